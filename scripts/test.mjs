@@ -1,0 +1,41 @@
+// Runs the compiled unit specs (dist/lib/**/*.spec.js) and end-to-end specs
+// (dist/test/**/*.e2e-spec.js) with Node's built-in test runner.
+// Usage: node scripts/test.mjs [unit|e2e] [name-filter]
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const [kind = 'all', filter] = process.argv.slice(2);
+
+function walk(dir, out = []) {
+  for (const entry of readdirSync(dir)) {
+    const full = join(dir, entry);
+    if (statSync(full).isDirectory()) walk(full, out);
+    else out.push(full);
+  }
+  return out;
+}
+
+const files = [];
+if (kind === 'all' || kind === 'unit') {
+  files.push(...walk(join(root, 'dist/lib')).filter((f) => f.endsWith('.spec.js')));
+}
+if (kind === 'all' || kind === 'e2e') {
+  files.push(...walk(join(root, 'dist/test')).filter((f) => f.endsWith('.e2e-spec.js')));
+}
+const selected = files
+  .filter((f) => !filter || f.includes(filter))
+  .map((f) => relative(root, f))
+  .sort();
+if (selected.length === 0) {
+  console.error(`No test files matched (kind=${kind}, filter=${filter ?? 'none'}). Did the build run?`);
+  process.exit(1);
+}
+const result = spawnSync(
+  process.execPath,
+  ['--enable-source-maps', '--test', '--test-concurrency=1', '--test-timeout=120000', ...selected],
+  { cwd: root, stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);

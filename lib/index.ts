@@ -1,1 +1,44 @@
-export const x = 1;
+export { McpModule } from './mcp.module.js';
+export {
+  MCP_MODULE_OPTIONS,
+  type McpModuleAsyncOptions,
+  type McpModuleExtras,
+  type McpModuleForRootOptions,
+} from './mcp.module-definition.js';
+export type {
+  McpModuleOptions,
+  McpOptionsFactory,
+  McpSessionOptions,
+} from './interfaces/mcp-module-options.interface.js';
+export { Tool, type ToolOptions } from './decorators/tool.decorator.js';
+export { Args, Ctx, McpRequest } from './decorators/params.decorators.js';
+export { McpRegistry, type DynamicToolDefinition, type McpRegistryChange } from './discovery/mcp.registry.js';
+export { McpExecutionContext, MCP_CONTEXT_TYPE, type McpContextType } from './execution/mcp-execution-context.js';
+export type { McpCall } from './execution/mcp-call.interface.js';
+export { McpContext } from './protocol/context.js';
+export { McpError, ToolError } from './protocol/errors.js';
+export { ErrorCode } from './protocol/json-rpc.js';
+export { Content } from './protocol/content.js';
+export type {
+  AudioContent,
+  CallToolResult,
+  ContentBlock,
+  EmbeddedResourceContent,
+  ImageContent,
+  Implementation,
+  LogLevel,
+  McpIcon,
+  ResourceLinkContent,
+  TextContent,
+  ToolAnnotations,
+} from './protocol/mcp-types.js';
+export {
+  InMemorySessionStore,
+  type McpSession,
+  type McpSessionStore,
+} from './protocol/session-store.js';
+export {
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
+  type ProtocolEra,
+} from './protocol/versions.js';

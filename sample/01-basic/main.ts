@@ -1,10 +1,11 @@
 import 'reflect-metadata';
-import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { x } from 'nestjs-model-context';
-class Dto { a!: string }
-@Injectable() class S { @Reflect.metadata("k",1) m(d: Dto): number { return x; } }
-@Module({ providers: [S] }) class M {}
-const app = await NestFactory.create(M, { logger: false });
-console.log(Reflect.getMetadata('design:paramtypes', S.prototype, 'm'));
-await app.close();
+import { AppModule } from './app.module.js';
+
+const host = process.env.HOST ?? '127.0.0.1';
+const port = Number(process.env.PORT ?? 3000);
+
+const app = await NestFactory.create(AppModule);
+app.enableShutdownHooks();
+await app.listen(port, host);
+console.log(`MCP endpoint: http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/mcp`);

@@ -1,0 +1,171 @@
+import type { Type } from '@nestjs/common';
+import { from, isObservable, of, type Observable } from 'rxjs';
+import type { ArgumentsOutcome, HeaderParam, ToolRuntime } from '../protocol/catalog.js';
+import type { McpContext } from '../protocol/context.js';
+import type { JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
+import { DtoCaster, formatIssues, type ClassConstructor } from '../schema/dto-caster.js';
+import { JsonSchemaFactory } from '../schema/json-schema.factory.js';
+import { compileJsonSchema } from '../schema/json-schema.validator.js';
+import type { ToolOptions } from '../decorators/tool.decorator.js';
+import * as messages from '../mcp.messages.js';
+
+/** Tool options after the name is settled and the input type is known. */
+export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'> {
+  name: string;
+  input?: Type<unknown> | JsonObject;
+}
+
+export type ToolInvoke = (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>;
+
+const EMPTY_INPUT_SCHEMA: JsonObject = Object.freeze({ type: 'object', additionalProperties: false }) as JsonObject;
+const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function isClass(value: unknown): value is Type<unknown> {
+  return typeof value === 'function';
+}
+
+/**
+ * Turns a tool definition into the runtime the dispatcher calls: schemas emitted and validators
+ * compiled once here, so a call does no schema work. Decorated and dynamically added tools both
+ * come through this one path.
+ */
+export class ToolRuntimeFactory {
+  private readonly schemas = new JsonSchemaFactory();
+  private readonly caster = new DtoCaster();
+
+  build(definition: ToolDefinition, invoke: ToolInvoke, site: string): ToolRuntime {
+    const { name } = definition;
+    const input = this.input(definition.input, name, site);
+    const output = this.output(definition.output, site);
+    const base: ToolDescriptor = { name, inputSchema: input.schema };
+    if (definition.title !== undefined) base.title = definition.title;
+    if (definition.description !== undefined) base.description = definition.description;
+    if (definition.annotations !== undefined) base.annotations = { ...definition.annotations };
+    if (definition.icons !== undefined) base.icons = definition.icons.map((icon) => ({ ...icon }));
+    if (definition._meta !== undefined) base._meta = { ...definition._meta };
+    const modern: ToolDescriptor = output ? { ...base, outputSchema: output.schema } : base;
+    const legacy: ToolDescriptor = output && output.schema.type === 'object' ? modern : base;
+    const headerParams = collectHeaderParams(input.schema, site);
+    return {
+      name,
+      descriptors: { legacy: Object.freeze(legacy), modern: Object.freeze(modern) },
+      hasOutputSchema: output !== undefined,
+      headerParams: headerParams.length ? headerParams : undefined,
+      parseArguments: input.parse,
+      invoke,
+      checkOutput: output?.check,
+    };
+  }
+
+  private input(
+    input: Type<unknown> | JsonObject | undefined,
+    name: string,
+    site: string,
+  ): { schema: JsonObject; parse: (args: JsonObject) => ArgumentsOutcome | Promise<ArgumentsOutcome> } {
+    if (input === undefined) {
+      return {
+        schema: EMPTY_INPUT_SCHEMA,
+        parse: (args) =>
+          Object.keys(args).length === 0
+            ? { ok: true, value: args }
+            : {
+                ok: false,
+                message: `Invalid arguments for tool "${name}": it takes no arguments, but got ${Object.keys(args)
+                  .slice(0, 5)
+                  .map((k) => `"${k}"`)
+                  .join(', ')}.`,
+              },
+      };
+    }
+    if (isClass(input)) {
+      let schema: JsonObject;
+      try {
+        schema = this.schemas.create(input) as JsonObject;
+      } catch (error) {
+        throw new Error(messages.SCHEMA_FAILED(site, (error as Error).message));
+      }
+      const cast = this.caster.compile(input as ClassConstructor<object>);
+      return {
+        schema,
+        parse: async (args) => {
+          const outcome = await cast(args);
+          return outcome.ok
+            ? { ok: true, value: outcome.value }
+            : { ok: false, message: formatIssues(outcome.issues, `tool "${name}"`) };
+        },
+      };
+    }
+    const validate = compileJsonSchema(input);
+    return {
+      schema: input,
+      parse: (args) => {
+        const issues = validate(args);
+        return issues === null
+          ? { ok: true, value: args }
+          : { ok: false, message: formatIssues(issues, `tool "${name}"`) };
+      },
+    };
+  }
+
+  private output(
+    output: Type<unknown> | JsonObject | undefined,
+    site: string,
+  ): { schema: JsonObject; check: (value: unknown) => string | null } | undefined {
+    if (output === undefined) return undefined;
+    let schema: JsonObject;
+    try {
+      schema = isClass(output) ? (this.schemas.create(output) as JsonObject) : output;
+    } catch (error) {
+      throw new Error(messages.SCHEMA_FAILED(`${site} output`, (error as Error).message));
+    }
+    const validate = compileJsonSchema(schema);
+    return {
+      schema,
+      check: (value) => {
+        const issues = validate(value);
+        return issues === null ? null : issues.map((i: { path: string; message: string }) => `${i.path || '(root)'}: ${i.message}`).join('; ');
+      },
+    };
+  }
+}
+
+/** Finds `x-mcp-header` marks on properties reachable through `properties` alone. */
+function collectHeaderParams(schema: JsonObject, site: string): HeaderParam[] {
+  const found: HeaderParam[] = [];
+  const seen = new Set<string>();
+  const walk = (node: JsonObject, path: string[]): void => {
+    const properties = node.properties;
+    if (typeof properties !== 'object' || properties === null) return;
+    for (const [key, value] of Object.entries(properties as Record<string, unknown>)) {
+      if (typeof value !== 'object' || value === null) continue;
+      const property = value as JsonObject;
+      const mark = property['x-mcp-header'];
+      if (mark !== undefined) {
+        const where = [...path, key].join('.');
+        if (typeof mark !== 'string' || !HEADER_TOKEN.test(mark)) {
+          throw new Error(messages.INVALID_X_MCP_HEADER(site, `"${where}" needs a non-empty token name`));
+        }
+        const types = (Array.isArray(property.type) ? property.type : [property.type]).filter((t) => t !== 'null');
+        const type = types.length === 1 ? types[0] : undefined;
+        if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
+          throw new Error(messages.INVALID_X_MCP_HEADER(site, `"${where}" is not a string, integer or boolean property`));
+        }
+        if (seen.has(mark.toLowerCase())) {
+          throw new Error(messages.INVALID_X_MCP_HEADER(site, `header name "${mark}" is used twice`));
+        }
+        seen.add(mark.toLowerCase());
+        found.push({ path: [...path, key], header: mark, type });
+      }
+      walk(property, [...path, key]);
+    }
+  };
+  walk(schema, []);
+  return found;
+}
+
+/** Normalises a plain handler result (value, Promise or Observable) into an Observable. */
+export function toObservable(result: unknown): Observable<unknown> {
+  if (isObservable(result)) return result;
+  if (result instanceof Promise) return from(result);
+  return of(result);
+}

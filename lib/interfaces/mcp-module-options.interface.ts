@@ -1,0 +1,106 @@
+import type { Type } from '@nestjs/common';
+import type { CacheHint, McpIcon } from '../protocol/mcp-types.js';
+import type { LogLevel } from '../protocol/mcp-types.js';
+import type { McpSessionStore } from '../protocol/session-store.js';
+
+/**
+ * Options of `McpModule.forRoot()` / `forRootAsync()`.
+ *
+ * @publicApi
+ */
+export interface McpModuleOptions {
+  /** The server's name, sent as `serverInfo.name`. */
+  name: string;
+  /** The server's version, sent as `serverInfo.version`. */
+  version: string;
+  /** A human-friendly display name. */
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: McpIcon[];
+  /** How to use this server, for the model (sent by `initialize` and `server/discover`). */
+  instructions?: string;
+  /**
+   * Origins allowed to call the endpoint from a browser (`'*'` for any). By default a server
+   * reached on loopback accepts only loopback origins, and elsewhere only same-origin ones.
+   */
+  allowedOrigins?: string[];
+  /**
+   * Accepted `Host` header values (`'*'` for any). By default a server reached on loopback
+   * accepts only loopback host names (DNS-rebinding protection), and elsewhere any host.
+   */
+  allowedHosts?: string[];
+  /**
+   * Largest accepted request body, in bytes. The app's JSON body parser (Nest's default: 100 KB)
+   * applies first; raise it with `app.useBodyParser('json', { limit })` to accept more.
+   * @default 4194304 (4 MiB)
+   */
+  maxBodyBytes?: number;
+  /** Legacy-era (initialize-based) sessions. The 2026-07-28 era is always stateless. */
+  sessions?: McpSessionOptions;
+  /**
+   * Modules whose providers are scanned for `@Tool()` and friends. By default every provider of
+   * the application is scanned. Give each of two McpModules its own list to keep them apart.
+   */
+  include?: Type<unknown>[];
+  /**
+   * Pattern every tool name must match. The default is the subset every popular client accepts;
+   * the spec allows up to 128 characters and `.` as well.
+   * @default /^[A-Za-z0-9_-]{1,64}$/
+   */
+  toolNamePattern?: RegExp;
+  /**
+   * Send raw messages of unexpected errors to the client (they are always logged). Keep off in
+   * production: messages can leak internals.
+   * @default false
+   */
+  exposeInternalErrors?: boolean;
+  /** Cache hints on 2026-07-28 results. */
+  cache?: {
+    /** @default { ttlMs: 300000, cacheScope: 'public' } */
+    discover?: CacheHint;
+    /** @default { ttlMs: 60000, cacheScope: 'public' } */
+    lists?: CacheHint;
+  };
+  /**
+   * Legacy sessions: the log level used until the client calls `logging/setLevel`.
+   * `undefined` sends no log messages until then.
+   * @default 'info'
+   */
+  defaultLogLevel?: LogLevel | 'none';
+  /**
+   * Interval of SSE comment keep-alives on long-lived streams, in milliseconds.
+   * @default 15000
+   */
+  keepAliveMs?: number;
+}
+
+/** @publicApi */
+export interface McpSessionOptions {
+  /**
+   * `stateful`: `initialize` mints an `Mcp-Session-Id` that later requests must carry (needed for
+   * the GET stream, server-to-client requests and `logging/setLevel`). `stateless`: no sessions.
+   * @default 'stateful'
+   */
+  mode?: 'stateful' | 'stateless';
+  /** Idle time after which a session expires. @default 1800000 (30 minutes) */
+  idleTtlMs?: number;
+  /** Most sessions kept; the least recently used one is evicted beyond it. @default 10000 */
+  maxSessions?: number;
+  /** Where sessions live. @default an in-memory store */
+  store?: McpSessionStore;
+}
+
+/** @publicApi */
+export interface McpOptionsFactory {
+  createMcpOptions(): McpModuleOptions | Promise<McpModuleOptions>;
+}
+
+/** Options after defaults and validation. @internal */
+export interface ResolvedMcpOptions
+  extends Required<Pick<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs'>>,
+    Omit<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs' | 'sessions' | 'cache' | 'defaultLogLevel'> {
+  sessions: Required<Omit<McpSessionOptions, 'store'>> & { store?: McpSessionStore };
+  cache: { discover: CacheHint; lists: CacheHint };
+  defaultLogLevel?: LogLevel;
+}

@@ -1,0 +1,48 @@
+import { isLogLevel } from './protocol/context.js';
+import type { McpModuleOptions, ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
+import * as messages from './mcp.messages.js';
+
+const DEFAULT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Merges defaults once and validates, so that a wrong option fails the bootstrap with a reason. */
+export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions {
+  if (!options || typeof options !== 'object') throw new Error(messages.INVALID_OPTIONS('no options object was given'));
+  const problems: string[] = [];
+  if (typeof options.name !== 'string' || options.name.length === 0) problems.push('"name" must be a non-empty string');
+  if (typeof options.version !== 'string' || options.version.length === 0) problems.push('"version" must be a non-empty string');
+  const sessions = options.sessions ?? {};
+  const mode = sessions.mode ?? 'stateful';
+  if (mode !== 'stateful' && mode !== 'stateless') problems.push('"sessions.mode" must be "stateful" or "stateless"');
+  const positive = (value: unknown, label: string, fallback: number): number => {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) problems.push(`"${label}" must be a positive number`);
+    return value as number;
+  };
+  const idleTtlMs = positive(sessions.idleTtlMs, 'sessions.idleTtlMs', 30 * 60_000);
+  const maxSessions = positive(sessions.maxSessions, 'sessions.maxSessions', 10_000);
+  const maxBodyBytes = positive(options.maxBodyBytes, 'maxBodyBytes', 4 * 1024 * 1024);
+  const keepAliveMs = positive(options.keepAliveMs, 'keepAliveMs', 15_000);
+  if (options.toolNamePattern !== undefined && !(options.toolNamePattern instanceof RegExp)) {
+    problems.push('"toolNamePattern" must be a RegExp');
+  }
+  const level = options.defaultLogLevel ?? 'info';
+  if (level !== 'none' && !isLogLevel(level)) problems.push('"defaultLogLevel" must be an RFC 5424 level name or "none"');
+  for (const key of ['allowedOrigins', 'allowedHosts', 'include'] as const) {
+    if (options[key] !== undefined && !Array.isArray(options[key])) problems.push(`"${key}" must be an array`);
+  }
+  if (problems.length) throw new Error(messages.INVALID_OPTIONS(problems.join('; ')));
+  const { sessions: _s, cache, defaultLogLevel: _l, ...rest } = options;
+  return {
+    ...rest,
+    maxBodyBytes,
+    keepAliveMs,
+    toolNamePattern: options.toolNamePattern ?? DEFAULT_TOOL_NAME,
+    exposeInternalErrors: options.exposeInternalErrors ?? false,
+    sessions: { mode, idleTtlMs, maxSessions, store: sessions.store },
+    cache: {
+      discover: cache?.discover ?? { ttlMs: 300_000, cacheScope: 'public' },
+      lists: cache?.lists ?? { ttlMs: 60_000, cacheScope: 'public' },
+    },
+    defaultLogLevel: level === 'none' ? undefined : level,
+  };
+}

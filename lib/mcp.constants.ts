@@ -1,0 +1,19 @@
+export const MCP_TOOL_METADATA = 'mcp:tool';
+/** Nest's own route-arguments key: sharing it lets `createParamDecorator` decorators work on tools. */
+export const MCP_PARAM_ARGS_METADATA = '__routeArguments__';
+export const MCP_DEFAULT_PATH = 'mcp';
+export const MCP_ENDPOINT_PATH = Symbol('MCP_ENDPOINT_PATH');
+export const MCP_RESOLVED_OPTIONS = Symbol('MCP_RESOLVED_OPTIONS');
+export const MCP_MODULE_ID = Symbol('MCP_MODULE_ID');
+export const MCP_SERVER = Symbol('MCP_SERVER');
+export const MCP_HTTP_HANDLER = Symbol('MCP_HTTP_HANDLER');
+export const MCP_SESSION_STORE = Symbol('MCP_SESSION_STORE');
+
+/** Parameter kinds of the module's parameter decorators (kept clear of Nest's RouteParamtypes). */
+export enum McpParamtype {
+  ARGS = 100,
+  CONTEXT = 101,
+  REQUEST = 102,
+  /** Hidden trailing parameter through which the execution layer reaches the call. */
+  CALL = 103,
+}

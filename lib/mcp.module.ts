@@ -1,0 +1,132 @@
+import { Logger, Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { randomUUID } from 'node:crypto';
+import { McpExplorer } from './discovery/mcp.explorer.js';
+import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
+import { McpRegistry } from './discovery/mcp.registry.js';
+import { McpHandlerFactory } from './execution/mcp-handler.factory.js';
+import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
+import {
+  MCP_DEFAULT_PATH,
+  MCP_ENDPOINT_PATH,
+  MCP_HTTP_HANDLER,
+  MCP_MODULE_ID,
+  MCP_RESOLVED_OPTIONS,
+  MCP_SERVER,
+  MCP_SESSION_STORE,
+} from './mcp.constants.js';
+import {
+  MCP_MODULE_OPTIONS,
+  McpConfigurableModule,
+  type McpModuleAsyncOptions,
+  type McpModuleForRootOptions,
+} from './mcp.module-definition.js';
+import { resolveMcpOptions } from './mcp-options.resolver.js';
+import type { Implementation } from './protocol/mcp-types.js';
+import { McpServer } from './protocol/server.js';
+import { InMemorySessionStore, type McpSessionStore } from './protocol/session-store.js';
+import { McpHttpHandler } from './transport/http-handler.js';
+import { createMcpController } from './transport/mcp.controller.js';
+import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
+import { OriginPolicy } from './transport/origin-policy.js';
+
+const coreProviders: Provider[] = [
+  { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
+  McpRegistry,
+  McpMetadataAccessor,
+  McpHandlerFactory,
+  McpExplorer,
+  {
+    provide: MCP_SERVER,
+    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry) => {
+      const logger = new Logger('McpServer');
+      return new McpServer(
+        {
+          serverInfo: serverInfoOf(options),
+          instructions: options.instructions,
+          discoverCache: options.cache.discover,
+          listCache: options.cache.lists,
+          exposeInternalErrors: options.exposeInternalErrors,
+          logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
+        },
+        registry,
+      );
+    },
+    inject: [MCP_RESOLVED_OPTIONS, McpRegistry],
+  },
+  {
+    provide: MCP_SESSION_STORE,
+    useFactory: (options: ResolvedMcpOptions): McpSessionStore =>
+      options.sessions.store ??
+      new InMemorySessionStore({ idleTtlMs: options.sessions.idleTtlMs, maxSessions: options.sessions.maxSessions }),
+    inject: [MCP_RESOLVED_OPTIONS],
+  },
+  {
+    provide: MCP_HTTP_HANDLER,
+    useFactory: (options: ResolvedMcpOptions, server: McpServer, store: McpSessionStore) =>
+      new McpHttpHandler(server, store, {
+        sessions: options.sessions.mode,
+        maxBodyBytes: options.maxBodyBytes,
+        originPolicy: new OriginPolicy({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }),
+        defaultLogLevel: options.defaultLogLevel,
+        keepAliveMs: options.keepAliveMs,
+      }),
+    inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE],
+  },
+  McpTransportLifecycle,
+];
+
+function serverInfoOf(options: ResolvedMcpOptions): Implementation {
+  const info: Implementation = { name: options.name, version: options.version };
+  if (options.title !== undefined) info.title = options.title;
+  if (options.description !== undefined) info.description = options.description;
+  if (options.websiteUrl !== undefined) info.websiteUrl = options.websiteUrl;
+  if (options.icons !== undefined) info.icons = options.icons;
+  return info;
+}
+
+function normalizePath(path: string | undefined): string {
+  return (path ?? MCP_DEFAULT_PATH).replace(/^\/+|\/+$/g, '');
+}
+
+/**
+ * Serves the Model Context Protocol from a Nest application: tools (and later resources and
+ * prompts) are discovered on providers, and one controller serves Streamable HTTP for both
+ * protocol eras at `/<path>` (default `/mcp`).
+ *
+ * @example
+ * ```ts
+ * @Module({
+ *   imports: [McpModule.forRoot({ name: 'tasks', version: '1.0.0' })],
+ *   providers: [TaskTools],
+ * })
+ * export class AppModule {}
+ * ```
+ * @publicApi
+ */
+@Module({})
+export class McpModule extends McpConfigurableModule {
+  static override forRoot(options: McpModuleForRootOptions): DynamicModule {
+    return McpModule.assemble(super.forRoot(options), options.path);
+  }
+
+  static override forRootAsync(options: McpModuleAsyncOptions): DynamicModule {
+    return McpModule.assemble(super.forRootAsync(options), options.path);
+  }
+
+  private static assemble(definition: DynamicModule, path: string | undefined): DynamicModule {
+    const endpoint = normalizePath(path);
+    return {
+      ...definition,
+      imports: [...(definition.imports ?? []), DiscoveryModule],
+      controllers: [...(definition.controllers ?? []), createMcpController(endpoint)],
+      providers: [
+        ...(definition.providers ?? []),
+        ...coreProviders,
+        { provide: MCP_ENDPOINT_PATH, useValue: endpoint },
+        { provide: MCP_MODULE_ID, useValue: randomUUID() },
+      ],
+      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS],
+    };
+  }
+}

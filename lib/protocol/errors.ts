@@ -1,0 +1,55 @@
+import { ErrorCode } from './json-rpc.js';
+
+/**
+ * A protocol error: thrown from a handler, it becomes a JSON-RPC error response with this code,
+ * message and data instead of a tool result. Use it when the caller, not the tool, is at fault in
+ * a way the protocol names (for example `ErrorCode.InvalidParams`).
+ *
+ * @publicApi
+ */
+export class McpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+    /** The HTTP status to answer with when this error ends a request before any stream opened. */
+    readonly httpStatus?: number,
+  ) {
+    super(message);
+    this.name = 'McpError';
+  }
+}
+
+/**
+ * An error whose message is meant for the model: thrown from a tool it becomes a tool result with
+ * `isError: true` and this message as its text, so the model can read it and try again.
+ *
+ * @publicApi
+ */
+export class ToolError extends Error {
+  constructor(
+    message: string,
+    /** Optional structured details, sent as `structuredContent` on the modern era only. */
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+/** HTTP status for a JSON-RPC error raised before dispatch (transport-level validation). */
+export function httpStatusFor(code: number): number {
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.InvalidParams:
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400;
+    default:
+      return 500;
+  }
+}

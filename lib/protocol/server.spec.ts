@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Observable, of, toArray, lastValueFrom } from 'rxjs';
+import type { McpCatalog, ToolRuntime } from './catalog.js';
+import type { RequestEnvelope } from './context.js';
+import { McpError, ToolError } from './errors.js';
+import type { JsonRpcMessage } from './json-rpc.js';
+import { McpServer } from './server.js';
+
+function tool(name: string, invoke: ToolRuntime['invoke']): ToolRuntime {
+  const descriptor = { name, inputSchema: { type: 'object' } };
+  return {
+    name,
+    descriptors: { legacy: descriptor, modern: descriptor },
+    hasOutputSchema: false,
+    parseArguments: (args) => ({ ok: true, value: args }),
+    invoke,
+  };
+}
+
+function serverWith(tools: ToolRuntime[], errors: string[] = []): McpServer {
+  const catalog: McpCatalog = { version: 1, tools: () => tools, tool: (n) => tools.find((t) => t.name === n) };
+  return new McpServer(
+    {
+      serverInfo: { name: 's', version: '1' },
+      discoverCache: { ttlMs: 1, cacheScope: 'public' },
+      listCache: { ttlMs: 2, cacheScope: 'private' },
+      exposeInternalErrors: false,
+      logger: { error: (m) => errors.push(m), warn: () => undefined },
+    },
+    catalog,
+  );
+}
+
+const legacy: RequestEnvelope = { era: 'legacy', protocolVersion: '2025-11-25', capabilities: {} };
+const modern: RequestEnvelope = { era: 'modern', protocolVersion: '2026-07-28', capabilities: {}, logLevel: 'info' };
+
+function run(server: McpServer, method: string, params: Record<string, unknown>, env = legacy): Promise<JsonRpcMessage[]> {
+  return lastValueFrom(server.handle({ jsonrpc: '2.0', id: 1, method, params }, env).pipe(toArray()));
+}
+
+describe('McpServer', () => {
+  it('emits notifications before exactly one response, then completes', async () => {
+    const server = serverWith([
+      tool('steps', (_a, _r, ctx) =>
+        new Observable((sub) => {
+          ctx.progress(1, 2);
+          ctx.progress(1, 2);
+          ctx.progress(2, 2);
+          ctx.log('debug', 'hidden below info');
+          ctx.log('warning', 'shown');
+          sub.next('done');
+          sub.complete();
+        }),
+      ),
+    ]);
+    const messages = await run(server, 'tools/call', { name: 'steps', _meta: { progressToken: 't' } }, modern);
+    assert.deepEqual(
+      messages.map((m) => ('method' in m ? m.method : 'response')),
+      ['notifications/progress', 'notifications/progress', 'notifications/message', 'response'],
+    );
+    const response = messages.at(-1) as { result: Record<string, unknown> };
+    assert.equal(response.result.resultType, 'complete');
+  });
+
+  it('sends no progress without a progressToken', async () => {
+    const server = serverWith([tool('p', (_a, _r, ctx) => (ctx.progress(1), of('x')))]);
+    const messages = await run(server, 'tools/call', { name: 'p' });
+    assert.equal(messages.length, 1);
+  });
+
+  it('cancels a running tool on unsubscribe and aborts its signal', () => {
+    let tornDown = false;
+    let aborted = false;
+    const server = serverWith([
+      tool('slow', (_a, _r, ctx) => {
+        ctx.signal.addEventListener('abort', () => (aborted = true));
+        return new Observable(() => () => (tornDown = true));
+      }),
+    ]);
+    const sub = server.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow' } }, legacy).subscribe();
+    sub.unsubscribe();
+    assert.equal(tornDown, true);
+    assert.equal(aborted, true);
+  });
+
+  it('maps errors: ToolError and unknown errors to isError, McpError to JSON-RPC', async () => {
+    const errors: string[] = [];
+    const server = serverWith(
+      [
+        tool('te', () => new Observable((s) => s.error(new ToolError('readable')))),
+        tool('boom', () => new Observable((s) => s.error(new Error('secret')))),
+        tool('proto', () => new Observable((s) => s.error(new McpError(-32602, 'bad', { x: 1 })))),
+      ],
+      errors,
+    );
+    const te = (await run(server, "tools/call", { name: "te" }))[0] as unknown as { result: { isError: boolean; content: [{ text: string }] } };
+    assert.equal(te.result.isError, true);
+    assert.equal(te.result.content[0].text, 'readable');
+    const boom = (await run(server, "tools/call", { name: "boom" }))[0] as unknown as { result: { content: [{ text: string }] } };
+    assert.doesNotMatch(boom.result.content[0].text, /secret/);
+    assert.equal(errors.length, 1);
+    const proto = (await run(server, "tools/call", { name: "proto" }))[0] as unknown as { error: { code: number; data: unknown } };
+    assert.equal(proto.error.code, -32602);
+    assert.deepEqual(proto.error.data, { x: 1 });
+  });
+
+  it('caches list results per era and decorates modern ones', async () => {
+    const server = serverWith([tool('a', () => of(1))]);
+    const [l1] = (await run(server, 'tools/list', {})) as Array<{ result: unknown }>;
+    const [l2] = (await run(server, 'tools/list', {})) as Array<{ result: unknown }>;
+    assert.equal(l1.result, l2.result);
+    const [m] = (await run(server, 'tools/list', {}, modern)) as Array<{ result: Record<string, unknown> }>;
+    assert.equal(m.result.ttlMs, 2);
+    assert.equal(m.result.cacheScope, 'private');
+    assert.equal(m.result.resultType, 'complete');
+  });
+
+  it('returns structured content for objects and only objects on the legacy era', async () => {
+    const server = serverWith([tool('obj', () => of({ a: 1 })), tool('arr', () => of([1, 2]))]);
+    const [obj] = (await run(server, 'tools/call', { name: 'obj' })) as Array<{ result: Record<string, unknown> }>;
+    assert.deepEqual(obj.result.structuredContent, { a: 1 });
+    const [arrLegacy] = (await run(server, 'tools/call', { name: 'arr' })) as Array<{ result: Record<string, unknown> }>;
+    assert.equal(arrLegacy.result.structuredContent, undefined);
+    const [arrModern] = (await run(server, 'tools/call', { name: 'arr' }, modern)) as Array<{ result: Record<string, unknown> }>;
+    assert.deepEqual(arrModern.result.structuredContent, [1, 2]);
+  });
+});

@@ -1,0 +1,398 @@
+import { randomUUID } from 'node:crypto';
+import { Observable, isObservable, type Subscription } from 'rxjs';
+import { errorResult, toCallToolResult } from './content.js';
+import { McpContext, isLogLevel, type RequestEnvelope } from './context.js';
+import { McpError, ToolError } from './errors.js';
+import {
+  ErrorCode,
+  failure,
+  success,
+  type JsonRpcFailure,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+} from './json-rpc.js';
+import type { McpCatalog, ToolRuntime } from './catalog.js';
+import { decodeHeaderValue } from './header-value.js';
+import type { CacheHint, Implementation, JsonObject } from './mcp-types.js';
+import {
+  LEGACY_PROTOCOL_VERSIONS,
+  META_SERVER_INFO,
+  MODERN_PROTOCOL_VERSIONS,
+  negotiateLegacyVersion,
+  type ProtocolEra,
+} from './versions.js';
+
+export interface McpServerLogger {
+  error(message: string, trace?: string): void;
+  warn(message: string): void;
+}
+
+export interface McpServerConfig {
+  serverInfo: Implementation;
+  instructions?: string;
+  /** Cache hints for `server/discover` (modern era). */
+  discoverCache: CacheHint;
+  /** Cache hints for list results (modern era). */
+  listCache: CacheHint;
+  /** Show raw messages of unexpected errors to the client (development only). */
+  exposeInternalErrors: boolean;
+  logger: McpServerLogger;
+}
+
+type Result = JsonObject;
+type MethodHandler = (
+  params: JsonObject,
+  ctx: McpContext,
+  env: RequestEnvelope,
+) => Result | Promise<Result> | Observable<Result>;
+
+interface ListCache {
+  version: number;
+  legacy: Result;
+  modern: Result;
+}
+
+/**
+ * The protocol engine: routes one JSON-RPC request to its method for the request's era and
+ * answers with an Observable of messages (notifications, then exactly one response). It knows
+ * nothing of HTTP or Nest; transports feed it envelopes and write what it emits.
+ */
+export class McpServer {
+  private readonly legacyMethods = new Map<string, MethodHandler>();
+  private readonly modernMethods = new Map<string, MethodHandler>();
+  private readonly serverInfoMeta: JsonObject;
+  private readonly declaredCapabilities: JsonObject = { tools: { listChanged: true }, logging: {} };
+  private toolsListCache?: ListCache;
+
+  constructor(
+    private readonly config: McpServerConfig,
+    private readonly catalog: McpCatalog,
+  ) {
+    this.serverInfoMeta = {
+      [META_SERVER_INFO]: { name: config.serverInfo.name, version: config.serverInfo.version },
+    };
+    const shared: Array<[string, MethodHandler]> = [
+      ['tools/list', (_params, _ctx, env) => this.toolsList(env.era)],
+      ['tools/call', (params, ctx) => this.callTool(params, ctx)],
+    ];
+    for (const [method, handler] of shared) {
+      this.legacyMethods.set(method, handler);
+      this.modernMethods.set(method, handler);
+    }
+    this.legacyMethods.set('ping', () => ({}));
+    this.legacyMethods.set('logging/setLevel', (params, _ctx, env) => {
+      if (!isLogLevel(params.level)) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown log level ${JSON.stringify(params.level ?? null)}. Use one of: debug, info, notice, warning, error, critical, alert, emergency.`,
+        );
+      }
+      return Promise.resolve(env.setLogLevel?.(params.level)).then(() => ({}));
+    });
+    this.modernMethods.set('server/discover', () => this.discover());
+  }
+
+  /** The capabilities object advertised by `initialize` and `server/discover`. */
+  capabilities(): JsonObject {
+    return this.declaredCapabilities;
+  }
+
+  /** Declares (or replaces) one capability, for feature modules such as resources and prompts. */
+  declareCapability(name: string, value: JsonObject): void {
+    this.declaredCapabilities[name] = value;
+  }
+
+  /** Registers a method for one or both eras (used by feature modules such as resources). */
+  setMethod(method: string, eras: readonly ProtocolEra[], handler: MethodHandler): void {
+    for (const era of eras) (era === 'modern' ? this.modernMethods : this.legacyMethods).set(method, handler);
+  }
+
+  hasMethod(era: ProtocolEra, method: string): boolean {
+    return (era === 'modern' ? this.modernMethods : this.legacyMethods).has(method);
+  }
+
+  /**
+   * Checks the `Mcp-Param-*` headers of a modern `tools/call` against its arguments, for the
+   * properties the tool marks with `x-mcp-header`. Returns a message on mismatch.
+   */
+  checkToolHeaders(params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
+    const tool = typeof params.name === 'string' ? this.catalog.tool(params.name) : undefined;
+    if (!tool?.headerParams?.length) return undefined;
+    const args = isObject(params.arguments) ? params.arguments : {};
+    for (const param of tool.headerParams) {
+      let value: unknown = args;
+      for (const key of param.path) value = isObject(value) ? value[key] : undefined;
+      const headerName = `mcp-param-${param.header.toLowerCase()}`;
+      if (value === undefined || value === null) continue;
+      const raw = getHeader(headerName);
+      if (raw === undefined) {
+        return `Header mismatch: the Mcp-Param-${param.header} header is required because arguments.${param.path.join('.')} is present.`;
+      }
+      const decoded = decodeHeaderValue(raw);
+      if (!decoded.ok) return `Header mismatch: the Mcp-Param-${param.header} header has invalid characters or malformed =?base64?…?= encoding.`;
+      const matches =
+        param.type === 'integer'
+          ? decoded.value.trim() !== '' && Number(decoded.value) === value
+          : param.type === 'boolean'
+            ? decoded.value === String(value)
+            : decoded.value === value;
+      if (!matches) {
+        return `Header mismatch: Mcp-Param-${param.header} header value does not match arguments.${param.path.join('.')}.`;
+      }
+    }
+    return undefined;
+  }
+
+  /** The `initialize` result for a negotiated version (legacy era). */
+  initializeResult(requestedVersion: unknown): { protocolVersion: string; result: JsonObject } {
+    const protocolVersion = negotiateLegacyVersion(requestedVersion);
+    const result: JsonObject = {
+      protocolVersion,
+      capabilities: this.capabilities(),
+      serverInfo: this.config.serverInfo,
+    };
+    if (this.config.instructions !== undefined) result.instructions = this.config.instructions;
+    return { protocolVersion, result };
+  }
+
+  /**
+   * Handles one request. The Observable emits zero or more notifications, then one response,
+   * then completes; unsubscribing before that cancels the work and aborts `ctx.signal`.
+   */
+  handle(request: JsonRpcRequest, env: RequestEnvelope): Observable<JsonRpcMessage> {
+    const { id, method } = request;
+    const handler = (env.era === 'modern' ? this.modernMethods : this.legacyMethods).get(method);
+    return new Observable<JsonRpcMessage>((subscriber) => {
+      if (!handler) {
+        subscriber.next(this.methodNotFoundResponse(id, method, env.era));
+        subscriber.complete();
+        return;
+      }
+      const params = request.params ?? {};
+      const meta = isObject(params._meta) ? params._meta : {};
+      const abort = new AbortController();
+      const ctx = new McpContext(id, method, env, meta, (n) => subscriber.next(n), abort.signal);
+      let settled = false;
+      const settle = (message: JsonRpcMessage): void => {
+        settled = true;
+        ctx.close();
+        subscriber.next(message);
+        subscriber.complete();
+      };
+      let inner: Subscription | undefined;
+      try {
+        const outcome = handler(params, ctx, env);
+        if (isObservable(outcome)) {
+          let last: Result | undefined;
+          inner = outcome.subscribe({
+            next: (value) => (last = value),
+            error: (error: unknown) => settle(this.errorResponse(id, error)),
+            complete: () => settle(success(id, this.decorate(last ?? {}, env.era))),
+          });
+        } else if (isPromiseLike(outcome)) {
+          outcome.then(
+            (result) => !subscriber.closed && settle(success(id, this.decorate(result, env.era))),
+            (error: unknown) => !subscriber.closed && settle(this.errorResponse(id, error)),
+          );
+        } else {
+          settle(success(id, this.decorate(outcome, env.era)));
+        }
+      } catch (error) {
+        settle(this.errorResponse(id, error));
+      }
+      return () => {
+        ctx.close();
+        if (!settled) abort.abort(new McpCancelledError());
+        inner?.unsubscribe();
+      };
+    });
+  }
+
+  /** Every modern result carries `resultType` and the server's identity. */
+  private decorate(result: Result, era: ProtocolEra): Result {
+    if (era === 'legacy') return result;
+    if (result.resultType !== undefined && isObject(result._meta) && META_SERVER_INFO in result._meta) {
+      return result;
+    }
+    return {
+      ...result,
+      resultType: result.resultType ?? 'complete',
+      _meta: isObject(result._meta) ? { ...result._meta, ...this.serverInfoMeta } : this.serverInfoMeta,
+    };
+  }
+
+  private discover(): Result {
+    const result: Result = {
+      supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+      capabilities: this.capabilities(),
+      serverInfo: this.config.serverInfo,
+      ttlMs: this.config.discoverCache.ttlMs,
+      cacheScope: this.config.discoverCache.cacheScope,
+    };
+    if (this.config.instructions !== undefined) result.instructions = this.config.instructions;
+    return result;
+  }
+
+  private toolsList(era: ProtocolEra): Result {
+    let cache = this.toolsListCache;
+    if (!cache || cache.version !== this.catalog.version) {
+      const tools = this.catalog.tools();
+      const legacy = { tools: tools.map((t) => t.descriptors.legacy) };
+      const modern = this.decorate(
+        {
+          tools: tools.map((t) => t.descriptors.modern),
+          ttlMs: this.config.listCache.ttlMs,
+          cacheScope: this.config.listCache.cacheScope,
+        },
+        'modern',
+      );
+      cache = { version: this.catalog.version, legacy, modern };
+      this.toolsListCache = cache;
+    }
+    return era === 'modern' ? cache.modern : cache.legacy;
+  }
+
+  private callTool(params: JsonObject, ctx: McpContext): Observable<Result> | Result {
+    const name = params.name;
+    if (typeof name !== 'string' || name.length === 0) {
+      throw new McpError(ErrorCode.InvalidParams, 'tools/call needs "params.name", the name of the tool to call.');
+    }
+    const tool = this.catalog.tool(name);
+    if (!tool) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`,
+        { name: truncate(name) },
+      );
+    }
+    const rawArgs = params.arguments === undefined ? {} : params.arguments;
+    if (!isObject(rawArgs)) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `The "arguments" of tool "${name}" must be a JSON object (got ${describeType(rawArgs)}).`,
+      );
+    }
+    return new Observable<Result>((subscriber) => {
+      let inner: Subscription | undefined;
+      let cancelled = false;
+      const run = (parsed: { ok: true; value: unknown } | { ok: false; message: string }): void => {
+        if (cancelled) return;
+        if (!parsed.ok) {
+          subscriber.next(errorResult(parsed.message));
+          subscriber.complete();
+          return;
+        }
+        let last: unknown;
+        let sawValue = false;
+        inner = tool.invoke(parsed.value, rawArgs, ctx).subscribe({
+          next: (value) => {
+            last = value;
+            sawValue = true;
+          },
+          error: (error: unknown) => {
+            if (error instanceof McpError) subscriber.error(error);
+            else {
+              subscriber.next(this.toolErrorResult(tool, error));
+              subscriber.complete();
+            }
+          },
+          complete: () => {
+            subscriber.next(this.toolResult(tool, sawValue ? last : undefined, ctx));
+            subscriber.complete();
+          },
+        });
+      };
+      const parsed = tool.parseArguments(rawArgs);
+      if (isPromiseLike(parsed)) {
+        parsed.then(run, (error: unknown) => {
+          if (!cancelled) {
+            subscriber.next(this.toolErrorResult(tool, error));
+            subscriber.complete();
+          }
+        });
+      } else run(parsed);
+      return () => {
+        cancelled = true;
+        inner?.unsubscribe();
+      };
+    });
+  }
+
+  private toolResult(tool: ToolRuntime, value: unknown, ctx: McpContext): Result {
+    const legacy = ctx.era === 'legacy';
+    const result = toCallToolResult(value, { objectStructuredOnly: legacy, hasOutputSchema: tool.hasOutputSchema });
+    if (tool.checkOutput && !result.isError) {
+      const problem = tool.checkOutput(result.structuredContent);
+      if (problem !== null) {
+        const ref = randomUUID();
+        this.config.logger.error(`Tool "${tool.name}" returned output that does not match its output schema (ref ${ref}): ${problem}`);
+        return errorResult(
+          `Tool "${tool.name}" produced output that does not match its declared output schema (reference ${ref}).`,
+        ) as Result;
+      }
+    }
+    return result as Result;
+  }
+
+  private toolErrorResult(tool: ToolRuntime, error: unknown): Result {
+    if (error instanceof ToolError) {
+      return errorResult(error.message, undefined) as Result;
+    }
+    if (error instanceof McpCancelledError) return errorResult('The call was cancelled.') as Result;
+    const ref = randomUUID();
+    const err = error instanceof Error ? error : new Error(String(error));
+    this.config.logger.error(`Tool "${tool.name}" failed (ref ${ref}): ${err.message}`, err.stack);
+    const message = this.config.exposeInternalErrors
+      ? `Tool "${tool.name}" failed: ${err.message} (reference ${ref}).`
+      : `Tool "${tool.name}" failed with an internal error (reference ${ref}). The server log has the details.`;
+    return errorResult(message) as Result;
+  }
+
+  private errorResponse(id: JsonRpcId, error: unknown): JsonRpcMessage {
+    if (error instanceof McpError) return failure(id, error.code, error.message, error.data);
+    const ref = randomUUID();
+    const err = error instanceof Error ? error : new Error(String(error));
+    this.config.logger.error(`Request ${String(id)} failed (ref ${ref}): ${err.message}`, err.stack);
+    const message = this.config.exposeInternalErrors ? `${err.message} (reference ${ref})` : `Internal error (reference ${ref}).`;
+    return failure(id, ErrorCode.InternalError, message);
+  }
+
+  methodNotFoundResponse(id: JsonRpcId, method: string, era: ProtocolEra): JsonRpcFailure {
+    const other = era === 'modern' ? this.legacyMethods : this.modernMethods;
+    const hint = other.has(method) || method === 'initialize'
+      ? era === 'modern'
+        ? ` "${truncate(method)}" exists only in the legacy protocol (${LEGACY_PROTOCOL_VERSIONS.join(', ')}), which opens with initialize.`
+        : ` "${truncate(method)}" exists only in protocol ${MODERN_PROTOCOL_VERSIONS.join(', ')}.`
+      : '';
+    return failure(id, ErrorCode.MethodNotFound, `Method not found: "${truncate(method)}".${hint}`);
+  }
+}
+
+/** The reason a cancelled call's AbortSignal carries. */
+export class McpCancelledError extends Error {
+  constructor() {
+    super('The request was cancelled.');
+    this.name = 'McpCancelledError';
+  }
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<T>).then === 'function';
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+function truncate(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+export { isLogLevel };

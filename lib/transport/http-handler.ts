@@ -1,0 +1,589 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Observable, Subscription } from 'rxjs';
+import type { RequestEnvelope } from '../protocol/context.js';
+import { isLogLevel } from '../protocol/context.js';
+import { httpStatusFor } from '../protocol/errors.js';
+import { decodeHeaderValue } from '../protocol/header-value.js';
+import {
+  ErrorCode,
+  classifyMessage,
+  failure,
+  isResponse,
+  success,
+  type JsonRpcFailure,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+} from '../protocol/json-rpc.js';
+import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
+import { isObject, type McpServer } from '../protocol/server.js';
+import { newSessionId, type McpSession, type McpSessionStore } from '../protocol/session-store.js';
+import {
+  DEFAULT_LEGACY_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  MODERN_PROTOCOL_VERSIONS,
+  isModernVersionString,
+  isSupportedLegacyVersion,
+  isSupportedModernVersion,
+} from '../protocol/versions.js';
+import type { OriginPolicy } from './origin-policy.js';
+import { SSE_HEADERS, sseEvent, writeFlushed } from './sse.js';
+
+export interface McpHttpHandlerOptions {
+  /** Legacy-era session handling. The modern era is always stateless. */
+  sessions: 'stateful' | 'stateless';
+  maxBodyBytes: number;
+  originPolicy: OriginPolicy;
+  /** Legacy log threshold before the client calls `logging/setLevel`. */
+  defaultLogLevel?: LogLevel;
+  /** Interval of `:` comment lines on long-lived SSE streams. */
+  keepAliveMs: number;
+}
+
+type BodyOutcome = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
+
+const NAME_HEADER_METHODS: Record<string, 'name' | 'uri'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Streamable HTTP for both protocol eras on one endpoint. Routes each POST by era, enforces the
+ * header rules of each era, keeps legacy sessions in the session store, and writes the
+ * dispatcher's Observable as one JSON body or as an SSE stream. Closing the response unsubscribes,
+ * which cancels the call. Plain class: a Nest controller (or any Node HTTP server) drives it.
+ */
+export class McpHttpHandler {
+  private readonly inflight = new Map<string, Subscription>();
+  private readonly getStreams = new Map<string, ServerResponse>();
+
+  constructor(
+    private readonly server: McpServer,
+    private readonly store: McpSessionStore,
+    private readonly options: McpHttpHandlerOptions,
+  ) {}
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const verdict = this.options.originPolicy.check(req);
+      if (!verdict.ok) return this.sendError(res, 403, null, ErrorCode.InvalidRequest, `Forbidden: ${verdict.reason}`);
+      switch (req.method) {
+        case 'POST':
+          return await this.post(req, res);
+        case 'GET':
+          return await this.get(req, res);
+        case 'DELETE':
+          return await this.delete(req, res);
+        default:
+          res.setHeader('Allow', this.allowedMethods());
+          return this.sendError(res, 405, null, ErrorCode.InvalidRequest, `Method ${req.method} is not allowed on the MCP endpoint.`);
+      }
+    } catch (error) {
+      if (!res.headersSent) {
+        this.sendError(res, 500, null, ErrorCode.InternalError, 'Internal error while handling the MCP request.');
+      } else res.end();
+      throw error;
+    }
+  }
+
+  /** Maps a body-parser failure (raised before the controller runs) to the JSON-RPC error it is. */
+  handleParserError(error: { type?: string; status?: number; body?: unknown }, res: ServerResponse): boolean {
+    if (error.type === 'entity.parse.failed') {
+      // A strict JSON parser also refuses valid JSON that is not an object or array.
+      if (typeof error.body === 'string' && isJson(error.body)) {
+        this.sendError(res, 400, null, ErrorCode.InvalidRequest, 'Invalid Request: a JSON-RPC message must be a JSON object.');
+      } else {
+        this.sendError(res, 400, null, ErrorCode.ParseError, 'Parse error: the request body is not valid JSON.');
+      }
+      return true;
+    }
+    if (error.type === 'entity.too.large' || error.status === 413) {
+      this.sendError(res, 413, null, ErrorCode.InvalidRequest, this.tooLargeMessage());
+      return true;
+    }
+    if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
+      this.sendError(res, 415, null, ErrorCode.InvalidRequest, 'Unsupported body encoding: send UTF-8 JSON.');
+      return true;
+    }
+    return false;
+  }
+
+  /** Ends every open stream; called on application shutdown. */
+  close(): void {
+    for (const sub of this.inflight.values()) sub.unsubscribe();
+    this.inflight.clear();
+    for (const res of this.getStreams.values()) res.end();
+    this.getStreams.clear();
+  }
+
+  private allowedMethods(): string {
+    return this.options.sessions === 'stateful' ? 'GET, POST, DELETE' : 'POST';
+  }
+
+  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await this.readBody(req);
+    if (!body.ok) return this.sendError(res, body.status, null, body.code, body.message);
+    if (Array.isArray(body.value)) return this.batch(req, res, body.value);
+    const parsed = classifyMessage(body.value);
+    if (parsed.kind === 'invalid') return this.sendError(res, 400, parsed.id, ErrorCode.InvalidRequest, `Invalid Request: ${parsed.reason}`);
+    if (parsed.kind === 'response') return this.clientResponse(req, res);
+    const message = parsed.message;
+    const id = parsed.kind === 'request' ? parsed.message.id : null;
+    const meta = message.params?._meta;
+    const headerVersion = header(req, 'mcp-protocol-version');
+    const modern =
+      (isObject(meta) && META_PROTOCOL_VERSION in meta) ||
+      (headerVersion !== undefined && isModernVersionString(headerVersion));
+    if (modern) return this.modernPost(req, res, message, id);
+    return this.legacyPost(req, res, message, id, headerVersion);
+  }
+
+  // ---------------------------------------------------------------- modern era (2026-07-28)
+
+  private modernPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: JsonRpcRequest | JsonRpcNotification,
+    id: JsonRpcId | null,
+  ): void {
+    const envelope = this.modernEnvelope(req, message, id);
+    if ('error' in envelope) return this.sendJson(res, httpStatusFor(envelope.error.code), envelope);
+    if (id === null) return this.accepted(res);
+    this.respond(req, res, this.server.handle(message as JsonRpcRequest, envelope), 'modern');
+  }
+
+  private modernEnvelope(
+    req: IncomingMessage,
+    message: JsonRpcRequest | JsonRpcNotification,
+    id: JsonRpcId | null,
+  ): RequestEnvelope | JsonRpcFailure {
+    const meta = message.params?._meta;
+    if (!isObject(meta) || typeof meta[META_PROTOCOL_VERSION] !== 'string') {
+      return failure(
+        id,
+        ErrorCode.InvalidParams,
+        `Invalid params: a ${MODERN_PROTOCOL_VERSIONS[0]} request needs params._meta["${META_PROTOCOL_VERSION}"] (a version string) and params._meta["${META_CLIENT_CAPABILITIES}"] (an object).`,
+      );
+    }
+    const version = meta[META_PROTOCOL_VERSION] as string;
+    const headerVersion = header(req, 'mcp-protocol-version');
+    if (headerVersion === undefined) {
+      return failure(id, ErrorCode.HeaderMismatch, `Header mismatch: the MCP-Protocol-Version header is required and must equal "${version}".`);
+    }
+    if (headerVersion !== version) {
+      return failure(
+        id,
+        ErrorCode.HeaderMismatch,
+        `Header mismatch: MCP-Protocol-Version header "${headerVersion}" does not match the body's protocol version "${version}".`,
+      );
+    }
+    if (!isSupportedModernVersion(version)) {
+      return failure(
+        id,
+        ErrorCode.UnsupportedProtocolVersion,
+        `Unsupported protocol version "${version}". This server supports ${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(', ')} (the legacy ones through initialize).`,
+        { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
+      );
+    }
+    const capabilities = meta[META_CLIENT_CAPABILITIES];
+    if (!isObject(capabilities)) {
+      return failure(
+        id,
+        ErrorCode.InvalidParams,
+        `Invalid params: params._meta["${META_CLIENT_CAPABILITIES}"] must be an object (use {} for none).`,
+      );
+    }
+    const logLevel = meta[META_LOG_LEVEL];
+    if (logLevel !== undefined && !isLogLevel(logLevel)) {
+      return failure(
+        id,
+        ErrorCode.InvalidParams,
+        `Invalid params: unknown log level ${JSON.stringify(logLevel)} in params._meta["${META_LOG_LEVEL}"].`,
+      );
+    }
+    if (id !== null) {
+      const methodHeader = header(req, 'mcp-method');
+      if (methodHeader === undefined || methodHeader.trim() !== message.method) {
+        return failure(
+          id,
+          ErrorCode.HeaderMismatch,
+          methodHeader === undefined
+            ? `Header mismatch: the Mcp-Method header is required and must equal "${message.method}".`
+            : `Header mismatch: Mcp-Method header "${methodHeader}" does not match the body method "${message.method}".`,
+        );
+      }
+      if (!this.server.hasMethod('modern', message.method)) {
+        return this.server.methodNotFoundResponse(id, message.method, 'modern');
+      }
+      const nameField = NAME_HEADER_METHODS[message.method];
+      if (nameField !== undefined) {
+        const problem = this.checkNameHeader(req, message.params?.[nameField], nameField);
+        if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
+      }
+      if (message.method === 'tools/call') {
+        const problem = this.server.checkToolHeaders(message.params ?? {}, (name) => header(req, name));
+        if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
+      }
+    }
+    const clientInfo = meta[META_CLIENT_INFO];
+    return {
+      era: 'modern',
+      protocolVersion: version,
+      capabilities,
+      clientInfo: isObject(clientInfo) ? (clientInfo as unknown as RequestEnvelope['clientInfo']) : undefined,
+      transportRequest: req,
+      logLevel: logLevel as LogLevel | undefined,
+    };
+  }
+
+  private checkNameHeader(req: IncomingMessage, bodyValue: unknown, field: 'name' | 'uri'): string | undefined {
+    const raw = header(req, 'mcp-name');
+    if (raw === undefined) return `Header mismatch: the Mcp-Name header is required and must equal params.${field}.`;
+    const decoded = decodeHeaderValue(raw);
+    if (!decoded.ok) return 'Header mismatch: the Mcp-Name header has invalid characters or a malformed =?base64?…?= value.';
+    if (typeof bodyValue !== 'string' || decoded.value !== bodyValue.trim()) {
+      return `Header mismatch: Mcp-Name header "${decoded.value}" does not match params.${field}.`;
+    }
+    return undefined;
+  }
+
+  // ---------------------------------------------------------------- legacy era (2025-03-26 … 2025-11-25)
+
+  private async legacyPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: JsonRpcRequest | JsonRpcNotification,
+    id: JsonRpcId | null,
+    headerVersion: string | undefined,
+  ): Promise<void> {
+    if (message.method === 'initialize' && id !== null) return this.initialize(res, message as JsonRpcRequest);
+    const context = await this.legacyContext(req, res, id, headerVersion);
+    if (!context) return;
+    if (id === null) {
+      this.legacyNotification(message as JsonRpcNotification, context.session);
+      return this.accepted(res);
+    }
+    this.respond(req, res, this.server.handle(message as JsonRpcRequest, context), 'legacy', context.session?.id, id);
+  }
+
+  /** Resolves the session and version of a non-initialize legacy request, or answers the error. */
+  private async legacyContext(
+    req: IncomingMessage,
+    res: ServerResponse,
+    id: JsonRpcId | null,
+    headerVersion: string | undefined,
+  ): Promise<RequestEnvelope | undefined> {
+    let session: McpSession | undefined;
+    if (this.options.sessions === 'stateful') {
+      const sessionId = header(req, 'mcp-session-id');
+      if (sessionId === undefined) {
+        this.sendError(res, 400, id, ErrorCode.InvalidRequest, 'Bad Request: the Mcp-Session-Id header is required. Call initialize first and send the session id it returns on every request.');
+        return undefined;
+      }
+      session = await this.store.get(sessionId);
+      if (!session) {
+        this.sendError(res, 404, id, ErrorCode.InvalidRequest, 'Session not found: it expired or was deleted. Start a new session with initialize.');
+        return undefined;
+      }
+    }
+    let version = session?.protocolVersion ?? DEFAULT_LEGACY_VERSION;
+    if (headerVersion !== undefined) {
+      if (!isSupportedLegacyVersion(headerVersion)) {
+        this.sendError(
+          res,
+          400,
+          id,
+          ErrorCode.InvalidRequest,
+          `Bad Request: unsupported MCP-Protocol-Version "${headerVersion}". Supported: ${[...LEGACY_PROTOCOL_VERSIONS, ...MODERN_PROTOCOL_VERSIONS].join(', ')}.`,
+        );
+        return undefined;
+      }
+      version = headerVersion;
+    }
+    const current = session;
+    return {
+      era: 'legacy',
+      protocolVersion: version,
+      capabilities: current?.capabilities ?? {},
+      clientInfo: current?.clientInfo,
+      session: current,
+      transportRequest: req,
+      logLevel: current?.logLevel ?? this.options.defaultLogLevel,
+      setLogLevel: current ? (level) => this.store.update({ ...current, logLevel: level }) : undefined,
+    };
+  }
+
+  private async initialize(res: ServerResponse, message: JsonRpcRequest): Promise<void> {
+    const params = message.params ?? {};
+    const { protocolVersion, result } = this.server.initializeResult(params.protocolVersion);
+    const headers: Record<string, string> = {};
+    if (this.options.sessions === 'stateful') {
+      const session: McpSession = {
+        id: newSessionId(),
+        protocolVersion,
+        capabilities: isObject(params.capabilities) ? params.capabilities : {},
+      };
+      if (isObject(params.clientInfo)) session.clientInfo = params.clientInfo as unknown as McpSession['clientInfo'];
+      await this.store.create(session);
+      headers['Mcp-Session-Id'] = session.id;
+    }
+    this.sendJson(res, 200, success(message.id, result), headers);
+  }
+
+  private legacyNotification(message: JsonRpcNotification, session: McpSession | undefined): void {
+    if (message.method === 'notifications/cancelled' && session) {
+      const requestId = message.params?.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') {
+        const key = `${session.id}\u0000${String(requestId)}`;
+        this.inflight.get(key)?.unsubscribe();
+        this.inflight.delete(key);
+      }
+    }
+  }
+
+  private async batch(req: IncomingMessage, res: ServerResponse, items: unknown[]): Promise<void> {
+    const headerVersion = header(req, 'mcp-protocol-version');
+    if (items.length === 0) return this.sendError(res, 400, null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch.');
+    const context = await this.legacyContext(req, res, null, headerVersion);
+    if (!context) return;
+    if (context.protocolVersion > '2025-03-26') {
+      return this.sendError(
+        res,
+        400,
+        null,
+        ErrorCode.InvalidRequest,
+        `Invalid Request: JSON-RPC batches are only accepted from 2025-03-26 (and older) clients (this request speaks ${context.protocolVersion}). Send one message per POST.`,
+      );
+    }
+    const responses: JsonRpcMessage[] = [];
+    const pending: Array<Promise<void>> = [];
+    for (const item of items) {
+      const parsed = classifyMessage(item);
+      if (parsed.kind === 'invalid') {
+        responses.push(failure(parsed.id, ErrorCode.InvalidRequest, `Invalid Request: ${parsed.reason}`));
+      } else if (parsed.kind === 'notification') {
+        this.legacyNotification(parsed.message, context.session);
+      } else if (parsed.kind === 'request') {
+        if (parsed.message.method === 'initialize') {
+          responses.push(failure(parsed.message.id, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch.'));
+          continue;
+        }
+        pending.push(
+          new Promise<void>((resolve) => {
+            this.server.handle(parsed.message, context).subscribe({
+              next: (m) => isResponse(m) && responses.push(m),
+              complete: resolve,
+              error: resolve,
+            });
+          }),
+        );
+      }
+    }
+    await Promise.all(pending);
+    if (responses.length === 0) return this.accepted(res);
+    this.sendJson(res, 200, responses);
+  }
+
+  private clientResponse(_req: IncomingMessage, res: ServerResponse): void {
+    // Answers to server-initiated requests; nothing awaits them until elicitation lands.
+    this.accepted(res);
+  }
+
+  // ---------------------------------------------------------------- GET and DELETE (legacy sessions)
+
+  private async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.options.sessions !== 'stateful') {
+      res.setHeader('Allow', this.allowedMethods());
+      return this.sendError(res, 405, null, ErrorCode.InvalidRequest, 'Method Not Allowed: this endpoint keeps no sessions, so there is no GET stream. Use POST.');
+    }
+    const context = await this.legacyContext(req, res, null, header(req, 'mcp-protocol-version'));
+    if (!context?.session) return;
+    const sessionId = context.session.id;
+    this.getStreams.get(sessionId)?.end();
+    res.writeHead(200, SSE_HEADERS);
+    res.flushHeaders();
+    this.getStreams.set(sessionId, res);
+    const keepAlive = setInterval(() => writeFlushed(res, ':\n\n'), this.options.keepAliveMs);
+    keepAlive.unref();
+    res.on('close', () => {
+      clearInterval(keepAlive);
+      if (this.getStreams.get(sessionId) === res) this.getStreams.delete(sessionId);
+    });
+  }
+
+  private async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.options.sessions !== 'stateful') {
+      res.setHeader('Allow', this.allowedMethods());
+      return this.sendError(res, 405, null, ErrorCode.InvalidRequest, 'Method Not Allowed: this endpoint keeps no sessions to delete.');
+    }
+    const sessionId = header(req, 'mcp-session-id');
+    if (sessionId === undefined) {
+      return this.sendError(res, 400, null, ErrorCode.InvalidRequest, 'Bad Request: DELETE needs the Mcp-Session-Id header of the session to end.');
+    }
+    if (!(await this.store.delete(sessionId))) {
+      return this.sendError(res, 404, null, ErrorCode.InvalidRequest, 'Session not found: it expired or was already deleted.');
+    }
+    this.getStreams.get(sessionId)?.end();
+    this.getStreams.delete(sessionId);
+    const prefix = `${sessionId}\u0000`;
+    for (const [key, sub] of this.inflight) {
+      if (key.startsWith(prefix)) {
+        sub.unsubscribe();
+        this.inflight.delete(key);
+      }
+    }
+    res.writeHead(200).end();
+  }
+
+  // ---------------------------------------------------------------- writing
+
+  /**
+   * Writes a dispatcher stream: one JSON body when the response comes first, otherwise an SSE
+   * stream that the response ends. Closing the connection early unsubscribes (cancellation).
+   */
+  private respond(
+    req: IncomingMessage,
+    res: ServerResponse,
+    stream: Observable<JsonRpcMessage>,
+    era: 'legacy' | 'modern',
+    sessionId?: string,
+    requestId?: JsonRpcId,
+  ): void {
+    const accept = header(req, 'accept');
+    const sseAllowed = accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*');
+    let streaming = false;
+    let finished = false;
+    let subscription: Subscription | undefined;
+    const key = sessionId !== undefined && requestId !== undefined ? `${sessionId}\u0000${String(requestId)}` : undefined;
+    const finish = (): void => {
+      finished = true;
+      if (key !== undefined) this.inflight.delete(key);
+    };
+    res.once('close', () => {
+      if (!finished) {
+        finish();
+        subscription?.unsubscribe();
+      }
+    });
+    subscription = stream.subscribe({
+      next: (message) => {
+        if (finished) return;
+        if (isResponse(message)) {
+          finish();
+          if (streaming) {
+            res.end(sseEvent(JSON.stringify(message)));
+          } else {
+            const status = era === 'modern' && 'error' in message ? modernErrorStatus(message.error.code) : 200;
+            this.sendJson(res, status, message);
+          }
+          return;
+        }
+        if (!sseAllowed) return;
+        if (!streaming) {
+          streaming = true;
+          res.writeHead(200, SSE_HEADERS);
+        }
+        writeFlushed(res, sseEvent(JSON.stringify(message)));
+      },
+      error: () => {
+        if (finished) return;
+        finish();
+        if (streaming) res.end();
+        else this.sendError(res, 500, requestId ?? null, ErrorCode.InternalError, 'Internal error.');
+      },
+    });
+    if (!finished && key !== undefined) this.inflight.set(key, subscription);
+  }
+
+  private async readBody(req: IncomingMessage): Promise<BodyOutcome> {
+    const preParsed = (req as IncomingMessage & { body?: unknown }).body;
+    const limit = this.options.maxBodyBytes;
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      return { ok: false, status: 413, code: ErrorCode.InvalidRequest, message: this.tooLargeMessage() };
+    }
+    if (preParsed !== undefined && !Buffer.isBuffer(preParsed) && typeof preParsed !== 'string') {
+      return { ok: true, value: preParsed };
+    }
+    let text: string;
+    if (preParsed !== undefined) {
+      text = Buffer.isBuffer(preParsed) ? preParsed.toString('utf8') : preParsed;
+      if (Buffer.byteLength(text) > limit) {
+        return { ok: false, status: 413, code: ErrorCode.InvalidRequest, message: this.tooLargeMessage() };
+      }
+    } else {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of req) {
+        size += (chunk as Buffer).length;
+        if (size > limit) {
+          return { ok: false, status: 413, code: ErrorCode.InvalidRequest, message: this.tooLargeMessage() };
+        }
+        chunks.push(chunk as Buffer);
+      }
+      text = Buffer.concat(chunks).toString('utf8');
+    }
+    try {
+      return { ok: true, value: JSON.parse(text) };
+    } catch {
+      return { ok: false, status: 400, code: ErrorCode.ParseError, message: 'Parse error: the request body is not valid JSON.' };
+    }
+  }
+
+  private tooLargeMessage(): string {
+    return `Payload Too Large: the request body exceeds ${this.options.maxBodyBytes} bytes. Raise McpModule's maxBodyBytes (and the app's JSON body-parser limit) to accept it.`;
+  }
+
+  private accepted(res: ServerResponse): void {
+    res.writeHead(202).end();
+  }
+
+  private sendError(res: ServerResponse, status: number, id: JsonRpcId | null, code: number, message: string, data?: unknown): void {
+    this.sendJson(res, status, failure(id, code, message, data));
+  }
+
+  private sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+    const payload = JSON.stringify(body);
+    res.writeHead(status, {
+      ...headers,
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(payload),
+    });
+    res.end(payload);
+  }
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** On the modern era some JSON-RPC errors carry a mandated HTTP status. */
+function modernErrorStatus(code: number): number {
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400;
+    default:
+      return 200;
+  }
+}
+
+export type { JsonObject };

@@ -1,0 +1,42 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MCP_ENDPOINT_PATH, MCP_HTTP_HANDLER, MCP_SESSION_STORE } from '../mcp.constants.js';
+import type { McpSessionStore } from '../protocol/session-store.js';
+import type { McpHttpHandler } from './http-handler.js';
+
+type ErrorMiddleware = (err: unknown, req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+
+/**
+ * The app's body parser runs before any controller, so a malformed or oversized MCP body would
+ * reach Nest's HTML/JSON error handling instead of a JSON-RPC error. An error middleware added
+ * after the routes (and before Nest's own error handler) answers those for the MCP path.
+ */
+@Injectable()
+export class McpTransportLifecycle implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(MCP_HTTP_HANDLER) private readonly handler: McpHttpHandler,
+    @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
+    @Inject(MCP_ENDPOINT_PATH) private readonly path: string,
+  ) {}
+
+  onModuleInit(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    if (!adapter || typeof adapter.use !== 'function' || adapter.getType?.() !== 'express') return;
+    const suffix = `/${this.path}`;
+    const middleware: ErrorMiddleware = (err, req, res, next) => {
+      const pathname = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
+      if (pathname.endsWith(suffix) && !res.headersSent && this.handler.handleParserError(err as { type?: string; body?: unknown }, res)) {
+        return;
+      }
+      next(err);
+    };
+    adapter.use(middleware);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.handler.close();
+    await this.store.close?.();
+  }
+}

@@ -1,0 +1,45 @@
+import { Controller, Delete, Get, Inject, Logger, Post, Req, Res, type Type } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MCP_HTTP_HANDLER } from '../mcp.constants.js';
+import type { McpHttpHandler } from './http-handler.js';
+
+/**
+ * The MCP endpoint: POST for messages, GET for a legacy session's stream, DELETE to end a legacy
+ * session. It writes the response itself (`@Res()`), so global interceptors cannot reshape
+ * protocol messages, and it never throws, so global exception filters never see protocol errors.
+ * Guards on the route (an auth guard, for example) still apply.
+ */
+export class McpController {
+  private readonly logger = new Logger('McpModule');
+
+  constructor(@Inject(MCP_HTTP_HANDLER) private readonly handler: McpHttpHandler) {}
+
+  @Post()
+  post(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    this.run(req, res);
+  }
+
+  @Get()
+  get(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    this.run(req, res);
+  }
+
+  @Delete()
+  delete(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    this.run(req, res);
+  }
+
+  private run(req: IncomingMessage, res: ServerResponse): void {
+    this.handler.handle(req, res).catch((error: unknown) => {
+      const err = error instanceof Error ? error : new Error(String(error));
+      this.logger.error(`Unexpected failure while serving ${req.method} ${req.url}: ${err.message}`, err.stack);
+    });
+  }
+}
+
+/** A subclass per McpModule fixes the route path, which must be known when routes are mapped. */
+export function createMcpController(path: string): Type<McpController> {
+  @Controller(path)
+  class McpEndpointController extends McpController {}
+  return McpEndpointController;
+}

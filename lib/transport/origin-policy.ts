@@ -1,0 +1,77 @@
+import type { IncomingMessage } from 'node:http';
+
+export interface OriginPolicyOptions {
+  /** Origins allowed to call the endpoint (`'*'` allows any). */
+  allowedOrigins?: readonly string[];
+  /** Host header values allowed (`'*'` allows any); host names or host:port. */
+  allowedHosts?: readonly string[];
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+function hostName(hostHeader: string): string {
+  if (hostHeader.startsWith('[')) {
+    const end = hostHeader.indexOf(']');
+    return end === -1 ? hostHeader : hostHeader.slice(0, end + 1);
+  }
+  const colon = hostHeader.indexOf(':');
+  return (colon === -1 ? hostHeader : hostHeader.slice(0, colon)).toLowerCase();
+}
+
+export type OriginVerdict = { ok: true } | { ok: false; reason: string };
+
+/**
+ * DNS-rebinding protection. A server reached on a loopback address accepts only loopback Host and
+ * Origin names unless configured otherwise; elsewhere a browser Origin must match the Host (same
+ * origin) unless it is explicitly allowed. Clients that send no Origin (all non-browser ones) pass.
+ */
+export class OriginPolicy {
+  private readonly origins?: Set<string>;
+  private readonly hosts?: Set<string>;
+  private readonly anyOrigin: boolean;
+  private readonly anyHost: boolean;
+
+  constructor(options: OriginPolicyOptions) {
+    this.anyOrigin = options.allowedOrigins?.includes('*') ?? false;
+    this.anyHost = options.allowedHosts?.includes('*') ?? false;
+    if (options.allowedOrigins) this.origins = new Set(options.allowedOrigins.map((o) => o.toLowerCase()));
+    if (options.allowedHosts) this.hosts = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
+  }
+
+  check(req: IncomingMessage): OriginVerdict {
+    const loopback = isLoopbackAddress(req.socket?.localAddress);
+    const host = req.headers.host;
+    if (!this.anyHost) {
+      if (this.hosts) {
+        if (!host || !(this.hosts.has(host.toLowerCase()) || this.hosts.has(hostName(host)))) {
+          return { ok: false, reason: `Host "${host ?? ''}" is not in the allowedHosts list of this MCP endpoint.` };
+        }
+      } else if (loopback && host && !LOOPBACK_HOSTS.has(hostName(host))) {
+        return {
+          ok: false,
+          reason: `Host "${host}" is not a loopback name; this endpoint listens on loopback. Add it to allowedHosts to accept it.`,
+        };
+      }
+    }
+    const origin = req.headers.origin;
+    if (origin === undefined || this.anyOrigin) return { ok: true };
+    if (this.origins?.has(origin.toLowerCase())) return { ok: true };
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return { ok: false, reason: `Origin "${origin}" is not a valid origin.` };
+    }
+    if (!this.origins) {
+      if (loopback ? LOOPBACK_HOSTS.has(url.hostname) : host !== undefined && url.host === host.toLowerCase()) {
+        return { ok: true };
+      }
+    }
+    return { ok: false, reason: `Origin "${origin}" is not allowed to call this MCP endpoint. Add it to allowedOrigins to accept it.` };
+  }
+}

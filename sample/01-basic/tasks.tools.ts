@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { Args, Ctx, McpContext, Tool } from 'nestjs-model-context';
+import { CreateTaskDto, ListTasksDto, TaskDto, TaskIdDto } from './dto/task.dto.js';
+import { TasksService } from './tasks.service.js';
+
+/** MCP tools over the existing TasksService: one decorator per method, DTOs as the schema. */
+@Injectable()
+export class TasksTools {
+  constructor(private readonly tasks: TasksService) {}
+
+  @Tool({ description: 'Create a task and return it.', output: TaskDto })
+  createTask(@Args() input: CreateTaskDto): TaskDto {
+    return this.tasks.create(input);
+  }
+
+  @Tool({
+    description: 'List tasks, optionally filtered by status and priority.',
+    annotations: { readOnlyHint: true },
+  })
+  listTasks(@Args() filter: ListTasksDto): { tasks: TaskDto[] } {
+    return { tasks: this.tasks.list(filter) };
+  }
+
+  @Tool({ description: 'Get one task by id.', annotations: { readOnlyHint: true } })
+  getTask(@Args() { id }: TaskIdDto): TaskDto {
+    return this.tasks.get(id);
+  }
+
+  @Tool({ description: 'Mark a task as done.', annotations: { idempotentHint: true } })
+  completeTask(@Args() { id }: TaskIdDto): TaskDto {
+    return this.tasks.complete(id);
+  }
+
+  @Tool({ description: 'Delete a task for good.', annotations: { destructiveHint: true } })
+  deleteTask(@Args() { id }: TaskIdDto, @Ctx() ctx: McpContext): string {
+    this.tasks.remove(id);
+    return `Deleted task ${id} (asked by ${ctx.clientInfo?.name ?? 'an unnamed client'}).`;
+  }
+}

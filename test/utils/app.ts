@@ -1,0 +1,31 @@
+import 'reflect-metadata';
+import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { AddressInfo } from 'node:net';
+
+export interface RunningApp {
+  app: INestApplication;
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  base: string;
+  /** The MCP endpoint URL. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts a real Nest app on a free loopback port. */
+export async function startApp(
+  module: Type<unknown> | DynamicModule,
+  options: { path?: string; configure?: (app: INestApplication) => void | Promise<void>; logger?: boolean } = {},
+): Promise<RunningApp> {
+  const app = await NestFactory.create(module, { logger: options.logger ? undefined : false });
+  await options.configure?.(app);
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    app,
+    base,
+    url: `${base}/${options.path ?? 'mcp'}`,
+    close: () => app.close(),
+  };
+}

@@ -15,7 +15,6 @@ type ValidationMetadata = ReturnType<typeof getEffectiveValidationMetadata>[numb
  *
  * @publicApi
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ClassConstructor<T> = new (...args: any[]) => T;
 
 /**

@@ -36,8 +36,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { JsonSchemaFactory } from './json-schema.factory.js';
-import { regExpToPattern } from './json-schema.factory.js';
+import { JsonSchemaFactory, regExpToPattern } from './json-schema.factory.js';
 import { SchemaGenerationError } from './schema-generation.error.js';
 import { SchemaProperty, type SchemaPropertyOptions } from './schema-property.decorator.js';
 import type { JsonSchema } from './json-schema.types.js';
@@ -201,7 +200,7 @@ describe('JsonSchemaFactory', () => {
     assert.equal('required' in new JsonSchemaFactory().create(Outer), false);
   });
 
-  it('puts only cyclic DTOs in $defs, with "#" for the root', () => {
+  it('puts only cyclic DTOs in $defs, a recursive root included', () => {
     class TreeNode {
       @IsString() name!: string;
       @IsOptional() @ValidateNested({ each: true }) @Type(() => TreeNode) children?: TreeNode[];
@@ -211,8 +210,13 @@ describe('JsonSchemaFactory', () => {
       @IsDefined() @ValidateNested() @Type(() => TreeNode) tree!: TreeNode;
     }
     const root = new JsonSchemaFactory().create(TreeNode);
-    assert.deepEqual(props(root).children, { type: ['array', 'null'], items: { $ref: '#' } });
-    assert.equal('$defs' in root, false);
+    const node = {
+      type: 'object',
+      properties: { name: { type: 'string' }, children: { type: ['array', 'null'], items: { $ref: '#/$defs/TreeNode' } } },
+      required: ['name'],
+      additionalProperties: false,
+    };
+    assert.deepEqual(root, { ...node, $defs: { TreeNode: node } });
 
     const forest = new JsonSchemaFactory().create(Forest);
     assert.deepEqual(props(forest).tree, { $ref: '#/$defs/TreeNode' });
@@ -333,6 +337,13 @@ describe('JsonSchemaFactory', () => {
     new JsonSchemaFactory().create(Two);
     assert.equal(JSON.stringify(options), before);
     assert.equal(Object.isFrozen(options), false);
+    const fragment = { items: { type: 'string' } };
+    class Raw {
+      @SchemaProperty({ schema: fragment }) @IsArray() list!: string[];
+    }
+    const schema = new JsonSchemaFactory().create(Raw);
+    assert.deepEqual(props(schema).list, { type: 'array', items: { type: 'string' } });
+    assert.equal(Object.isFrozen(fragment.items), false, 'the frozen schema must not share the caller\'s objects');
   });
 
   it('drops @Exclude()d properties, and refuses required ones', () => {

@@ -173,7 +173,8 @@ class Draft {
  * Property names come from class-validator metadata ∪ `@SchemaProperty` ∪ class-transformer
  * `@Expose`; a name class-validator does not know is an error, because validation with
  * `forbidNonWhitelisted` would refuse it. Nested DTOs are inlined; only classes on a cycle go to
- * `$defs` (a cycle through the root class uses `$ref: "#"`). Results are cached per class
+ * `$defs` and are referenced as `#/$defs/<Name>` (a recursive root is also inlined as the
+ * document itself, since MCP wants an object schema there). Results are cached per class
  * identity and deep-frozen.
  *
  * @publicApi
@@ -210,7 +211,7 @@ export class JsonSchemaFactory {
     const defNames = new Map<Function, string>();
     const taken = new Set<string>();
     for (const type of graph.keys()) {
-      if (type === root || !recursive.has(type)) continue;
+      if (!recursive.has(type)) continue;
       const base = (type.name || 'Anonymous').replace(/[^A-Za-z0-9_]/g, '_');
       let name = base;
       for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
@@ -221,7 +222,6 @@ export class JsonSchemaFactory {
     const defs: Record<string, JsonSchema> = {};
     const inline = new Map<Function, JsonSchema>();
     const resolve: Resolve = (type) => {
-      if (type === root) return { $ref: '#' };
       const defName = defNames.get(type);
       if (defName !== undefined) {
         if (!(defName in defs)) {
@@ -237,7 +237,16 @@ export class JsonSchemaFactory {
       }
       return schema;
     };
-    const schema = renderObject(graph.get(root)!, resolve);
+    // A recursive root is both the document and a $defs entry its descendants point to; the
+    // root itself must stay an inline object schema for MCP clients.
+    const rootDef = defNames.get(root);
+    let schema: JsonSchema;
+    if (rootDef !== undefined) {
+      resolve(root);
+      schema = { ...defs[rootDef]! };
+    } else {
+      schema = renderObject(graph.get(root)!, resolve);
+    }
     if (Object.keys(defs).length > 0) schema.$defs = defs;
     return schema;
   }
@@ -433,7 +442,8 @@ function analyzeProperty(
     let objectItems = false;
     const itemsOption = options.items;
     if (itemsOption !== undefined && typeof itemsOption !== 'function') {
-      items = () => itemsOption;
+      const itemSchema = copyJson(itemsOption);
+      items = () => itemSchema;
       objectItems = itemsOption.type === 'object' || '$ref' in itemsOption;
     } else {
       const itemTarget = typeof itemsOption === 'function' ? itemsOption() : transformTarget;
@@ -446,7 +456,8 @@ function analyzeProperty(
       } else {
         const itemDraft = collect(eachRules, dto, name);
         const itemKind = resolveKind(itemDraft, dto, name) ?? (itemDraft.enumValues ? undefined : primitiveKind(itemTarget));
-        if (itemKind === undefined && itemDraft.enumValues === undefined) {
+        const rawItems = options.schema !== undefined && ('items' in options.schema || 'prefixItems' in options.schema);
+        if (itemKind === undefined && itemDraft.enumValues === undefined && !rawItems) {
           rejectUndeclaredClass(itemTarget);
           throw SchemaGenerationError.arrayWithoutItems(dto, name);
         }
@@ -476,10 +487,10 @@ function analyzeProperty(
       if (options.description !== undefined) out.description = options.description;
       Object.assign(out, schema);
       if (options.format !== undefined) out.format = options.format;
-      if (defaultValue !== undefined) out.default = defaultValue;
-      if (options.examples !== undefined) out.examples = [...options.examples];
+      if (defaultValue !== undefined) out.default = copyJson(defaultValue);
+      if (options.examples !== undefined) out.examples = copyJson([...options.examples]);
       if (options.deprecated !== undefined) out.deprecated = options.deprecated;
-      if (options.schema !== undefined) Object.assign(out, options.schema);
+      if (options.schema !== undefined) Object.assign(out, copyJson(options.schema));
       return out;
     },
   };
@@ -787,6 +798,15 @@ function typesOf(values: readonly Primitive[]): JsonTypeName[] | undefined {
 function jsonClone(value: unknown): unknown {
   if (value === undefined || !isJsonValue(value)) return undefined;
   return JSON.parse(JSON.stringify(value)) as unknown;
+}
+
+/** Schemas are deep-frozen; copy what the user handed in so their objects stay theirs. */
+function copyJson<T>(value: T): T {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
 }
 
 function isJsonValue(value: unknown): boolean {

@@ -64,6 +64,16 @@ describe('compileJsonSchema', () => {
     assert.ok(check({ kind: 'b', id: 'x', node: { next: { v: 0 } } })?.some((issue) => issue.path === 'node.next.v'));
   });
 
+  it('resolves "#" with or without a root $id, leaving the schema untouched', () => {
+    const tree: JsonSchema = { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#' } } } };
+    const check = compileJsonSchema(tree);
+    assert.equal(check({ kids: [{ kids: [] }] }), null);
+    assert.deepEqual(check({ kids: [{ kids: [1] }] })?.map((issue) => issue.path), ['kids[0].kids[0]']);
+    assert.equal('$id' in tree, false);
+    const withId = compileJsonSchema({ $id: 'https://example.com/tree.json', ...tree });
+    assert.ok(withId({ kids: [1] }));
+  });
+
   it('reports the real cause of a nullable $ref, not the null branch', () => {
     const check = compileJsonSchema({
       $defs: { Box: { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false } },

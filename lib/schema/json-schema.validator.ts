@@ -12,6 +12,7 @@ const DRAFT_2020_12 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
 
 let ajv: Ajv2020 | undefined;
 const compiled = new WeakMap<object, JsonSchemaCheck>();
+let documents = 0;
 
 function sharedAjv(): Ajv2020 {
   // One instance for the process: compiled code is cached per schema object, and the options
@@ -35,7 +36,9 @@ export function compileJsonSchema(schema: JsonSchema): JsonSchemaCheck {
   assertSelfContained(schema);
   let validate: ValidateFunction;
   try {
-    validate = sharedAjv().compile(schema);
+    // Without `addUsedSchema`, Ajv resolves `$ref: "#"` only against a root that has an `$id`;
+    // give id-less documents a private base URI (on a copy: the caller's schema is not touched).
+    validate = sharedAjv().compile(typeof schema.$id === 'string' ? schema : { ...schema, $id: `mcp-schema:///${++documents}` });
   } catch (error) {
     throw new Error(
       `Invalid JSON Schema: ${(error as Error).message}. Fix the schema so it is valid JSON Schema 2020-12.`,

@@ -19,6 +19,11 @@ export { McpContext } from './protocol/context.js';
 export { McpError, ToolError } from './protocol/errors.js';
 export { ErrorCode } from './protocol/json-rpc.js';
 export { Content } from './protocol/content.js';
+export { Emit, type McpEmission } from './protocol/emission.js';
+export type { ElicitOutcome, McpRoot, SamplingRequest, SamplingResult } from './protocol/interaction.js';
+export { InMemoryEventStore, type McpEventStore, type StoredEvent } from './protocol/event-store.js';
+export { SchemaProperty, type SchemaPropertyOptions } from './schema/schema-property.decorator.js';
+export { SchemaGenerationError } from './schema/schema-generation.error.js';
 export type {
   AudioContent,
   CallToolResult,

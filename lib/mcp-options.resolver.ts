@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { isLogLevel } from './protocol/context.js';
 import type { McpModuleOptions, ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 import * as messages from './mcp.messages.js';
@@ -22,6 +23,12 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   const maxSessions = positive(sessions.maxSessions, 'sessions.maxSessions', 10_000);
   const maxBodyBytes = positive(options.maxBodyBytes, 'maxBodyBytes', 4 * 1024 * 1024);
   const keepAliveMs = positive(options.keepAliveMs, 'keepAliveMs', 15_000);
+  const clientRequestTimeoutMs = positive(options.clientRequestTimeoutMs, 'clientRequestTimeoutMs', 300_000);
+  const stateTtlMs = positive(options.requestState?.ttlMs, 'requestState.ttlMs', 600_000);
+  const secret = options.requestState?.secret;
+  if (secret !== undefined && (typeof secret === 'string' ? secret.length < 16 : !Buffer.isBuffer(secret) || secret.length < 16)) {
+    problems.push('"requestState.secret" must be a string or Buffer of at least 16 characters/bytes');
+  }
   if (options.toolNamePattern !== undefined && !(options.toolNamePattern instanceof RegExp)) {
     problems.push('"toolNamePattern" must be a RegExp');
   }
@@ -31,14 +38,19 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     if (options[key] !== undefined && !Array.isArray(options[key])) problems.push(`"${key}" must be an array`);
   }
   if (problems.length) throw new Error(messages.INVALID_OPTIONS(problems.join('; ')));
-  const { sessions: _s, cache, defaultLogLevel: _l, ...rest } = options;
+  const { sessions: _s, cache, defaultLogLevel: _l, requestState: _r, clientRequestTimeoutMs: _c, ...rest } = options;
   return {
     ...rest,
+    clientRequestTimeoutMs,
+    requestState: {
+      secret: secret === undefined ? randomBytes(32) : Buffer.isBuffer(secret) ? secret : Buffer.from(secret, 'utf8'),
+      ttlMs: stateTtlMs,
+    },
     maxBodyBytes,
     keepAliveMs,
     toolNamePattern: options.toolNamePattern ?? DEFAULT_TOOL_NAME,
     exposeInternalErrors: options.exposeInternalErrors ?? false,
-    sessions: { mode, idleTtlMs, maxSessions, store: sessions.store },
+    sessions: { mode, idleTtlMs, maxSessions, store: sessions.store, eventStore: sessions.eventStore },
     cache: {
       discover: cache?.discover ?? { ttlMs: 300_000, cacheScope: 'public' },
       lists: cache?.lists ?? { ttlMs: 60_000, cacheScope: 'public' },

@@ -24,6 +24,10 @@ import {
 import { resolveMcpOptions } from './mcp-options.resolver.js';
 import type { Implementation } from './protocol/mcp-types.js';
 import { McpServer } from './protocol/server.js';
+import type { InteractionSupport } from './protocol/context.js';
+import { InMemoryReplayGuard, RequestStateCodec } from './protocol/interaction.js';
+import { InMemoryEventStore } from './protocol/event-store.js';
+import { ElicitationSchemas } from './schema/elicitation-schema.js';
 import { InMemorySessionStore, type McpSessionStore } from './protocol/session-store.js';
 import { McpHttpHandler } from './transport/http-handler.js';
 import { createMcpController } from './transport/mcp.controller.js';
@@ -48,6 +52,8 @@ const coreProviders: Provider[] = [
           listCache: options.cache.lists,
           exposeInternalErrors: options.exposeInternalErrors,
           logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
+          interaction: interactionSupport(options),
+          requestState: new RequestStateCodec(options.requestState.secret, options.requestState.ttlMs, new InMemoryReplayGuard()),
         },
         registry,
       );
@@ -70,11 +76,21 @@ const coreProviders: Provider[] = [
         originPolicy: new OriginPolicy({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }),
         defaultLogLevel: options.defaultLogLevel,
         keepAliveMs: options.keepAliveMs,
+        eventStore: options.sessions.mode === 'stateful' ? (options.sessions.eventStore ?? new InMemoryEventStore()) : undefined,
       }),
     inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE],
   },
   McpTransportLifecycle,
 ];
+
+function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
+  const schemas = new ElicitationSchemas();
+  return {
+    requestedSchema: (schema) => schemas.requestedSchema(schema),
+    validateContent: (schema, content) => schemas.validateContent(schema, content),
+    timeoutMs: options.clientRequestTimeoutMs,
+  };
+}
 
 function serverInfoOf(options: ResolvedMcpOptions): Implementation {
   const info: Implementation = { name: options.name, version: options.version };

@@ -31,7 +31,7 @@ function isClass(value: unknown): value is Type<unknown> {
  */
 export class ToolRuntimeFactory {
   private readonly schemas = new JsonSchemaFactory();
-  private readonly caster = new DtoCaster();
+  private readonly caster = new DtoCaster(this.schemas);
 
   build(definition: ToolDefinition, invoke: ToolInvoke, site: string): ToolRuntime {
     const { name } = definition;

@@ -1,6 +1,8 @@
 import { HttpException, Injectable } from '@nestjs/common';
 import { ExternalContextCreator } from '@nestjs/core';
-import { Observable, fromEvent, isObservable, takeUntil } from 'rxjs';
+import { Observable, catchError, filter, fromEvent, isObservable, of, takeUntil } from 'rxjs';
+import { isInputRequiredSignal } from '../protocol/interaction.js';
+import { isEmission } from '../protocol/emission.js';
 import { defineCallParam } from '../decorators/params.decorators.js';
 import { MCP_PARAM_ARGS_METADATA, McpParamtype } from '../mcp.constants.js';
 import { McpError, ToolError } from '../protocol/errors.js';
@@ -25,12 +27,38 @@ export class McpHandlerFactory {
     const owner = Object.getPrototypeOf(instance).constructor as object;
     const callIndex = this.ensureCallParam(instance, owner, methodName, original);
     // Nest collapses an Observable result into its last value, so the callback handed to it
-    // stops the handler's Observable when the call is cancelled (teardown runs at once).
+    // routes progress/log emissions to the context, and stops the handler's Observable when the
+    // call is cancelled (teardown runs at once). The module's own deliberate outcomes (tool and
+    // protocol errors, input requests) travel as values, so Nest does not log them as crashes;
+    // HttpExceptions and everything else still reach exception filters.
     const callback = function (this: unknown, ...params: unknown[]): unknown {
       const call = params[callIndex] as McpCall;
-      const result = original.apply(this, params.slice(0, callIndex));
+      let result: unknown;
+      try {
+        result = original.apply(this, params.slice(0, callIndex));
+      } catch (error) {
+        if (isDeliberate(error)) return new Deliberate(error);
+        throw error;
+      }
+      if (result instanceof Promise) {
+        return result.catch((error: unknown) => {
+          if (isDeliberate(error)) return new Deliberate(error);
+          throw error;
+        });
+      }
       if (!isObservable(result)) return result;
-      return result.pipe(takeUntil(fromEvent(call.context.signal, 'abort')));
+      return result.pipe(
+        filter((value) => {
+          if (!isEmission(value)) return true;
+          value.apply(call.context);
+          return false;
+        }),
+        takeUntil(fromEvent(call.context.signal, 'abort')),
+        catchError((error: unknown) => {
+          if (isDeliberate(error)) return of(new Deliberate(error));
+          throw error;
+        }),
+      );
     };
     for (const key of Reflect.getMetadataKeys(original)) {
       Reflect.defineMetadata(key, Reflect.getMetadata(key, original), callback);
@@ -50,6 +78,7 @@ export class McpHandlerFactory {
       new Observable<unknown>((subscriber) => {
         target(call.context.request, undefined, call).then(
           (value: unknown) => {
+            if (value instanceof Deliberate) return subscriber.error(value.error);
             subscriber.next(value);
             subscriber.complete();
           },
@@ -70,6 +99,14 @@ export class McpHandlerFactory {
     defineCallParam(Object.getPrototypeOf(instance), methodName, index);
     return index;
   }
+}
+
+class Deliberate {
+  constructor(readonly error: unknown) {}
+}
+
+function isDeliberate(error: unknown): boolean {
+  return error instanceof ToolError || error instanceof McpError || isInputRequiredSignal(error);
 }
 
 /** Nest HTTP exceptions are messages meant for the caller: the model sees them as tool errors. */

@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { CacheHint, McpIcon } from '../protocol/mcp-types.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpSessionStore } from '../protocol/session-store.js';
+import type { McpEventStore } from '../protocol/event-store.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.
@@ -69,10 +70,27 @@ export interface McpModuleOptions {
    */
   defaultLogLevel?: LogLevel | 'none';
   /**
-   * Interval of SSE comment keep-alives on long-lived streams, in milliseconds.
+   * Interval of SSE comment keep-alives on long-lived streams and slow calls, in milliseconds.
    * @default 15000
    */
   keepAliveMs?: number;
+  /**
+   * How long a legacy-era call waits for the client to answer an elicitation, sampling or roots
+   * request before it fails with a tool error.
+   * @default 300000 (5 minutes)
+   */
+  clientRequestTimeoutMs?: number;
+  /**
+   * The `requestState` of multi-round-trip requests (2026-07-28 elicitation, sampling, roots):
+   * HMAC-protected, bound to method, arguments and principal, single-use. Give every instance the
+   * same `secret` when several serve one endpoint.
+   */
+  requestState?: {
+    /** @default 32 random bytes per process */
+    secret?: string | Buffer;
+    /** @default 600000 (10 minutes) */
+    ttlMs?: number;
+  };
 }
 
 /** @publicApi */
@@ -89,6 +107,11 @@ export interface McpSessionOptions {
   maxSessions?: number;
   /** Where sessions live. @default an in-memory store */
   store?: McpSessionStore;
+  /**
+   * Where SSE events are kept for `Last-Event-ID` resumption.
+   * @default an in-memory store (1000 events per stream, 5 minutes)
+   */
+  eventStore?: McpEventStore;
 }
 
 /** @publicApi */
@@ -99,8 +122,10 @@ export interface McpOptionsFactory {
 /** Options after defaults and validation. @internal */
 export interface ResolvedMcpOptions
   extends Required<Pick<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs'>>,
-    Omit<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs' | 'sessions' | 'cache' | 'defaultLogLevel'> {
-  sessions: Required<Omit<McpSessionOptions, 'store'>> & { store?: McpSessionStore };
+    Omit<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs' | 'sessions' | 'cache' | 'defaultLogLevel' | 'clientRequestTimeoutMs' | 'requestState'> {
+  clientRequestTimeoutMs: number;
+  requestState: { secret: Buffer; ttlMs: number };
+  sessions: Required<Omit<McpSessionOptions, 'store' | 'eventStore'>> & { store?: McpSessionStore; eventStore?: McpEventStore };
   cache: { discover: CacheHint; lists: CacheHint };
   defaultLogLevel?: LogLevel;
 }

@@ -1,6 +1,9 @@
 import type { Observable } from 'rxjs';
 import type { McpContext } from './context.js';
-import type { JsonObject, ToolDescriptor } from './mcp-types.js';
+import type { CacheHint, JsonObject, ToolDescriptor } from './mcp-types.js';
+import type { PromptDescriptor } from './prompts.js';
+import type { ResourceDescriptor, ResourceTemplateDescriptor } from './resources.js';
+import type { UriTemplate, UriTemplateMatch } from './uri-template.js';
 import type { ProtocolEra } from './versions.js';
 
 export type ArgumentsOutcome = { ok: true; value: unknown } | { ok: false; message: string };
@@ -41,4 +44,85 @@ export interface HeaderParam {
   /** The name part of `Mcp-Param-{header}`. */
   header: string;
   type: 'string' | 'integer' | 'boolean';
+}
+
+/** A resource at a fixed URI, as the dispatcher sees it. */
+export interface ResourceRuntime {
+  readonly uri: string;
+  readonly name: string;
+  /** What `resources/list` advertises (the same for both eras). */
+  readonly descriptor: Readonly<ResourceDescriptor>;
+  /** The declared MIME type, used for text and blob contents that do not name their own. */
+  readonly mimeType?: string;
+  /** Overrides the module's read cache hint (modern era). */
+  readonly cache?: CacheHint;
+  /** Reads the resource. Emits what the handler produced (the last value counts). */
+  read(ctx: McpContext): Observable<unknown>;
+}
+
+/** An RFC 6570 resource template, as the dispatcher sees it. */
+export interface ResourceTemplateRuntime {
+  readonly uriTemplate: string;
+  readonly name: string;
+  readonly template: UriTemplate;
+  /** What `resources/templates/list` advertises. */
+  readonly descriptor: Readonly<ResourceTemplateDescriptor>;
+  readonly mimeType?: string;
+  readonly cache?: CacheHint;
+  /** The template's variables, in template order, with what completion needs to know. */
+  readonly arguments: readonly CompletableArgument[];
+  /** Casts and validates the matched variables (through the DTO when there is one). */
+  parseVariables(variables: UriTemplateMatch): ArgumentsOutcome | Promise<ArgumentsOutcome>;
+  /** Reads the resource a matching URI names. */
+  read(variables: unknown, raw: UriTemplateMatch, uri: string, ctx: McpContext): Observable<unknown>;
+}
+
+/** A prompt, as the dispatcher sees it. */
+export interface PromptRuntime {
+  readonly name: string;
+  /** What `prompts/list` advertises. */
+  readonly descriptor: Readonly<PromptDescriptor>;
+  readonly arguments: readonly CompletableArgument[];
+  /** Casts and validates the (string) arguments. A failure message names each field and rule. */
+  parseArguments(args: JsonObject): ArgumentsOutcome | Promise<ArgumentsOutcome>;
+  /** Renders the prompt. Emits what the handler produced (the last value counts). */
+  get(args: unknown, rawArgs: JsonObject, ctx: McpContext): Observable<unknown>;
+}
+
+/** A prompt argument or template variable that `completion/complete` may be asked about. */
+export interface CompletableArgument {
+  readonly name: string;
+  /** Allowed values from the DTO's enum (as strings): completed without any code. */
+  readonly enumValues?: readonly string[];
+}
+
+/** What a completer is asked. */
+export interface CompletionRequest {
+  /** The argument or template variable being completed. */
+  argument: string;
+  /** What the user has typed so far. */
+  value: string;
+  /** Arguments (or variables) the client already resolved. */
+  context: { arguments?: Record<string, string> };
+}
+
+/** Produces completion values (a string array, or `{ values, total?, hasMore? }`). */
+export type Completer = (request: CompletionRequest, ctx: McpContext) => Observable<unknown>;
+
+/** What a `completion/complete` reference points at. */
+export type CompletionTarget = { kind: 'prompt'; name: string } | { kind: 'resourceTemplate'; uriTemplate: string };
+
+/**
+ * The resources, templates, prompts and completers one module serves. The Nest registry
+ * implements it next to {@link McpCatalog}; `version` covers every list.
+ */
+export interface McpFeatureCatalog extends McpCatalog {
+  resources(): readonly ResourceRuntime[];
+  resource(uri: string): ResourceRuntime | undefined;
+  resourceTemplates(): readonly ResourceTemplateRuntime[];
+  resourceTemplate(uriTemplate: string): ResourceTemplateRuntime | undefined;
+  prompts(): readonly PromptRuntime[];
+  prompt(name: string): PromptRuntime | undefined;
+  /** A completer registered for one argument of a prompt or template, if any. */
+  completer(target: CompletionTarget, argument: string): Completer | undefined;
 }

@@ -1,4 +1,13 @@
-import type { JsonRpcId, JsonRpcNotification } from './json-rpc.js';
+import { McpError, ToolError } from './errors.js';
+import {
+  InputRequiredSignal,
+  type ElicitOutcome,
+  type McpRoot,
+  type SamplingRequest,
+  type SamplingResult,
+  type ServerRequestBroker,
+} from './interaction.js';
+import { ErrorCode, type JsonRpcId, type JsonRpcMessage } from './json-rpc.js';
 import { LOG_LEVELS, type Implementation, type JsonObject, type LogLevel } from './mcp-types.js';
 import type { McpSession } from './session-store.js';
 import type { ProtocolEra } from './versions.js';
@@ -22,6 +31,30 @@ export interface RequestEnvelope {
   logLevel?: LogLevel;
   /** Persists a legacy session's `logging/setLevel`. */
   setLogLevel?(level: LogLevel): void | Promise<void>;
+  /** The authenticated principal, when authorization is configured. */
+  principal?: string;
+  /** Legacy era: sends server-to-client requests on the call's stream. */
+  broker?: ServerRequestBroker;
+  /** Legacy era: ends the call's SSE response early; the client resumes with Last-Event-ID. */
+  closeStream?(): void;
+}
+
+/**
+ * How a context turns elicitation schemas into wire schemas and validates answers. Supplied by
+ * the dispatcher (which owns the schema layer), so the context stays a plain class.
+ */
+export interface InteractionSupport {
+  requestedSchema(schema: unknown): JsonObject;
+  validateContent(schema: unknown, content: unknown): Promise<{ ok: true; value: unknown } | { ok: false }>;
+  timeoutMs: number;
+}
+
+/** Multi-round-trip bookkeeping of one modern-era call. */
+export interface InputState {
+  /** Answers from `inputResponses` and from earlier rounds (carried in requestState). */
+  answers: JsonObject;
+  /** Input requests this round could not satisfy, by key. */
+  pending: Record<string, JsonObject>;
 }
 
 /**
@@ -35,6 +68,9 @@ export class McpContext {
   readonly signal: AbortSignal;
   private lastProgress = Number.NEGATIVE_INFINITY;
   private closed = false;
+  private inputCounter = 0;
+  /** @internal */
+  readonly inputs: InputState = { answers: {}, pending: {} };
 
   constructor(
     readonly requestId: JsonRpcId,
@@ -42,10 +78,148 @@ export class McpContext {
     private readonly envelope: RequestEnvelope,
     /** The request's `params._meta`, as sent. */
     readonly meta: JsonObject,
-    private readonly emit: (message: JsonRpcNotification) => void,
+    private readonly emit: (message: JsonRpcMessage) => void,
     signal: AbortSignal,
+    private readonly support?: InteractionSupport,
   ) {
     this.signal = signal;
+  }
+
+  /** The authenticated principal, when authorization is configured. */
+  get principal(): string | undefined {
+    return this.envelope.principal;
+  }
+
+  /**
+   * True when the client declared a capability (for this request on the modern era, for the
+   * session on the legacy one). Dotted paths reach sub-capabilities: `'elicitation.url'`.
+   */
+  supports(capability: 'elicitation' | 'elicitation.form' | 'elicitation.url' | 'sampling' | 'sampling.tools' | 'roots'): boolean {
+    const [head, sub] = capability.split('.');
+    const declared = this.envelope.capabilities[head];
+    if (typeof declared !== 'object' || declared === null) return false;
+    if (sub === undefined) return true;
+    const subs = declared as JsonObject;
+    // An empty elicitation capability means form mode only (2025-11-25).
+    if (head === 'elicitation' && sub === 'form') return Object.keys(subs).length === 0 || typeof subs.form === 'object';
+    return typeof subs[sub] === 'object' && subs[sub] !== null;
+  }
+
+  /**
+   * Asks the user for structured input. `schema` is a DTO class (flat: string, number, integer,
+   * boolean and enum properties) or a raw elicitation schema. Resolves to the validated DTO
+   * instance on `accept`, or to the decline/cancel outcome.
+   *
+   * Legacy era: sends `elicitation/create` to the client and awaits the answer. Modern era: the
+   * call ends with an `input_required` result, and the client's retry re-runs the handler; this
+   * same call then returns the answer. Give a stable `key` when the order of questions may vary.
+   */
+  async elicit<T = JsonObject>(message: string, schema: unknown, options: { key?: string } = {}): Promise<ElicitOutcome<T>> {
+    this.require('elicitation.form', { elicitation: {} }, 'form elicitation');
+    const support = this.interaction();
+    const params: JsonObject = { message, requestedSchema: support.requestedSchema(schema) };
+    if (this.protocolVersion >= '2025-11-25') params.mode = 'form';
+    return this.ask(options.key ?? `elicitation-${++this.inputCounter}`, 'elicitation/create', params, async (answer) => {
+      if (!isObject(answer) || !['accept', 'decline', 'cancel'].includes(answer.action as string)) return undefined;
+      if (answer.action !== 'accept') return { action: answer.action } as ElicitOutcome<T>;
+      const checked = await support.validateContent(schema, answer.content ?? {});
+      return checked.ok ? ({ action: 'accept', content: checked.value as T } as ElicitOutcome<T>) : undefined;
+    });
+  }
+
+  /**
+   * Sends the user to a URL (for secrets, payments, OAuth flows: never ask for those in a form).
+   * Resolves to the user's consent outcome, not to the completion of the flow.
+   */
+  async elicitUrl(message: string, url: string, options: { key?: string; elicitationId?: string } = {}): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
+    this.require('elicitation.url', { elicitation: { url: {} } }, 'URL elicitation');
+    const params: JsonObject = { mode: 'url', message, url, elicitationId: options.elicitationId ?? `${this.requestId}-${this.inputCounter + 1}` };
+    return this.ask(options.key ?? `elicitation-${++this.inputCounter}`, 'elicitation/create', params, async (answer) =>
+      isObject(answer) && ['accept', 'decline', 'cancel'].includes(answer.action as string)
+        ? { action: answer.action as 'accept' | 'decline' | 'cancel' }
+        : undefined,
+    );
+  }
+
+  /** Asks the client's model for a completion (`sampling/createMessage`). */
+  async sample(request: SamplingRequest, options: { key?: string } = {}): Promise<SamplingResult> {
+    this.require(request.tools ? 'sampling.tools' : 'sampling', request.tools ? { sampling: { tools: {} } } : { sampling: {} }, 'sampling');
+    return this.ask(options.key ?? `sampling-${++this.inputCounter}`, 'sampling/createMessage', request as unknown as JsonObject, async (answer) =>
+      isObject(answer) && typeof answer.model === 'string' && typeof answer.role === 'string' && typeof answer.content === 'object'
+        ? (answer as SamplingResult)
+        : undefined,
+    );
+  }
+
+  /** Asks the client for its roots (`roots/list`). */
+  async roots(options: { key?: string } = {}): Promise<McpRoot[]> {
+    this.require('roots', { roots: {} }, 'roots');
+    return this.ask(options.key ?? `roots-${++this.inputCounter}`, 'roots/list', {}, async (answer) =>
+      isObject(answer) && Array.isArray(answer.roots) && answer.roots.every((r) => isObject(r) && typeof r.uri === 'string')
+        ? (answer.roots as McpRoot[])
+        : undefined,
+    );
+  }
+
+  /**
+   * Legacy era, resumable streams (2025-11-25 clients on a stateful session): ends the call's SSE
+   * response now; the call goes on and the client picks up the rest with `Last-Event-ID`.
+   * Elsewhere it does nothing.
+   */
+  closeSseStream(): void {
+    this.envelope.closeStream?.();
+  }
+
+  /** @internal True when this round needs answers the client has not given. */
+  get inputRequired(): boolean {
+    return Object.keys(this.inputs.pending).length > 0;
+  }
+
+  private interaction(): InteractionSupport {
+    if (!this.support) throw new ToolError('This request cannot ask the client for input.');
+    return this.support;
+  }
+
+  private require(capability: Parameters<McpContext['supports']>[0], wire: JsonObject, what: string): void {
+    if (this.supports(capability)) return;
+    if (this.era === 'modern') {
+      throw new McpError(
+        ErrorCode.MissingRequiredClientCapability,
+        `This request needs the client's ${what} capability (${capability}), which the request did not declare in _meta["io.modelcontextprotocol/clientCapabilities"].`,
+        { requiredCapabilities: wire },
+      );
+    }
+    throw new ToolError(
+      `This tool needs ${what}, but the client did not declare the "${capability}" capability when it initialized. Use a client that supports it.`,
+    );
+  }
+
+  private async ask<T>(key: string, method: string, params: JsonObject, accept: (answer: unknown) => Promise<T | undefined>): Promise<T> {
+    const support = this.interaction();
+    if (this.era === 'modern') {
+      if (key in this.inputs.answers) {
+        const value = await accept(this.inputs.answers[key]);
+        if (value !== undefined) return value;
+      }
+      this.inputs.pending[key] = { method, params };
+      throw new InputRequiredSignal();
+    }
+    const broker = this.envelope.broker;
+    if (!broker) {
+      throw new ToolError(
+        `This tool needs to send "${method}" to the client, which needs a stateful session: configure McpModule with sessions.mode "stateful".`,
+      );
+    }
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const answer = await broker.request(this.emit, method, params, {
+        signal: this.signal,
+        timeoutMs: support.timeoutMs,
+        owner: this.envelope.session?.id,
+      });
+      const value = await accept(answer);
+      if (value !== undefined) return value;
+    }
+    throw new ToolError(`The client answered "${method}" with a malformed result three times.`);
   }
 
   get era(): ProtocolEra {
@@ -100,4 +274,8 @@ export class McpContext {
   close(): void {
     this.closed = true;
   }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

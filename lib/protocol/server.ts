@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Observable, isObservable, type Subscription } from 'rxjs';
 import { errorResult, toCallToolResult } from './content.js';
-import { McpContext, isLogLevel, type RequestEnvelope } from './context.js';
+import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
+import { digestArguments, type RequestStateCodec } from './interaction.js';
 import { McpError, ToolError } from './errors.js';
 import {
   ErrorCode,
@@ -38,6 +39,10 @@ export interface McpServerConfig {
   /** Show raw messages of unexpected errors to the client (development only). */
   exposeInternalErrors: boolean;
   logger: McpServerLogger;
+  /** Schema handling for elicitation, and how long to wait for client answers (legacy era). */
+  interaction?: InteractionSupport;
+  /** Protects the state of multi-round-trip requests (modern era). */
+  requestState?: RequestStateCodec;
 }
 
 type Result = JsonObject;
@@ -172,7 +177,7 @@ export class McpServer {
       const params = request.params ?? {};
       const meta = isObject(params._meta) ? params._meta : {};
       const abort = new AbortController();
-      const ctx = new McpContext(id, method, env, meta, (n) => subscriber.next(n), abort.signal);
+      const ctx = new McpContext(id, method, env, meta, (n) => subscriber.next(n), abort.signal, this.config.interaction);
       let settled = false;
       const settle = (message: JsonRpcMessage): void => {
         settled = true;
@@ -273,6 +278,62 @@ export class McpServer {
         `The "arguments" of tool "${name}" must be a JSON object (got ${describeType(rawArgs)}).`,
       );
     }
+    return this.interactive(params, name, rawArgs, ctx, () => this.runTool(tool, rawArgs, ctx));
+  }
+
+  /**
+   * Runs a handler that may ask the client for input. On the modern era it restores the answers
+   * of earlier rounds from `requestState`, and when the handler stops for missing input it ends
+   * the call with an `input_required` result carrying the questions and a fresh state.
+   */
+  interactive(
+    params: JsonObject,
+    name: string,
+    args: unknown,
+    ctx: McpContext,
+    run: () => Observable<Result>,
+  ): Observable<Result> {
+    if (ctx.era !== 'modern') return run();
+    return new Observable<Result>((subscriber) => {
+      let inner: Subscription | undefined;
+      let closed = false;
+      const codec = this.config.requestState;
+      const binding = { method: ctx.method, name, digest: digestArguments(args ?? null), principal: ctx.principal };
+      const restore = async (): Promise<number> => {
+        let round = 0;
+        if (params.requestState !== undefined && codec) {
+          const state = await codec.decode(params.requestState, binding);
+          Object.assign(ctx.inputs.answers, state.answers);
+          round = state.round;
+        }
+        if (isObject(params.inputResponses)) Object.assign(ctx.inputs.answers, params.inputResponses);
+        return round;
+      };
+      restore().then(
+        (round) => {
+          if (closed) return;
+          inner = run().subscribe({
+            next: (value) => subscriber.next(value),
+            complete: () => subscriber.complete(),
+            error: (error: unknown) => {
+              if (!ctx.inputRequired) return subscriber.error(error);
+              const result: Result = { resultType: 'input_required', inputRequests: { ...ctx.inputs.pending } };
+              if (codec) result.requestState = codec.encode({ ...binding, answers: ctx.inputs.answers, round: round + 1 });
+              subscriber.next(result);
+              subscriber.complete();
+            },
+          });
+        },
+        (error: unknown) => !closed && subscriber.error(error),
+      );
+      return () => {
+        closed = true;
+        inner?.unsubscribe();
+      };
+    });
+  }
+
+  private runTool(tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext): Observable<Result> {
     return new Observable<Result>((subscriber) => {
       let inner: Subscription | undefined;
       let cancelled = false;
@@ -291,7 +352,7 @@ export class McpServer {
             sawValue = true;
           },
           error: (error: unknown) => {
-            if (error instanceof McpError) subscriber.error(error);
+            if (ctx.inputRequired || error instanceof McpError) subscriber.error(error);
             else {
               subscriber.next(this.toolErrorResult(tool, error));
               subscriber.complete();

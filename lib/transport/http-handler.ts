@@ -15,6 +15,7 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
+  type JsonRpcResponse,
 } from '../protocol/json-rpc.js';
 import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
 import { isObject, type McpServer } from '../protocol/server.js';
@@ -33,6 +34,10 @@ import {
 } from '../protocol/versions.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { SSE_HEADERS, sseEvent, writeFlushed } from './sse.js';
+import { SseStream } from './sse-stream.js';
+import type { McpEventStore } from '../protocol/event-store.js';
+import { ServerRequestBroker } from '../protocol/interaction.js';
+import { supportsPrimingEvents } from '../protocol/versions.js';
 
 export interface McpHttpHandlerOptions {
   /** Legacy-era session handling. The modern era is always stateless. */
@@ -41,8 +46,19 @@ export interface McpHttpHandlerOptions {
   originPolicy: OriginPolicy;
   /** Legacy log threshold before the client calls `logging/setLevel`. */
   defaultLogLevel?: LogLevel;
-  /** Interval of `:` comment lines on long-lived SSE streams. */
+  /** Interval of `:` comment lines on long-lived SSE streams and slow calls. */
   keepAliveMs: number;
+  /** Stores legacy SSE events for `Last-Event-ID` resumption (stateful sessions only). */
+  eventStore?: McpEventStore;
+  /** The `retry:` hint of priming events. @default 1000 */
+  retryMs?: number;
+}
+
+/** Per-call transport state, created before dispatch so the context can close the stream. */
+interface CallChannel {
+  stream?: SseStream;
+  /** Set by `ctx.closeSseStream()` before any event was written. */
+  detachRequested: boolean;
 }
 
 type BodyOutcome = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
@@ -65,7 +81,11 @@ function header(req: IncomingMessage, name: string): string | undefined {
  */
 export class McpHttpHandler {
   private readonly inflight = new Map<string, Subscription>();
-  private readonly getStreams = new Map<string, ServerResponse>();
+  private readonly getStreams = new Map<string, SseStream>();
+  /** Resumable POST streams still running, by stream id. */
+  private readonly liveStreams = new Map<string, SseStream>();
+  /** Legacy server-to-client requests awaiting the client's answer. */
+  readonly broker = new ServerRequestBroker();
 
   constructor(
     private readonly server: McpServer,
@@ -122,8 +142,9 @@ export class McpHttpHandler {
   close(): void {
     for (const sub of this.inflight.values()) sub.unsubscribe();
     this.inflight.clear();
-    for (const res of this.getStreams.values()) res.end();
+    for (const stream of this.getStreams.values()) stream.end();
     this.getStreams.clear();
+    this.liveStreams.clear();
   }
 
   private allowedMethods(): string {
@@ -136,7 +157,7 @@ export class McpHttpHandler {
     if (Array.isArray(body.value)) return this.batch(req, res, body.value);
     const parsed = classifyMessage(body.value);
     if (parsed.kind === 'invalid') return this.sendError(res, 400, parsed.id, ErrorCode.InvalidRequest, `Invalid Request: ${parsed.reason}`);
-    if (parsed.kind === 'response') return this.clientResponse(req, res);
+    if (parsed.kind === 'response') return this.clientResponse(req, res, parsed.message);
     const message = parsed.message;
     const id = parsed.kind === 'request' ? parsed.message.id : null;
     const meta = message.params?._meta;
@@ -273,7 +294,14 @@ export class McpHttpHandler {
       this.legacyNotification(message as JsonRpcNotification, context.session);
       return this.accepted(res);
     }
-    this.respond(req, res, this.server.handle(message as JsonRpcRequest, context), 'legacy', context.session?.id, id);
+    const channel: CallChannel = { detachRequested: false };
+    if (context.session && context.protocolVersion >= '2025-11-25' && this.options.eventStore) {
+      context.closeStream = () => {
+        if (channel.stream) channel.stream.detach();
+        else channel.detachRequested = true;
+      };
+    }
+    this.respond(req, res, this.server.handle(message as JsonRpcRequest, context), 'legacy', context.session?.id, id, channel, context.protocolVersion);
   }
 
   /** Resolves the session and version of a non-initialize legacy request, or answers the error. */
@@ -319,7 +347,13 @@ export class McpHttpHandler {
       session: current,
       transportRequest: req,
       logLevel: current?.logLevel ?? this.options.defaultLogLevel,
-      setLogLevel: current ? (level) => this.store.update({ ...current, logLevel: level }) : undefined,
+      setLogLevel: current
+        ? async (level) => {
+            current.logLevel = level;
+            await this.store.update(current);
+          }
+        : undefined,
+      broker: this.broker,
     };
   }
 
@@ -394,8 +428,17 @@ export class McpHttpHandler {
     this.sendJson(res, 200, responses);
   }
 
-  private clientResponse(_req: IncomingMessage, res: ServerResponse): void {
-    // Answers to server-initiated requests; nothing awaits them until elicitation lands.
+  /** A client's answer to a server-to-client request (legacy era). Late or unknown answers are ignored. */
+  private async clientResponse(req: IncomingMessage, res: ServerResponse, message: JsonRpcResponse): Promise<void> {
+    let owner: string | undefined;
+    if (this.options.sessions === 'stateful') {
+      const sessionId = header(req, 'mcp-session-id');
+      if (sessionId === undefined || !(await this.store.get(sessionId))) {
+        return this.sendError(res, sessionId === undefined ? 400 : 404, null, ErrorCode.InvalidRequest, 'A response to a server request must carry the Mcp-Session-Id of a live session.');
+      }
+      owner = sessionId;
+    }
+    this.broker.resolve(message, owner);
     this.accepted(res);
   }
 
@@ -409,16 +452,64 @@ export class McpHttpHandler {
     const context = await this.legacyContext(req, res, null, header(req, 'mcp-protocol-version'));
     if (!context?.session) return;
     const sessionId = context.session.id;
+    const lastEventId = header(req, 'last-event-id');
+    if (lastEventId !== undefined && this.options.eventStore) {
+      const live = this.liveStreams.get(lastEventId.slice(0, lastEventId.lastIndexOf('.')));
+      if (live) {
+        res.writeHead(200, SSE_HEADERS);
+        res.flushHeaders();
+        this.keepAlive(res);
+        return live.resume(res, sessionId, lastEventId);
+      }
+      const replay = await this.options.eventStore.replay(sessionId, lastEventId);
+      if (replay) {
+        res.writeHead(200, SSE_HEADERS);
+        for (const event of replay.events) writeFlushed(res, `id: ${event.id}\nevent: message\ndata: ${JSON.stringify(event.message)}\n\n`);
+        const standalone = this.getStreams.get(sessionId);
+        if (standalone?.streamId === replay.streamId) {
+          standalone.resume(res, sessionId, `${replay.streamId}.${Number.MAX_SAFE_INTEGER}`);
+          this.keepAlive(res);
+          return;
+        }
+        res.end();
+        return;
+      }
+    }
     this.getStreams.get(sessionId)?.end();
-    res.writeHead(200, SSE_HEADERS);
-    res.flushHeaders();
-    this.getStreams.set(sessionId, res);
-    const keepAlive = setInterval(() => writeFlushed(res, ':\n\n'), this.options.keepAliveMs);
-    keepAlive.unref();
-    res.on('close', () => {
-      clearInterval(keepAlive);
-      if (this.getStreams.get(sessionId) === res) this.getStreams.delete(sessionId);
+    const streamId = this.options.eventStore ? await this.options.eventStore.openStream(sessionId) : undefined;
+    const stream = new SseStream(res, {
+      store: this.options.eventStore,
+      streamId,
+      priming: streamId !== undefined && supportsPrimingEvents(context.protocolVersion),
+      retryMs: this.options.retryMs ?? 1000,
     });
+    this.getStreams.set(sessionId, stream);
+    this.keepAlive(res);
+    res.on('close', () => {
+      if (this.getStreams.get(sessionId) === stream && !stream.detached) stream.detach();
+    });
+  }
+
+  /**
+   * Sends a server-initiated message on a legacy session's GET stream (list changes, resource
+   * updates). Returns false when the session has no open stream.
+   */
+  sendToSession(sessionId: string, message: JsonRpcMessage): boolean {
+    const stream = this.getStreams.get(sessionId);
+    if (!stream || stream.finished) return false;
+    stream.send(message);
+    return true;
+  }
+
+  /** Ids of the sessions with an open GET stream. */
+  sessionsWithStreams(): string[] {
+    return [...this.getStreams.keys()];
+  }
+
+  private keepAlive(res: ServerResponse): void {
+    const timer = setInterval(() => !res.writableEnded && writeFlushed(res, ':\n\n'), this.options.keepAliveMs);
+    timer.unref();
+    res.on('close', () => clearInterval(timer));
   }
 
   private async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -449,39 +540,69 @@ export class McpHttpHandler {
 
   /**
    * Writes a dispatcher stream: one JSON body when the response comes first, otherwise an SSE
-   * stream that the response ends. Closing the connection early unsubscribes (cancellation).
+   * stream that the response ends. A slow call switches to SSE to send keep-alive comments.
+   * Closing the connection early unsubscribes (cancellation), unless the server itself closed a
+   * resumable stream (the client then resumes with Last-Event-ID).
    */
   private respond(
     req: IncomingMessage,
     res: ServerResponse,
-    stream: Observable<JsonRpcMessage>,
+    stream$: Observable<JsonRpcMessage>,
     era: 'legacy' | 'modern',
     sessionId?: string,
     requestId?: JsonRpcId,
+    channel: CallChannel = { detachRequested: false },
+    protocolVersion?: string,
   ): void {
     const accept = header(req, 'accept');
     const sseAllowed = accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*');
-    let streaming = false;
+    const resumable = era === 'legacy' && sessionId !== undefined && this.options.eventStore !== undefined && protocolVersion !== undefined && supportsPrimingEvents(protocolVersion);
     let finished = false;
     let subscription: Subscription | undefined;
     const key = sessionId !== undefined && requestId !== undefined ? `${sessionId}\u0000${String(requestId)}` : undefined;
+    const startSse = (): SseStream => {
+      if (channel.stream) return channel.stream;
+      const streamId = resumable ? this.openStreamSync(sessionId!) : undefined;
+      const stream = new SseStream(res, {
+        store: resumable ? this.options.eventStore : undefined,
+        streamId,
+        priming: resumable,
+        retryMs: this.options.retryMs ?? 1000,
+      });
+      channel.stream = stream;
+      if (streamId !== undefined) this.liveStreams.set(streamId, stream);
+      if (channel.detachRequested) stream.detach();
+      return stream;
+    };
+    const keepAlive = sseAllowed
+      ? setInterval(() => {
+          if (!finished) startSse().comment();
+        }, this.options.keepAliveMs)
+      : undefined;
+    keepAlive?.unref();
     const finish = (): void => {
       finished = true;
+      clearInterval(keepAlive);
       if (key !== undefined) this.inflight.delete(key);
+      const streamId = channel.stream?.streamId;
+      if (streamId !== undefined) this.liveStreams.delete(streamId);
     };
     res.once('close', () => {
-      if (!finished) {
+      if (!finished && !channel.stream?.detached && !channel.detachRequested) {
         finish();
         subscription?.unsubscribe();
       }
     });
-    subscription = stream.subscribe({
+    subscription = stream$.subscribe({
       next: (message) => {
         if (finished) return;
         if (isResponse(message)) {
+          const stream = channel.stream;
           finish();
-          if (streaming) {
-            res.end(sseEvent(JSON.stringify(message)));
+          if (stream) {
+            stream.end(message);
+          } else if (channel.detachRequested && resumable) {
+            startSse().end(message);
           } else {
             const status = era === 'modern' && 'error' in message ? modernErrorStatus(message.error.code) : 200;
             this.sendJson(res, status, message);
@@ -489,20 +610,23 @@ export class McpHttpHandler {
           return;
         }
         if (!sseAllowed) return;
-        if (!streaming) {
-          streaming = true;
-          res.writeHead(200, SSE_HEADERS);
-        }
-        writeFlushed(res, sseEvent(JSON.stringify(message)));
+        startSse().send(message);
       },
       error: () => {
         if (finished) return;
         finish();
-        if (streaming) res.end();
+        if (channel.stream) channel.stream.end();
         else this.sendError(res, 500, requestId ?? null, ErrorCode.InternalError, 'Internal error.');
       },
     });
     if (!finished && key !== undefined) this.inflight.set(key, subscription);
+  }
+
+  /** Stream ids are random, so they can be minted without awaiting a shared store. */
+  private openStreamSync(sessionId: string): string {
+    const opened = this.options.eventStore!.openStream(sessionId);
+    if (typeof opened === 'string') return opened;
+    throw new Error('McpEventStore.openStream must return the stream id synchronously.');
   }
 
   private async readBody(req: IncomingMessage): Promise<BodyOutcome> {

@@ -1,0 +1,130 @@
+import { McpError } from './errors.js';
+import { ErrorCode } from './json-rpc.js';
+import type { JsonObject } from './mcp-types.js';
+import type { ProtocolEra } from './versions.js';
+
+/** Items per page of `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list`. */
+export const DEFAULT_PAGE_SIZE = 100;
+
+/** Longer strings cannot be a cursor this server issued; refusing them early bounds the work. */
+const MAX_CURSOR_LENGTH = 256;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * What a cursor carries: the list it belongs to (`k`), the catalog version it was issued for
+ * (`v`) and the offset of the page it points at (`o`). Clients must treat it as opaque; it is
+ * base64url JSON only so that it stays small and needs no server-side state.
+ */
+interface CursorPayload {
+  k: string;
+  v: number;
+  o: number;
+}
+
+/** Encodes the cursor of the page that starts at `offset`. */
+export function encodeCursor(kind: string, version: number, offset: number): string {
+  const payload: CursorPayload = { k: kind, v: version, o: offset };
+  return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+}
+
+/**
+ * Decodes a request's `cursor` into a page offset. An absent (or `null`) cursor and the empty
+ * string both mean the first page (2026-07-28 says an empty cursor is valid and is not "the end").
+ *
+ * @throws McpError -32602 when the cursor was not issued by this list, or was issued for an older
+ *   catalog version (the list changed, so its pages moved).
+ */
+export function decodeCursor(
+  cursor: unknown,
+  expected: { kind: string; method: string; version: number; pageSize: number; total: number },
+): number {
+  if (cursor === undefined || cursor === null || cursor === '') return 0;
+  const { kind, method, version, pageSize, total } = expected;
+  const invalid = (): McpError =>
+    new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid cursor for ${method}: it is not a cursor this server issued for this list. Send the nextCursor of a previous ${method} result as is, or omit the cursor to get the first page.`,
+    );
+  if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw invalid();
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!isPayload(payload) || payload.k !== kind) throw invalid();
+  if (payload.v !== version) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Expired cursor for ${method}: the list changed after this cursor was issued, so its pages moved. Call ${method} without a cursor to start again from the first page.`,
+    );
+  }
+  if (payload.o % pageSize !== 0 || (payload.o > 0 && payload.o >= total)) throw invalid();
+  return payload.o;
+}
+
+function isPayload(value: unknown): value is CursorPayload {
+  if (typeof value !== 'object' || value === null) return false;
+  const { k, v, o } = value as Record<string, unknown>;
+  return typeof k === 'string' && Number.isSafeInteger(v) && Number.isSafeInteger(o) && (o as number) >= 0;
+}
+
+/** How one paged list is read from the catalog and rendered. */
+export interface PagedListSpec<T> {
+  /** The result key (`tools`, `resources`, `resourceTemplates`, `prompts`); also binds cursors to this list. */
+  key: string;
+  /** The list method, for error messages (`tools/list`). */
+  method: string;
+  pageSize: number;
+  /** The catalog version; a change rebuilds the pages and expires older cursors. */
+  version(): number;
+  /** The items in their deterministic (registration) order. */
+  items(): readonly T[];
+  /** The descriptor of one item as the era advertises it. */
+  describe(item: T, era: ProtocolEra): unknown;
+  /** Completes a modern-era page: cache hints, `resultType` and serverInfo `_meta`. */
+  finishModern(page: JsonObject): JsonObject;
+}
+
+interface PagedState<T> {
+  version: number;
+  items: readonly T[];
+  pages: Record<ProtocolEra, Array<JsonObject | undefined>>;
+}
+
+/**
+ * One list method's pages, built on first request and cached until the catalog version changes,
+ * so that a list request does no work beyond decoding its cursor.
+ */
+export class PagedList<T> {
+  private state?: PagedState<T>;
+
+  constructor(private readonly spec: PagedListSpec<T>) {}
+
+  /** The page a request's `cursor` points at, for its era. */
+  page(cursor: unknown, era: ProtocolEra): JsonObject {
+    const { spec } = this;
+    const version = spec.version();
+    let state = this.state;
+    if (!state || state.version !== version) {
+      state = { version, items: spec.items(), pages: { legacy: [], modern: [] } };
+      this.state = state;
+    }
+    const offset = decodeCursor(cursor, {
+      kind: spec.key,
+      method: spec.method,
+      version,
+      pageSize: spec.pageSize,
+      total: state.items.length,
+    });
+    const index = offset / spec.pageSize;
+    const cached = state.pages[era][index];
+    if (cached) return cached;
+    const end = offset + spec.pageSize;
+    const body: JsonObject = { [spec.key]: state.items.slice(offset, end).map((item) => spec.describe(item, era)) };
+    if (end < state.items.length) body.nextCursor = encodeCursor(spec.key, version, end);
+    const page = era === 'modern' ? spec.finishModern(body) : body;
+    state.pages[era][index] = page;
+    return page;
+  }
+}

@@ -1,4 +1,9 @@
 export const MCP_TOOL_METADATA = 'mcp:tool';
+export const MCP_RESOURCE_METADATA = 'mcp:resource';
+export const MCP_RESOURCE_TEMPLATE_METADATA = 'mcp:resource-template';
+export const MCP_PROMPT_METADATA = 'mcp:prompt';
+/** A list: one method may complete several arguments. */
+export const MCP_COMPLETE_METADATA = 'mcp:complete';
 /** Nest's own route-arguments key: sharing it lets `createParamDecorator` decorators work on tools. */
 export const MCP_PARAM_ARGS_METADATA = '__routeArguments__';
 export const MCP_DEFAULT_PATH = 'mcp';
@@ -8,6 +13,7 @@ export const MCP_MODULE_ID = Symbol('MCP_MODULE_ID');
 export const MCP_SERVER = Symbol('MCP_SERVER');
 export const MCP_HTTP_HANDLER = Symbol('MCP_HTTP_HANDLER');
 export const MCP_SESSION_STORE = Symbol('MCP_SESSION_STORE');
+export const MCP_NOTIFICATION_BUS = Symbol('MCP_NOTIFICATION_BUS');
 
 /** Parameter kinds of the module's parameter decorators (kept clear of Nest's RouteParamtypes). */
 export enum McpParamtype {

@@ -28,3 +28,57 @@ export const SCHEMA_FAILED = (site: string, message: string) => `Cannot build th
 
 export const ENDPOINT_READY = (path: string, tools: number) =>
   `MCP endpoint /${path} ready with ${tools} tool${tools === 1 ? '' : 's'}.`;
+
+export const INVALID_RESOURCE_URI = (uri: string, site: string, problem: string) =>
+  `Resource URI ${JSON.stringify(uri)} declared by "${site}" is invalid: ${problem}. Give an absolute RFC 3986 URI such as "docs://readme" or "file:///srv/report.csv".`;
+
+export const INVALID_RESOURCE_OPTION = (site: string, problem: string) =>
+  `Resource "${site}" has an invalid option: ${problem}.`;
+
+export const INVALID_URI_TEMPLATE = (template: string, site: string, problem: string) =>
+  `Resource template ${JSON.stringify(template)} declared by "${site}" is invalid: ${problem}`;
+
+export const TEMPLATE_DTO_MISMATCH = (site: string, template: string, problem: string) =>
+  `The variables DTO of resource template "${template}" (declared by "${site}") does not fit the template: ${problem}. Give the DTO exactly one property per template variable.`;
+
+export const DUPLICATE_RESOURCE = (uri: string, first: string, second: string) =>
+  `Resource "${uri}" is declared twice: by "${first}" and by "${second}". Resource URIs must be unique within one McpModule.`;
+
+export const DUPLICATE_RESOURCE_TEMPLATE = (template: string, first: string, second: string) =>
+  `Resource template "${template}" is declared twice: by "${first}" and by "${second}". Templates must be unique within one McpModule.`;
+
+export const RESOURCE_SHADOWED = (uri: string, uriSite: string, template: string, templateSite: string) =>
+  `Resource "${uri}" (declared by "${uriSite}") is shadowed by resource template "${template}" (declared by "${templateSite}"), which also matches that URI, so a read could mean either. Change the URI or the template so that they do not overlap (for example give the template a different literal prefix).`;
+
+export const INVALID_PROMPT_NAME = (name: string, site: string, pattern: RegExp) =>
+  `Prompt name ${JSON.stringify(name)} declared by "${site}" does not match ${String(pattern)}. Rename it with @Prompt({ name }): letters, digits, "_", "-" and "." up to 128 characters.`;
+
+export const PROMPT_NEEDS_DESCRIPTION = (name: string, site: string) =>
+  `Prompt "${name}" declared by "${site}" has no description. Add @Prompt({ description }): clients show it when users pick a prompt.`;
+
+export const PROMPT_ARGUMENT_NOT_FLAT = (site: string, property: string) =>
+  `Prompt "${site}" cannot use "${property}" as an argument: prompt arguments arrive as flat strings, so each DTO property must be a string, number, integer, boolean or enum. Move nested objects and arrays out of the arguments DTO.`;
+
+export const DUPLICATE_PROMPT = (name: string, first: string, second: string) =>
+  `Prompt "${name}" is declared twice: by "${first}" and by "${second}". Prompt names must be unique within one McpModule; rename one with @Prompt({ name }).`;
+
+export const RUNTIME_DUPLICATE = (what: string, key: string, remove: string) =>
+  `${what} "${key}" is already registered. Remove it first with McpRegistry.${remove}(${JSON.stringify(key)}) or pick another one.`;
+
+export const MULTIPLE_ARGS_PARAMS_OF = (site: string, what: string) =>
+  `"${site}" has more than one @Args() parameter that takes the whole object. A ${what} receives one object; use a single DTO, or @Args('name') for single values.`;
+
+export const COMPLETE_UNKNOWN_TARGET = (site: string, target: string, known: string[]) =>
+  `@Complete on "${site}" points at ${target}, which is not registered. ${known.length ? `Registered: ${known.join(', ')}.` : 'None are registered.'} Fix the name (templates are matched by their exact uriTemplate).`;
+
+export const COMPLETE_UNKNOWN_ARGUMENT = (site: string, target: string, argument: string, known: string[]) =>
+  `@Complete on "${site}" completes argument "${argument}" of ${target}, which has no such argument. Its arguments: ${known.map((k) => `"${k}"`).join(', ') || 'none'}.`;
+
+export const DUPLICATE_COMPLETER = (target: string, argument: string, first: string, second: string) =>
+  `Argument "${argument}" of ${target} has two completers: "${first}" and "${second}". Keep one.`;
+
+export const REQUEST_SCOPED_HANDLER = (site: string) =>
+  `"${site}" is declared on a request-scoped provider (or one that depends on a request-scoped provider). Request-scoped MCP providers are not supported yet: make the provider a singleton and inject request data through @Ctx().request.`;
+
+export const AMBIGUOUS_ARGS = (site: string, what: string) =>
+  `Cannot tell the arguments DTO of ${what} "${site}": the @Args() parameter's type is not a class (interfaces, unions and primitives vanish at runtime). Declare it with { args: SomeDto } or type the parameter with a DTO class.`;

@@ -11,6 +11,7 @@ import {
   MCP_ENDPOINT_PATH,
   MCP_HTTP_HANDLER,
   MCP_MODULE_ID,
+  MCP_NOTIFICATION_BUS,
   MCP_RESOLVED_OPTIONS,
   MCP_SERVER,
   MCP_SESSION_STORE,
@@ -27,6 +28,7 @@ import { McpServer } from './protocol/server.js';
 import type { InteractionSupport } from './protocol/context.js';
 import { InMemoryReplayGuard, RequestStateCodec } from './protocol/interaction.js';
 import { InMemoryEventStore } from './protocol/event-store.js';
+import { InProcessNotificationBus, type McpNotificationBus } from './protocol/notification-bus.js';
 import { ElicitationSchemas } from './schema/elicitation-schema.js';
 import { InMemorySessionStore, type McpSessionStore } from './protocol/session-store.js';
 import { McpHttpHandler } from './transport/http-handler.js';
@@ -42,7 +44,7 @@ const coreProviders: Provider[] = [
   McpExplorer,
   {
     provide: MCP_SERVER,
-    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry) => {
+    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus) => {
       const logger = new Logger('McpServer');
       return new McpServer(
         {
@@ -54,11 +56,17 @@ const coreProviders: Provider[] = [
           logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
           interaction: interactionSupport(options),
           requestState: new RequestStateCodec(options.requestState.secret, options.requestState.ttlMs, new InMemoryReplayGuard()),
+          bus,
         },
         registry,
       );
     },
-    inject: [MCP_RESOLVED_OPTIONS, McpRegistry],
+    inject: [MCP_RESOLVED_OPTIONS, McpRegistry, MCP_NOTIFICATION_BUS],
+  },
+  {
+    provide: MCP_NOTIFICATION_BUS,
+    useFactory: (options: ResolvedMcpOptions): McpNotificationBus => options.notificationBus ?? new InProcessNotificationBus(),
+    inject: [MCP_RESOLVED_OPTIONS],
   },
   {
     provide: MCP_SESSION_STORE,

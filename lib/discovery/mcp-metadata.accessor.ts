@@ -1,6 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { MCP_PARAM_ARGS_METADATA, MCP_TOOL_METADATA, McpParamtype } from '../mcp.constants.js';
+import {
+  MCP_COMPLETE_METADATA,
+  MCP_PARAM_ARGS_METADATA,
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_TOOL_METADATA,
+  McpParamtype,
+} from '../mcp.constants.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
+import type { ResourceMetadata, ResourceTemplateMetadata } from '../decorators/resource.decorator.js';
+import type { PromptMetadata } from '../decorators/prompt.decorator.js';
+import type { CompleteMetadata } from '../decorators/complete.decorator.js';
+
+const MCP_METHOD_KEYS = [MCP_TOOL_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA, MCP_PROMPT_METADATA, MCP_COMPLETE_METADATA];
 
 /** The only reader of the module's metadata keys. */
 @Injectable()
@@ -8,6 +21,50 @@ export class McpMetadataAccessor {
   getToolMetadata(target: unknown): ToolMetadata | undefined {
     if (typeof target !== 'function') return undefined;
     return Reflect.getMetadata(MCP_TOOL_METADATA, target) as ToolMetadata | undefined;
+  }
+
+  getResourceMetadata(target: unknown): ResourceMetadata | undefined {
+    return typeof target === 'function' ? (Reflect.getMetadata(MCP_RESOURCE_METADATA, target) as ResourceMetadata | undefined) : undefined;
+  }
+
+  getResourceTemplateMetadata(target: unknown): ResourceTemplateMetadata | undefined {
+    return typeof target === 'function'
+      ? (Reflect.getMetadata(MCP_RESOURCE_TEMPLATE_METADATA, target) as ResourceTemplateMetadata | undefined)
+      : undefined;
+  }
+
+  getPromptMetadata(target: unknown): PromptMetadata | undefined {
+    return typeof target === 'function' ? (Reflect.getMetadata(MCP_PROMPT_METADATA, target) as PromptMetadata | undefined) : undefined;
+  }
+
+  /** Every `@Complete()` on the method (one method may complete several arguments). */
+  getCompleteMetadata(target: unknown): CompleteMetadata[] {
+    if (typeof target !== 'function') return [];
+    return (Reflect.getMetadata(MCP_COMPLETE_METADATA, target) as CompleteMetadata[] | undefined) ?? [];
+  }
+
+  /** True when the method carries any of the module's method decorators. */
+  hasMcpMetadata(target: unknown): boolean {
+    return typeof target === 'function' && MCP_METHOD_KEYS.some((key) => Reflect.hasMetadata(key, target));
+  }
+
+  /** The method's `@Args()` parameters with their property name (undefined = the whole object). */
+  getArgsParams(owner: object, methodName: string): Array<{ index: number; data: unknown }> {
+    const metadata: Record<string, { index: number; data?: unknown }> | undefined = Reflect.getMetadata(
+      MCP_PARAM_ARGS_METADATA,
+      owner,
+      methodName,
+    );
+    if (!metadata) return [];
+    return Object.entries(metadata)
+      .filter(([key]) => key.startsWith(`${McpParamtype.ARGS}:`))
+      .map(([, value]) => ({ index: value.index, data: value.data }));
+  }
+
+  /** Indices of every decorated parameter of the method (ours, Nest's custom ones alike). */
+  getDecoratedParamIndices(owner: object, methodName: string): Set<number> {
+    const metadata: Record<string, { index: number }> | undefined = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, owner, methodName);
+    return new Set(Object.values(metadata ?? {}).map((value) => value.index));
   }
 
   /** Indices of the method's `@Args()` parameters. */

@@ -7,6 +7,9 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import type { McpCall } from '../execution/mcp-call.interface.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
+import { Args } from '../decorators/params.decorators.js';
+import type { Completer, CompletionTarget } from '../protocol/catalog.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
 import { ToolRuntimeFactory, type ToolDefinition } from './tool-runtime.factory.js';
@@ -45,6 +48,7 @@ export class McpExplorer implements OnModuleInit {
     const scope = this.options.include ? { include: this.options.include as Function[] } : {};
     const wrappers = [...this.discovery.getProviders(scope), ...this.discovery.getControllers(scope)];
     const seen = new Set<object>();
+    const completers: PendingCompleter[] = [];
     for (const wrapper of wrappers) {
       if (wrapper.isAlias) continue;
       const instance = wrapper.instance as object | undefined;
@@ -56,6 +60,7 @@ export class McpExplorer implements OnModuleInit {
       seen.add(instance);
       const className = classNameOf(wrapper, instance);
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+        this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}`, completers);
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
         if (!metadata) continue;
         const site = `${className}#${methodName}`;
@@ -71,7 +76,109 @@ export class McpExplorer implements OnModuleInit {
         this.registry.register(runtime, site);
       }
     }
+    // Completers attach once every prompt and template is known, wherever it was declared.
+    for (const { target, argument, completer, site } of completers) this.registry.registerCompleter(target, argument, completer, site);
     this.logger.log(`Discovered ${this.registry.tools().length} MCP tool(s): ${this.registry.toolNames().join(', ') || 'none'}`);
+    const { resources, templates, prompts } = {
+      resources: this.registry.resources().length,
+      templates: this.registry.resourceTemplates().length,
+      prompts: this.registry.prompts().length,
+    };
+    if (resources + templates + prompts > 0) {
+      this.logger.log(`Discovered ${resources} MCP resource(s), ${templates} resource template(s), ${prompts} prompt(s).`);
+    }
+  }
+
+  /** Registers the `@Resource()`, `@ResourceTemplate()`, `@Prompt()` and `@Complete()` of one method. */
+  private exploreFeatures(
+    wrapper: InstanceWrapper,
+    instance: object,
+    prototype: object,
+    methodName: string,
+    site: string,
+    completers: PendingCompleter[],
+  ): void {
+    const method = (prototype as Record<string, unknown>)[methodName];
+    const resource = this.accessor.getResourceMetadata(method);
+    const template = this.accessor.getResourceTemplateMetadata(method);
+    const prompt = this.accessor.getPromptMetadata(method);
+    const completes = this.accessor.getCompleteMetadata(method);
+    if (!resource && !template && !prompt && completes.length === 0) return;
+    if (!wrapper.isDependencyTreeStatic()) throw new Error(messages.REQUEST_SCOPED_HANDLER(site));
+    const registry = this.registry;
+    if (completes.length > 0) this.bindCompletionParams(prototype, methodName);
+    const invoker = this.handlers.create(instance, methodName);
+    if (resource) {
+      const { methodName: _m, name, ...rest } = resource;
+      const runtime = registry.resourceFactory.buildResource(
+        { ...rest, name: name ?? toSnakeCase(methodName) },
+        (context) => invoker({ method: 'resources/read', name: rest.uri, rawArguments: {}, arguments: {}, context } satisfies McpCall),
+        site,
+      );
+      registry.registerResource(runtime, site);
+    }
+    if (template) {
+      const { methodName: _m, name, args, ...rest } = template;
+      const runtime = registry.resourceFactory.buildTemplate(
+        { ...rest, name: name ?? toSnakeCase(methodName), args: args ?? this.argsDto(prototype, methodName, site, 'resource template', false) },
+        (variables, raw, uri, context) =>
+          invoker({ method: 'resources/read', name: uri, rawArguments: raw as JsonObject, arguments: variables, context } satisfies McpCall),
+        site,
+      );
+      registry.registerResourceTemplate(runtime, site);
+    }
+    if (prompt) {
+      const { methodName: _m, name: declaredName, args, ...rest } = prompt;
+      const name = declaredName ?? toSnakeCase(methodName);
+      const runtime = registry.promptFactory.build(
+        { ...rest, name, args: args ?? this.argsDto(prototype, methodName, site, 'prompt', true) },
+        (values, rawArguments, context) =>
+          invoker({ method: 'prompts/get', name, rawArguments, arguments: values, context } satisfies McpCall),
+        site,
+      );
+      registry.registerPrompt(runtime, site);
+    }
+    for (const { target, argument } of completes) {
+      const name = target.kind === 'prompt' ? target.name : target.uriTemplate;
+      completers.push({
+        target,
+        argument,
+        site,
+        completer: (request, context) =>
+          invoker({
+            method: 'completion/complete',
+            name,
+            rawArguments: { argument: { name: request.argument, value: request.value }, context: request.context },
+            arguments: request,
+            context,
+          } satisfies McpCall),
+      });
+    }
+  }
+
+  /**
+   * The DTO of a whole-object `@Args()` parameter, when its type is a class. Without one a
+   * template gets its variables as strings; a prompt takes no arguments.
+   */
+  private argsDto(prototype: object, methodName: string, site: string, what: string, strict: boolean): Type<unknown> | undefined {
+    const whole = this.accessor.getArgsParams(prototype.constructor, methodName).filter((p) => p.data === undefined);
+    if (whole.length > 1) throw new Error(messages.MULTIPLE_ARGS_PARAMS_OF(site, what));
+    if (whole.length === 0) return undefined;
+    const paramtypes: unknown[] = Reflect.getMetadata('design:paramtypes', prototype, methodName) ?? [];
+    const type = paramtypes[whole[0]!.index];
+    if (typeof type === 'function' && !PRIMITIVES.has(type)) return type as Type<unknown>;
+    if (strict) throw new Error(messages.AMBIGUOUS_ARGS(site, what));
+    return undefined;
+  }
+
+  /**
+   * A completer's first two parameters receive the typed value and the context without
+   * decorators; parameters the user decorated keep their decorator.
+   */
+  private bindCompletionParams(prototype: object, methodName: string): void {
+    const decorated = this.accessor.getDecoratedParamIndices(prototype.constructor, methodName);
+    if (!decorated.has(0)) Args('value')(prototype, methodName, 0);
+    if (!decorated.has(1)) Args('context')(prototype, methodName, 1);
   }
 
   private definition(metadata: ToolMetadata, prototype: object, methodName: string, site: string): ToolDefinition {
@@ -92,7 +199,7 @@ export class McpExplorer implements OnModuleInit {
     const prototype = metatype?.prototype as object | undefined;
     if (!prototype) return;
     for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-      if (this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName])) {
+      if (this.accessor.hasMcpMetadata((prototype as Record<string, unknown>)[methodName])) {
         throw new Error(messages.REQUEST_SCOPED_TOOL(`${metatype!.name}#${methodName}`));
       }
     }
@@ -102,4 +209,11 @@ export class McpExplorer implements OnModuleInit {
 function classNameOf(wrapper: InstanceWrapper, instance: object): string {
   const ctorName = (Object.getPrototypeOf(instance) as { constructor?: { name?: string } }).constructor?.name;
   return ctorName && ctorName !== 'Object' ? ctorName : String(wrapper.name ?? 'provider');
+}
+
+interface PendingCompleter {
+  target: CompletionTarget;
+  argument: string;
+  completer: Completer;
+  site: string;
 }

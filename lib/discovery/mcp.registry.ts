@@ -1,17 +1,90 @@
 import { Injectable, Type } from '@nestjs/common';
 import { Subject } from 'rxjs';
-import type { McpCatalog, ToolRuntime } from '../protocol/catalog.js';
+import type {
+  CompletableArgument,
+  Completer,
+  CompletionTarget,
+  McpFeatureCatalog,
+  PromptRuntime,
+  ResourceRuntime,
+  ResourceTemplateRuntime,
+  ToolRuntime,
+} from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
+import type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
+import type { PromptOptions } from '../decorators/prompt.decorator.js';
+import type { CompletionContext } from '../decorators/complete.decorator.js';
 import * as messages from '../mcp.messages.js';
 import { ToolRuntimeFactory, toObservable } from './tool-runtime.factory.js';
+import { ResourceRuntimeFactory } from './resource-runtime.factory.js';
+import { PromptRuntimeFactory } from './prompt-runtime.factory.js';
 
-/** @publicApi */
-export interface McpRegistryChange {
-  kind: 'tools';
-  type: 'added' | 'removed';
+/**
+ * What `McpRegistry.changes$` emits: a list changed (`name` is the tool or prompt name, or the
+ * resource URI or URI template), or a resource's content changed (`notifyResourceUpdated`).
+ *
+ * @publicApi
+ */
+export type McpRegistryChange =
+  | { kind: 'tools' | 'resources' | 'prompts'; type: 'added' | 'removed'; name: string }
+  | { kind: 'resource-updated'; uri: string };
+
+/**
+ * A completer given inline to a dynamic prompt or template: the text typed so far and the
+ * arguments already filled in; returns a string array (or `{ values, total?, hasMore? }`), as a
+ * value, Promise or Observable.
+ *
+ * @publicApi
+ */
+export type CompleteFunction = (value: string, context: CompletionContext, ctx: McpContext) => unknown;
+
+/**
+ * A resource added at runtime; it goes through the same checks as a decorated one.
+ *
+ * @publicApi
+ */
+export interface DynamicResourceDefinition extends Omit<ResourceOptions, 'name'> {
   name: string;
+  /** Returns the contents, as for `@Resource()` methods. */
+  handler: (ctx: McpContext) => unknown;
+}
+
+/**
+ * A resource template added at runtime; it goes through the same checks as a decorated one.
+ *
+ * @publicApi
+ */
+export interface DynamicResourceTemplateDefinition<TVars = Record<string, string | string[]>>
+  extends Omit<ResourceTemplateOptions, 'name' | 'args'> {
+  name: string;
+  /** A DTO class for the variables (cast and validated); without one they arrive as strings. */
+  args?: Type<TVars>;
+  /** Returns the contents of the resource `uri` names, as for `@ResourceTemplate()` methods. */
+  handler: (variables: TVars, uri: string, ctx: McpContext) => unknown;
+  /** Completers by variable name. */
+  complete?: Record<string, CompleteFunction>;
+}
+
+/**
+ * A prompt added at runtime; it goes through the same checks as a decorated one.
+ *
+ * @publicApi
+ */
+export interface DynamicPromptDefinition<TArgs = Record<string, never>> extends Omit<PromptOptions, 'name' | 'args'> {
+  name: string;
+  /** A DTO class for the arguments (advertised, cast and validated). */
+  args?: Type<TArgs>;
+  /** Renders the prompt, as for `@Prompt()` methods. */
+  handler: (args: TArgs, ctx: McpContext) => unknown;
+  /** Completers by argument name. */
+  complete?: Record<string, CompleteFunction>;
+}
+
+interface Registered<T> {
+  runtime: T;
+  site: string;
 }
 
 /**
@@ -33,11 +106,22 @@ export interface DynamicToolDefinition<TArgs = unknown> extends Omit<ToolOptions
  * @publicApi
  */
 @Injectable()
-export class McpRegistry implements McpCatalog {
+export class McpRegistry implements McpFeatureCatalog {
   private readonly toolMap = new Map<string, { runtime: ToolRuntime; site: string }>();
   private toolList: ToolRuntime[] = [];
   private changeCount = 0;
   private readonly changeSubject = new Subject<McpRegistryChange>();
+  private readonly resourceMap = new Map<string, Registered<ResourceRuntime>>();
+  private resourceList: ResourceRuntime[] = [];
+  private readonly templateMap = new Map<string, Registered<ResourceTemplateRuntime>>();
+  private templateList: ResourceTemplateRuntime[] = [];
+  private readonly promptMap = new Map<string, Registered<PromptRuntime>>();
+  private promptList: PromptRuntime[] = [];
+  private readonly completers = new Map<string, { completer: Completer; site: string; inline: boolean }>();
+  /** @internal */
+  readonly resourceFactory = new ResourceRuntimeFactory();
+  /** @internal */
+  readonly promptFactory = new PromptRuntimeFactory();
   /** @internal */
   factory!: ToolRuntimeFactory;
   /** @internal */
@@ -95,4 +179,206 @@ export class McpRegistry implements McpCatalog {
     this.toolList = [...this.toolList, runtime];
     this.changeCount++;
   }
+
+  resources(): readonly ResourceRuntime[] {
+    return this.resourceList;
+  }
+
+  resource(uri: string): ResourceRuntime | undefined {
+    return this.resourceMap.get(uri)?.runtime;
+  }
+
+  resourceTemplates(): readonly ResourceTemplateRuntime[] {
+    return this.templateList;
+  }
+
+  resourceTemplate(uriTemplate: string): ResourceTemplateRuntime | undefined {
+    return this.templateMap.get(uriTemplate)?.runtime;
+  }
+
+  prompts(): readonly PromptRuntime[] {
+    return this.promptList;
+  }
+
+  prompt(name: string): PromptRuntime | undefined {
+    return this.promptMap.get(name)?.runtime;
+  }
+
+  completer(target: CompletionTarget, argument: string): Completer | undefined {
+    return this.completers.get(completerKey(target, argument))?.completer;
+  }
+
+  /** Adds a resource at runtime; clients are told the resource list changed. */
+  addResource(definition: DynamicResourceDefinition): void {
+    const { handler, ...rest } = definition;
+    if (this.resourceMap.has(definition.uri)) throw new Error(messages.RUNTIME_DUPLICATE('Resource', definition.uri, 'removeResource'));
+    const site = `McpRegistry.addResource(${definition.uri})`;
+    this.registerResource(this.resourceFactory.buildResource(rest, (ctx) => toObservable(handler(ctx)), site), site);
+    this.changeSubject.next({ kind: 'resources', type: 'added', name: definition.uri });
+  }
+
+  /** Removes a resource; returns false when there was none at that URI. */
+  removeResource(uri: string): boolean {
+    if (!this.resourceMap.delete(uri)) return false;
+    this.resourceList = this.resourceList.filter((r) => r.uri !== uri);
+    this.changeCount++;
+    this.changeSubject.next({ kind: 'resources', type: 'removed', name: uri });
+    return true;
+  }
+
+  /** Adds a resource template at runtime; clients are told the resource list changed. */
+  addResourceTemplate<TVars = Record<string, string | string[]>>(definition: DynamicResourceTemplateDefinition<TVars>): void {
+    const { handler, complete, ...rest } = definition;
+    const key = definition.uriTemplate;
+    if (this.templateMap.has(key)) throw new Error(messages.RUNTIME_DUPLICATE('Resource template', key, 'removeResourceTemplate'));
+    const site = `McpRegistry.addResourceTemplate(${key})`;
+    const runtime = this.resourceFactory.buildTemplate(
+      rest,
+      (variables, _raw, uri, ctx) => toObservable(handler(variables as TVars, uri, ctx)),
+      site,
+    );
+    const target: CompletionTarget = { kind: 'resourceTemplate', uriTemplate: key };
+    const inline = this.inlineCompleters(target, runtime.arguments, complete, site);
+    this.registerResourceTemplate(runtime, site);
+    for (const [argument, completer] of inline) this.completers.set(completerKey(target, argument), { completer, site, inline: true });
+    this.changeSubject.next({ kind: 'resources', type: 'added', name: key });
+  }
+
+  /** Removes a resource template (by its exact uriTemplate); returns false when there was none. */
+  removeResourceTemplate(uriTemplate: string): boolean {
+    if (!this.templateMap.delete(uriTemplate)) return false;
+    this.templateList = this.templateList.filter((t) => t.uriTemplate !== uriTemplate);
+    this.dropInlineCompleters({ kind: 'resourceTemplate', uriTemplate });
+    this.changeCount++;
+    this.changeSubject.next({ kind: 'resources', type: 'removed', name: uriTemplate });
+    return true;
+  }
+
+  /** Adds a prompt at runtime; clients are told the prompt list changed. */
+  addPrompt<TArgs = Record<string, never>>(definition: DynamicPromptDefinition<TArgs>): void {
+    const { handler, complete, ...rest } = definition;
+    if (this.promptMap.has(definition.name)) throw new Error(messages.RUNTIME_DUPLICATE('Prompt', definition.name, 'removePrompt'));
+    const site = `McpRegistry.addPrompt(${definition.name})`;
+    const runtime = this.promptFactory.build(rest, (args, _raw, ctx) => toObservable(handler(args as TArgs, ctx)), site);
+    const target: CompletionTarget = { kind: 'prompt', name: definition.name };
+    const inline = this.inlineCompleters(target, runtime.arguments, complete, site);
+    this.registerPrompt(runtime, site);
+    for (const [argument, completer] of inline) this.completers.set(completerKey(target, argument), { completer, site, inline: true });
+    this.changeSubject.next({ kind: 'prompts', type: 'added', name: definition.name });
+  }
+
+  /** Removes a prompt; returns false when there was none by that name. */
+  removePrompt(name: string): boolean {
+    if (!this.promptMap.delete(name)) return false;
+    this.promptList = this.promptList.filter((p) => p.name !== name);
+    this.dropInlineCompleters({ kind: 'prompt', name });
+    this.changeCount++;
+    this.changeSubject.next({ kind: 'prompts', type: 'removed', name });
+    return true;
+  }
+
+  /**
+   * Tells subscribed clients that the content of a resource changed (they read it again). Use it
+   * for fixed URIs and for URIs a template serves alike; the catalog itself is unchanged.
+   */
+  notifyResourceUpdated(uri: string): void {
+    if (typeof uri !== 'string' || uri.length === 0) {
+      throw new Error('McpRegistry.notifyResourceUpdated needs the URI of the resource that changed, as a non-empty string.');
+    }
+    this.changeSubject.next({ kind: 'resource-updated', uri });
+  }
+
+  /** @internal Registers a built resource, failing on a duplicate URI or one a template shadows. */
+  registerResource(runtime: ResourceRuntime, site: string): void {
+    const existing = this.resourceMap.get(runtime.uri);
+    if (existing) throw new Error(messages.DUPLICATE_RESOURCE(runtime.uri, existing.site, site));
+    for (const { runtime: template, site: templateSite } of this.templateMap.values()) {
+      if (template.template.match(runtime.uri)) {
+        throw new Error(messages.RESOURCE_SHADOWED(runtime.uri, site, template.uriTemplate, templateSite));
+      }
+    }
+    this.resourceMap.set(runtime.uri, { runtime, site });
+    this.resourceList = [...this.resourceList, runtime];
+    this.changeCount++;
+  }
+
+  /** @internal Registers a built template, failing on a duplicate or on a resource it would shadow. */
+  registerResourceTemplate(runtime: ResourceTemplateRuntime, site: string): void {
+    const existing = this.templateMap.get(runtime.uriTemplate);
+    if (existing) throw new Error(messages.DUPLICATE_RESOURCE_TEMPLATE(runtime.uriTemplate, existing.site, site));
+    for (const { runtime: resource, site: resourceSite } of this.resourceMap.values()) {
+      if (runtime.template.match(resource.uri)) {
+        throw new Error(messages.RESOURCE_SHADOWED(resource.uri, resourceSite, runtime.uriTemplate, site));
+      }
+    }
+    this.templateMap.set(runtime.uriTemplate, { runtime, site });
+    this.templateList = [...this.templateList, runtime];
+    this.changeCount++;
+  }
+
+  /** @internal Registers a built prompt, failing on a duplicate name. */
+  registerPrompt(runtime: PromptRuntime, site: string): void {
+    const existing = this.promptMap.get(runtime.name);
+    if (existing) throw new Error(messages.DUPLICATE_PROMPT(runtime.name, existing.site, site));
+    this.promptMap.set(runtime.name, { runtime, site });
+    this.promptList = [...this.promptList, runtime];
+    this.changeCount++;
+  }
+
+  /**
+   * @internal Registers a decorated completer once discovery is done, failing when its prompt or
+   * template, or the argument, does not exist, or when the argument already has a completer.
+   */
+  registerCompleter(target: CompletionTarget, argument: string, completer: Completer, site: string): void {
+    const args = this.targetArguments(target);
+    const label = describeTarget(target);
+    if (!args) {
+      const known =
+        target.kind === 'prompt'
+          ? this.promptList.map((p) => `"${p.name}"`)
+          : this.templateList.map((t) => `"${t.uriTemplate}"`);
+      throw new Error(messages.COMPLETE_UNKNOWN_TARGET(site, label, known));
+    }
+    if (!args.some((a) => a.name === argument)) {
+      throw new Error(messages.COMPLETE_UNKNOWN_ARGUMENT(site, label, argument, args.map((a) => a.name)));
+    }
+    const key = completerKey(target, argument);
+    const existing = this.completers.get(key);
+    if (existing) throw new Error(messages.DUPLICATE_COMPLETER(label, argument, existing.site, site));
+    this.completers.set(key, { completer, site, inline: false });
+  }
+
+  private targetArguments(target: CompletionTarget): readonly CompletableArgument[] | undefined {
+    return target.kind === 'prompt' ? this.prompt(target.name)?.arguments : this.resourceTemplate(target.uriTemplate)?.arguments;
+  }
+
+  private inlineCompleters(
+    target: CompletionTarget,
+    args: readonly CompletableArgument[],
+    complete: Record<string, CompleteFunction> | undefined,
+    site: string,
+  ): Array<[string, Completer]> {
+    const out: Array<[string, Completer]> = [];
+    for (const [argument, fn] of Object.entries(complete ?? {})) {
+      if (!args.some((a) => a.name === argument)) {
+        throw new Error(messages.COMPLETE_UNKNOWN_ARGUMENT(site, describeTarget(target), argument, args.map((a) => a.name)));
+      }
+      if (typeof fn !== 'function') throw new Error(`${site}: complete.${argument} must be a function.`);
+      out.push([argument, (request, ctx) => toObservable(fn(request.value, request.context, ctx))]);
+    }
+    return out;
+  }
+
+  private dropInlineCompleters(target: CompletionTarget): void {
+    const prefix = completerKey(target, '');
+    for (const [key, entry] of this.completers) if (entry.inline && key.startsWith(prefix)) this.completers.delete(key);
+  }
+}
+
+function completerKey(target: CompletionTarget, argument: string): string {
+  return `${target.kind}\u0000${target.kind === 'prompt' ? target.name : target.uriTemplate}\u0000${argument}`;
+}
+
+function describeTarget(target: CompletionTarget): string {
+  return target.kind === 'prompt' ? `prompt "${target.name}"` : `resource template "${target.uriTemplate}"`;
 }

@@ -3,6 +3,7 @@ import type { CacheHint, McpIcon } from '../protocol/mcp-types.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpSessionStore } from '../protocol/session-store.js';
 import type { McpEventStore } from '../protocol/event-store.js';
+import type { McpNotificationBus } from '../protocol/notification-bus.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.
@@ -74,6 +75,11 @@ export interface McpModuleOptions {
    * @default 15000
    */
   keepAliveMs?: number;
+  /**
+   * Fans change notifications (list changes, resource updates) out to every open stream.
+   * @default an in-process bus (one instance)
+   */
+  notificationBus?: McpNotificationBus;
   /**
    * How long a legacy-era call waits for the client to answer an elicitation, sampling or roots
    * request before it fails with a tool error.

@@ -37,6 +37,14 @@ export interface RequestEnvelope {
   broker?: ServerRequestBroker;
   /** Legacy era: ends the call's SSE response early; the client resumes with Last-Event-ID. */
   closeStream?(): void;
+  /**
+   * Legacy era: records a `resources/subscribe` of this session (the caller then delivers
+   * `notifications/resources/updated` for that URI). Undefined = subscriptions are accepted but
+   * not tracked.
+   */
+  subscribe?(uri: string): void | Promise<void>;
+  /** Legacy era: records a `resources/unsubscribe` of this session. */
+  unsubscribe?(uri: string): void | Promise<void>;
 }
 
 /**
@@ -268,6 +276,11 @@ export class McpContext {
     const params: JsonObject = { level, data };
     if (logger !== undefined) params.logger = logger;
     this.emit({ jsonrpc: '2.0', method: 'notifications/message', params });
+  }
+
+  /** @internal Sends a notification on this request's stream (used by long-lived methods). */
+  notify(method: string, params: JsonObject): void {
+    if (!this.closed) this.emit({ jsonrpc: '2.0', method, params });
   }
 
   /** @internal Called by the dispatcher once the result is sent: nothing may follow it. */

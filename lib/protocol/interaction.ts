@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { McpError } from './errors.js';
+import { McpError, ToolError } from './errors.js';
 import { ErrorCode, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
 
@@ -109,9 +109,9 @@ export class ServerRequestBroker {
   }
 }
 
-export class McpTimeoutError extends Error {
+export class McpTimeoutError extends ToolError {
   constructor(what: string, ms: number) {
-    super(`The client did not answer ${what} within ${ms} ms.`);
+    super(`The client did not answer "${what}" within ${ms} ms, so the call gave up. Ask again, or raise McpModule's clientRequestTimeoutMs.`);
     this.name = 'McpTimeoutError';
   }
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Observable, isObservable, type Subscription } from 'rxjs';
+import { Observable, Subject, isObservable, type Subscription } from 'rxjs';
+import type { McpNotificationBus } from './notification-bus.js';
+import { listen } from './subscriptions.js';
 import { errorResult, toCallToolResult } from './content.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
 import { digestArguments, type RequestStateCodec } from './interaction.js';
@@ -14,6 +16,7 @@ import {
   type JsonRpcRequest,
 } from './json-rpc.js';
 import type { McpCatalog, ToolRuntime } from './catalog.js';
+import { DEFAULT_PAGE_SIZE, PagedList } from './paging.js';
 import { decodeHeaderValue } from './header-value.js';
 import type { CacheHint, Implementation, JsonObject } from './mcp-types.js';
 import {
@@ -36,6 +39,8 @@ export interface McpServerConfig {
   discoverCache: CacheHint;
   /** Cache hints for list results (modern era). */
   listCache: CacheHint;
+  /** Items per page of list results. @default 100 */
+  pageSize?: number;
   /** Show raw messages of unexpected errors to the client (development only). */
   exposeInternalErrors: boolean;
   logger: McpServerLogger;
@@ -43,6 +48,8 @@ export interface McpServerConfig {
   interaction?: InteractionSupport;
   /** Protects the state of multi-round-trip requests (modern era). */
   requestState?: RequestStateCodec;
+  /** Change events for `subscriptions/listen` streams (modern era). */
+  bus?: McpNotificationBus;
 }
 
 type Result = JsonObject;
@@ -51,12 +58,6 @@ type MethodHandler = (
   ctx: McpContext,
   env: RequestEnvelope,
 ) => Result | Promise<Result> | Observable<Result>;
-
-interface ListCache {
-  version: number;
-  legacy: Result;
-  modern: Result;
-}
 
 /**
  * The protocol engine: routes one JSON-RPC request to its method for the request's era and
@@ -68,7 +69,8 @@ export class McpServer {
   private readonly modernMethods = new Map<string, MethodHandler>();
   private readonly serverInfoMeta: JsonObject;
   private readonly declaredCapabilities: JsonObject = { tools: { listChanged: true }, logging: {} };
-  private toolsListCache?: ListCache;
+  private readonly toolsPages: PagedList<ToolRuntime>;
+  private readonly shutdownSubject = new Subject<void>();
 
   constructor(
     private readonly config: McpServerConfig,
@@ -77,8 +79,18 @@ export class McpServer {
     this.serverInfoMeta = {
       [META_SERVER_INFO]: { name: config.serverInfo.name, version: config.serverInfo.version },
     };
+    this.toolsPages = new PagedList<ToolRuntime>({
+      key: 'tools',
+      method: 'tools/list',
+      pageSize: config.pageSize ?? DEFAULT_PAGE_SIZE,
+      version: () => catalog.version,
+      items: () => catalog.tools(),
+      describe: (tool, era) => tool.descriptors[era],
+      finishModern: (page) =>
+        this.decorate({ ...page, ttlMs: config.listCache.ttlMs, cacheScope: config.listCache.cacheScope }, 'modern'),
+    });
     const shared: Array<[string, MethodHandler]> = [
-      ['tools/list', (_params, _ctx, env) => this.toolsList(env.era)],
+      ['tools/list', (params, _ctx, env) => this.toolsPages.page(params.cursor, env.era)],
       ['tools/call', (params, ctx) => this.callTool(params, ctx)],
     ];
     for (const [method, handler] of shared) {
@@ -96,6 +108,13 @@ export class McpServer {
       return Promise.resolve(env.setLogLevel?.(params.level)).then(() => ({}));
     });
     this.modernMethods.set('server/discover', () => this.discover());
+    const bus = config.bus;
+    if (bus) this.modernMethods.set('subscriptions/listen', (params, ctx) => listen(params, ctx, bus, this.shutdownSubject));
+  }
+
+  /** Ends long-lived subscriptions gracefully (each gets a `complete` result). */
+  shutdown(): void {
+    this.shutdownSubject.next();
   }
 
   /** The capabilities object advertised by `initialize` and `server/discover`. */
@@ -214,8 +233,11 @@ export class McpServer {
     });
   }
 
-  /** Every modern result carries `resultType` and the server's identity. */
-  private decorate(result: Result, era: ProtocolEra): Result {
+  /**
+   * Every modern result carries `resultType` and the server's identity. Public so that feature
+   * methods can precompute decorated results (list pages) once.
+   */
+  decorate(result: Result, era: ProtocolEra): Result {
     if (era === 'legacy') return result;
     if (result.resultType !== undefined && isObject(result._meta) && META_SERVER_INFO in result._meta) {
       return result;
@@ -237,25 +259,6 @@ export class McpServer {
     };
     if (this.config.instructions !== undefined) result.instructions = this.config.instructions;
     return result;
-  }
-
-  private toolsList(era: ProtocolEra): Result {
-    let cache = this.toolsListCache;
-    if (!cache || cache.version !== this.catalog.version) {
-      const tools = this.catalog.tools();
-      const legacy = { tools: tools.map((t) => t.descriptors.legacy) };
-      const modern = this.decorate(
-        {
-          tools: tools.map((t) => t.descriptors.modern),
-          ttlMs: this.config.listCache.ttlMs,
-          cacheScope: this.config.listCache.cacheScope,
-        },
-        'modern',
-      );
-      cache = { version: this.catalog.version, legacy, modern };
-      this.toolsListCache = cache;
-    }
-    return era === 'modern' ? cache.modern : cache.legacy;
   }
 
   private callTool(params: JsonObject, ctx: McpContext): Observable<Result> | Result {

@@ -10,6 +10,8 @@ export interface McpSession {
   logLevel?: LogLevel;
   /** Set by authorization so that another principal cannot use this session id. */
   principal?: string;
+  /** Resource URIs this session subscribed to (`resources/subscribe`). */
+  subscriptions?: string[];
 }
 
 /**

@@ -37,6 +37,8 @@ import { SSE_HEADERS, sseEvent, writeFlushed } from './sse.js';
 import { SseStream } from './sse-stream.js';
 import type { McpEventStore } from '../protocol/event-store.js';
 import { ServerRequestBroker } from '../protocol/interaction.js';
+import { McpError } from '../protocol/errors.js';
+import { changeNotificationMethod, type McpChangeEvent } from '../protocol/notification-bus.js';
 import { supportsPrimingEvents } from '../protocol/versions.js';
 
 export interface McpHttpHandlerOptions {
@@ -53,6 +55,8 @@ export interface McpHttpHandlerOptions {
   /** The `retry:` hint of priming events. @default 1000 */
   retryMs?: number;
 }
+
+const MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
 
 /** Per-call transport state, created before dispatch so the context can close the stream. */
 interface CallChannel {
@@ -80,7 +84,8 @@ function header(req: IncomingMessage, name: string): string | undefined {
  * which cancels the call. Plain class: a Nest controller (or any Node HTTP server) drives it.
  */
 export class McpHttpHandler {
-  private readonly inflight = new Map<string, Subscription>();
+  /** Cancels an in-flight legacy call (by session and request id), ending its response. */
+  private readonly inflight = new Map<string, () => void>();
   private readonly getStreams = new Map<string, SseStream>();
   /** Resumable POST streams still running, by stream id. */
   private readonly liveStreams = new Map<string, SseStream>();
@@ -140,7 +145,7 @@ export class McpHttpHandler {
 
   /** Ends every open stream; called on application shutdown. */
   close(): void {
-    for (const sub of this.inflight.values()) sub.unsubscribe();
+    for (const cancel of [...this.inflight.values()]) cancel();
     this.inflight.clear();
     for (const stream of this.getStreams.values()) stream.end();
     this.getStreams.clear();
@@ -354,6 +359,24 @@ export class McpHttpHandler {
           }
         : undefined,
       broker: this.broker,
+      subscribe: current
+        ? async (uri) => {
+            const subscriptions = new Set(current.subscriptions ?? []);
+            if (subscriptions.has(uri)) return;
+            if (subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SESSION) {
+              throw new McpError(ErrorCode.InvalidParams, `A session may hold at most ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions; unsubscribe from some first.`);
+            }
+            current.subscriptions = [...subscriptions, uri];
+            await this.store.update(current);
+          }
+        : undefined,
+      unsubscribe: current
+        ? async (uri) => {
+            if (!current.subscriptions?.includes(uri)) return;
+            current.subscriptions = current.subscriptions.filter((u) => u !== uri);
+            await this.store.update(current);
+          }
+        : undefined,
     };
   }
 
@@ -378,9 +401,7 @@ export class McpHttpHandler {
     if (message.method === 'notifications/cancelled' && session) {
       const requestId = message.params?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') {
-        const key = `${session.id}\u0000${String(requestId)}`;
-        this.inflight.get(key)?.unsubscribe();
-        this.inflight.delete(key);
+        this.inflight.get(`${session.id}\u0000${String(requestId)}`)?.();
       }
     }
   }
@@ -501,9 +522,21 @@ export class McpHttpHandler {
     return true;
   }
 
-  /** Ids of the sessions with an open GET stream. */
-  sessionsWithStreams(): string[] {
-    return [...this.getStreams.keys()];
+  /**
+   * Delivers a change to the legacy sessions of this process that have a GET stream: list
+   * changes to all of them, resource updates to those subscribed to the URI.
+   */
+  async deliverChange(event: McpChangeEvent): Promise<void> {
+    for (const [sessionId, stream] of this.getStreams) {
+      if (stream.finished) continue;
+      if (event.type === 'resource-updated') {
+        const session = await this.store.get(sessionId);
+        if (!session?.subscriptions?.includes(event.uri)) continue;
+        stream.send({ jsonrpc: '2.0', method: changeNotificationMethod(event), params: { uri: event.uri } });
+      } else {
+        stream.send({ jsonrpc: '2.0', method: changeNotificationMethod(event) });
+      }
+    }
   }
 
   private keepAlive(res: ServerResponse): void {
@@ -527,11 +560,8 @@ export class McpHttpHandler {
     this.getStreams.get(sessionId)?.end();
     this.getStreams.delete(sessionId);
     const prefix = `${sessionId}\u0000`;
-    for (const [key, sub] of this.inflight) {
-      if (key.startsWith(prefix)) {
-        sub.unsubscribe();
-        this.inflight.delete(key);
-      }
+    for (const [key, cancel] of [...this.inflight]) {
+      if (key.startsWith(prefix)) cancel();
     }
     res.writeHead(200).end();
   }
@@ -619,7 +649,16 @@ export class McpHttpHandler {
         else this.sendError(res, 500, requestId ?? null, ErrorCode.InternalError, 'Internal error.');
       },
     });
-    if (!finished && key !== undefined) this.inflight.set(key, subscription);
+    if (!finished && key !== undefined) {
+      this.inflight.set(key, () => {
+        if (finished) return;
+        finish();
+        subscription?.unsubscribe();
+        if (channel.stream) channel.stream.end();
+        else if (!res.headersSent) res.writeHead(204).end();
+        else res.end();
+      });
+    }
   }
 
   /** Stream ids are random, so they can be minted without awaiting a shared store. */

@@ -1,7 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_ENDPOINT_PATH, MCP_HTTP_HANDLER, MCP_SESSION_STORE } from '../mcp.constants.js';
+import { MCP_ENDPOINT_PATH, MCP_HTTP_HANDLER, MCP_NOTIFICATION_BUS, MCP_SERVER, MCP_SESSION_STORE } from '../mcp.constants.js';
+import { McpRegistry } from '../discovery/mcp.registry.js';
+import type { McpChangeEvent, McpNotificationBus } from '../protocol/notification-bus.js';
+import type { McpServer } from '../protocol/server.js';
+import type { Subscription } from 'rxjs';
 import type { McpSessionStore } from '../protocol/session-store.js';
 import type { McpHttpHandler } from './http-handler.js';
 
@@ -14,14 +18,34 @@ type ErrorMiddleware = (err: unknown, req: IncomingMessage, res: ServerResponse,
  */
 @Injectable()
 export class McpTransportLifecycle implements OnModuleInit, OnApplicationShutdown {
+  private changes?: Subscription;
+  private stopDelivery?: () => void;
+
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     @Inject(MCP_HTTP_HANDLER) private readonly handler: McpHttpHandler,
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
     @Inject(MCP_ENDPOINT_PATH) private readonly path: string,
+    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
+    @Inject(MCP_SERVER) private readonly server: McpServer,
+    private readonly registry: McpRegistry,
   ) {}
 
   onModuleInit(): void {
+    // Registry changes go out through the bus, so with a shared bus every instance's streams hear
+    // of a change made on any one of them.
+    this.changes = this.registry.changes$.subscribe((change) => {
+      const event: McpChangeEvent =
+        (change as { kind: string }).kind === 'resource-updated'
+          ? { type: 'resource-updated', uri: (change as unknown as { uri: string }).uri }
+          : { type: 'list-changed', kind: change.kind as 'tools' | 'prompts' | 'resources' };
+      void this.bus.publish(event);
+    });
+    this.stopDelivery = this.bus.subscribe((event) => void this.handler.deliverChange(event));
+    this.installParserErrorHandler();
+  }
+
+  private installParserErrorHandler(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter || typeof adapter.use !== 'function' || adapter.getType?.() !== 'express') return;
     const suffix = `/${this.path}`;
@@ -36,7 +60,11 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationShutdow
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.changes?.unsubscribe();
+    this.stopDelivery?.();
+    this.server.shutdown();
     this.handler.close();
+    await this.bus.close?.();
     await this.store.close?.();
   }
 }

@@ -1,0 +1,165 @@
+import type { Type } from '@nestjs/common';
+import type { Observable } from 'rxjs';
+import type { ArgumentsOutcome, CompletableArgument, PromptRuntime } from '../protocol/catalog.js';
+import type { McpContext } from '../protocol/context.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import type { PromptArgument, PromptDescriptor } from '../protocol/prompts.js';
+import { DtoCaster, formatIssues, type ClassConstructor, type CompiledCaster } from '../schema/dto-caster.js';
+import { JsonSchemaFactory } from '../schema/json-schema.factory.js';
+import type { PromptOptions } from '../decorators/prompt.decorator.js';
+import * as messages from '../mcp.messages.js';
+
+/** Prompt options after the name is settled and the arguments DTO is known. */
+export interface PromptDefinition extends Omit<PromptOptions, 'name'> {
+  name: string;
+}
+
+export type PromptInvoke = (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>;
+
+/**
+ * Prompt names: the spec's tool-name guidance (letters, digits, `_`, `-`, `.`; 1 to 128), which
+ * keeps names safe as slash commands in clients.
+ */
+export const PROMPT_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** One DTO property as an argument: what prompts/list and completion need to know. */
+export interface DtoArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required: boolean;
+  /** JSON types the property accepts (`null` included when optional). */
+  types: ReadonlySet<string>;
+  /** The enum's values as strings (null left out). */
+  enumValues?: string[];
+  /** The property's schema is not a flat type (a nested object, `$ref`, composition). */
+  complex: boolean;
+}
+
+const SCALARS = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+
+/** The properties of a DTO's generated schema, in declaration order. */
+export function dtoArguments(schema: JsonObject): DtoArgument[] {
+  const properties = (schema.properties ?? {}) as Record<string, JsonObject>;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  return Object.entries(properties).map(([name, property]) => {
+    const types = new Set<string>();
+    if (typeof property.type === 'string') types.add(property.type);
+    else if (Array.isArray(property.type)) for (const t of property.type) types.add(String(t));
+    const enumValues = Array.isArray(property.enum)
+      ? property.enum.filter((v) => v !== null).map((v) => String(v))
+      : property.const !== undefined && property.const !== null
+        ? [String(property.const)]
+        : undefined;
+    if (types.size === 0 && Array.isArray(property.enum)) {
+      for (const v of property.enum) types.add(v === null ? 'null' : typeof v);
+    }
+    const argument: DtoArgument = {
+      name,
+      required: required.has(name),
+      types,
+      enumValues,
+      complex: types.size === 0 || '$ref' in property || 'anyOf' in property || 'oneOf' in property || 'allOf' in property,
+    };
+    if (typeof property.title === 'string') argument.title = property.title;
+    if (typeof property.description === 'string') argument.description = property.description;
+    return argument;
+  });
+}
+
+/**
+ * Turns a prompt definition into the runtime the dispatcher calls: the argument list and the
+ * caster are built once here. Decorated and dynamically added prompts both come through it.
+ */
+export class PromptRuntimeFactory {
+  private readonly schemas = new JsonSchemaFactory();
+  private readonly caster = new DtoCaster(this.schemas);
+
+  build(definition: PromptDefinition, invoke: PromptInvoke, site: string): PromptRuntime {
+    const { name } = definition;
+    if (typeof name !== 'string' || !PROMPT_NAME_PATTERN.test(name)) {
+      throw new Error(messages.INVALID_PROMPT_NAME(String(name), site, PROMPT_NAME_PATTERN));
+    }
+    if (typeof definition.description !== 'string' || definition.description.trim() === '') {
+      throw new Error(messages.PROMPT_NEEDS_DESCRIPTION(name, site));
+    }
+    const input = definition.args === undefined ? this.noArguments(name) : this.dtoArguments(definition.args, name, site);
+    const descriptor: PromptDescriptor = { name };
+    if (definition.title !== undefined) descriptor.title = definition.title;
+    descriptor.description = definition.description;
+    if (input.advertised.length > 0) descriptor.arguments = input.advertised;
+    if (definition.icons !== undefined) descriptor.icons = definition.icons.map((icon) => ({ ...icon }));
+    if (definition._meta !== undefined) descriptor._meta = { ...definition._meta };
+    return {
+      name,
+      descriptor: Object.freeze(descriptor),
+      arguments: input.completable,
+      parseArguments: input.parse,
+      get: invoke,
+    };
+  }
+
+  private noArguments(name: string): ArgumentParser {
+    return {
+      advertised: [],
+      completable: [],
+      parse: (args) => {
+        const keys = Object.keys(args);
+        return keys.length === 0
+          ? { ok: true, value: {} }
+          : {
+              ok: false,
+              message: `Invalid arguments for prompt "${name}": it takes no arguments, but got ${keys
+                .slice(0, 5)
+                .map((k) => JSON.stringify(k))
+                .join(', ')}.`,
+            };
+      },
+    };
+  }
+
+  private dtoArguments(dto: Type<unknown>, name: string, site: string): ArgumentParser {
+    let schema: JsonObject;
+    let cast: CompiledCaster<object>;
+    try {
+      schema = this.schemas.create(dto) as JsonObject;
+      cast = this.caster.compile(dto as ClassConstructor<object>, { coerceStrings: true });
+    } catch (error) {
+      throw new Error(messages.SCHEMA_FAILED(site, (error as Error).message));
+    }
+    const args = dtoArguments(schema);
+    for (const arg of args) {
+      if (arg.complex || [...arg.types].some((t) => !SCALARS.has(t))) {
+        throw new Error(messages.PROMPT_ARGUMENT_NOT_FLAT(site, `${dto.name}.${arg.name}`));
+      }
+    }
+    const required = args.filter((a) => a.required).map((a) => a.name);
+    return {
+      advertised: args.map((arg) => {
+        const out: PromptArgument = { name: arg.name };
+        if (arg.title !== undefined) out.title = arg.title;
+        if (arg.description !== undefined) out.description = arg.description;
+        out.required = arg.required;
+        return out;
+      }),
+      completable: args.map((arg) => (arg.enumValues ? { name: arg.name, enumValues: arg.enumValues } : { name: arg.name })),
+      parse: async (raw) => {
+        const missing = required.filter((key) => raw[key] === undefined || raw[key] === null);
+        if (missing.length > 0) {
+          return {
+            ok: false,
+            message: `Missing required argument${missing.length === 1 ? '' : 's'} ${missing.map((m) => `"${m}"`).join(', ')} for prompt "${name}". Call prompts/list to see its arguments.`,
+          };
+        }
+        const outcome = await cast(raw);
+        return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, message: formatIssues(outcome.issues, `prompt "${name}"`) };
+      },
+    };
+  }
+}
+
+interface ArgumentParser {
+  advertised: PromptArgument[];
+  completable: CompletableArgument[];
+  parse(args: JsonObject): ArgumentsOutcome | Promise<ArgumentsOutcome>;
+}

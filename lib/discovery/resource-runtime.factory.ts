@@ -1,0 +1,190 @@
+import type { Type } from '@nestjs/common';
+import type { Observable } from 'rxjs';
+import type { ArgumentsOutcome, ResourceRuntime, ResourceTemplateRuntime } from '../protocol/catalog.js';
+import type { McpContext } from '../protocol/context.js';
+import type { CacheHint, JsonObject } from '../protocol/mcp-types.js';
+import {
+  uriProblem,
+  type ResourceAnnotations,
+  type ResourceDescriptor,
+  type ResourceTemplateDescriptor,
+} from '../protocol/resources.js';
+import { UriTemplate, UriTemplateError, type UriTemplateMatch } from '../protocol/uri-template.js';
+import { DtoCaster, formatIssues, type ClassConstructor, type CompiledCaster } from '../schema/dto-caster.js';
+import { JsonSchemaFactory } from '../schema/json-schema.factory.js';
+import type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
+import * as messages from '../mcp.messages.js';
+import { dtoArguments } from './prompt-runtime.factory.js';
+
+/** Resource options after the name is settled. */
+export interface ResourceDefinition extends Omit<ResourceOptions, 'name'> {
+  name: string;
+}
+
+/** Template options after the name is settled and the variables DTO is known. */
+export interface ResourceTemplateDefinition extends Omit<ResourceTemplateOptions, 'name'> {
+  name: string;
+}
+
+export type ResourceInvoke = (ctx: McpContext) => Observable<unknown>;
+export type ResourceTemplateInvoke = (variables: unknown, raw: UriTemplateMatch, uri: string, ctx: McpContext) => Observable<unknown>;
+
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * Turns resource and template definitions into the runtimes the dispatcher reads through:
+ * URIs checked, templates parsed and DTO casters compiled once here. Decorated and dynamically
+ * added ones both come through it.
+ */
+export class ResourceRuntimeFactory {
+  private readonly schemas = new JsonSchemaFactory();
+  private readonly caster = new DtoCaster(this.schemas);
+
+  buildResource(definition: ResourceDefinition, read: ResourceInvoke, site: string): ResourceRuntime {
+    const { uri } = definition;
+    if (typeof uri !== 'string') throw new Error(messages.INVALID_RESOURCE_URI(String(uri), site, 'it is not a string'));
+    const problem = /[{}]/.test(uri)
+      ? 'it contains "{" or "}"; for a URI with variables use @ResourceTemplate({ uriTemplate }) (or McpRegistry.addResourceTemplate)'
+      : uriProblem(uri);
+    if (problem !== undefined) throw new Error(messages.INVALID_RESOURCE_URI(uri, site, problem));
+    checkName(definition.name, site);
+    if (definition.size !== undefined && (!Number.isSafeInteger(definition.size) || definition.size < 0)) {
+      throw new Error(messages.INVALID_RESOURCE_OPTION(site, '"size" must be a non-negative integer (bytes)'));
+    }
+    const descriptor: ResourceDescriptor = { uri, name: definition.name };
+    describe(descriptor, definition, site);
+    if (definition.size !== undefined) descriptor.size = definition.size;
+    return {
+      uri,
+      name: definition.name,
+      descriptor: Object.freeze(descriptor),
+      mimeType: definition.mimeType,
+      cache: checkCache(definition.cache, site),
+      read,
+    };
+  }
+
+  buildTemplate(definition: ResourceTemplateDefinition, read: ResourceTemplateInvoke, site: string): ResourceTemplateRuntime {
+    const { uriTemplate } = definition;
+    let template: UriTemplate;
+    try {
+      template = UriTemplate.parse(uriTemplate);
+    } catch (error) {
+      if (error instanceof UriTemplateError) throw new Error(messages.INVALID_URI_TEMPLATE(String(uriTemplate), site, error.message));
+      throw error;
+    }
+    if (!SCHEME.test(template.literalPrefix)) {
+      throw new Error(
+        messages.INVALID_URI_TEMPLATE(uriTemplate, site, 'it must start with literal text naming a scheme, such as "notes://{id}"'),
+      );
+    }
+    checkName(definition.name, site);
+    const descriptor: ResourceTemplateDescriptor = { uriTemplate, name: definition.name };
+    describe(descriptor, definition, site);
+    const variables = this.variables(definition.args, template, site);
+    return {
+      uriTemplate,
+      name: definition.name,
+      template,
+      descriptor: Object.freeze(descriptor),
+      mimeType: definition.mimeType,
+      cache: checkCache(definition.cache, site),
+      arguments: template.variables.map((name) => {
+        const enumValues = variables.enums.get(name);
+        return enumValues ? { name, enumValues } : { name };
+      }),
+      parseVariables: variables.parse,
+      read,
+    };
+  }
+
+  private variables(
+    dto: Type<unknown> | undefined,
+    template: UriTemplate,
+    site: string,
+  ): { enums: Map<string, string[]>; parse: (raw: UriTemplateMatch) => ArgumentsOutcome | Promise<ArgumentsOutcome> } {
+    if (dto === undefined) return { enums: new Map(), parse: (raw) => ({ ok: true, value: raw }) };
+    let schema: JsonObject;
+    let cast: CompiledCaster<object>;
+    try {
+      schema = this.schemas.create(dto) as JsonObject;
+      cast = this.caster.compile(dto as ClassConstructor<object>, { coerceStrings: true });
+    } catch (error) {
+      throw new Error(messages.SCHEMA_FAILED(site, (error as Error).message));
+    }
+    const args = dtoArguments(schema);
+    const names = new Set(args.map((a) => a.name));
+    const missing = template.variables.filter((v) => !names.has(v));
+    if (missing.length > 0) {
+      throw new Error(
+        messages.TEMPLATE_DTO_MISMATCH(site, template.template, `its variable${missing.length === 1 ? '' : 's'} ${missing.map((m) => `{${m}}`).join(', ')} ${missing.length === 1 ? 'has' : 'have'} no property in ${dto.name}`),
+      );
+    }
+    const unfilled = args.filter((a) => a.required && !template.variables.includes(a.name));
+    if (unfilled.length > 0) {
+      throw new Error(
+        messages.TEMPLATE_DTO_MISMATCH(site, template.template, `${dto.name} requires ${unfilled.map((a) => `"${a.name}"`).join(', ')}, which the template never fills`),
+      );
+    }
+    const subject = `resource template "${template.template}"`;
+    return {
+      enums: new Map(args.filter((a) => a.enumValues).map((a) => [a.name, a.enumValues!])),
+      parse: async (raw) => {
+        const outcome = await cast(raw);
+        return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, message: formatIssues(outcome.issues, subject) };
+      },
+    };
+  }
+}
+
+function checkName(name: unknown, site: string): void {
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw new Error(messages.INVALID_RESOURCE_OPTION(site, '"name" must be a non-empty string'));
+  }
+}
+
+function describe(
+  descriptor: ResourceDescriptor | ResourceTemplateDescriptor,
+  definition: ResourceDefinition | ResourceTemplateDefinition,
+  site: string,
+): void {
+  if (definition.title !== undefined) descriptor.title = definition.title;
+  if (definition.description !== undefined) descriptor.description = definition.description;
+  if (definition.mimeType !== undefined) {
+    if (typeof definition.mimeType !== 'string' || !/^[^\s/]+\/[^\s]+$/.test(definition.mimeType)) {
+      throw new Error(messages.INVALID_RESOURCE_OPTION(site, `"mimeType" ${JSON.stringify(definition.mimeType)} is not a MIME type such as "text/plain"`));
+    }
+    descriptor.mimeType = definition.mimeType;
+  }
+  if (definition.annotations !== undefined) descriptor.annotations = checkAnnotations(definition.annotations, site);
+  if (definition.icons !== undefined) descriptor.icons = definition.icons.map((icon) => ({ ...icon }));
+  if (definition._meta !== undefined) descriptor._meta = { ...definition._meta };
+}
+
+function checkAnnotations(annotations: ResourceAnnotations, site: string): ResourceAnnotations {
+  const { audience, priority, lastModified } = annotations;
+  if (audience !== undefined && (!Array.isArray(audience) || !audience.every((a) => a === 'user' || a === 'assistant'))) {
+    throw new Error(messages.INVALID_RESOURCE_OPTION(site, '"annotations.audience" must be an array of "user" and/or "assistant"'));
+  }
+  if (priority !== undefined && (typeof priority !== 'number' || !(priority >= 0 && priority <= 1))) {
+    throw new Error(messages.INVALID_RESOURCE_OPTION(site, '"annotations.priority" must be a number from 0 to 1'));
+  }
+  if (lastModified !== undefined && (typeof lastModified !== 'string' || Number.isNaN(Date.parse(lastModified)))) {
+    throw new Error(messages.INVALID_RESOURCE_OPTION(site, '"annotations.lastModified" must be an ISO 8601 timestamp'));
+  }
+  return { ...annotations, ...(audience ? { audience: [...audience] } : {}) };
+}
+
+function checkCache(cache: CacheHint | undefined, site: string): CacheHint | undefined {
+  if (cache === undefined) return undefined;
+  if (
+    typeof cache !== 'object' ||
+    cache === null ||
+    !Number.isSafeInteger(cache.ttlMs) ||
+    cache.ttlMs < 0 ||
+    (cache.cacheScope !== 'public' && cache.cacheScope !== 'private')
+  ) {
+    throw new Error(messages.INVALID_RESOURCE_OPTION(site, '"cache" must be { ttlMs: a non-negative integer, cacheScope: "public" | "private" }'));
+  }
+  return { ttlMs: cache.ttlMs, cacheScope: cache.cacheScope };
+}

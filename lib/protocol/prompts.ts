@@ -1,0 +1,169 @@
+import { catchError, defer, from, map, switchMap, throwError, type Observable } from 'rxjs';
+import type { McpFeatureCatalog } from './catalog.js';
+import { isContentBlock } from './content.js';
+import type { McpContext } from './context.js';
+import { McpError } from './errors.js';
+import { ErrorCode } from './json-rpc.js';
+import type { ContentBlock, JsonObject, McpIcon } from './mcp-types.js';
+import { PagedList } from './paging.js';
+import { handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './resources.js';
+import type { ProtocolEra } from './versions.js';
+
+/** One argument as `prompts/list` advertises it. */
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+/** What `prompts/list` advertises for one prompt. */
+export interface PromptDescriptor {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: McpIcon[];
+  _meta?: JsonObject;
+}
+
+/**
+ * One message of a rendered prompt.
+ *
+ * @publicApi
+ */
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+}
+
+/** The result of `prompts/get`. @publicApi */
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+  _meta?: JsonObject;
+}
+
+const toContent = (content: string | ContentBlock): ContentBlock =>
+  typeof content === 'string' ? { type: 'text', text: content } : content;
+
+/**
+ * Builders for prompt messages. Content is a string (text) or any `Content.*` item (image,
+ * audio, embedded resource, resource link).
+ *
+ * @example
+ * return [
+ *   PromptMessage.user(`Review this ${language} code:`),
+ *   PromptMessage.user(Content.resource({ uri, mimeType: 'text/plain', text: code })),
+ *   PromptMessage.assistant('Sure: here is what I see.'),
+ * ];
+ * @publicApi
+ */
+export const PromptMessage = {
+  user(content: string | ContentBlock): PromptMessage {
+    return { role: 'user', content: toContent(content) };
+  },
+  assistant(content: string | ContentBlock): PromptMessage {
+    return { role: 'assistant', content: toContent(content) };
+  },
+} as const;
+
+const BOTH_ERAS: readonly ProtocolEra[] = ['legacy', 'modern'];
+const RESULT_KEYS = new Set(['description', 'messages', '_meta']);
+
+/** Registers `prompts/list` and `prompts/get` (both eras) and declares the `prompts` capability. */
+export function installPrompts(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
+  const prompts = new PagedList({
+    key: 'prompts',
+    method: 'prompts/list',
+    pageSize: options.pageSize,
+    version: () => catalog.version,
+    items: () => catalog.prompts(),
+    describe: (prompt) => prompt.descriptor,
+    finishModern: (page) =>
+      host.decorate({ ...page, ttlMs: options.listCache.ttlMs, cacheScope: options.listCache.cacheScope }, 'modern'),
+  });
+  host.setMethod('prompts/list', BOTH_ERAS, (params, _ctx, env) => prompts.page(params.cursor, env.era));
+  host.setMethod('prompts/get', BOTH_ERAS, (params, ctx) => getPrompt(catalog, options, params, ctx));
+  host.declareCapability('prompts', { listChanged: true });
+}
+
+function getPrompt(catalog: McpFeatureCatalog, options: McpFeatureOptions, params: JsonObject, ctx: McpContext): Observable<JsonObject> {
+  const name = params.name;
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new McpError(ErrorCode.InvalidParams, 'prompts/get needs "params.name", the name of the prompt to get.');
+  }
+  const prompt = catalog.prompt(name);
+  if (!prompt) {
+    throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${quote(name)}. Call prompts/list to see the prompts this server offers.`, {
+      name: name.length > 200 ? `${name.slice(0, 200)}…` : name,
+    });
+  }
+  const raw = params.arguments === undefined || params.arguments === null ? {} : params.arguments;
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new McpError(ErrorCode.InvalidParams, `The "arguments" of prompt "${name}" must be an object of strings.`);
+  }
+  const rawArgs = raw as JsonObject;
+  const subject = `Prompt "${name}"`;
+  return defer(() => from(Promise.resolve(prompt.parseArguments(rawArgs)))).pipe(
+    switchMap((outcome) => {
+      if (!outcome.ok) throw new McpError(ErrorCode.InvalidParams, outcome.message);
+      return lastValue(prompt.get(outcome.value, rawArgs, ctx));
+    }),
+    map((value) => {
+      const result = toGetPromptResult(value);
+      if (typeof result === 'string') throw new Error(`it returned ${result}. Return a string, PromptMessage.user()/assistant() messages, or { messages }.`);
+      if (result.description === undefined && prompt.descriptor.description !== undefined) {
+        return { description: prompt.descriptor.description, ...result } as unknown as JsonObject;
+      }
+      return result as unknown as JsonObject;
+    }),
+    catchError((error: unknown) => throwError(() => handlerError(error, subject, options))),
+  );
+}
+
+/**
+ * Turns what a prompt handler returned into a `prompts/get` result, or a description of what was
+ * wrong with it.
+ *
+ * - a string → one user text message;
+ * - a content item (`Content.image(...)`, ...) → one user message with it;
+ * - a `PromptMessage` → that message; an array of strings, content items and messages → those;
+ * - `{ messages, description?, _meta? }` → a full result.
+ */
+export function toGetPromptResult(value: unknown): GetPromptResult | string {
+  if (value === undefined || value === null) return 'nothing';
+  if (isObject(value) && Array.isArray(value.messages) && Object.keys(value).every((k) => RESULT_KEYS.has(k))) {
+    const messages = toMessages(value.messages);
+    if (typeof messages === 'string') return messages;
+    if (value.description !== undefined && typeof value.description !== 'string') return 'a non-string "description"';
+    const result: GetPromptResult = { messages };
+    if (value.description !== undefined) result.description = value.description as string;
+    if (value._meta !== undefined) result._meta = value._meta as JsonObject;
+    return result;
+  }
+  const messages = toMessages(Array.isArray(value) ? value : [value]);
+  return typeof messages === 'string' ? messages : { messages };
+}
+
+function toMessages(items: unknown[]): PromptMessage[] | string {
+  const messages: PromptMessage[] = [];
+  for (const [index, item] of items.entries()) {
+    if (typeof item === 'string') messages.push(PromptMessage.user(item));
+    else if (isContentBlock(item)) messages.push(PromptMessage.user(item));
+    else if (isObject(item) && (item.role === 'user' || item.role === 'assistant') && isContentBlock(item.content)) {
+      messages.push({ role: item.role, content: item.content });
+    } else {
+      return `an invalid message at index ${index} (a message is { role: "user" | "assistant", content: a content item })`;
+    }
+  }
+  return messages;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+}

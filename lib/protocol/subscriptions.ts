@@ -1,0 +1,74 @@
+import { Observable } from 'rxjs';
+import type { McpContext } from './context.js';
+import { McpError } from './errors.js';
+import { ErrorCode } from './json-rpc.js';
+import type { JsonObject } from './mcp-types.js';
+import { changeNotificationMethod, type McpChangeEvent, type McpNotificationBus } from './notification-bus.js';
+import { META_SUBSCRIPTION_ID } from './versions.js';
+
+interface ListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
+
+function parseFilter(params: JsonObject): ListenFilter {
+  const raw = params.notifications;
+  if (raw === undefined) return {};
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new McpError(ErrorCode.InvalidParams, 'subscriptions/listen: "notifications" must be an object such as { "toolsListChanged": true }.');
+  }
+  const input = raw as JsonObject;
+  const filter: ListenFilter = {};
+  for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
+    if (input[key] === true) filter[key] = true;
+  }
+  const uris = input.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || uris.length > MAX_RESOURCE_SUBSCRIPTIONS || !uris.every((u) => typeof u === 'string')) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `subscriptions/listen: "resourceSubscriptions" must be an array of at most ${MAX_RESOURCE_SUBSCRIPTIONS} URI strings.`,
+      );
+    }
+    filter.resourceSubscriptions = [...new Set(uris as string[])];
+  }
+  return filter;
+}
+
+function wants(filter: ListenFilter, event: McpChangeEvent): boolean {
+  if (event.type === 'resource-updated') return filter.resourceSubscriptions?.includes(event.uri) ?? false;
+  if (event.kind === 'tools') return filter.toolsListChanged === true;
+  if (event.kind === 'prompts') return filter.promptsListChanged === true;
+  return filter.resourcesListChanged === true;
+}
+
+/**
+ * `subscriptions/listen` (2026-07-28): a long-lived stream that first acknowledges the filter it
+ * will honour, then carries only the change notifications the filter asked for, each tagged with
+ * the subscription id (the listen request's id). It ends when the client disconnects, or with a
+ * `complete` result when the server shuts the subscription down.
+ */
+export function listen(params: JsonObject, ctx: McpContext, bus: McpNotificationBus, shutdown$: Observable<void>): Observable<JsonObject> {
+  const filter = parseFilter(params);
+  const tag = { [META_SUBSCRIPTION_ID]: ctx.requestId };
+  return new Observable<JsonObject>((subscriber) => {
+    ctx.notify('notifications/subscriptions/acknowledged', { notifications: filter, _meta: tag });
+    const unsubscribe = bus.subscribe((event) => {
+      if (!wants(filter, event)) return;
+      const params: JsonObject = event.type === 'resource-updated' ? { uri: event.uri, _meta: tag } : { _meta: tag };
+      ctx.notify(changeNotificationMethod(event), params);
+    });
+    const stop = shutdown$.subscribe(() => {
+      subscriber.next({ _meta: tag });
+      subscriber.complete();
+    });
+    return () => {
+      unsubscribe();
+      stop.unsubscribe();
+    };
+  });
+}

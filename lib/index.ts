@@ -12,8 +12,50 @@ export type {
 } from './interfaces/mcp-module-options.interface.js';
 export { Tool, type ToolOptions } from './decorators/tool.decorator.js';
 export { Args, Ctx, McpRequest } from './decorators/params.decorators.js';
-export { McpRegistry, type DynamicToolDefinition, type McpRegistryChange } from './discovery/mcp.registry.js';
+export {
+  McpRegistry,
+  type CompleteFunction,
+  type DynamicPromptDefinition,
+  type DynamicResourceDefinition,
+  type DynamicResourceTemplateDefinition,
+  type DynamicToolDefinition,
+  type McpRegistryChange,
+} from './discovery/mcp.registry.js';
+export {
+  Resource,
+  ResourceTemplate,
+  type ResourceOptions,
+  type ResourceTemplateOptions,
+} from './decorators/resource.decorator.js';
+export { Prompt, type PromptOptions } from './decorators/prompt.decorator.js';
+export { Complete, type CompleteOptions, type CompletionContext } from './decorators/complete.decorator.js';
+export {
+  ResourceContent,
+  ResourceNotFoundError,
+  type BlobResourceContents,
+  type ReadResourceResult,
+  type ResourceAnnotations,
+  type ResourceContentInput,
+  type ResourceContents,
+  type TextResourceContents,
+} from './protocol/resources.js';
+export { PromptMessage, type GetPromptResult } from './protocol/prompts.js';
+export type { CompletionValues } from './protocol/completion.js';
+export { resolveSafePath, UnsafePathError, MAX_SAFE_PATH_LENGTH, type UnsafePathReason } from './protocol/safe-path.util.js';
 export { McpExecutionContext, MCP_CONTEXT_TYPE, type McpContextType } from './execution/mcp-execution-context.js';
+export {
+  McpConcurrency,
+  McpConcurrencyInterceptor,
+  McpRateLimit,
+  McpRateLimitInterceptor,
+  McpTimeout,
+  McpTimeoutInterceptor,
+  type McpRateLimitOptions,
+} from './execution/mcp-policies.js';
+export { RequireScopes } from './auth/require-scopes.decorator.js';
+export type { McpAuthOptions, McpPrincipal } from './auth/mcp-auth.interface.js';
+export { McpHttpExceptionFilter } from './transport/mcp-http-exception.filter.js';
+export { InProcessNotificationBus, type McpChangeEvent, type McpNotificationBus } from './protocol/notification-bus.js';
 export type { McpCall } from './execution/mcp-call.interface.js';
 export { McpContext } from './protocol/context.js';
 export { McpError, ToolError } from './protocol/errors.js';
@@ -26,6 +68,7 @@ export { SchemaProperty, type SchemaPropertyOptions } from './schema/schema-prop
 export { SchemaGenerationError } from './schema/schema-generation.error.js';
 export type {
   AudioContent,
+  CacheHint,
   CallToolResult,
   ContentBlock,
   EmbeddedResourceContent,

@@ -37,11 +37,20 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   for (const key of ['allowedOrigins', 'allowedHosts', 'include'] as const) {
     if (options[key] !== undefined && !Array.isArray(options[key])) problems.push(`"${key}" must be an array`);
   }
+  const pageSize = options.pageSize ?? 100;
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1) problems.push('"pageSize" must be a positive integer');
+  for (const key of ['discover', 'lists', 'reads'] as const) {
+    const hint = options.cache?.[key];
+    if (hint !== undefined && !isCacheHint(hint)) {
+      problems.push(`"cache.${key}" must be { ttlMs: a non-negative integer, cacheScope: "public" | "private" }`);
+    }
+  }
   if (problems.length) throw new Error(messages.INVALID_OPTIONS(problems.join('; ')));
-  const { sessions: _s, cache, defaultLogLevel: _l, requestState: _r, clientRequestTimeoutMs: _c, ...rest } = options;
+  const { sessions: _s, cache, defaultLogLevel: _l, requestState: _r, clientRequestTimeoutMs: _c, pageSize: _p, ...rest } = options;
   return {
     ...rest,
     clientRequestTimeoutMs,
+    guardAwareLists: options.guardAwareLists ?? true,
     requestState: {
       secret: secret === undefined ? randomBytes(32) : Buffer.isBuffer(secret) ? secret : Buffer.from(secret, 'utf8'),
       ttlMs: stateTtlMs,
@@ -54,7 +63,15 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     cache: {
       discover: cache?.discover ?? { ttlMs: 300_000, cacheScope: 'public' },
       lists: cache?.lists ?? { ttlMs: 60_000, cacheScope: 'public' },
+      reads: cache?.reads ?? { ttlMs: 0, cacheScope: 'private' },
     },
     defaultLogLevel: level === 'none' ? undefined : level,
+    pageSize,
   };
+}
+
+function isCacheHint(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const { ttlMs, cacheScope } = value as { ttlMs?: unknown; cacheScope?: unknown };
+  return Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0 && (cacheScope === 'public' || cacheScope === 'private');
 }

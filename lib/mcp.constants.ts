@@ -14,6 +14,7 @@ export const MCP_SERVER = Symbol('MCP_SERVER');
 export const MCP_HTTP_HANDLER = Symbol('MCP_HTTP_HANDLER');
 export const MCP_SESSION_STORE = Symbol('MCP_SESSION_STORE');
 export const MCP_NOTIFICATION_BUS = Symbol('MCP_NOTIFICATION_BUS');
+export const MCP_AUTHENTICATOR = Symbol('MCP_AUTHENTICATOR');
 
 /** Parameter kinds of the module's parameter decorators (kept clear of Nest's RouteParamtypes). */
 export enum McpParamtype {

@@ -10,6 +10,7 @@ import {
   MCP_DEFAULT_PATH,
   MCP_ENDPOINT_PATH,
   MCP_HTTP_HANDLER,
+  MCP_AUTHENTICATOR,
   MCP_MODULE_ID,
   MCP_NOTIFICATION_BUS,
   MCP_RESOLVED_OPTIONS,
@@ -25,6 +26,9 @@ import {
 import { resolveMcpOptions } from './mcp-options.resolver.js';
 import type { Implementation } from './protocol/mcp-types.js';
 import { McpServer } from './protocol/server.js';
+import { installResources, type McpFeatureOptions } from './protocol/resources.js';
+import { installPrompts } from './protocol/prompts.js';
+import { installCompletion } from './protocol/completion.js';
 import type { InteractionSupport } from './protocol/context.js';
 import { InMemoryReplayGuard, RequestStateCodec } from './protocol/interaction.js';
 import { InMemoryEventStore } from './protocol/event-store.js';
@@ -35,6 +39,8 @@ import { McpHttpHandler } from './transport/http-handler.js';
 import { createMcpController } from './transport/mcp.controller.js';
 import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
+import { McpAuthenticator } from './auth/mcp-authenticator.js';
+import { McpMetadataController } from './transport/mcp-metadata.controller.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -46,12 +52,13 @@ const coreProviders: Provider[] = [
     provide: MCP_SERVER,
     useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus) => {
       const logger = new Logger('McpServer');
-      return new McpServer(
+      const server = new McpServer(
         {
           serverInfo: serverInfoOf(options),
           instructions: options.instructions,
           discoverCache: options.cache.discover,
           listCache: options.cache.lists,
+          pageSize: options.pageSize,
           exposeInternalErrors: options.exposeInternalErrors,
           logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
           interaction: interactionSupport(options),
@@ -60,6 +67,8 @@ const coreProviders: Provider[] = [
         },
         registry,
       );
+      installFeatures(server, registry, options, logger);
+      return server;
     },
     inject: [MCP_RESOLVED_OPTIONS, McpRegistry, MCP_NOTIFICATION_BUS],
   },
@@ -77,7 +86,7 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_HTTP_HANDLER,
-    useFactory: (options: ResolvedMcpOptions, server: McpServer, store: McpSessionStore) =>
+    useFactory: (options: ResolvedMcpOptions, server: McpServer, store: McpSessionStore, auth: McpAuthenticator | null) =>
       new McpHttpHandler(server, store, {
         sessions: options.sessions.mode,
         maxBodyBytes: options.maxBodyBytes,
@@ -85,8 +94,14 @@ const coreProviders: Provider[] = [
         defaultLogLevel: options.defaultLogLevel,
         keepAliveMs: options.keepAliveMs,
         eventStore: options.sessions.mode === 'stateful' ? (options.sessions.eventStore ?? new InMemoryEventStore()) : undefined,
+        auth: auth ?? undefined,
       }),
-    inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE],
+    inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE, MCP_AUTHENTICATOR],
+  },
+  {
+    provide: MCP_AUTHENTICATOR,
+    useFactory: (options: ResolvedMcpOptions) => (options.auth ? new McpAuthenticator(options.auth) : null),
+    inject: [MCP_RESOLVED_OPTIONS],
   },
   McpTransportLifecycle,
 ];
@@ -98,6 +113,20 @@ function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
     validateContent: (schema, content) => schemas.validateContent(schema, content),
     timeoutMs: options.clientRequestTimeoutMs,
   };
+}
+
+/** Resources, prompts and completion: the same dispatcher, the registry as their catalog. */
+function installFeatures(server: McpServer, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger): void {
+  const features: McpFeatureOptions = {
+    pageSize: options.pageSize,
+    listCache: options.cache.lists,
+    readCache: options.cache.reads,
+    exposeInternalErrors: options.exposeInternalErrors,
+    logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
+  };
+  installResources(server, registry, features);
+  installPrompts(server, registry, features);
+  installCompletion(server, registry, features);
 }
 
 function serverInfoOf(options: ResolvedMcpOptions): Implementation {
@@ -143,7 +172,7 @@ export class McpModule extends McpConfigurableModule {
     return {
       ...definition,
       imports: [...(definition.imports ?? []), DiscoveryModule],
-      controllers: [...(definition.controllers ?? []), createMcpController(endpoint)],
+      controllers: [...(definition.controllers ?? []), createMcpController(endpoint), McpMetadataController],
       providers: [
         ...(definition.providers ?? []),
         ...coreProviders,

@@ -1,13 +1,16 @@
+import type { PipeTransform, Type } from '@nestjs/common';
 import { MCP_PARAM_ARGS_METADATA, McpParamtype } from '../mcp.constants.js';
 
-function paramDecorator(type: McpParamtype, data?: unknown): ParameterDecorator {
+type Pipe = PipeTransform | Type<PipeTransform>;
+
+function paramDecorator(type: McpParamtype, data?: unknown, pipes: Pipe[] = []): ParameterDecorator {
   return (target, propertyKey, index) => {
     if (propertyKey === undefined) return;
     const owner = target.constructor;
     const existing = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, owner, propertyKey) ?? {};
     Reflect.defineMetadata(
       MCP_PARAM_ARGS_METADATA,
-      { ...existing, [`${type}:${index}`]: { index, data, pipes: [] } },
+      { ...existing, [`${type}:${index}`]: { index, data, pipes } },
       owner,
       propertyKey,
     );
@@ -16,12 +19,14 @@ function paramDecorator(type: McpParamtype, data?: unknown): ParameterDecorator 
 
 /**
  * Injects the tool's validated arguments: an instance of the input DTO (or the raw object for a
- * JSON Schema input). Give a property name to inject one argument.
+ * JSON Schema input). Give a property name to inject one argument. Pipes run on the value, after
+ * the module's own validation, like pipes on `@Body()`.
  *
  * @publicApi
  */
-export function Args(property?: string): ParameterDecorator {
-  return paramDecorator(McpParamtype.ARGS, property);
+export function Args(property?: string | Pipe, ...pipes: Pipe[]): ParameterDecorator {
+  if (property !== undefined && typeof property !== 'string') return paramDecorator(McpParamtype.ARGS, undefined, [property, ...pipes]);
+  return paramDecorator(McpParamtype.ARGS, property, pipes);
 }
 
 /**

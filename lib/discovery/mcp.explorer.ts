@@ -4,9 +4,10 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js'
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import * as messages from '../mcp.messages.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
+import { McpHandlerFactory, type McpInvoker } from '../execution/mcp-handler.factory.js';
 import type { McpCall } from '../execution/mcp-call.interface.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
+import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import { Args } from '../decorators/params.decorators.js';
 import type { Completer, CompletionTarget } from '../protocol/catalog.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
@@ -51,22 +52,28 @@ export class McpExplorer implements OnModuleInit {
     const completers: PendingCompleter[] = [];
     for (const wrapper of wrappers) {
       if (wrapper.isAlias) continue;
-      const instance = wrapper.instance as object | undefined;
-      const prototype = instance ? Object.getPrototypeOf(instance) : undefined;
-      if (!instance || !prototype || seen.has(instance)) {
-        if (!wrapper.isDependencyTreeStatic() && wrapper.metatype) this.refuseIfScoped(wrapper);
-        continue;
-      }
-      seen.add(instance);
-      const className = classNameOf(wrapper, instance);
+      const scoped = !wrapper.isDependencyTreeStatic();
+      // A request-scoped provider has no real instance at bootstrap: read its class, and let
+      // each call resolve a fresh instance.
+      const instance = scoped ? undefined : (wrapper.instance as object | undefined);
+      const prototype = (instance ? Object.getPrototypeOf(instance) : (wrapper.metatype as Type<unknown> | null)?.prototype) as object | undefined;
+      if (!prototype || (!scoped && !instance)) continue;
+      const identity = instance ?? prototype;
+      if (seen.has(identity)) continue;
+      seen.add(identity);
+      const className = classNameOf(wrapper, prototype);
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}`, completers);
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
         if (!metadata) continue;
         const site = `${className}#${methodName}`;
-        if (!wrapper.isDependencyTreeStatic()) throw new Error(messages.REQUEST_SCOPED_TOOL(site));
         const definition = this.definition(metadata, prototype, methodName, site);
-        const invoker = this.handlers.create(instance, methodName);
+        definition.requiredScopes = requiredScopesOf(prototype.constructor, (prototype as Record<string, Function>)[methodName]);
+        const probe = this.options.guardAwareLists && instance ? this.handlers.createListProbe(instance, methodName) : undefined;
+        if (probe) {
+          definition.canList = (context) => probe({ method: 'tools/list', name: definition.name, rawArguments: {}, arguments: undefined, context });
+        }
+        const invoker = this.invokerFor(wrapper, instance, methodName);
         const runtime = factory.build(
           definition,
           (args, rawArguments, context) =>
@@ -92,7 +99,7 @@ export class McpExplorer implements OnModuleInit {
   /** Registers the `@Resource()`, `@ResourceTemplate()`, `@Prompt()` and `@Complete()` of one method. */
   private exploreFeatures(
     wrapper: InstanceWrapper,
-    instance: object,
+    instance: object | undefined,
     prototype: object,
     methodName: string,
     site: string,
@@ -104,10 +111,9 @@ export class McpExplorer implements OnModuleInit {
     const prompt = this.accessor.getPromptMetadata(method);
     const completes = this.accessor.getCompleteMetadata(method);
     if (!resource && !template && !prompt && completes.length === 0) return;
-    if (!wrapper.isDependencyTreeStatic()) throw new Error(messages.REQUEST_SCOPED_HANDLER(site));
     const registry = this.registry;
     if (completes.length > 0) this.bindCompletionParams(prototype, methodName);
-    const invoker = this.handlers.create(instance, methodName);
+    const invoker = this.invokerFor(wrapper, instance, methodName);
     if (resource) {
       const { methodName: _m, name, ...rest } = resource;
       const runtime = registry.resourceFactory.buildResource(
@@ -185,29 +191,28 @@ export class McpExplorer implements OnModuleInit {
     const { methodName: _declared, name: declaredName, ...rest } = metadata;
     const name = declaredName ?? toSnakeCase(methodName);
     if (rest.input !== undefined) return { ...rest, name };
-    const indices = this.accessor.getArgsParamIndices(prototype.constructor, methodName);
-    if (indices.length > 1) throw new Error(messages.MULTIPLE_ARGS_PARAMS(site));
-    if (indices.length === 0) return { ...rest, name };
+    const params = this.accessor.getArgsParams(prototype.constructor, methodName);
+    const whole = params.filter((p) => p.data === undefined).map((p) => p.index);
+    if (whole.length > 1) throw new Error(messages.MULTIPLE_ARGS_PARAMS(site));
+    if (whole.length === 0) {
+      if (params.length > 0) throw new Error(messages.AMBIGUOUS_INPUT(site));
+      return { ...rest, name };
+    }
+    const indices = whole;
     const paramtypes: unknown[] = Reflect.getMetadata('design:paramtypes', prototype, methodName) ?? [];
     const type = paramtypes[indices[0]];
     if (typeof type !== 'function' || PRIMITIVES.has(type)) throw new Error(messages.AMBIGUOUS_INPUT(site));
     return { ...rest, name, input: type as Type<unknown> };
   }
 
-  private refuseIfScoped(wrapper: InstanceWrapper): void {
-    const metatype = wrapper.metatype as Type<unknown> | null;
-    const prototype = metatype?.prototype as object | undefined;
-    if (!prototype) return;
-    for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-      if (this.accessor.hasMcpMetadata((prototype as Record<string, unknown>)[methodName])) {
-        throw new Error(messages.REQUEST_SCOPED_TOOL(`${metatype!.name}#${methodName}`));
-      }
-    }
+  /** Singletons are wrapped once; request-scoped providers resolve an instance per call. */
+  private invokerFor(wrapper: InstanceWrapper, instance: object | undefined, methodName: string): McpInvoker {
+    return instance ? this.handlers.create(instance, methodName) : this.handlers.createScoped(wrapper, methodName);
   }
 }
 
-function classNameOf(wrapper: InstanceWrapper, instance: object): string {
-  const ctorName = (Object.getPrototypeOf(instance) as { constructor?: { name?: string } }).constructor?.name;
+function classNameOf(wrapper: InstanceWrapper, prototype: object): string {
+  const ctorName = (prototype as { constructor?: { name?: string } }).constructor?.name;
   return ctorName && ctorName !== 'Object' ? ctorName : String(wrapper.name ?? 'provider');
 }
 

@@ -13,6 +13,9 @@ import * as messages from '../mcp.messages.js';
 export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'> {
   name: string;
   input?: Type<unknown> | JsonObject;
+  requiredScopes?: readonly string[];
+  /** Guard check for guard-aware listing (see McpHandlerFactory.createListProbe). */
+  canList?: (ctx: McpContext) => Promise<boolean>;
 }
 
 export type ToolInvoke = (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>;
@@ -51,6 +54,8 @@ export class ToolRuntimeFactory {
       descriptors: { legacy: Object.freeze(legacy), modern: Object.freeze(modern) },
       hasOutputSchema: output !== undefined,
       headerParams: headerParams.length ? headerParams : undefined,
+      requiredScopes: definition.requiredScopes,
+      canList: definition.canList,
       parseArguments: input.parse,
       invoke,
       checkOutput: output?.check,

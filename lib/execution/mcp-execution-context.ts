@@ -48,6 +48,16 @@ export class McpExecutionContext {
     return this.getCall().arguments as T;
   }
 
+  /** True while `tools/list` asks the guards whether to show a tool (no arguments yet). */
+  isListing(): boolean {
+    return this.getCall().method === 'tools/list';
+  }
+
+  /** The authenticated principal (id, scopes, claims), when authorization is configured. */
+  getPrincipal(): { id: string; scopes?: string[]; claims?: Record<string, unknown> } | undefined {
+    return this.getCall().context.auth;
+  }
+
   unwrap(): ExecutionContext {
     return this.context;
   }

@@ -1,5 +1,8 @@
 import { HttpException, Injectable } from '@nestjs/common';
-import { ExternalContextCreator } from '@nestjs/core';
+import { ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
+import { Injector } from '@nestjs/core/injector/injector.js';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { defer, from, mergeMap } from 'rxjs';
 import { Observable, catchError, filter, fromEvent, isObservable, of, takeUntil } from 'rxjs';
 import { isInputRequiredSignal } from '../protocol/interaction.js';
 import { isEmission } from '../protocol/emission.js';
@@ -12,6 +15,9 @@ import { McpParamsFactory } from './mcp-params.factory.js';
 
 export type McpInvoker = (call: McpCall) => Observable<unknown>;
 
+const LIST_PROBE_METHOD = '__mcpListProbe__';
+const GUARDS_METADATA = '__guards__';
+
 const paramsFactory = new McpParamsFactory();
 
 /**
@@ -20,9 +26,32 @@ const paramsFactory = new McpParamsFactory();
  */
 @Injectable()
 export class McpHandlerFactory {
-  constructor(private readonly externalContextCreator: ExternalContextCreator) {}
+  private readonly injector = new Injector();
 
-  create(instance: object, methodName: string): McpInvoker {
+  constructor(
+    private readonly externalContextCreator: ExternalContextCreator,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  /**
+   * For a request-scoped provider (or one that depends on one): a fresh instance per MCP call,
+   * resolved in the context of the HTTP request, so `@Inject(REQUEST)` gets that request and
+   * durable providers follow the app's ContextIdStrategy.
+   */
+  createScoped(wrapper: InstanceWrapper, methodName: string): McpInvoker {
+    return (call) =>
+      defer(async () => {
+        const request = (call.context.request as object | undefined) ?? { mcpCall: call };
+        const contextId = ContextIdFactory.getByRequest(request);
+        if (!(contextId as ContextId & { payload?: unknown }).payload) {
+          this.moduleRef.registerRequestByContextId(request, contextId);
+        }
+        const instance = await this.injector.loadPerContext(wrapper.instance, wrapper.host!, wrapper.host!.providers, contextId, wrapper);
+        return this.create(instance as object, methodName, contextId, wrapper.id);
+      }).pipe(mergeMap((invoke) => invoke(call)));
+  }
+
+  create(instance: object, methodName: string, contextId?: ContextId, inquirerId?: string): McpInvoker {
     const original = (instance as Record<string, (...args: unknown[]) => unknown>)[methodName];
     const owner = Object.getPrototypeOf(instance).constructor as object;
     const callIndex = this.ensureCallParam(instance, owner, methodName, original);
@@ -69,8 +98,8 @@ export class McpHandlerFactory {
       methodName,
       MCP_PARAM_ARGS_METADATA,
       paramsFactory,
-      undefined,
-      undefined,
+      contextId,
+      inquirerId,
       undefined,
       MCP_CONTEXT_TYPE,
     );
@@ -85,6 +114,48 @@ export class McpHandlerFactory {
           (error: unknown) => subscriber.error(toToolError(error)),
         );
       });
+  }
+
+  /**
+   * A guard check for listing: runs the method's guards (method, class and global) against a
+   * `tools/list` call context, without pipes, interceptors or the method itself. Undefined when
+   * no guard applies, so unguarded tools cost nothing at list time.
+   */
+  createListProbe(instance: object, methodName: string): ((call: McpCall) => Promise<boolean>) | undefined {
+    const original = (instance as Record<string, (...args: unknown[]) => unknown>)[methodName];
+    const owner = Object.getPrototypeOf(instance).constructor as object;
+    if (!this.hasGuards(owner, original)) return undefined;
+    const probe = function (): boolean {
+      return true;
+    };
+    for (const key of Reflect.getMetadataKeys(original)) {
+      Reflect.defineMetadata(key, Reflect.getMetadata(key, original), probe);
+    }
+    // A method name without parameter metadata keeps pipes (a global ValidationPipe) out.
+    const target = this.externalContextCreator.create(
+      instance,
+      probe,
+      LIST_PROBE_METHOD,
+      MCP_PARAM_ARGS_METADATA,
+      paramsFactory,
+      undefined,
+      undefined,
+      { guards: true, interceptors: false, filters: false },
+      MCP_CONTEXT_TYPE,
+    );
+    return (call) => target(call.context.request, undefined, call).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  private hasGuards(owner: object, method: Function): boolean {
+    const local = (Reflect.getMetadata(GUARDS_METADATA, method)?.length ?? 0) + (Reflect.getMetadata(GUARDS_METADATA, owner)?.length ?? 0);
+    if (local > 0) return true;
+    const config = (this.externalContextCreator as unknown as { container?: { applicationConfig?: { getGlobalGuards(): unknown[]; getGlobalRequestGuards?(): unknown[] } } })
+      .container?.applicationConfig;
+    if (!config) return true;
+    return config.getGlobalGuards().length + (config.getGlobalRequestGuards?.().length ?? 0) > 0;
   }
 
   /** The hidden parameter sits after every declared one, so user parameters keep their indices. */

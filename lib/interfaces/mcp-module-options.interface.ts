@@ -4,6 +4,7 @@ import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpSessionStore } from '../protocol/session-store.js';
 import type { McpEventStore } from '../protocol/event-store.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
+import type { McpAuthOptions } from '../auth/mcp-auth.interface.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.
@@ -61,9 +62,26 @@ export interface McpModuleOptions {
   cache?: {
     /** @default { ttlMs: 300000, cacheScope: 'public' } */
     discover?: CacheHint;
-    /** @default { ttlMs: 60000, cacheScope: 'public' } */
+    /**
+     * On `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` (every page).
+     * @default { ttlMs: 60000, cacheScope: 'public' }
+     */
     lists?: CacheHint;
+    /**
+     * On `resources/read`, unless the resource or template sets its own `cache`. Reads run your
+     * code and may differ per user, so nothing is cached by default; give static resources a
+     * longer `ttlMs` (and `public` only when every caller sees the same content).
+     * @default { ttlMs: 0, cacheScope: 'private' }
+     */
+    reads?: CacheHint;
   };
+  /**
+   * Items per page of `tools/list`, `resources/list`, `resources/templates/list` and
+   * `prompts/list`. Lists longer than this answer with a `nextCursor`; cursors expire (-32602)
+   * when the lists change.
+   * @default 100
+   */
+  pageSize?: number;
   /**
    * Legacy sessions: the log level used until the client calls `logging/setLevel`.
    * `undefined` sends no log messages until then.
@@ -75,6 +93,19 @@ export interface McpModuleOptions {
    * @default 15000
    */
   keepAliveMs?: number;
+  /**
+   * Leave out of `tools/list` the tools whose guards (method, class or global) deny the caller,
+   * evaluated like a call (`McpExecutionContext.isListing()` tells a guard it is a listing). Lists
+   * that vary by caller are then marked `cacheScope: "private"`.
+   * @default true
+   */
+  guardAwareLists?: boolean;
+  /**
+   * Makes the endpoint an OAuth 2.1 resource server: every request needs a bearer token (checked
+   * by `verifyToken`, or by the app's own guard, then read from `request.user`), 401/403 carry
+   * RFC 6750 challenges, and the RFC 9728 metadata document is served.
+   */
+  auth?: McpAuthOptions;
   /**
    * Fans change notifications (list changes, resource updates) out to every open stream.
    * @default an in-process bus (one instance)
@@ -128,10 +159,12 @@ export interface McpOptionsFactory {
 /** Options after defaults and validation. @internal */
 export interface ResolvedMcpOptions
   extends Required<Pick<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs'>>,
-    Omit<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs' | 'sessions' | 'cache' | 'defaultLogLevel' | 'clientRequestTimeoutMs' | 'requestState'> {
+    Omit<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs' | 'sessions' | 'cache' | 'defaultLogLevel' | 'clientRequestTimeoutMs' | 'requestState' | 'pageSize'> {
   clientRequestTimeoutMs: number;
   requestState: { secret: Buffer; ttlMs: number };
+  guardAwareLists: boolean;
   sessions: Required<Omit<McpSessionOptions, 'store' | 'eventStore'>> & { store?: McpSessionStore; eventStore?: McpEventStore };
-  cache: { discover: CacheHint; lists: CacheHint };
+  cache: { discover: CacheHint; lists: CacheHint; reads: CacheHint };
+  pageSize: number;
   defaultLogLevel?: LogLevel;
 }

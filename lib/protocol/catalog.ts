@@ -16,6 +16,13 @@ export interface ToolRuntime {
   readonly hasOutputSchema: boolean;
   /** Arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header` in the input schema). */
   readonly headerParams?: readonly HeaderParam[];
+  /** OAuth scopes a caller needs (checked by the transport before the call runs). */
+  readonly requiredScopes?: readonly string[];
+  /**
+   * Whether the caller's guards would let them call this tool; set only for guarded tools, so
+   * `tools/list` can leave out what a caller cannot use.
+   */
+  canList?(ctx: McpContext): Promise<boolean>;
   /** Casts and validates raw arguments. A failure message names each field and rule. */
   parseArguments(args: JsonObject): ArgumentsOutcome | Promise<ArgumentsOutcome>;
   /**

@@ -31,8 +31,10 @@ export interface RequestEnvelope {
   logLevel?: LogLevel;
   /** Persists a legacy session's `logging/setLevel`. */
   setLogLevel?(level: LogLevel): void | Promise<void>;
-  /** The authenticated principal, when authorization is configured. */
+  /** The authenticated principal's id, when authorization is configured. */
   principal?: string;
+  /** The authenticated principal (id, scopes, claims). */
+  auth?: { id: string; scopes?: string[]; claims?: Record<string, unknown> };
   /** Legacy era: sends server-to-client requests on the call's stream. */
   broker?: ServerRequestBroker;
   /** Legacy era: ends the call's SSE response early; the client resumes with Last-Event-ID. */
@@ -89,13 +91,27 @@ export class McpContext {
     private readonly emit: (message: JsonRpcMessage) => void,
     signal: AbortSignal,
     private readonly support?: InteractionSupport,
+    private readonly abort?: (reason: unknown) => void,
   ) {
     this.signal = signal;
   }
 
-  /** The authenticated principal, when authorization is configured. */
+  /**
+   * Cancels this call as a client cancellation would: the AbortSignal fires and an Observable
+   * handler is torn down. Used by policies such as `@McpTimeout()`.
+   */
+  cancel(reason = 'The call was cancelled.'): void {
+    this.abort?.(new ToolError(reason));
+  }
+
+  /** The authenticated principal's id, when authorization is configured. */
   get principal(): string | undefined {
     return this.envelope.principal;
+  }
+
+  /** The authenticated principal: id, granted scopes and the verifier's claims. */
+  get auth(): { id: string; scopes?: string[]; claims?: Record<string, unknown> } | undefined {
+    return this.envelope.auth;
   }
 
   /**

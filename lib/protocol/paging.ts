@@ -101,14 +101,25 @@ export class PagedList<T> {
 
   constructor(private readonly spec: PagedListSpec<T>) {}
 
-  /** The page a request's `cursor` points at, for its era. */
-  page(cursor: unknown, era: ProtocolEra): JsonObject {
+  /**
+   * The page a request's `cursor` points at, for its era. With `hidden` (items the caller may not
+   * see, from guard-aware listing) the page is built for this caller alone and marked `private`.
+   */
+  page(cursor: unknown, era: ProtocolEra, hidden?: ReadonlySet<T>): JsonObject {
     const { spec } = this;
     const version = spec.version();
     let state = this.state;
     if (!state || state.version !== version) {
       state = { version, items: spec.items(), pages: { legacy: [], modern: [] } };
       this.state = state;
+    }
+    if (hidden) {
+      const items = hidden.size ? state.items.filter((item) => !hidden.has(item)) : state.items;
+      const offset = decodeCursor(cursor, { kind: spec.key, method: spec.method, version, pageSize: spec.pageSize, total: items.length });
+      const end = offset + spec.pageSize;
+      const body: JsonObject = { [spec.key]: items.slice(offset, end).map((item) => spec.describe(item, era)) };
+      if (end < items.length) body.nextCursor = encodeCursor(spec.key, version, end);
+      return era === 'modern' ? { ...spec.finishModern(body), cacheScope: 'private' } : body;
     }
     const offset = decodeCursor(cursor, {
       kind: spec.key,

@@ -4,6 +4,7 @@ import type { McpFeatureCatalog, ResourceTemplateRuntime } from './catalog.js';
 import { toJsonValue } from './content.js';
 import type { McpContext, RequestEnvelope } from './context.js';
 import { McpError, ToolError } from './errors.js';
+import { isInputRequiredSignal } from './interaction.js';
 import { ErrorCode } from './json-rpc.js';
 import type { CacheHint, JsonObject, McpIcon } from './mcp-types.js';
 import { PagedList } from './paging.js';
@@ -145,6 +146,11 @@ export interface McpFeatureHost {
   declareCapability(name: string, value: JsonObject): void;
   /** Adds `resultType` and the serverInfo `_meta` of modern results. */
   decorate(result: JsonObject, era: ProtocolEra): JsonObject;
+  /**
+   * Runs a handler that may ask the client for input (elicitation, sampling, roots): on the
+   * modern era a missing answer ends the request with an `input_required` result.
+   */
+  interactive(params: JsonObject, name: string, args: unknown, ctx: McpContext, run: () => Observable<JsonObject>): Observable<JsonObject>;
 }
 
 const BOTH_ERAS: readonly ProtocolEra[] = ['legacy', 'modern'];
@@ -190,13 +196,15 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
   });
   host.setMethod('resources/list', BOTH_ERAS, (params, _ctx, env) => resources.page(params.cursor, env.era));
   host.setMethod('resources/templates/list', BOTH_ERAS, (params, _ctx, env) => templates.page(params.cursor, env.era));
-  host.setMethod('resources/read', BOTH_ERAS, (params, ctx, env) => readResource(catalog, options, params, ctx, env.era));
-  host.setMethod('resources/subscribe', ['legacy'], (params, _ctx, env) =>
-    Promise.resolve(env.subscribe?.(subscriptionUri(params, 'resources/subscribe'))).then(() => ({})),
-  );
-  host.setMethod('resources/unsubscribe', ['legacy'], (params, _ctx, env) =>
-    Promise.resolve(env.unsubscribe?.(subscriptionUri(params, 'resources/unsubscribe'))).then(() => ({})),
-  );
+  host.setMethod('resources/read', BOTH_ERAS, (params, ctx, env) => readResource(host, catalog, options, params, ctx, env.era));
+  host.setMethod('resources/subscribe', ['legacy'], (params, _ctx, env) => {
+    const uri = subscriptionUri(params, 'resources/subscribe');
+    return Promise.resolve(env.subscribe?.(uri)).then(() => ({}));
+  });
+  host.setMethod('resources/unsubscribe', ['legacy'], (params, _ctx, env) => {
+    const uri = subscriptionUri(params, 'resources/unsubscribe');
+    return Promise.resolve(env.unsubscribe?.(uri)).then(() => ({}));
+  });
   host.declareCapability('resources', { subscribe: true, listChanged: true });
 }
 
@@ -209,6 +217,7 @@ function subscriptionUri(params: JsonObject, method: string): string {
 }
 
 function readResource(
+  host: McpFeatureHost,
   catalog: McpFeatureCatalog,
   options: McpFeatureOptions,
   params: JsonObject,
@@ -236,7 +245,7 @@ function readResource(
     );
 
   const direct = catalog.resource(uri);
-  if (direct) return finish(defer(() => direct.read(ctx)), direct.mimeType, direct.cache);
+  if (direct) return host.interactive(params, uri, {}, ctx, () => finish(defer(() => direct.read(ctx)), direct.mimeType, direct.cache));
 
   const matches: Array<[ResourceTemplateRuntime, UriTemplateMatch]> = [];
   for (const template of catalog.resourceTemplates()) {
@@ -259,7 +268,7 @@ function readResource(
       return template.read(outcome.value, raw, uri, ctx);
     }),
   );
-  return finish(read, template.mimeType, template.cache);
+  return host.interactive(params, uri, raw, ctx, () => finish(read, template.mimeType, template.cache));
 }
 
 /** The resource-not-found error of the request's era, always with `data.uri`. */
@@ -280,14 +289,14 @@ function readError(error: unknown, uri: string, era: ProtocolEra, options: McpFe
  * Maps what a resource, prompt or completion handler threw to the JSON-RPC error the client
  * gets: `McpError` as is; a `ToolError` or a Nest `HttpException` (messages meant for the
  * caller) as `-32603` with its message; anything else as `-32603` with a reference id, logged with
- * its stack. Cancellation passes through (nobody is listening any more).
+ * its stack. Cancellation and requests for client input pass through to the dispatcher.
  */
 export function handlerError(
   error: unknown,
   subject: string,
   options: Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>,
 ): unknown {
-  if (error instanceof McpError) return error;
+  if (error instanceof McpError || isInputRequiredSignal(error)) return error;
   if (error instanceof Error && error.name === 'McpCancelledError') return error;
   const message = callerMessage(error);
   if (message !== undefined) return new McpError(ErrorCode.InternalError, message);

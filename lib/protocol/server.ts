@@ -90,7 +90,7 @@ export class McpServer {
         this.decorate({ ...page, ttlMs: config.listCache.ttlMs, cacheScope: config.listCache.cacheScope }, 'modern'),
     });
     const shared: Array<[string, MethodHandler]> = [
-      ['tools/list', (params, _ctx, env) => this.toolsPages.page(params.cursor, env.era)],
+      ['tools/list', (params, ctx, env) => this.listTools(params, ctx, env.era)],
       ['tools/call', (params, ctx) => this.callTool(params, ctx)],
     ];
     for (const [method, handler] of shared) {
@@ -168,6 +168,35 @@ export class McpServer {
     return undefined;
   }
 
+  /**
+   * `tools/list`, leaving out the tools whose guards deny this caller. Without guarded tools the
+   * cached pages are served as they are.
+   */
+  private listTools(params: JsonObject, ctx: McpContext, era: ProtocolEra): Result | Promise<Result> {
+    const guarded = this.guardedTools();
+    if (guarded.length === 0) return this.toolsPages.page(params.cursor, era);
+    return Promise.all(guarded.map((tool) => tool.canList!(ctx).catch(() => false))).then((allowed) => {
+      const hidden = new Set<ToolRuntime>();
+      allowed.forEach((ok, i) => !ok && hidden.add(guarded[i]));
+      return this.toolsPages.page(params.cursor, era, hidden);
+    });
+  }
+
+  private guardedCache?: { version: number; tools: ToolRuntime[] };
+
+  private guardedTools(): ToolRuntime[] {
+    if (this.guardedCache?.version !== this.catalog.version) {
+      this.guardedCache = { version: this.catalog.version, tools: this.catalog.tools().filter((t) => t.canList) };
+    }
+    return this.guardedCache.tools;
+  }
+
+  /** OAuth scopes the target of a call needs (tools for now), for the transport to enforce. */
+  requiredScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
+    if (method === 'tools/call' && typeof params?.name === 'string') return this.catalog.tool(params.name)?.requiredScopes;
+    return undefined;
+  }
+
   /** The `initialize` result for a negotiated version (legacy era). */
   initializeResult(requestedVersion: unknown): { protocolVersion: string; result: JsonObject } {
     const protocolVersion = negotiateLegacyVersion(requestedVersion);
@@ -196,7 +225,7 @@ export class McpServer {
       const params = request.params ?? {};
       const meta = isObject(params._meta) ? params._meta : {};
       const abort = new AbortController();
-      const ctx = new McpContext(id, method, env, meta, (n) => subscriber.next(n), abort.signal, this.config.interaction);
+      const ctx = new McpContext(id, method, env, meta, (n) => subscriber.next(n), abort.signal, this.config.interaction, (reason) => abort.abort(reason));
       let settled = false;
       const settle = (message: JsonRpcMessage): void => {
         settled = true;

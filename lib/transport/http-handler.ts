@@ -35,6 +35,8 @@ import {
 import type { OriginPolicy } from './origin-policy.js';
 import { SSE_HEADERS, sseEvent, writeFlushed } from './sse.js';
 import { SseStream } from './sse-stream.js';
+import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
+import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import type { McpEventStore } from '../protocol/event-store.js';
 import { ServerRequestBroker } from '../protocol/interaction.js';
 import { McpError } from '../protocol/errors.js';
@@ -54,6 +56,8 @@ export interface McpHttpHandlerOptions {
   eventStore?: McpEventStore;
   /** The `retry:` hint of priming events. @default 1000 */
   retryMs?: number;
+  /** Bearer authentication and challenges, when McpModule's `auth` option is set. */
+  auth?: McpAuthenticator;
 }
 
 const MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
@@ -91,6 +95,7 @@ export class McpHttpHandler {
   private readonly liveStreams = new Map<string, SseStream>();
   /** Legacy server-to-client requests awaiting the client's answer. */
   readonly broker = new ServerRequestBroker();
+  private readonly principals = new WeakMap<IncomingMessage, McpPrincipal>();
 
   constructor(
     private readonly server: McpServer,
@@ -102,6 +107,13 @@ export class McpHttpHandler {
     try {
       const verdict = this.options.originPolicy.check(req);
       if (!verdict.ok) return this.sendError(res, 403, null, ErrorCode.InvalidRequest, `Forbidden: ${verdict.reason}`);
+      // Browser clients can read these only when exposed.
+      if (req.headers.origin !== undefined) res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version');
+      if (this.options.auth) {
+        const outcome = await this.options.auth.authenticate(req, res);
+        if (!outcome.ok) return;
+        if (outcome.principal) this.principals.set(req, outcome.principal);
+      }
       switch (req.method) {
         case 'POST':
           return await this.post(req, res);
@@ -165,6 +177,10 @@ export class McpHttpHandler {
     if (parsed.kind === 'response') return this.clientResponse(req, res, parsed.message);
     const message = parsed.message;
     const id = parsed.kind === 'request' ? parsed.message.id : null;
+    if (this.options.auth && id !== null) {
+      const required = this.server.requiredScopes(message.method, message.params);
+      if (!this.options.auth.checkScopes(required, this.principals.get(req), res, id)) return;
+    }
     const meta = message.params?._meta;
     const headerVersion = header(req, 'mcp-protocol-version');
     const modern =
@@ -269,6 +285,8 @@ export class McpHttpHandler {
       clientInfo: isObject(clientInfo) ? (clientInfo as unknown as RequestEnvelope['clientInfo']) : undefined,
       transportRequest: req,
       logLevel: logLevel as LogLevel | undefined,
+      principal: this.principals.get(req)?.id,
+      auth: this.principals.get(req),
     };
   }
 
@@ -292,7 +310,7 @@ export class McpHttpHandler {
     id: JsonRpcId | null,
     headerVersion: string | undefined,
   ): Promise<void> {
-    if (message.method === 'initialize' && id !== null) return this.initialize(res, message as JsonRpcRequest);
+    if (message.method === 'initialize' && id !== null) return this.initialize(res, message as JsonRpcRequest, this.principals.get(req)?.id);
     const context = await this.legacyContext(req, res, id, headerVersion);
     if (!context) return;
     if (id === null) {
@@ -324,6 +342,8 @@ export class McpHttpHandler {
         return undefined;
       }
       session = await this.store.get(sessionId);
+      // A session belongs to the principal that opened it; to anyone else it does not exist.
+      if (session && (session.principal ?? null) !== (this.principals.get(req)?.id ?? null)) session = undefined;
       if (!session) {
         this.sendError(res, 404, id, ErrorCode.InvalidRequest, 'Session not found: it expired or was deleted. Start a new session with initialize.');
         return undefined;
@@ -351,6 +371,8 @@ export class McpHttpHandler {
       clientInfo: current?.clientInfo,
       session: current,
       transportRequest: req,
+      principal: this.principals.get(req)?.id,
+      auth: this.principals.get(req),
       logLevel: current?.logLevel ?? this.options.defaultLogLevel,
       setLogLevel: current
         ? async (level) => {
@@ -380,7 +402,7 @@ export class McpHttpHandler {
     };
   }
 
-  private async initialize(res: ServerResponse, message: JsonRpcRequest): Promise<void> {
+  private async initialize(res: ServerResponse, message: JsonRpcRequest, principal?: string): Promise<void> {
     const params = message.params ?? {};
     const { protocolVersion, result } = this.server.initializeResult(params.protocolVersion);
     const headers: Record<string, string> = {};
@@ -391,6 +413,7 @@ export class McpHttpHandler {
         capabilities: isObject(params.capabilities) ? params.capabilities : {},
       };
       if (isObject(params.clientInfo)) session.clientInfo = params.clientInfo as unknown as McpSession['clientInfo'];
+      if (principal !== undefined) session.principal = principal;
       await this.store.create(session);
       headers['Mcp-Session-Id'] = session.id;
     }
@@ -554,7 +577,8 @@ export class McpHttpHandler {
     if (sessionId === undefined) {
       return this.sendError(res, 400, null, ErrorCode.InvalidRequest, 'Bad Request: DELETE needs the Mcp-Session-Id header of the session to end.');
     }
-    if (!(await this.store.delete(sessionId))) {
+    const owned = await this.store.get(sessionId);
+    if (!owned || (owned.principal ?? null) !== (this.principals.get(req)?.id ?? null) || !(await this.store.delete(sessionId))) {
       return this.sendError(res, 404, null, ErrorCode.InvalidRequest, 'Session not found: it expired or was already deleted.');
     }
     this.getStreams.get(sessionId)?.end();

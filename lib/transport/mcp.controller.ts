@@ -1,4 +1,5 @@
-import { Controller, Delete, Get, Inject, Logger, Post, Req, Res, type Type } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Logger, Post, Req, Res, UseFilters, type Type } from '@nestjs/common';
+import { McpHttpExceptionFilter } from './mcp-http-exception.filter.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_HTTP_HANDLER } from '../mcp.constants.js';
 import type { McpHttpHandler } from './http-handler.js';
@@ -9,6 +10,7 @@ import type { McpHttpHandler } from './http-handler.js';
  * protocol messages, and it never throws, so global exception filters never see protocol errors.
  * Guards on the route (an auth guard, for example) still apply.
  */
+@UseFilters(McpHttpExceptionFilter)
 export class McpController {
   private readonly logger = new Logger('McpModule');
 

@@ -1,0 +1,58 @@
+/**
+ * Who is calling, as far as authorization goes.
+ *
+ * @publicApi
+ */
+export interface McpPrincipal {
+  /** A stable identifier (the token's `sub`, for example). Sessions and request states are bound to it. */
+  id: string;
+  /** Granted scopes. A scope also grants its sub-scopes: `tasks` covers `tasks:write`. */
+  scopes?: string[];
+  /** Anything else the verifier wants handlers to see (claims, tenant, roles). */
+  claims?: Record<string, unknown>;
+}
+
+/**
+ * The MCP server as an OAuth 2.1 resource server (RFC 9728 protected-resource metadata, bearer
+ * challenges, audience-checked tokens).
+ *
+ * @publicApi
+ */
+export interface McpAuthOptions {
+  /**
+   * This server's canonical URI, the audience tokens must be issued for, e.g.
+   * `https://api.example.com/mcp`. Also the `resource` of the metadata document.
+   */
+  resource: string;
+  /** Authorization servers that issue tokens for this resource (at least one). */
+  authorizationServers: string[];
+  /** Scopes this resource understands; advertised and sent in 401 challenges. */
+  scopesSupported?: string[];
+  /** A human-readable name for the metadata document. */
+  resourceName?: string;
+  /**
+   * Verifies a bearer token (signature, expiry, and that its audience is `resource`) and returns
+   * the principal, or null when the token is invalid. Without it the principal is read from the
+   * request after the app's own guard ran (`request.user`, as passport sets it).
+   */
+  verifyToken?: (token: string, request: unknown) => McpPrincipal | null | undefined | Promise<McpPrincipal | null | undefined>;
+  /** Reads the principal from a request authenticated by the app's own guard. @default request.user */
+  principalFrom?: (request: unknown) => McpPrincipal | null | undefined;
+}
+
+/** Whether the granted scopes cover every required one (a scope covers its `:`-sub-scopes). */
+export function missingScopes(required: readonly string[], granted: readonly string[] | undefined): string[] {
+  const have = granted ?? [];
+  return required.filter((scope) => !have.some((g) => g === scope || scope.startsWith(`${g}:`)));
+}
+
+/** A passport-style `request.user` turned into a principal. */
+export function principalFromUser(user: unknown): McpPrincipal | undefined {
+  if (typeof user !== 'object' || user === null) return undefined;
+  const record = user as Record<string, unknown>;
+  const id = record.sub ?? record.id ?? record.userId ?? record.username;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  const raw = record.scopes ?? record.scope ?? record.scp;
+  const scopes = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(' ').filter(Boolean) : undefined;
+  return { id: String(id), scopes, claims: record };
+}

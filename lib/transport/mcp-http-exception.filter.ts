@@ -1,0 +1,31 @@
+import { Catch, HttpException, Inject, Optional, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import { McpAuthenticator } from '../auth/mcp-authenticator.js';
+import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
+import { ErrorCode, failure } from '../protocol/json-rpc.js';
+
+/**
+ * Guards on the MCP route (an app's passport AuthGuard, a throttler) throw HttpExceptions before
+ * the endpoint runs. This filter, scoped to the MCP controller, answers them the way MCP clients
+ * expect: a JSON-RPC error body and, for 401/403 with auth configured, the bearer challenge that
+ * points clients at the protected-resource metadata.
+ */
+@Catch(HttpException)
+export class McpHttpExceptionFilter implements ExceptionFilter {
+  constructor(@Optional() @Inject(MCP_AUTHENTICATOR) private readonly auth?: McpAuthenticator | null) {}
+
+  catch(exception: HttpException, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<ServerResponse>();
+    if (res.headersSent) return void res.end();
+    const status = exception.getStatus();
+    const response = exception.getResponse();
+    const detail = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
+    const message = Array.isArray(detail) ? detail.join('; ') : String(detail);
+    if (this.auth && (status === 401 || status === 403)) {
+      return this.auth.challenge(res, status, status === 401 ? 'invalid_token' : 'insufficient_scope', `${status === 401 ? 'Unauthorized' : 'Forbidden'}: ${message}`);
+    }
+    const body = JSON.stringify(failure(null, ErrorCode.InvalidRequest, message));
+    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+}

@@ -53,7 +53,7 @@ export {
   type McpRateLimitOptions,
 } from './execution/mcp-policies.js';
 export { RequireScopes } from './auth/require-scopes.decorator.js';
-export type { McpAuthOptions, McpPrincipal } from './auth/mcp-auth.interface.js';
+export { principalFromUser, type McpAuthOptions, type McpPrincipal } from './auth/mcp-auth.interface.js';
 export { McpHttpExceptionFilter } from './transport/mcp-http-exception.filter.js';
 export { InProcessNotificationBus, type McpChangeEvent, type McpNotificationBus } from './protocol/notification-bus.js';
 export type { McpCall } from './execution/mcp-call.interface.js';

@@ -69,7 +69,9 @@ export class McpExplorer implements OnModuleInit {
         const site = `${className}#${methodName}`;
         const definition = this.definition(metadata, prototype, methodName, site);
         definition.requiredScopes = requiredScopesOf(prototype.constructor, (prototype as Record<string, Function>)[methodName]);
-        const probe = this.options.guardAwareLists && instance ? this.handlers.createListProbe(instance, methodName) : undefined;
+        // Guards need no real instance: a request-scoped provider is probed through its class.
+        const probeHost = instance ?? (wrapper.instance as object | undefined) ?? Object.create(prototype);
+        const probe = this.options.guardAwareLists ? this.handlers.createListProbe(probeHost, methodName) : undefined;
         if (probe) {
           definition.canList = (context) => probe({ method: 'tools/list', name: definition.name, rawArguments: {}, arguments: undefined, context });
         }

@@ -15,11 +15,11 @@ export interface RunningApp {
 /** Starts a real Nest app on a free loopback port. */
 export async function startApp(
   module: Type<unknown> | DynamicModule,
-  options: { path?: string; configure?: (app: INestApplication) => void | Promise<void>; logger?: boolean } = {},
+  options: { path?: string; port?: number; configure?: (app: INestApplication) => void | Promise<void>; logger?: boolean } = {},
 ): Promise<RunningApp> {
   const app = await NestFactory.create(module, { logger: options.logger ? undefined : false });
   await options.configure?.(app);
-  await app.listen(0, '127.0.0.1');
+  await app.listen(options.port ?? 0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const base = `http://127.0.0.1:${port}`;
   return {

@@ -77,8 +77,5 @@ export const COMPLETE_UNKNOWN_ARGUMENT = (site: string, target: string, argument
 export const DUPLICATE_COMPLETER = (target: string, argument: string, first: string, second: string) =>
   `Argument "${argument}" of ${target} has two completers: "${first}" and "${second}". Keep one.`;
 
-export const REQUEST_SCOPED_HANDLER = (site: string) =>
-  `"${site}" is declared on a request-scoped provider (or one that depends on a request-scoped provider). Request-scoped MCP providers are not supported yet: make the provider a singleton and inject request data through @Ctx().request.`;
-
 export const AMBIGUOUS_ARGS = (site: string, what: string) =>
   `Cannot tell the arguments DTO of ${what} "${site}": the @Args() parameter's type is not a class (interfaces, unions and primitives vanish at runtime). Declare it with { args: SomeDto } or type the parameter with a DTO class.`;

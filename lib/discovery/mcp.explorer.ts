@@ -27,7 +27,8 @@ export function toSnakeCase(name: string): string {
 
 /**
  * Walks the application's providers (or those of the `include` modules) at bootstrap and
- * registers every `@Tool()` method it finds.
+ * registers every `@Tool()`, `@Resource()`, `@ResourceTemplate()`, `@Prompt()` and `@Complete()`
+ * method it finds.
  */
 @Injectable()
 export class McpExplorer implements OnModuleInit {

@@ -100,8 +100,9 @@ export interface DynamicToolDefinition<TArgs = unknown> extends Omit<ToolOptions
 }
 
 /**
- * The capabilities one McpModule serves. Filled by discovery at bootstrap; add and remove tools
- * at runtime through it. Each McpModule has its own registry.
+ * The capabilities one McpModule serves. Filled by discovery at bootstrap; add and remove tools,
+ * resources, resource templates and prompts at runtime through it, and announce resource changes
+ * with `notifyResourceUpdated()`. Each McpModule has its own registry.
  *
  * @publicApi
  */

@@ -8,7 +8,10 @@ const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 export function decodeHeaderValue(raw: string): { ok: true; value: string } | { ok: false } {
   if (!HEADER_VALUE.test(raw)) return { ok: false };
   const trimmed = raw.trim();
-  if (!trimmed.startsWith('=?base64?')) return { ok: true, value: trimmed };
+  // Only a value wrapped in both `=?base64?` and `?=` is encoded; anything else (even with the
+  // prefix alone) is a literal, as SEP-2243 says.
+  const wrapped = trimmed.length >= '=?base64??='.length && trimmed.startsWith('=?base64?') && trimmed.endsWith('?=');
+  if (!wrapped) return { ok: true, value: trimmed };
   const match = BASE64_SENTINEL.exec(trimmed);
   if (!match || match[1].length % 4 !== 0) return { ok: false };
   const bytes = Buffer.from(match[1], 'base64');

@@ -84,11 +84,17 @@ export function installPrompts(host: McpFeatureHost, catalog: McpFeatureCatalog,
       host.decorate({ ...page, ttlMs: options.listCache.ttlMs, cacheScope: options.listCache.cacheScope }, 'modern'),
   });
   host.setMethod('prompts/list', BOTH_ERAS, (params, _ctx, env) => prompts.page(params.cursor, env.era));
-  host.setMethod('prompts/get', BOTH_ERAS, (params, ctx) => getPrompt(catalog, options, params, ctx));
+  host.setMethod('prompts/get', BOTH_ERAS, (params, ctx) => getPrompt(host, catalog, options, params, ctx));
   host.declareCapability('prompts', { listChanged: true });
 }
 
-function getPrompt(catalog: McpFeatureCatalog, options: McpFeatureOptions, params: JsonObject, ctx: McpContext): Observable<JsonObject> {
+function getPrompt(
+  host: McpFeatureHost,
+  catalog: McpFeatureCatalog,
+  options: McpFeatureOptions,
+  params: JsonObject,
+  ctx: McpContext,
+): Observable<JsonObject> {
   const name = params.name;
   if (typeof name !== 'string' || name.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'prompts/get needs "params.name", the name of the prompt to get.');
@@ -105,21 +111,23 @@ function getPrompt(catalog: McpFeatureCatalog, options: McpFeatureOptions, param
   }
   const rawArgs = raw as JsonObject;
   const subject = `Prompt "${name}"`;
-  return defer(() => from(Promise.resolve(prompt.parseArguments(rawArgs)))).pipe(
-    switchMap((outcome) => {
-      if (!outcome.ok) throw new McpError(ErrorCode.InvalidParams, outcome.message);
-      return lastValue(prompt.get(outcome.value, rawArgs, ctx));
-    }),
-    map((value) => {
-      const result = toGetPromptResult(value);
-      if (typeof result === 'string') throw new Error(`it returned ${result}. Return a string, PromptMessage.user()/assistant() messages, or { messages }.`);
-      if (result.description === undefined && prompt.descriptor.description !== undefined) {
-        return { description: prompt.descriptor.description, ...result } as unknown as JsonObject;
-      }
-      return result as unknown as JsonObject;
-    }),
-    catchError((error: unknown) => throwError(() => handlerError(error, subject, options))),
-  );
+  const run = (): Observable<JsonObject> =>
+    defer(() => from(Promise.resolve(prompt.parseArguments(rawArgs)))).pipe(
+      switchMap((outcome) => {
+        if (!outcome.ok) throw new McpError(ErrorCode.InvalidParams, outcome.message);
+        return lastValue(prompt.get(outcome.value, rawArgs, ctx));
+      }),
+      map((value) => {
+        const result = toGetPromptResult(value);
+        if (typeof result === 'string') throw new Error(`it returned ${result}. Return a string, PromptMessage.user()/assistant() messages, or { messages }.`);
+        if (result.description === undefined && prompt.descriptor.description !== undefined) {
+          return { description: prompt.descriptor.description, ...result } as unknown as JsonObject;
+        }
+        return result as unknown as JsonObject;
+      }),
+      catchError((error: unknown) => throwError(() => handlerError(error, subject, options))),
+    );
+  return host.interactive(params, name, rawArgs, ctx, run);
 }
 
 /**

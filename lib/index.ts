@@ -65,6 +65,16 @@ export { Emit, type McpEmission } from './protocol/emission.js';
 export type { ElicitOutcome, McpRoot, SamplingRequest, SamplingResult } from './protocol/interaction.js';
 export { InMemoryEventStore, type McpEventStore, type StoredEvent } from './protocol/event-store.js';
 export { SchemaProperty, type SchemaPropertyOptions } from './schema/schema-property.decorator.js';
+export { McpHeader } from './decorators/mcp-header.decorator.js';
+export type { McpRelay, McpRelayStreamRequest } from './protocol/relay.js';
+export type { McpRedisClient, McpRedisOptions } from './redis/redis-client.js';
+export { McpRedisBackend } from './redis/redis-backend.js';
+export { RedisSessionStore } from './redis/redis-session.store.js';
+export { RedisEventStore } from './redis/redis-event.store.js';
+export { RedisNotificationBus } from './redis/redis-notification.bus.js';
+export { RedisReplayGuard } from './redis/redis-replay.guard.js';
+export { RedisRelay } from './redis/redis-relay.js';
+export { McpHealthIndicator, type McpHealthDetails, type McpHealthResult } from './health/mcp-health.indicator.js';
 export { SchemaGenerationError } from './schema/schema-generation.error.js';
 export type {
   AudioContent,
@@ -90,3 +100,10 @@ export {
   MODERN_PROTOCOL_VERSIONS,
   type ProtocolEra,
 } from './protocol/versions.js';
+export {
+  McpStdio,
+  McpStdioLogger,
+  McpStdioServer,
+  type McpStdioServeOptions,
+  type McpStdioServerOptions,
+} from './transport/stdio.transport.js';

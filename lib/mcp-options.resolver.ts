@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isLogLevel } from './protocol/context.js';
 import type { McpModuleOptions, ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 import * as messages from './mcp.messages.js';
+import { redisOptionProblems } from './redis/redis-client.js';
 
 const DEFAULT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -45,6 +46,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
       problems.push(`"cache.${key}" must be { ttlMs: a non-negative integer, cacheScope: "public" | "private" }`);
     }
   }
+  problems.push(...redisOptionProblems(options));
   if (problems.length) throw new Error(messages.INVALID_OPTIONS(problems.join('; ')));
   const { sessions: _s, cache, defaultLogLevel: _l, requestState: _r, clientRequestTimeoutMs: _c, pageSize: _p, ...rest } = options;
   return {
@@ -54,6 +56,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     requestState: {
       secret: secret === undefined ? randomBytes(32) : Buffer.isBuffer(secret) ? secret : Buffer.from(secret, 'utf8'),
       ttlMs: stateTtlMs,
+      shared: secret === undefined && options.redis !== undefined,
     },
     maxBodyBytes,
     keepAliveMs,

@@ -41,6 +41,8 @@ import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
 import { McpMetadataController } from './transport/mcp-metadata.controller.js';
+import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
+import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -50,8 +52,9 @@ const coreProviders: Provider[] = [
   McpExplorer,
   {
     provide: MCP_SERVER,
-    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus) => {
+    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null) => {
       const logger = new Logger('McpServer');
+      const stateSecret = (options.requestState.shared && redis?.stateSecret) || options.requestState.secret;
       const server = new McpServer(
         {
           serverInfo: serverInfoOf(options),
@@ -62,7 +65,7 @@ const coreProviders: Provider[] = [
           exposeInternalErrors: options.exposeInternalErrors,
           logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
           interaction: interactionSupport(options),
-          requestState: new RequestStateCodec(options.requestState.secret, options.requestState.ttlMs, new InMemoryReplayGuard()),
+          requestState: new RequestStateCodec(stateSecret, options.requestState.ttlMs, redis?.replayGuard ?? new InMemoryReplayGuard()),
           bus,
         },
         registry,
@@ -70,33 +73,52 @@ const coreProviders: Provider[] = [
       installFeatures(server, registry, options, logger);
       return server;
     },
-    inject: [MCP_RESOLVED_OPTIONS, McpRegistry, MCP_NOTIFICATION_BUS],
+    inject: [MCP_RESOLVED_OPTIONS, McpRegistry, MCP_NOTIFICATION_BUS, MCP_REDIS],
+  },
+  {
+    // Connects at bootstrap, so an unreachable Redis fails the start with a reason.
+    provide: MCP_REDIS,
+    useFactory: async (options: ResolvedMcpOptions): Promise<McpRedisBackend | null> => {
+      if (!options.redis) return null;
+      const logger = new Logger('McpRedis');
+      return McpRedisBackend.connect(options.redis, {
+        name: options.name,
+        idleTtlMs: options.sessions.idleTtlMs,
+        maxSessions: options.sessions.maxSessions,
+        sharedStateSecret: options.requestState.shared === true,
+        logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
+      });
+    },
+    inject: [MCP_RESOLVED_OPTIONS],
   },
   {
     provide: MCP_NOTIFICATION_BUS,
-    useFactory: (options: ResolvedMcpOptions): McpNotificationBus => options.notificationBus ?? new InProcessNotificationBus(),
-    inject: [MCP_RESOLVED_OPTIONS],
+    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null): McpNotificationBus =>
+      options.notificationBus ?? redis?.bus ?? new InProcessNotificationBus(),
+    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
   },
   {
     provide: MCP_SESSION_STORE,
-    useFactory: (options: ResolvedMcpOptions): McpSessionStore =>
+    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null): McpSessionStore =>
       options.sessions.store ??
+      redis?.sessions ??
       new InMemorySessionStore({ idleTtlMs: options.sessions.idleTtlMs, maxSessions: options.sessions.maxSessions }),
-    inject: [MCP_RESOLVED_OPTIONS],
+    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
   },
   {
     provide: MCP_HTTP_HANDLER,
-    useFactory: (options: ResolvedMcpOptions, server: McpServer, store: McpSessionStore, auth: McpAuthenticator | null) =>
+    useFactory: (options: ResolvedMcpOptions, server: McpServer, store: McpSessionStore, auth: McpAuthenticator | null, redis: McpRedisBackend | null) =>
       new McpHttpHandler(server, store, {
         sessions: options.sessions.mode,
         maxBodyBytes: options.maxBodyBytes,
         originPolicy: new OriginPolicy({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }),
         defaultLogLevel: options.defaultLogLevel,
         keepAliveMs: options.keepAliveMs,
-        eventStore: options.sessions.mode === 'stateful' ? (options.sessions.eventStore ?? new InMemoryEventStore()) : undefined,
+        eventStore: options.sessions.mode === 'stateful' ? (options.sessions.eventStore ?? redis?.events ?? new InMemoryEventStore()) : undefined,
+        relay: options.sessions.mode === 'stateful' ? redis?.relay : undefined,
         auth: auth ?? undefined,
       }),
-    inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE, MCP_AUTHENTICATOR],
+    inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE, MCP_AUTHENTICATOR, MCP_REDIS],
   },
   {
     provide: MCP_AUTHENTICATOR,
@@ -104,6 +126,7 @@ const coreProviders: Provider[] = [
     inject: [MCP_RESOLVED_OPTIONS],
   },
   McpTransportLifecycle,
+  McpHealthIndicator,
 ];
 
 function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
@@ -143,8 +166,8 @@ function normalizePath(path: string | undefined): string {
 }
 
 /**
- * Serves the Model Context Protocol from a Nest application: tools (and later resources and
- * prompts) are discovered on providers, and one controller serves Streamable HTTP for both
+ * Serves the Model Context Protocol from a Nest application: tools, resources, prompts and
+ * completers are discovered on providers, and one controller serves Streamable HTTP for both
  * protocol eras at `/<path>` (default `/mcp`).
  *
  * @example
@@ -179,7 +202,7 @@ export class McpModule extends McpConfigurableModule {
         { provide: MCP_ENDPOINT_PATH, useValue: endpoint },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],
-      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS],
+      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator],
     };
   }
 }

@@ -165,7 +165,22 @@ function collectHeaderParams(schema: JsonObject, site: string): HeaderParam[] {
     }
   };
   walk(schema, []);
+  // A mark that "properties" alone does not reach (array items, $defs, combinators) would be
+  // dropped by clients and never checked here: refuse it rather than ignore it.
+  if (countHeaderMarks(schema) > found.length) {
+    throw new Error(
+      messages.INVALID_X_MCP_HEADER(site, 'an x-mcp-header sits inside array items, $defs or a combinator, which "properties" alone does not reach'),
+    );
+  }
   return found;
+}
+
+function countHeaderMarks(node: unknown): number {
+  if (Array.isArray(node)) return node.reduce((sum: number, item) => sum + countHeaderMarks(item), 0);
+  if (typeof node !== 'object' || node === null) return 0;
+  let count = 0;
+  for (const [key, value] of Object.entries(node)) count += key === 'x-mcp-header' ? 1 : countHeaderMarks(value);
+  return count;
 }
 
 /** Normalises a plain handler result (value, Promise or Observable) into an Observable. */

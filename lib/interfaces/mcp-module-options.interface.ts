@@ -5,6 +5,7 @@ import type { McpSessionStore } from '../protocol/session-store.js';
 import type { McpEventStore } from '../protocol/event-store.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpAuthOptions } from '../auth/mcp-auth.interface.js';
+import type { McpRedisOptions } from '../redis/redis-client.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.
@@ -123,11 +124,20 @@ export interface McpModuleOptions {
    * same `secret` when several serve one endpoint.
    */
   requestState?: {
-    /** @default 32 random bytes per process */
+    /** @default 32 random bytes per process (with `redis`: one secret shared through Redis) */
     secret?: string | Buffer;
     /** @default 600000 (10 minutes) */
     ttlMs?: number;
   };
+  /**
+   * Run several instances behind a load balancer as one server: legacy sessions, the SSE event
+   * store, change notifications, single-use request states and server-to-client routing move to
+   * Redis (`ioredis` 5, an optional peer dependency). Replaces `sessions.store`,
+   * `sessions.eventStore` and `notificationBus`, which cannot be combined with it.
+   *
+   * @example { url: process.env.REDIS_URL }
+   */
+  redis?: McpRedisOptions;
 }
 
 /** @publicApi */
@@ -161,7 +171,8 @@ export interface ResolvedMcpOptions
   extends Required<Pick<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs'>>,
     Omit<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs' | 'sessions' | 'cache' | 'defaultLogLevel' | 'clientRequestTimeoutMs' | 'requestState' | 'pageSize'> {
   clientRequestTimeoutMs: number;
-  requestState: { secret: Buffer; ttlMs: number };
+  /** `shared`: no secret was given and Redis is configured, so the instances share one from Redis. */
+  requestState: { secret: Buffer; ttlMs: number; shared?: boolean };
   guardAwareLists: boolean;
   sessions: Required<Omit<McpSessionOptions, 'store' | 'eventStore'>> & { store?: McpSessionStore; eventStore?: McpEventStore };
   cache: { discover: CacheHint; lists: CacheHint; reads: CacheHint };

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
 import type { RequestEnvelope } from '../protocol/context.js';
-import { isLogLevel } from '../protocol/context.js';
 import { httpStatusFor } from '../protocol/errors.js';
 import { decodeHeaderValue } from '../protocol/header-value.js';
 import {
@@ -23,14 +22,10 @@ import { newSessionId, type McpSession, type McpSessionStore } from '../protocol
 import {
   DEFAULT_LEGACY_VERSION,
   LEGACY_PROTOCOL_VERSIONS,
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
   MODERN_PROTOCOL_VERSIONS,
   isModernVersionString,
   isSupportedLegacyVersion,
-  isSupportedModernVersion,
 } from '../protocol/versions.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { SSE_HEADERS, sseEvent, writeFlushed } from './sse.js';
@@ -41,7 +36,9 @@ import type { McpEventStore } from '../protocol/event-store.js';
 import { ServerRequestBroker } from '../protocol/interaction.js';
 import { McpError } from '../protocol/errors.js';
 import { changeNotificationMethod, type McpChangeEvent } from '../protocol/notification-bus.js';
+import { readModernMeta } from '../protocol/modern-meta.js';
 import { supportsPrimingEvents } from '../protocol/versions.js';
+import type { McpRelay } from '../protocol/relay.js';
 
 export interface McpHttpHandlerOptions {
   /** Legacy-era session handling. The modern era is always stateless. */
@@ -56,6 +53,11 @@ export interface McpHttpHandlerOptions {
   eventStore?: McpEventStore;
   /** The `retry:` hint of priming events. @default 1000 */
   retryMs?: number;
+  /**
+   * Several instances as one server (McpModule's `redis` option): legacy GET streams, messages
+   * for sessions whose stream is elsewhere, and client answers that reached the wrong instance.
+   */
+  relay?: McpRelay;
   /** Bearer authentication and challenges, when McpModule's `auth` option is set. */
   auth?: McpAuthenticator;
 }
@@ -95,13 +97,17 @@ export class McpHttpHandler {
   private readonly liveStreams = new Map<string, SseStream>();
   /** Legacy server-to-client requests awaiting the client's answer. */
   readonly broker = new ServerRequestBroker();
+  private readonly stopRelay?: () => void;
   private readonly principals = new WeakMap<IncomingMessage, McpPrincipal>();
 
   constructor(
     private readonly server: McpServer,
     private readonly store: McpSessionStore,
     private readonly options: McpHttpHandlerOptions,
-  ) {}
+  ) {
+    // An answer published by the instance it reached resolves here if this instance awaits it.
+    this.stopRelay = options.relay?.onResponse((response, sessionId) => this.broker.resolve(response, sessionId));
+  }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
@@ -162,6 +168,7 @@ export class McpHttpHandler {
     for (const stream of this.getStreams.values()) stream.end();
     this.getStreams.clear();
     this.liveStreams.clear();
+    this.stopRelay?.();
   }
 
   private allowedMethods(): string {
@@ -209,50 +216,21 @@ export class McpHttpHandler {
     message: JsonRpcRequest | JsonRpcNotification,
     id: JsonRpcId | null,
   ): RequestEnvelope | JsonRpcFailure {
-    const meta = message.params?._meta;
-    if (!isObject(meta) || typeof meta[META_PROTOCOL_VERSION] !== 'string') {
-      return failure(
-        id,
-        ErrorCode.InvalidParams,
-        `Invalid params: a ${MODERN_PROTOCOL_VERSIONS[0]} request needs params._meta["${META_PROTOCOL_VERSION}"] (a version string) and params._meta["${META_CLIENT_CAPABILITIES}"] (an object).`,
-      );
-    }
-    const version = meta[META_PROTOCOL_VERSION] as string;
-    const headerVersion = header(req, 'mcp-protocol-version');
-    if (headerVersion === undefined) {
-      return failure(id, ErrorCode.HeaderMismatch, `Header mismatch: the MCP-Protocol-Version header is required and must equal "${version}".`);
-    }
-    if (headerVersion !== version) {
-      return failure(
-        id,
-        ErrorCode.HeaderMismatch,
-        `Header mismatch: MCP-Protocol-Version header "${headerVersion}" does not match the body's protocol version "${version}".`,
-      );
-    }
-    if (!isSupportedModernVersion(version)) {
-      return failure(
-        id,
-        ErrorCode.UnsupportedProtocolVersion,
-        `Unsupported protocol version "${version}". This server supports ${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(', ')} (the legacy ones through initialize).`,
-        { supported: [...MODERN_PROTOCOL_VERSIONS], requested: version },
-      );
-    }
-    const capabilities = meta[META_CLIENT_CAPABILITIES];
-    if (!isObject(capabilities)) {
-      return failure(
-        id,
-        ErrorCode.InvalidParams,
-        `Invalid params: params._meta["${META_CLIENT_CAPABILITIES}"] must be an object (use {} for none).`,
-      );
-    }
-    const logLevel = meta[META_LOG_LEVEL];
-    if (logLevel !== undefined && !isLogLevel(logLevel)) {
-      return failure(
-        id,
-        ErrorCode.InvalidParams,
-        `Invalid params: unknown log level ${JSON.stringify(logLevel)} in params._meta["${META_LOG_LEVEL}"].`,
-      );
-    }
+    const meta = readModernMeta(message.params, id, (version) => {
+      const headerVersion = header(req, 'mcp-protocol-version');
+      if (headerVersion === undefined) {
+        return failure(id, ErrorCode.HeaderMismatch, `Header mismatch: the MCP-Protocol-Version header is required and must equal "${version}".`);
+      }
+      if (headerVersion !== version) {
+        return failure(
+          id,
+          ErrorCode.HeaderMismatch,
+          `Header mismatch: MCP-Protocol-Version header "${headerVersion}" does not match the body's protocol version "${version}".`,
+        );
+      }
+      return undefined;
+    });
+    if ('error' in meta) return meta;
     if (id !== null) {
       const methodHeader = header(req, 'mcp-method');
       if (methodHeader === undefined || methodHeader.trim() !== message.method) {
@@ -277,14 +255,13 @@ export class McpHttpHandler {
         if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
       }
     }
-    const clientInfo = meta[META_CLIENT_INFO];
     return {
       era: 'modern',
-      protocolVersion: version,
-      capabilities,
-      clientInfo: isObject(clientInfo) ? (clientInfo as unknown as RequestEnvelope['clientInfo']) : undefined,
+      protocolVersion: meta.protocolVersion,
+      capabilities: meta.capabilities,
+      clientInfo: meta.clientInfo,
       transportRequest: req,
-      logLevel: logLevel as LogLevel | undefined,
+      logLevel: meta.logLevel,
       principal: this.principals.get(req)?.id,
       auth: this.principals.get(req),
     };
@@ -482,7 +459,7 @@ export class McpHttpHandler {
       }
       owner = sessionId;
     }
-    this.broker.resolve(message, owner);
+    if (!this.broker.resolve(message, owner) && this.options.relay) void this.options.relay.publishResponse(message, owner);
     this.accepted(res);
   }
 
@@ -505,6 +482,7 @@ export class McpHttpHandler {
         this.keepAlive(res);
         return live.resume(res, sessionId, lastEventId);
       }
+      if (this.options.relay) return this.relayStream(res, sessionId, lastEventId, context.protocolVersion);
       const replay = await this.options.eventStore.replay(sessionId, lastEventId);
       if (replay) {
         res.writeHead(200, SSE_HEADERS);
@@ -519,6 +497,7 @@ export class McpHttpHandler {
         return;
       }
     }
+    if (this.options.relay) return this.relayStream(res, sessionId, undefined, context.protocolVersion);
     this.getStreams.get(sessionId)?.end();
     const streamId = this.options.eventStore ? await this.options.eventStore.openStream(sessionId) : undefined;
     const stream = new SseStream(res, {
@@ -536,11 +515,16 @@ export class McpHttpHandler {
 
   /**
    * Sends a server-initiated message on a legacy session's GET stream (list changes, resource
-   * updates). Returns false when the session has no open stream.
+   * updates). Returns false when the session has no open stream. With a relay the message goes to
+   * the session's stream wherever it is held, and true means it was handed over.
    */
   sendToSession(sessionId: string, message: JsonRpcMessage): boolean {
     const stream = this.getStreams.get(sessionId);
-    if (!stream || stream.finished) return false;
+    if (!stream || stream.finished) {
+      if (!this.options.relay) return false;
+      void this.options.relay.sendToSession(sessionId, message);
+      return true;
+    }
     stream.send(message);
     return true;
   }
@@ -583,6 +567,7 @@ export class McpHttpHandler {
     }
     this.getStreams.get(sessionId)?.end();
     this.getStreams.delete(sessionId);
+    void this.options.relay?.endSessionStream(sessionId);
     const prefix = `${sessionId}\u0000`;
     for (const [key, cancel] of [...this.inflight]) {
       if (key.startsWith(prefix)) cancel();
@@ -663,7 +648,11 @@ export class McpHttpHandler {
           }
           return;
         }
-        if (!sseAllowed) return;
+        if (!sseAllowed) {
+          // A plain JSON answer cannot carry a server-to-client request; the session's GET stream can.
+          if (sessionId !== undefined && 'method' in message && 'id' in message) this.sendToSession(sessionId, message);
+          return;
+        }
         startSse().send(message);
       },
       error: () => {
@@ -683,6 +672,17 @@ export class McpHttpHandler {
         else res.end();
       });
     }
+  }
+
+  /** With a relay, legacy GET streams are tails of the shared event store (see McpRelay). */
+  private relayStream(res: ServerResponse, sessionId: string, lastEventId: string | undefined, protocolVersion: string): Promise<void> {
+    return this.options.relay!.serveStream(res, {
+      sessionId,
+      lastEventId,
+      priming: supportsPrimingEvents(protocolVersion),
+      retryMs: this.options.retryMs ?? 1000,
+      keepAliveMs: this.options.keepAliveMs,
+    });
   }
 
   /** Stream ids are random, so they can be minted without awaiting a shared store. */

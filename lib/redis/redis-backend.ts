@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto';
+import { describeError, loadIoredis, RedisKeys, type McpRedisClient, type McpRedisOptions, type RedisLogger } from './redis-client.js';
+import { RedisEventStore } from './redis-event.store.js';
+import { RedisNotificationBus } from './redis-notification.bus.js';
+import { RedisRelay } from './redis-relay.js';
+import { RedisReplayGuard } from './redis-replay.guard.js';
+import { RedisSessionStore } from './redis-session.store.js';
+
+/** Injection token of the module's Redis backend (`null` without the `redis` option). */
+export const MCP_REDIS = Symbol('MCP_REDIS');
+
+export interface RedisBackendSettings {
+  /** The server name: the default key prefix is `mcp:<name>:`. */
+  name: string;
+  idleTtlMs: number;
+  maxSessions: number;
+  /** Fetch (or create) the requestState secret shared by every instance. */
+  sharedStateSecret: boolean;
+  logger?: RedisLogger;
+  /** How long the bootstrap waits for Redis. @default 5000 */
+  connectTimeoutMs?: number;
+}
+
+const HEARTBEAT_MS = 5_000;
+const HEARTBEAT_TTL_MS = 15_000;
+
+/**
+ * Everything the module keeps in Redis, on one command connection plus one pub/sub connection:
+ * sessions, SSE events, the notification bus, requestState nonces and the relay. One instance per
+ * McpModule; Nest calls `onApplicationShutdown`.
+ *
+ * @publicApi
+ */
+export class McpRedisBackend {
+  readonly instanceId = randomBytes(9).toString('base64url');
+  readonly sessions: RedisSessionStore;
+  readonly events: RedisEventStore;
+  readonly bus: RedisNotificationBus;
+  readonly replayGuard: RedisReplayGuard;
+  readonly relay: RedisRelay;
+  /** The shared requestState secret, when `sharedStateSecret` was asked for. */
+  stateSecret?: Buffer;
+  private heartbeat?: NodeJS.Timeout;
+  private closed = false;
+
+  private constructor(
+    readonly client: McpRedisClient,
+    private readonly subscriber: McpRedisClient,
+    private readonly ownsClient: boolean,
+    readonly keys: RedisKeys,
+    options: McpRedisOptions,
+    settings: RedisBackendSettings,
+  ) {
+    const maxEventsPerStream = options.maxEventsPerStream ?? 1000;
+    const streamTtlMs = options.streamTtlMs ?? 5 * 60_000;
+    const logger = settings.logger;
+    this.sessions = new RedisSessionStore(client, keys, { idleTtlMs: settings.idleTtlMs, maxSessions: settings.maxSessions });
+    this.events = new RedisEventStore(client, keys, { maxEventsPerStream, ttlMs: streamTtlMs, instanceId: this.instanceId, logger });
+    this.bus = new RedisNotificationBus(client, keys, { maxEventsPerStream, streamTtlMs, logger });
+    this.replayGuard = new RedisReplayGuard(client, keys);
+    this.relay = new RedisRelay(client, keys, { instanceId: this.instanceId, maxEventsPerStream, streamTtlMs, idleTtlMs: settings.idleTtlMs, logger });
+  }
+
+  /** Connects (or adopts `options.client`), checks Redis answers, and subscribes. */
+  static async connect(options: McpRedisOptions, settings: RedisBackendSettings): Promise<McpRedisBackend> {
+    const keys = new RedisKeys(options.keyPrefix ?? `mcp:${settings.name}:`);
+    let client: McpRedisClient;
+    if (options.client) {
+      client = options.client;
+    } else {
+      const Redis = await loadIoredis();
+      const connection = { maxRetriesPerRequest: 3, ...options.connection };
+      client = options.url !== undefined ? new Redis(options.url, connection) : new Redis(connection);
+    }
+    const subscriber = client.duplicate();
+    const backend = new McpRedisBackend(client, subscriber, options.client === undefined, keys, options, settings);
+    const where = options.url !== undefined ? redactUrl(options.url) : options.client ? 'the given client' : 'the configured connection';
+    backend.reportErrors(settings.logger, where);
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel === keys.relayChannel) backend.relay.dispatch(message);
+      else if (channel === keys.busChannel) backend.bus.dispatch(message);
+    });
+    // ioredis subscribes again after a reconnect; pokes sent meanwhile were lost, so re-read.
+    subscriber.on('ready', () => backend.relay.catchUp());
+    try {
+      await withTimeout(
+        Promise.all([client.call('PING'), subscriber.subscribe(keys.busChannel, keys.relayChannel)]),
+        settings.connectTimeoutMs ?? 5_000,
+      );
+      if (settings.sharedStateSecret) backend.stateSecret = await backend.sharedSecret();
+      await backend.beat();
+    } catch (error) {
+      await backend.close();
+      throw new Error(
+        `McpModule: could not use Redis at ${where} (${describeError(error)}). Start Redis or fix the "redis" option (url, connection or client).`,
+      );
+    }
+    backend.heartbeat = setInterval(() => void backend.beat().catch(() => undefined), HEARTBEAT_MS);
+    backend.heartbeat.unref();
+    return backend;
+  }
+
+  /** Round-trip time of a PING, in milliseconds; rejects when Redis does not answer in time. */
+  async ping(timeoutMs = 2_000): Promise<number> {
+    const started = performance.now();
+    await withTimeout(this.client.call('PING'), timeoutMs);
+    return Math.round((performance.now() - started) * 100) / 100;
+  }
+
+  /** The state of the command and pub/sub connections (ioredis: `ready` when usable). */
+  get status(): { client: string; subscriber: string } {
+    return { client: this.client.status, subscriber: this.subscriber.status };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.close();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    this.relay.close();
+    this.bus.close();
+    const quit = async (connection: McpRedisClient): Promise<void> => {
+      try {
+        await withTimeout(connection.quit(), 1_000);
+      } catch {
+        connection.disconnect();
+      }
+    };
+    await Promise.all([
+      this.client.call('DEL', this.keys.instance(this.instanceId)).catch(() => undefined).then(() => (this.ownsClient ? quit(this.client) : undefined)),
+      quit(this.subscriber),
+    ]);
+  }
+
+  private async beat(): Promise<void> {
+    await this.client.call('SET', this.keys.instance(this.instanceId), '1', 'PX', HEARTBEAT_TTL_MS);
+  }
+
+  /**
+   * One secret for every instance of the endpoint, so that a requestState minted by one verifies
+   * on all. The first instance creates it; it is a single key and is kept without expiry.
+   */
+  private async sharedSecret(): Promise<Buffer> {
+    await this.client.call('SET', this.keys.stateSecret, randomBytes(32).toString('base64url'), 'NX');
+    const secret = (await this.client.call('GET', this.keys.stateSecret)) as string | null;
+    if (!secret) throw new Error('the shared requestState secret could not be read back');
+    return Buffer.from(secret, 'base64url');
+  }
+
+  /** ioredis reports connection trouble as 'error' events; without a listener it prints them raw. */
+  private reportErrors(logger: RedisLogger | undefined, where: string): void {
+    let last = 0;
+    const report = (error: unknown): void => {
+      if (this.closed || Date.now() - last < 10_000) return;
+      last = Date.now();
+      logger?.warn(`Redis at ${where}: ${describeError(error)} (ioredis keeps reconnecting)`);
+    };
+    if (this.ownsClient) this.client.on('error', report);
+    this.subscriber.on('error', report);
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Keeps the password of a Redis URL out of logs and error messages. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured URL';
+  }
+}

@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The part of an `ioredis` client this module uses. Structural, so that the package's typings do
+ * not depend on `ioredis` being installed, and so that a compatible client can be passed in.
+ *
+ * @publicApi
+ */
+export interface McpRedisClient {
+  call(command: string, ...args: Array<string | number | Buffer>): Promise<unknown>;
+  duplicate(): McpRedisClient;
+  subscribe(...channels: string[]): Promise<unknown>;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  quit(): Promise<unknown>;
+  disconnect(): void;
+  readonly status: string;
+}
+
+/**
+ * Redis for running several instances as one server: sessions, the SSE event store, the
+ * notification bus, single-use request states and cross-instance routing.
+ *
+ * @publicApi
+ */
+export interface McpRedisOptions {
+  /** A `redis://` or `rediss://` URL. The module opens (and closes) two connections. */
+  url?: string;
+  /** Extra `ioredis` constructor options, merged with `url`. */
+  connection?: Record<string, unknown>;
+  /**
+   * An existing `ioredis` client. The module duplicates it for pub/sub and never closes it;
+   * closing it is up to you, after the application has shut down.
+   */
+  client?: McpRedisClient;
+  /**
+   * Prefix of every key and channel. Instances that serve one endpoint must share it.
+   * @default `mcp:<name>:`
+   */
+  keyPrefix?: string;
+  /** Events kept per SSE stream for `Last-Event-ID` resumption (approximate cap). @default 1000 */
+  maxEventsPerStream?: number;
+  /** How long an SSE stream stays replayable after its last event. @default 300000 (5 minutes) */
+  streamTtlMs?: number;
+}
+
+/** Loads `ioredis` only when Redis is configured: it is an optional peer dependency. */
+export async function loadIoredis(): Promise<new (...args: unknown[]) => McpRedisClient> {
+  const specifier = 'ioredis';
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = (await import(specifier)) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(
+      `McpModule: the "redis" option needs the "ioredis" package, which could not be loaded (${(error as Error).message}). Install it with "npm install ioredis@5", or remove the "redis" option to keep state in memory.`,
+    );
+  }
+  const ctor = (loaded.Redis ?? loaded.default) as (new (...args: unknown[]) => McpRedisClient) | undefined;
+  if (typeof ctor !== 'function') {
+    throw new Error('McpModule: the installed "ioredis" package exports no Redis client class. Install ioredis 5 ("npm install ioredis@5").');
+  }
+  return ctor;
+}
+
+/**
+ * Runs Lua scripts by SHA, loading a script on its first use and again after a Redis restart
+ * (NOSCRIPT), so each call sends the digest rather than the source.
+ */
+export class RedisScripts {
+  private readonly digests = new Map<string, string>();
+
+  constructor(private readonly client: McpRedisClient) {}
+
+  async run(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
+    let sha = this.digests.get(script);
+    if (sha === undefined) {
+      sha = createHash('sha1').update(script).digest('hex');
+      this.digests.set(script, sha);
+    }
+    try {
+      return await this.client.call('EVALSHA', sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+      return this.client.call('EVAL', script, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+/** Key and channel names, all under one prefix. */
+export class RedisKeys {
+  constructor(readonly prefix: string) {}
+
+  session(id: string): string {
+    return `${this.prefix}session:${id}`;
+  }
+  get sessionIndex(): string {
+    return `${this.prefix}sessions`;
+  }
+  /** Session id → the id of its current GET stream. */
+  get getStreams(): string {
+    return `${this.prefix}getstreams`;
+  }
+  stream(streamId: string): string {
+    return `${this.prefix}stream:${streamId}`;
+  }
+  streamMeta(streamId: string): string {
+    return `${this.prefix}stream:${streamId}:meta`;
+  }
+  nonce(nonce: string): string {
+    return `${this.prefix}nonce:${nonce}`;
+  }
+  instance(id: string): string {
+    return `${this.prefix}instance:${id}`;
+  }
+  get stateSecret(): string {
+    return `${this.prefix}state-secret`;
+  }
+  /** Change events for every instance's listeners. */
+  get busChannel(): string {
+    return `${this.prefix}bus`;
+  }
+  /** Stream pokes and client answers between instances. */
+  get relayChannel(): string {
+    return `${this.prefix}relay`;
+  }
+}
+
+/** What the Redis pieces log through; the module passes a Nest logger. */
+export interface RedisLogger {
+  error(message: string, trace?: string): void;
+  warn(message: string): void;
+}
+
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Checks the `redis` option of McpModule; returns one phrase per problem. @internal */
+export function redisOptionProblems(options: {
+  redis?: McpRedisOptions;
+  notificationBus?: unknown;
+  sessions?: { store?: unknown; eventStore?: unknown };
+}): string[] {
+  const redis = options.redis;
+  if (redis === undefined) return [];
+  if (typeof redis !== 'object' || redis === null) return ['"redis" must be an object such as { url: "redis://127.0.0.1:6379" } or { client }'];
+  const problems: string[] = [];
+  if (redis.url !== undefined && typeof redis.url !== 'string') problems.push('"redis.url" must be a string');
+  if (redis.client !== undefined && (typeof redis.client !== 'object' || typeof redis.client.call !== 'function' || typeof redis.client.duplicate !== 'function')) {
+    problems.push('"redis.client" must be an ioredis client (new Redis(...))');
+  }
+  if (redis.client !== undefined && (redis.url !== undefined || redis.connection !== undefined)) {
+    problems.push('"redis" takes either a client or url/connection, not both');
+  }
+  if (redis.keyPrefix !== undefined && (typeof redis.keyPrefix !== 'string' || redis.keyPrefix.length === 0 || /\s/.test(redis.keyPrefix))) {
+    problems.push('"redis.keyPrefix" must be a non-empty string without spaces');
+  }
+  for (const key of ['maxEventsPerStream', 'streamTtlMs'] as const) {
+    const value = redis[key];
+    if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) problems.push(`"redis.${key}" must be a positive integer`);
+  }
+  const clashes = [
+    options.sessions?.store !== undefined && 'sessions.store',
+    options.sessions?.eventStore !== undefined && 'sessions.eventStore',
+    options.notificationBus !== undefined && 'notificationBus',
+  ].filter((x): x is string => typeof x === 'string');
+  if (clashes.length) {
+    problems.push(`"redis" provides ${clashes.join(', ')} itself; remove ${clashes.length > 1 ? 'them' : 'it'} or remove "redis"`);
+  }
+  return problems;
+}

@@ -1,0 +1,191 @@
+/*
+ * Lua scripts: each runs atomically in Redis, so multi-key updates need no locks and cost one
+ * round trip. They build key names from the prefix passed in ARGV[1], which ties them to a single
+ * Redis (or a primary with replicas); Redis Cluster is not supported.
+ *
+ * Key layout under the prefix p:
+ *   p..'session:'..id       JSON string, PX idle TTL
+ *   p..'sessions'           ZSET id → last access (ms), for least-recently-used eviction
+ *   p..'getstreams'         HASH session id → id of its current GET stream
+ *   p..'stream:'..sid       Redis Stream of SSE events (field m = JSON), MAXLEN ~ cap, PX TTL
+ *   p..'stream:'..sid..':meta'  HASH k = 'g'|'p' (GET or POST stream), o = owner instance,
+ *                           f = '1' once finished, t = '1' while another instance tails it
+ *   p..'instance:'..id      heartbeat, PX
+ *   p..'nonce:'..n          single-use requestState nonces, PX until the state expires
+ */
+
+/** ARGV: p, id, json, idleTtlMs, nowMs, maxSessions. Returns the ids evicted for capacity. */
+export const SESSION_CREATE = `
+local p, id = ARGV[1], ARGV[2]
+local ttl, now, max = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local index = p .. 'sessions'
+redis.call('SET', p .. 'session:' .. id, ARGV[3], 'PX', ttl)
+redis.call('ZADD', index, now, id)
+redis.call('ZREMRANGEBYSCORE', index, '-inf', now - ttl)
+redis.call('PEXPIRE', index, ttl)
+local evicted = {}
+local excess = redis.call('ZCARD', index) - max
+if excess > 0 then
+  local victims = redis.call('ZPOPMIN', index, excess)
+  for i = 1, #victims, 2 do
+    redis.call('DEL', p .. 'session:' .. victims[i])
+    redis.call('HDEL', p .. 'getstreams', victims[i])
+    evicted[#evicted + 1] = victims[i]
+  end
+end
+return evicted`;
+
+/** ARGV: p, id, idleTtlMs, nowMs. Returns the session JSON (idle timer refreshed) or nil. */
+export const SESSION_GET = `
+local p, id, ttl = ARGV[1], ARGV[2], ARGV[3]
+local value = redis.call('GETEX', p .. 'session:' .. id, 'PX', ttl)
+if value then
+  redis.call('ZADD', p .. 'sessions', 'XX', ARGV[4], id)
+  redis.call('PEXPIRE', p .. 'sessions', ttl)
+  redis.call('PEXPIRE', p .. 'getstreams', ttl)
+end
+return value`;
+
+/** ARGV: p, id, json, idleTtlMs. Replaces a live session only (like the in-memory store). */
+export const SESSION_UPDATE = `
+local key = ARGV[1] .. 'session:' .. ARGV[2]
+if redis.call('EXISTS', key) == 0 then return 0 end
+redis.call('SET', key, ARGV[3], 'PX', ARGV[4])
+return 1`;
+
+/** ARGV: p, id. Returns the id of the GET stream it had ('' for none), or false if unknown. */
+export const SESSION_DELETE = `
+local p, id = ARGV[1], ARGV[2]
+if redis.call('DEL', p .. 'session:' .. id) == 0 then return false end
+redis.call('ZREM', p .. 'sessions', id)
+local stream = redis.call('HGET', p .. 'getstreams', id)
+redis.call('HDEL', p .. 'getstreams', id)
+if stream then redis.call('PUBLISH', p .. 'relay', 's ' .. stream) end
+return stream or ''`;
+
+/** ARGV: p, streamId, kind, owner, ttlMs. Records a new stream (fire-and-forget at open). */
+export const STREAM_OPEN = `
+local meta = ARGV[1] .. 'stream:' .. ARGV[2] .. ':meta'
+redis.call('HSET', meta, 'k', ARGV[3], 'o', ARGV[4])
+redis.call('PEXPIRE', meta, ARGV[5])
+return 1`;
+
+/**
+ * ARGV: p, streamId, json, maxLen, ttlMs. Appends one event; pokes tailing instances. Returns the
+ * Redis entry id (time-based: unique and ordered, even across instances and key expiry).
+ */
+export const STREAM_APPEND = `
+local p, sid = ARGV[1], ARGV[2]
+local key, meta = p .. 'stream:' .. sid, p .. 'stream:' .. sid .. ':meta'
+local id = redis.call('XADD', key, 'MAXLEN', '~', ARGV[4], '*', 'm', ARGV[3])
+redis.call('PEXPIRE', key, ARGV[5])
+redis.call('PEXPIRE', meta, ARGV[5])
+if redis.call('HEXISTS', meta, 't') == 1 then redis.call('PUBLISH', p .. 'relay', 's ' .. sid) end
+return id`;
+
+/** ARGV: p, streamId, ttlMs. Marks a stream finished; tailers end after its last event. */
+export const STREAM_FINISH = `
+local p, sid = ARGV[1], ARGV[2]
+local meta = p .. 'stream:' .. sid .. ':meta'
+redis.call('HSET', meta, 'f', '1')
+redis.call('PEXPIRE', meta, ARGV[3])
+if redis.call('HEXISTS', meta, 't') == 1 then redis.call('PUBLISH', p .. 'relay', 's ' .. sid) end
+return 1`;
+
+/**
+ * ARGV: p, sessionId, streamId, owner, streamTtlMs, idleTtlMs. Makes streamId the session's GET
+ * stream, ends the previous one on whichever instance tails it, and drops a few entries of
+ * sessions that expired (the hash would otherwise keep them until the next change event).
+ */
+export const GET_STREAM_OPEN = `
+local p, session, sid = ARGV[1], ARGV[2], ARGV[3]
+local streams = p .. 'getstreams'
+local previous = redis.call('HGET', streams, session)
+redis.call('HSET', streams, session, sid)
+redis.call('PEXPIRE', streams, ARGV[6])
+local meta = p .. 'stream:' .. sid .. ':meta'
+redis.call('HSET', meta, 'k', 'g', 'o', ARGV[4], 't', '1')
+redis.call('PEXPIRE', meta, ARGV[5])
+for _, other in ipairs(redis.call('HRANDFIELD', streams, 4)) do
+  if redis.call('EXISTS', p .. 'session:' .. other) == 0 then redis.call('HDEL', streams, other) end
+end
+if previous and previous ~= sid then redis.call('PUBLISH', p .. 'relay', 's ' .. previous) end
+return 1`;
+
+/**
+ * ARGV: p, streamId, sessionId, afterId, count. One read of a tailed stream: its state first, then
+ * the entries after afterId, so that a stream seen as finished has all its events in the same
+ * reply. Returns { state, entries } where state is 'live' or 'end'.
+ */
+export const STREAM_TAIL = `
+local p, sid, session = ARGV[1], ARGV[2], ARGV[3]
+local meta = p .. 'stream:' .. sid .. ':meta'
+local m = redis.call('HMGET', meta, 'k', 'o', 'f')
+local state = 'live'
+if m[1] == 'p' then
+  if m[3] == '1' then state = 'end'
+  elseif not m[2] or redis.call('EXISTS', p .. 'instance:' .. m[2]) == 0 then state = 'end' end
+elseif redis.call('HGET', p .. 'getstreams', session) ~= sid then
+  state = 'end'
+end
+if m[1] then redis.call('HSET', meta, 't', '1') end
+local entries = redis.call('XRANGE', p .. 'stream:' .. sid, '(' .. ARGV[4], '+', 'COUNT', ARGV[5])
+return { state, entries }`;
+
+/**
+ * ARGV: p, sessionId, json, maxLen, streamTtlMs. Appends to the session's GET stream, wherever it
+ * is held (or to be replayed when the client comes back). Returns 1, or 0 without a GET stream.
+ */
+export const SEND_TO_SESSION = `
+local p, session = ARGV[1], ARGV[2]
+local sid = redis.call('HGET', p .. 'getstreams', session)
+if not sid then return 0 end
+if redis.call('EXISTS', p .. 'session:' .. session) == 0 then
+  redis.call('HDEL', p .. 'getstreams', session)
+  return 0
+end
+local key = p .. 'stream:' .. sid
+redis.call('XADD', key, 'MAXLEN', '~', ARGV[4], '*', 'm', ARGV[3])
+redis.call('PEXPIRE', key, ARGV[5])
+redis.call('PUBLISH', p .. 'relay', 's ' .. sid)
+return 1`;
+
+/**
+ * ARGV: p, eventJson, notificationJson, 'list' | 'resource', uri, maxLen, streamTtlMs.
+ * A change event: appended once, here, to the GET stream of every legacy session that wants it
+ * (list changes: all; resource updates: sessions subscribed to the URI), then announced to every
+ * instance (their tails pick the appends up; their subscriptions/listen streams get the event).
+ * Appending at the source rather than on each holder means an event is stored even while no
+ * instance holds the stream, and never twice. Returns the number of GET streams reached.
+ */
+export const BUS_PUBLISH = `
+local p = ARGV[1]
+local streams = p .. 'getstreams'
+local all = redis.call('HGETALL', streams)
+local poked = {}
+for i = 1, #all, 2 do
+  local session, sid = all[i], all[i + 1]
+  local value = redis.call('GET', p .. 'session:' .. session)
+  if not value then
+    redis.call('HDEL', streams, session)
+  else
+    local wanted = ARGV[4] == 'list'
+    if not wanted then
+      local ok, decoded = pcall(cjson.decode, value)
+      if ok and type(decoded) == 'table' and type(decoded.subscriptions) == 'table' then
+        for _, uri in ipairs(decoded.subscriptions) do
+          if uri == ARGV[5] then wanted = true break end
+        end
+      end
+    end
+    if wanted then
+      local key = p .. 'stream:' .. sid
+      redis.call('XADD', key, 'MAXLEN', '~', ARGV[6], '*', 'm', ARGV[3])
+      redis.call('PEXPIRE', key, ARGV[7])
+      poked[#poked + 1] = sid
+    end
+  end
+end
+if #poked > 0 then redis.call('PUBLISH', p .. 'relay', 's ' .. table.concat(poked, ' ')) end
+redis.call('PUBLISH', p .. 'bus', ARGV[2])
+return #poked`;

@@ -1,0 +1,315 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { McpHealthIndicator } from '../health/mcp-health.indicator.js';
+import type { McpChangeEvent } from '../protocol/notification-bus.js';
+import type { McpRelayStreamRequest } from '../protocol/relay.js';
+import { McpRedisBackend } from './redis-backend.js';
+import { redisOptionProblems } from './redis-client.js';
+import { newStreamId, parseEventId } from './redis-event.store.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Redis must answer in CI; elsewhere the suite is skipped with a reason when it does not. */
+async function redisAvailable(): Promise<boolean> {
+  const { hostname, port } = new URL(REDIS_URL);
+  const up = await new Promise<boolean>((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || 6379) });
+    socket.setTimeout(1000);
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+  });
+  if (!up && process.env.CI === 'true') throw new Error(`Redis is not answering at ${REDIS_URL}; CI needs it (.ci/run starts one).`);
+  return up;
+}
+
+const available = await redisAvailable();
+const skip = available ? false : `no Redis at ${REDIS_URL}`;
+
+type Json = Record<string, any>;
+
+describe('Redis stores', { skip }, () => {
+  const prefix = `mcp-test:${randomBytes(6).toString('hex')}:`;
+  const settings = { name: 'spec', idleTtlMs: 60_000, maxSessions: 3, sharedStateSecret: true };
+  let a: McpRedisBackend;
+  let b: McpRedisBackend;
+
+  before(async () => {
+    a = await McpRedisBackend.connect({ url: REDIS_URL, keyPrefix: prefix, maxEventsPerStream: 50 }, settings);
+    b = await McpRedisBackend.connect({ url: REDIS_URL, keyPrefix: prefix, maxEventsPerStream: 50 }, settings);
+  });
+
+  after(async () => {
+    const keys = (await a.client.call('KEYS', `${prefix}*`)) as string[];
+    if (keys.length) await a.client.call('DEL', ...keys);
+    await a.close();
+    await b.close();
+  });
+
+  it('shares one requestState secret between instances', () => {
+    assert.ok(a.stateSecret && a.stateSecret.length === 32);
+    assert.deepEqual(a.stateSecret, b.stateSecret);
+  });
+
+  it('keeps sessions with an idle TTL, shared between instances', async () => {
+    await a.sessions.create({ id: 's1', protocolVersion: '2025-11-25', capabilities: { roots: {} } });
+    assert.deepEqual(await b.sessions.get('s1'), { id: 's1', protocolVersion: '2025-11-25', capabilities: { roots: {} } });
+    const ttl = (await a.client.call('PTTL', `${prefix}session:s1`)) as number;
+    assert.ok(ttl > 50_000 && ttl <= 60_000, `ttl ${ttl}`);
+    await b.sessions.update({ id: 's1', protocolVersion: '2025-11-25', capabilities: {}, logLevel: 'error' });
+    assert.equal((await a.sessions.get('s1'))?.logLevel, 'error');
+    await a.sessions.update({ id: 'never-created', protocolVersion: 'x', capabilities: {} });
+    assert.equal(await a.sessions.get('never-created'), undefined, 'update does not create');
+    assert.equal(await b.sessions.delete('s1'), true);
+    assert.equal(await b.sessions.delete('s1'), false);
+    assert.equal(await a.sessions.get('s1'), undefined);
+  });
+
+  it('evicts the least recently used session beyond maxSessions', async () => {
+    for (const id of ['e1', 'e2', 'e3']) {
+      await a.sessions.create({ id, protocolVersion: '2025-11-25', capabilities: {} });
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    await a.sessions.get('e1'); // e2 is now the least recently used
+    await new Promise((r) => setTimeout(r, 3));
+    await a.sessions.create({ id: 'e4', protocolVersion: '2025-11-25', capabilities: {} });
+    assert.equal(await a.sessions.get('e2'), undefined);
+    for (const id of ['e1', 'e3', 'e4']) assert.ok(await a.sessions.get(id), id);
+  });
+
+  it('stores SSE events in order, replays after an id, and binds streams to their session', async () => {
+    const streamId = a.events.openStream('sess-A');
+    assert.equal(typeof streamId, 'string', 'openStream is synchronous');
+    const ids: string[] = [];
+    for (let i = 1; i <= 5; i++) ids.push(await a.events.append(streamId, { jsonrpc: '2.0', method: 'n', params: { i } }));
+    assert.deepEqual([...ids].sort(compareEventIds), ids, 'ids are ordered');
+    const replay = await b.events.replay('sess-A', ids[1]);
+    assert.equal(replay?.streamId, streamId);
+    assert.deepEqual(replay?.events.map((e) => (e.message as Json).params.i), [3, 4, 5]);
+    assert.deepEqual(replay?.events.map((e) => e.id), ids.slice(2));
+    const fromPriming = await b.events.replay('sess-A', `${streamId}.0`);
+    assert.equal(fromPriming?.events.length, 5);
+    assert.equal(await b.events.replay('sess-B', ids[1]), undefined, 'another session cannot read it');
+    assert.equal(await b.events.replay('sess-A', 'garbage'), undefined);
+    assert.equal(await b.events.replay('sess-A', `${newStreamId('sess-A')}.0`), undefined, 'unknown stream');
+    await a.events.finish(streamId);
+    assert.equal(await a.client.call('HGET', `${prefix}stream:${streamId}:meta`, 'f'), '1');
+  });
+
+  it('caps each stream and gives it a TTL', async () => {
+    const streamId = a.events.openStream('sess-cap');
+    for (let i = 0; i < 400; i++) await a.events.append(streamId, { jsonrpc: '2.0', method: 'n', params: { i } });
+    const length = (await a.client.call('XLEN', `${prefix}stream:${streamId}`)) as number;
+    assert.ok(length < 400 && length >= 50, `length ${length}`);
+    assert.ok(((await a.client.call('PTTL', `${prefix}stream:${streamId}`)) as number) > 0);
+  });
+
+  it('refuses a requestState nonce the second time, on any instance', async () => {
+    const expiresAt = Date.now() + 5_000;
+    assert.equal(await a.replayGuard.consume('nonce-1', expiresAt), true);
+    assert.equal(await b.replayGuard.consume('nonce-1', expiresAt), false);
+    const ttl = (await a.client.call('PTTL', `${prefix}nonce:nonce-1`)) as number;
+    assert.ok(ttl > 0 && ttl <= 5_000);
+  });
+
+  it('fans change events out to every instance', async () => {
+    const seen: McpChangeEvent[] = [];
+    const stop = b.bus.subscribe((event) => seen.push(event));
+    await a.bus.publish({ type: 'list-changed', kind: 'tools' });
+    await a.bus.publish({ type: 'resource-updated', uri: 'file:///x' });
+    await waitFor(() => seen.length === 2);
+    stop();
+    assert.deepEqual(seen, [
+      { type: 'list-changed', kind: 'tools' },
+      { type: 'resource-updated', uri: 'file:///x' },
+    ]);
+  });
+
+  it('rejects bad redis options with reasons', () => {
+    assert.deepEqual(redisOptionProblems({}), []);
+    const problems = redisOptionProblems({ redis: { url: 5 as never, keyPrefix: '' }, notificationBus: {}, sessions: { store: {} } }).join('; ');
+    assert.match(problems, /redis\.url/);
+    assert.match(problems, /keyPrefix/);
+    assert.match(problems, /sessions\.store, notificationBus/);
+  });
+
+  it('fails the bootstrap with a clear message when Redis cannot be reached', async () => {
+    await assert.rejects(
+      McpRedisBackend.connect({ url: 'redis://127.0.0.1:1', connection: { retryStrategy: () => null } }, { ...settings, sharedStateSecret: false, connectTimeoutMs: 1000 }),
+      /could not use Redis at redis:\/\/127\.0\.0\.1:1.*Start Redis or fix the "redis" option/,
+    );
+  });
+
+  it('reports health in the terminus shape', async () => {
+    assert.deepEqual(await new McpHealthIndicator(null).isHealthy('mcp'), { mcp: { status: 'up', store: 'memory' } });
+    const up = await new McpHealthIndicator(a).isHealthy('store');
+    assert.equal(up.store.status, 'up');
+    assert.equal(up.store.store, 'redis');
+    assert.equal(typeof up.store.latencyMs, 'number');
+    const closed = await McpRedisBackend.connect({ url: REDIS_URL, keyPrefix: prefix }, settings);
+    await closed.close();
+    const down = await new McpHealthIndicator(closed).isHealthy('store', { timeoutMs: 300 });
+    assert.equal(down.store.status, 'down');
+    assert.match(String(down.store.message), /PING/);
+  });
+
+  describe('relay', () => {
+    let serverA: Server;
+    let serverB: Server;
+    const urlOf = (server: Server): string => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const serve = (backend: McpRedisBackend): Promise<Server> =>
+      new Promise((resolve) => {
+        const server = createServer((req, res) => {
+          const request: McpRelayStreamRequest = {
+            sessionId: String(req.headers['mcp-session-id']),
+            lastEventId: req.headers['last-event-id'] as string | undefined,
+            priming: true,
+            retryMs: 500,
+            keepAliveMs: 200,
+          };
+          void backend.relay.serveStream(res, request);
+        });
+        server.listen(0, '127.0.0.1', () => resolve(server));
+      });
+
+    before(async () => {
+      serverA = await serve(a);
+      serverB = await serve(b);
+    });
+    after(() => {
+      serverA.closeAllConnections();
+      serverB.closeAllConnections();
+      serverA.close();
+      serverB.close();
+    });
+
+    it('delivers to a GET stream held by one instance what another sends, and resumes it elsewhere exactly', async () => {
+      await a.sessions.create({ id: 'relay-1', protocolVersion: '2025-11-25', capabilities: {} });
+      const first = await openSse(urlOf(serverA), 'relay-1');
+      await waitFor(() => first.events.length === 1);
+      const primingId = first.events[0].id!;
+      assert.match(primingId, /\.0$/);
+      for (let i = 1; i <= 3; i++) assert.equal(await b.relay.sendToSession('relay-1', { jsonrpc: '2.0', method: 'm', params: { i } }), true);
+      await waitFor(() => first.events.length === 4);
+      first.close();
+      // Sent while no instance holds the stream: stored, and replayed on resume.
+      for (let i = 4; i <= 5; i++) await a.relay.sendToSession('relay-1', { jsonrpc: '2.0', method: 'm', params: { i } });
+      const second = await openSse(urlOf(serverB), 'relay-1', first.events[3].id);
+      await waitFor(() => second.events.length === 2);
+      await b.bus.publish({ type: 'list-changed', kind: 'prompts' });
+      await waitFor(() => second.events.length === 3);
+      const all = [...first.events.slice(1), ...second.events].map((e) => e.data as Json);
+      assert.deepEqual(all.map((m) => m.params?.i ?? m.method), [1, 2, 3, 4, 5, 'notifications/prompts/list_changed']);
+      const ids = [...first.events, ...second.events].map((e) => e.id);
+      assert.equal(new Set(ids).size, ids.length);
+      // A new GET stream replaces the old one, which ends wherever it is tailed.
+      const third = await openSse(urlOf(serverA), 'relay-1');
+      await waitFor(() => second.ended);
+      assert.equal(await a.relay.sendToSession('relay-1', { jsonrpc: '2.0', method: 'm', params: { i: 6 } }), true);
+      await waitFor(() => third.events.length === 2);
+      third.close();
+      assert.equal(await a.relay.sendToSession('no-such-session', { jsonrpc: '2.0', method: 'm' }), false);
+    });
+
+    it('delivers resource updates only to subscribed sessions', async () => {
+      await a.sessions.create({ id: 'sub-yes', protocolVersion: '2025-11-25', capabilities: {}, subscriptions: ['file:///watched'] });
+      await a.sessions.create({ id: 'sub-no', protocolVersion: '2025-11-25', capabilities: {} });
+      const yes = await openSse(urlOf(serverA), 'sub-yes');
+      const no = await openSse(urlOf(serverB), 'sub-no');
+      await waitFor(() => yes.events.length === 1 && no.events.length === 1);
+      await b.bus.publish({ type: 'resource-updated', uri: 'file:///watched' });
+      await b.bus.publish({ type: 'list-changed', kind: 'tools' });
+      await waitFor(() => yes.events.length === 3 && no.events.length === 2);
+      assert.deepEqual(yes.events.slice(1).map((e) => (e.data as Json).method), ['notifications/resources/updated', 'notifications/tools/list_changed']);
+      assert.deepEqual(no.events.slice(1).map((e) => (e.data as Json).method), ['notifications/tools/list_changed']);
+      yes.close();
+      no.close();
+    });
+
+    it('follows a POST stream owned by another instance until it is finished', async () => {
+      const streamId = a.events.openStream('post-1');
+      const first = await a.events.append(streamId, { jsonrpc: '2.0', method: 'p', params: { n: 1 } });
+      const tail = await openSse(urlOf(serverB), 'post-1', first);
+      await a.events.append(streamId, { jsonrpc: '2.0', method: 'p', params: { n: 2 } });
+      await a.events.append(streamId, { jsonrpc: '2.0', id: 7, result: {} });
+      await a.events.finish(streamId);
+      await waitFor(() => tail.ended);
+      assert.deepEqual(tail.events.map((e) => (e.data as Json).params?.n ?? 'result'), [2, 'result']);
+    });
+
+    it('routes a client answer to the instance that awaits it', async () => {
+      const got: unknown[] = [];
+      const stop = a.relay.onResponse((response, sessionId) => (got.push({ response, sessionId }), true));
+      await b.relay.publishResponse({ jsonrpc: '2.0', id: 'srv-1', result: { ok: true } }, 'sess');
+      await waitFor(() => got.length === 1);
+      stop();
+      assert.deepEqual(got[0], { response: { jsonrpc: '2.0', id: 'srv-1', result: { ok: true } }, sessionId: 'sess' });
+    });
+  });
+});
+
+describe('event ids', () => {
+  it('parse only for their own session', () => {
+    assert.equal(parseEventId('s', 'nodot'), undefined);
+    assert.equal(parseEventId('s', 'abc.1-0'), undefined);
+  });
+});
+
+function compareEventIds(x: string, y: string): number {
+  const [xm, xs] = x.slice(x.lastIndexOf('.') + 1).split('-').map(BigInt);
+  const [ym, ys] = y.slice(y.lastIndexOf('.') + 1).split('-').map(BigInt);
+  return xm === ym ? Number(xs - ys) : Number(xm - ym);
+}
+
+async function waitFor(predicate: () => boolean, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+interface OpenSse {
+  events: Array<{ id?: string; data: unknown }>;
+  ended: boolean;
+  close(): void;
+}
+
+/** A minimal SSE reader (the e2e helpers live outside lib). */
+async function openSse(url: string, sessionId: string, lastEventId?: string): Promise<OpenSse> {
+  const controller = new AbortController();
+  const headers: Record<string, string> = { 'mcp-session-id': sessionId };
+  if (lastEventId) headers['last-event-id'] = lastEventId;
+  const response = await fetch(url, { headers, signal: controller.signal });
+  const state: OpenSse = { events: [], ended: false, close: () => controller.abort() };
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body!) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (block.startsWith(':')) continue;
+          let id: string | undefined;
+          let data = '';
+          for (const line of block.split('\n')) {
+            if (line.startsWith('id: ')) id = line.slice(4);
+            else if (line.startsWith('data: ')) data = line.slice(6);
+          }
+          state.events.push({ id, data: data ? JSON.parse(data) : '' });
+        }
+      }
+    } catch {
+      // aborted
+    }
+    state.ended = true;
+  })();
+  return state;
+}

@@ -1,0 +1,418 @@
+import { ConsoleLogger, type INestApplicationContext, type LogLevel as NestLogLevel } from '@nestjs/common';
+import { Console } from 'node:console';
+import { createInterface, type Interface } from 'node:readline';
+import type { Subscription } from 'rxjs';
+import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
+import type { RequestEnvelope } from '../protocol/context.js';
+import { ServerRequestBroker } from '../protocol/interaction.js';
+import {
+  ErrorCode,
+  classifyMessage,
+  failure,
+  isResponse,
+  success,
+  type JsonRpcFailure,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../protocol/json-rpc.js';
+import type { Implementation, JsonObject, LogLevel } from '../protocol/mcp-types.js';
+import { hasModernMeta, readModernMeta } from '../protocol/modern-meta.js';
+import { changeNotificationMethod, type McpChangeEvent, type McpNotificationBus } from '../protocol/notification-bus.js';
+import type { McpServer } from '../protocol/server.js';
+import { LATEST_LEGACY_VERSION } from '../protocol/versions.js';
+
+/**
+ * Options of {@link McpStdioServer}.
+ *
+ * @publicApi
+ */
+export interface McpStdioServerOptions {
+  /** Where messages come from, one JSON-RPC message per line. @default process.stdin */
+  input?: NodeJS.ReadableStream;
+  /** Where messages go, one per line; nothing else is ever written to it. @default process.stdout */
+  output?: NodeJS.WritableStream;
+  /** Change events (list changes, resource updates) to forward to the client. */
+  bus?: McpNotificationBus;
+  /** Legacy log threshold before the client calls `logging/setLevel`; undefined sends none. @default 'info' */
+  defaultLogLevel?: LogLevel;
+  /** Longer lines are refused with -32600. @default 4 MiB */
+  maxMessageBytes?: number;
+  /** Where transport problems are reported (never stdout). @default stderr */
+  logger?: { warn(message: string): void };
+  /**
+   * Refuse calls that need OAuth scopes (`@RequireScopes`): stdio carries no token, so with
+   * McpModule's `auth` configured such calls cannot be authorized. @default false
+   */
+  refuseScopedCalls?: boolean;
+}
+
+/** What `initialize` established: on stdio the process is the session. */
+interface LegacySession {
+  protocolVersion: string;
+  capabilities: JsonObject;
+  clientInfo?: Implementation;
+  logLevel?: LogLevel;
+  subscriptions: Set<string>;
+}
+
+type Respond = (message: JsonRpcResponse) => void;
+
+/**
+ * MCP over stdio: newline-delimited JSON-RPC on stdin/stdout, for clients that start the server
+ * as a subprocess. It drives the same {@link McpServer} as the HTTP endpoint, for both eras:
+ *
+ * - a message whose `params._meta` carries `io.modelcontextprotocol/protocolVersion` is a
+ *   2026-07-28 request, validated like over HTTP minus the headers (-32602 for a missing or
+ *   malformed envelope, -32022 for an unsupported version); `server/discover` needs nothing first;
+ * - `initialize` starts a legacy session for the whole process (version negotiation, client
+ *   capabilities and info, `logging/setLevel`, `resources/subscribe`), and legacy
+ *   server-to-client requests (elicitation, sampling, roots) travel on stdout, their answers on
+ *   stdin;
+ * - `notifications/cancelled` stops the named in-flight request in either era.
+ *
+ * Plain class: {@link McpStdio.serve} wires it to a Nest application context.
+ *
+ * @publicApi
+ */
+export class McpStdioServer {
+  private readonly input: NodeJS.ReadableStream;
+  private readonly output: NodeJS.WritableStream;
+  private readonly maxMessageBytes: number;
+  private readonly broker = new ServerRequestBroker();
+  private readonly inflight = new Map<string, Subscription>();
+  private session?: LegacySession;
+  private lines?: Interface;
+  private stopBus?: () => void;
+  private finished = false;
+  private resolveClosed!: () => void;
+  /** Settles once the input ended (or {@link close} was called) and every call was cancelled. */
+  readonly closed: Promise<void> = new Promise((resolve) => (this.resolveClosed = resolve));
+
+  constructor(
+    private readonly server: McpServer,
+    private readonly options: McpStdioServerOptions = {},
+  ) {
+    this.input = options.input ?? process.stdin;
+    this.output = options.output ?? process.stdout;
+    this.maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
+  }
+
+  /** Starts reading. Resolves at once; await {@link closed} to learn when the client hung up. */
+  listen(): this {
+    if (this.lines) throw new Error('McpStdioServer.listen() was called twice; one server reads its input once.');
+    this.lines = createInterface({ input: this.input, crlfDelay: Infinity });
+    this.lines.on('line', (line) => this.onLine(line));
+    this.lines.on('close', () => this.close());
+    // A client that closed its end of the pipe cannot hear anything more.
+    this.output.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') this.warn(`stdout failed: ${error.message}`);
+      this.close();
+    });
+    this.stopBus = this.options.bus?.subscribe((event) => this.deliverChange(event));
+    return this;
+  }
+
+  /** Cancels every in-flight call and stops reading. */
+  close(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.stopBus?.();
+    for (const subscription of this.inflight.values()) subscription.unsubscribe();
+    this.inflight.clear();
+    this.lines?.close();
+    this.resolveClosed();
+  }
+
+  private onLine(line: string): void {
+    if (this.finished || line.trim() === '') return;
+    if (Buffer.byteLength(line) > this.maxMessageBytes) {
+      this.write(failure(null, ErrorCode.InvalidRequest, `Invalid Request: the message exceeds ${this.maxMessageBytes} bytes. Raise maxBodyBytes to accept it.`));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.write(failure(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON. Send one JSON-RPC message per line.'));
+      return;
+    }
+    if (Array.isArray(value)) return this.batch(value);
+    this.dispatch(value, (response) => this.write(response));
+  }
+
+  /** A JSON-RPC batch (2025-03-26 clients): one array of responses once every request answered. */
+  private batch(items: unknown[]): void {
+    if (items.length === 0) {
+      this.write(failure(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch.'));
+      return;
+    }
+    const responses: JsonRpcResponse[] = [];
+    let expected = 0;
+    let settled = false;
+    const flush = (): void => {
+      if (settled || responses.length < expected) return;
+      settled = true;
+      if (responses.length > 0) this.write(responses);
+    };
+    for (const item of items) {
+      const parsed = classifyMessage(item);
+      if (parsed.kind === 'request' || parsed.kind === 'invalid') expected++;
+    }
+    for (const item of items) {
+      this.dispatch(item, (response) => {
+        responses.push(response);
+        flush();
+      });
+    }
+    flush();
+  }
+
+  private dispatch(value: unknown, respond: Respond): void {
+    const parsed = classifyMessage(value);
+    switch (parsed.kind) {
+      case 'invalid':
+        return respond(failure(parsed.id, ErrorCode.InvalidRequest, `Invalid Request: ${parsed.reason}`));
+      case 'response':
+        // Late, duplicate or unknown answers are dropped, as over HTTP.
+        this.broker.resolve(parsed.message);
+        return;
+      case 'notification':
+        return this.notification(parsed.message);
+      case 'request':
+        return this.request(parsed.message, respond);
+    }
+  }
+
+  private notification(message: JsonRpcNotification): void {
+    if (message.method !== 'notifications/cancelled') return;
+    const requestId = message.params?.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+    const key = inflightKey(requestId);
+    this.inflight.get(key)?.unsubscribe();
+    this.inflight.delete(key);
+  }
+
+  private request(request: JsonRpcRequest, respond: Respond): void {
+    const modern = hasModernMeta(request.params);
+    if (!modern && request.method === 'initialize') return respond(this.initialize(request));
+    const envelope = modern ? this.modernEnvelope(request) : this.legacyEnvelope(request);
+    if ('error' in envelope) return respond(envelope);
+    if (this.options.refuseScopedCalls && this.server.requiredScopes(request.method, request.params)?.length) {
+      return respond(
+        failure(
+          request.id,
+          ErrorCode.InvalidRequest,
+          `Forbidden: "${request.method}" of ${JSON.stringify(request.params?.name)} needs OAuth scopes, and stdio carries no access token. Call it over HTTP with a token.`,
+        ),
+      );
+    }
+    const key = inflightKey(request.id);
+    if (this.inflight.has(key)) {
+      return respond(
+        failure(request.id, ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(request.id)} is still in flight; use a new id for every request.`),
+      );
+    }
+    let done = false;
+    const subscription = this.server.handle(request, envelope).subscribe({
+      next: (message) => {
+        if (!isResponse(message)) return this.write(message);
+        done = true;
+        this.inflight.delete(key);
+        respond(message);
+      },
+      error: () => {
+        done = true;
+        this.inflight.delete(key);
+        respond(failure(request.id, ErrorCode.InternalError, 'Internal error.'));
+      },
+    });
+    if (!done) this.inflight.set(key, subscription);
+  }
+
+  private modernEnvelope(request: JsonRpcRequest): RequestEnvelope | JsonRpcFailure {
+    const meta = readModernMeta(request.params, request.id);
+    if ('error' in meta) return meta;
+    return {
+      era: 'modern',
+      protocolVersion: meta.protocolVersion,
+      capabilities: meta.capabilities,
+      clientInfo: meta.clientInfo,
+      logLevel: meta.logLevel,
+    };
+  }
+
+  private legacyEnvelope(request: JsonRpcRequest): RequestEnvelope | JsonRpcFailure {
+    const session = this.session;
+    if (!session) {
+      if (request.method === 'ping') return { era: 'legacy', protocolVersion: LATEST_LEGACY_VERSION, capabilities: {} };
+      return failure(
+        request.id,
+        ErrorCode.InvalidRequest,
+        `Invalid Request: "${request.method}" before initialize. Send initialize first (protocol 2025-11-25 and older), or put params._meta["io.modelcontextprotocol/protocolVersion"] on every request (2026-07-28).`,
+      );
+    }
+    return {
+      era: 'legacy',
+      protocolVersion: session.protocolVersion,
+      capabilities: session.capabilities,
+      clientInfo: session.clientInfo,
+      logLevel: session.logLevel,
+      setLogLevel: (level) => {
+        session.logLevel = level;
+      },
+      broker: this.broker,
+      subscribe: (uri) => {
+        session.subscriptions.add(uri);
+      },
+      unsubscribe: (uri) => {
+        session.subscriptions.delete(uri);
+      },
+    };
+  }
+
+  /** `initialize` (re)starts the process's legacy session. */
+  private initialize(request: JsonRpcRequest): JsonRpcResponse {
+    const params = request.params ?? {};
+    const { protocolVersion, result } = this.server.initializeResult(params.protocolVersion);
+    this.session = {
+      protocolVersion,
+      capabilities: isObject(params.capabilities) ? params.capabilities : {},
+      clientInfo: isObject(params.clientInfo) ? (params.clientInfo as unknown as Implementation) : undefined,
+      logLevel: 'defaultLogLevel' in this.options ? this.options.defaultLogLevel : 'info',
+      subscriptions: new Set(),
+    };
+    return success(request.id, result);
+  }
+
+  /** Legacy sessions hear of list changes and of updates to the resources they subscribed to. */
+  private deliverChange(event: McpChangeEvent): void {
+    const session = this.session;
+    if (!session || this.finished) return;
+    if (event.type === 'resource-updated') {
+      if (session.subscriptions.has(event.uri)) {
+        this.write({ jsonrpc: '2.0', method: changeNotificationMethod(event), params: { uri: event.uri } });
+      }
+      return;
+    }
+    this.write({ jsonrpc: '2.0', method: changeNotificationMethod(event) });
+  }
+
+  private write(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    if (this.finished) return;
+    // JSON.stringify never emits a raw newline, so one message is always one line.
+    this.output.write(`${JSON.stringify(message)}\n`);
+  }
+
+  private warn(message: string): void {
+    if (this.options.logger) this.options.logger.warn(message);
+    else process.stderr.write(`[McpStdioServer] ${message}\n`);
+  }
+}
+
+/**
+ * Options of {@link McpStdio.serve}.
+ *
+ * @publicApi
+ */
+export interface McpStdioServeOptions extends Pick<McpStdioServerOptions, 'input' | 'output'> {
+  /** Close the Nest application when the client closes stdin. @default true */
+  closeAppOnEnd?: boolean;
+  /**
+   * While serving on `process.stdout`, send `console.log/info/debug` to stderr, so a stray
+   * `console.log` cannot corrupt the protocol stream. @default true
+   */
+  redirectConsole?: boolean;
+}
+
+/**
+ * A Nest `ConsoleLogger` that writes every level to stderr: over stdio, stdout belongs to the
+ * protocol. Pass it as the application's `logger`.
+ *
+ * @example
+ * ```ts
+ * const app = await NestFactory.createApplicationContext(AppModule, { logger: new McpStdioLogger() });
+ * ```
+ * @publicApi
+ */
+export class McpStdioLogger extends ConsoleLogger {
+  protected override printMessages(
+    messages: unknown[],
+    context?: string,
+    logLevel?: NestLogLevel,
+    _writeStreamType?: 'stdout' | 'stderr',
+    errorStack?: unknown,
+    params?: Record<string, unknown>,
+  ): void {
+    super.printMessages(messages, context, logLevel, 'stderr', errorStack, params);
+  }
+}
+
+/**
+ * Serves an application's McpModule over stdio.
+ *
+ * @example
+ * ```ts
+ * // stdio.ts: the client runs `node dist/stdio.js`
+ * const app = await NestFactory.createApplicationContext(AppModule, { logger: new McpStdioLogger() });
+ * await McpStdio.serve(app);
+ * ```
+ * @publicApi
+ */
+export const McpStdio = {
+  /**
+   * Reads JSON-RPC from stdin and answers on stdout with the app's McpModule (its tools,
+   * resources, prompts and options), until stdin ends; then closes the app (which ends the
+   * process once nothing else keeps it alive). Resolves once listening.
+   *
+   * The app must not log to stdout: create it with `logger: new McpStdioLogger()` (or
+   * `logger: false`). With several McpModules in one app, the first one is served.
+   */
+  async serve(app: INestApplicationContext, options: McpStdioServeOptions = {}): Promise<McpStdioServer> {
+    let server: McpServer;
+    try {
+      server = app.get<symbol, McpServer>(MCP_SERVER, { strict: false });
+    } catch {
+      throw new Error(
+        'McpStdio.serve() found no McpModule in this application: import McpModule.forRoot({ name, version }) in the module you pass to NestFactory.createApplicationContext().',
+      );
+    }
+    const resolved = app.get<symbol, ResolvedMcpOptions>(MCP_RESOLVED_OPTIONS, { strict: false });
+    const bus = app.get<symbol, McpNotificationBus>(MCP_NOTIFICATION_BUS, { strict: false });
+    const output = options.output ?? process.stdout;
+    const restoreConsole = output === process.stdout && options.redirectConsole !== false ? redirectConsoleToStderr() : undefined;
+    const stdio = new McpStdioServer(server, {
+      input: options.input,
+      output,
+      bus,
+      defaultLogLevel: resolved.defaultLogLevel,
+      maxMessageBytes: resolved.maxBodyBytes,
+      refuseScopedCalls: resolved.auth !== undefined,
+    }).listen();
+    void stdio.closed.then(async () => {
+      restoreConsole?.();
+      if (options.closeAppOnEnd !== false) await app.close();
+    });
+    return stdio;
+  },
+} as const;
+
+function redirectConsoleToStderr(): () => void {
+  const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  console.log = toStderr.log.bind(toStderr);
+  console.info = toStderr.info.bind(toStderr);
+  console.debug = toStderr.debug.bind(toStderr);
+  return () => Object.assign(console, saved);
+}
+
+function inflightKey(id: JsonRpcId): string {
+  return `${typeof id}:${String(id)}`;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,79 @@
+import { Controller, Get, Injectable, Module, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { Args, Ctx, McpContext, McpHeader, McpHealthIndicator, McpModule, McpRegistry, Tool } from 'nestjs-model-context';
+
+/** Names this process in answers, so you can watch the balancer alternate. */
+export const INSTANCE = process.env.INSTANCE ?? `pid ${process.pid}`;
+
+export class ForecastDto {
+  /** Mirrored into the Mcp-Param-Region header: a gateway can route on it without reading bodies. */
+  @McpHeader('Region')
+  @IsIn(['eu', 'us', 'ap'])
+  region!: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(7)
+  days?: number;
+}
+
+@Injectable()
+export class ClusterTools {
+  private added = 0;
+
+  constructor(private readonly registry: McpRegistry) {}
+
+  @Tool({ description: 'Says which instance answered.', annotations: { readOnlyHint: true } })
+  whoami(): string {
+    return `answered by ${INSTANCE}`;
+  }
+
+  @Tool({ description: 'A made-up forecast for a region.', annotations: { readOnlyHint: true } })
+  forecast(@Args() { region, days = 3 }: ForecastDto): string {
+    return `${days}-day forecast for ${region}: sunny (from ${INSTANCE})`;
+  }
+
+  @Tool({ description: 'Registers a tool on this instance; every session on every instance hears tools/list_changed.' })
+  announce(): string {
+    const name = `added_${++this.added}_${process.pid}`;
+    this.registry.addTool({ name, description: `Added at runtime by ${INSTANCE}.`, handler: () => `hello from ${name}` });
+    return `registered ${name} on ${INSTANCE}`;
+  }
+
+  @Tool({ description: 'Asks the user to confirm; the answer may reach any instance.' })
+  async confirm(@Ctx() ctx: McpContext): Promise<string> {
+    const outcome = await ctx.elicit('Go ahead?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
+    return outcome.action === 'accept' ? `${INSTANCE} was told ok=${(outcome.content as { ok: boolean }).ok}` : `${INSTANCE} was told ${outcome.action}`;
+  }
+}
+
+/** A readiness probe for the balancer (or @nestjs/terminus: `() => mcpHealth.isHealthy('mcp')`). */
+@Controller('health')
+export class HealthController {
+  constructor(private readonly mcpHealth: McpHealthIndicator) {}
+
+  @Get('ready')
+  async ready(@Res() res: Response): Promise<void> {
+    const result = await this.mcpHealth.isHealthy('mcp');
+    res.status(result.mcp.status === 'up' ? 200 : 503).json({ instance: INSTANCE, ...result });
+  }
+}
+
+const redisUrl = process.env.REDIS_URL;
+
+@Module({
+  imports: [
+    McpModule.forRoot({
+      name: 'scale-out',
+      version: '1.0.0',
+      // With REDIS_URL every process started with it serves the same sessions; without it this is
+      // an ordinary single instance with state in memory.
+      redis: redisUrl ? { url: redisUrl } : undefined,
+    }),
+  ],
+  controllers: [HealthController],
+  providers: [ClusterTools],
+})
+export class AppModule {}

@@ -1,0 +1,84 @@
+/**
+ * The official MCP conformance suite, run against the fixture app (sample/conformance) on a real
+ * port, for every leg that gates this project:
+ * - 2025: `@modelcontextprotocol/conformance` 0.2.0-alpha.12, `--suite all --spec-version 2025-11-25`;
+ * - 2026: the same, `--suite all --spec-version 2026-07-28`;
+ * - latest: the npm `latest` line (0.1.16), its default run.
+ * Each leg must record zero FAILURE checks. The suite's own `Total:` line is printed.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { AppModule } from '../../sample/conformance/app.module.js';
+import { startApp, type RunningApp } from '../utils/app.js';
+
+type ConformanceLib = typeof import('../../scripts/conformance-lib.mjs');
+type Check = { id: string; status: string; details?: { result?: { content?: Array<{ type: string; text?: string }>; isError?: boolean } } };
+
+// Tests run from dist/test/e2e; the runner stays a plain .mjs in the repo's scripts/ folder.
+const libUrl = new URL('../../../scripts/conformance-lib.mjs', import.meta.url);
+
+/** Every check of one scenario, read from the `checks.json` files the suite wrote. */
+function scenarioChecks(outDir: string, scenario: string): Check[] {
+  const folder = readdirSync(outDir).find((name) => name.startsWith(`server-${scenario}-`));
+  assert.ok(folder, `the suite wrote no results for scenario ${scenario} in ${outDir}`);
+  return JSON.parse(readFileSync(join(outDir, folder, 'checks.json'), 'utf8')) as Check[];
+}
+
+/**
+ * `tools-call-simple-text` and `tools-call-error` also pass against a server that lacks the tool
+ * (an unknown tool may come back as an isError result with text): check what the tool said.
+ */
+function assertToolsReallyRan(outDir: string): void {
+  const simple = scenarioChecks(outDir, 'tools-call-simple-text').find((c) => c.id === 'tools-call-simple-text');
+  assert.equal(simple?.status, 'SUCCESS');
+  assert.equal(simple?.details?.result?.isError, undefined);
+  assert.equal(simple?.details?.result?.content?.[0]?.text, 'This is a simple text response for testing.');
+  const error = scenarioChecks(outDir, 'tools-call-error').find((c) => c.id === 'tools-call-error');
+  assert.equal(error?.status, 'SUCCESS');
+  assert.equal(error?.details?.result?.isError, true);
+  assert.equal(error?.details?.result?.content?.[0]?.text, 'This tool intentionally returns an error for testing.');
+}
+
+const legs = [
+  { leg: '2025', label: '0.2.0-alpha.12, --suite all --spec-version 2025-11-25' },
+  { leg: '2026', label: '0.2.0-alpha.12, --suite all --spec-version 2026-07-28' },
+  { leg: 'latest', label: '0.1.16 (npm latest), default run' },
+] as const;
+
+describe('official MCP conformance suite against sample/conformance', () => {
+  let server: RunningApp;
+  let lib: ConformanceLib;
+  const outDirs: string[] = [];
+
+  before(async () => {
+    lib = (await import(libUrl.href)) as ConformanceLib;
+    server = await startApp(AppModule);
+  });
+  after(async () => {
+    await server.close();
+    for (const dir of outDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const { leg, label } of legs) {
+    it(`leg ${leg} (${label}) records no FAILURE`, { timeout: 180_000 }, async () => {
+      const outDir = mkdtempSync(join(tmpdir(), `mcp-conformance-${leg}-`));
+      outDirs.push(outDir);
+      const run = await lib.runConformance({ url: server.url, leg, outDir, stream: false });
+      console.log(`conformance ${leg}: ${run.total || '(no Total: line)'}`);
+      if (run.failures.length > 0) console.log(lib.formatIssues(run.failures));
+      if (run.warnings.length > 0) console.log(lib.formatIssues(run.warnings));
+      assert.ok(run.checked > 0, `the suite wrote no checks; its output:\n${lib.stripAnsi(run.output).slice(-2000)}`);
+      assert.match(run.total, /^Total: \d+ passed, \d+ failed/);
+      assert.deepEqual(
+        run.failures.map((f) => `${f.scenario} › ${f.id}: ${f.message ?? f.description}`),
+        [],
+        'FAILURE checks (details printed above)',
+      );
+      assert.equal(run.exitCode, 0, 'the suite exited non-zero');
+      assertToolsReallyRan(outDir);
+    });
+  }
+});

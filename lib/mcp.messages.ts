@@ -18,9 +18,6 @@ export const MULTIPLE_ARGS_PARAMS = (site: string) =>
 export const AMBIGUOUS_INPUT = (site: string) =>
   `Cannot tell the input DTO of tool "${site}": the @Args() parameter's type is not a class (interfaces, unions and primitives vanish at runtime). Declare it with @Tool({ input: SomeDto }) or type the parameter with a DTO class.`;
 
-export const REQUEST_SCOPED_TOOL = (site: string) =>
-  `"${site}" is declared on a request-scoped provider (or one that depends on a request-scoped provider). Request-scoped tool providers are not supported yet: make the provider a singleton and inject request data through @Ctx().request, or move the tool to a singleton provider.`;
-
 export const INVALID_X_MCP_HEADER = (site: string, problem: string) =>
   `Tool "${site}" has an invalid x-mcp-header declaration: ${problem}. x-mcp-header may only mark string, integer or boolean properties reachable through "properties" alone, with a unique RFC 9110 token name.`;
 

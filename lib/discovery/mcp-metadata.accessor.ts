@@ -66,17 +66,4 @@ export class McpMetadataAccessor {
     const metadata: Record<string, { index: number }> | undefined = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, owner, methodName);
     return new Set(Object.values(metadata ?? {}).map((value) => value.index));
   }
-
-  /** Indices of the method's `@Args()` parameters. */
-  getArgsParamIndices(owner: object, methodName: string): number[] {
-    const metadata: Record<string, { index: number }> | undefined = Reflect.getMetadata(
-      MCP_PARAM_ARGS_METADATA,
-      owner,
-      methodName,
-    );
-    if (!metadata) return [];
-    return Object.entries(metadata)
-      .filter(([key]) => key.startsWith(`${McpParamtype.ARGS}:`))
-      .map(([, value]) => value.index);
-  }
 }

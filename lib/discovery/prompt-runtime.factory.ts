@@ -1,11 +1,11 @@
+import { sharedDtoCompiler } from './dto-compiler.js';
 import type { Type } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { ArgumentsOutcome, CompletableArgument, PromptRuntime } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { PromptArgument, PromptDescriptor } from '../protocol/prompts.js';
-import { DtoCaster, formatIssues, type ClassConstructor, type CompiledCaster } from '../schema/dto-caster.js';
-import { JsonSchemaFactory } from '../schema/json-schema.factory.js';
+import { formatIssues } from '../schema/dto-caster.js';
 import type { PromptOptions } from '../decorators/prompt.decorator.js';
 import * as messages from '../mcp.messages.js';
 
@@ -72,8 +72,7 @@ export function dtoArguments(schema: JsonObject): DtoArgument[] {
  * caster are built once here. Decorated and dynamically added prompts both come through it.
  */
 export class PromptRuntimeFactory {
-  private readonly schemas = new JsonSchemaFactory();
-  private readonly caster = new DtoCaster(this.schemas);
+  private readonly dtos = sharedDtoCompiler;
 
   build(definition: PromptDefinition, invoke: PromptInvoke, site: string): PromptRuntime {
     const { name } = definition;
@@ -119,14 +118,7 @@ export class PromptRuntimeFactory {
   }
 
   private dtoArguments(dto: Type<unknown>, name: string, site: string): ArgumentParser {
-    let schema: JsonObject;
-    let cast: CompiledCaster<object>;
-    try {
-      schema = this.schemas.create(dto) as JsonObject;
-      cast = this.caster.compile(dto as ClassConstructor<object>, { coerceStrings: true });
-    } catch (error) {
-      throw new Error(messages.SCHEMA_FAILED(site, (error as Error).message));
-    }
+    const { schema, cast } = this.dtos.compile(dto, site, { coerceStrings: true });
     const args = dtoArguments(schema);
     for (const arg of args) {
       if (arg.complex || [...arg.types].some((t) => !SCALARS.has(t))) {

@@ -1,8 +1,9 @@
+import { sharedDtoCompiler } from './dto-compiler.js';
 import type { Type } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { ArgumentsOutcome, ResourceRuntime, ResourceTemplateRuntime } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
-import type { CacheHint, JsonObject } from '../protocol/mcp-types.js';
+import type { CacheHint } from '../protocol/mcp-types.js';
 import {
   uriProblem,
   type ResourceAnnotations,
@@ -10,8 +11,7 @@ import {
   type ResourceTemplateDescriptor,
 } from '../protocol/resources.js';
 import { UriTemplate, UriTemplateError, type UriTemplateMatch } from '../protocol/uri-template.js';
-import { DtoCaster, formatIssues, type ClassConstructor, type CompiledCaster } from '../schema/dto-caster.js';
-import { JsonSchemaFactory } from '../schema/json-schema.factory.js';
+import { formatIssues } from '../schema/dto-caster.js';
 import type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
 import * as messages from '../mcp.messages.js';
 import { dtoArguments } from './prompt-runtime.factory.js';
@@ -37,8 +37,7 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
  * added ones both come through it.
  */
 export class ResourceRuntimeFactory {
-  private readonly schemas = new JsonSchemaFactory();
-  private readonly caster = new DtoCaster(this.schemas);
+  private readonly dtos = sharedDtoCompiler;
 
   buildResource(definition: ResourceDefinition, read: ResourceInvoke, site: string): ResourceRuntime {
     const { uri } = definition;
@@ -104,14 +103,7 @@ export class ResourceRuntimeFactory {
     site: string,
   ): { enums: Map<string, string[]>; parse: (raw: UriTemplateMatch) => ArgumentsOutcome | Promise<ArgumentsOutcome> } {
     if (dto === undefined) return { enums: new Map(), parse: (raw) => ({ ok: true, value: raw }) };
-    let schema: JsonObject;
-    let cast: CompiledCaster<object>;
-    try {
-      schema = this.schemas.create(dto) as JsonObject;
-      cast = this.caster.compile(dto as ClassConstructor<object>, { coerceStrings: true });
-    } catch (error) {
-      throw new Error(messages.SCHEMA_FAILED(site, (error as Error).message));
-    }
+    const { schema, cast } = this.dtos.compile(dto, site, { coerceStrings: true });
     const args = dtoArguments(schema);
     const names = new Set(args.map((a) => a.name));
     const missing = template.variables.filter((v) => !names.has(v));

@@ -3,8 +3,8 @@ import { from, isObservable, of, type Observable } from 'rxjs';
 import type { ArgumentsOutcome, HeaderParam, ToolRuntime } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
-import { DtoCaster, formatIssues, type ClassConstructor } from '../schema/dto-caster.js';
-import { JsonSchemaFactory } from '../schema/json-schema.factory.js';
+import { formatIssues } from '../schema/dto-caster.js';
+import { sharedDtoCompiler } from './dto-compiler.js';
 import { compileJsonSchema } from '../schema/json-schema.validator.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
 import * as messages from '../mcp.messages.js';
@@ -33,8 +33,7 @@ function isClass(value: unknown): value is Type<unknown> {
  * come through this one path.
  */
 export class ToolRuntimeFactory {
-  private readonly schemas = new JsonSchemaFactory();
-  private readonly caster = new DtoCaster(this.schemas);
+  private readonly dtos = sharedDtoCompiler;
 
   build(definition: ToolDefinition, invoke: ToolInvoke, site: string): ToolRuntime {
     const { name } = definition;
@@ -83,13 +82,7 @@ export class ToolRuntimeFactory {
       };
     }
     if (isClass(input)) {
-      let schema: JsonObject;
-      try {
-        schema = this.schemas.create(input) as JsonObject;
-      } catch (error) {
-        throw new Error(messages.SCHEMA_FAILED(site, (error as Error).message));
-      }
-      const cast = this.caster.compile(input as ClassConstructor<object>);
+      const { schema, cast } = this.dtos.compile(input, site);
       return {
         schema,
         parse: async (args) => {
@@ -117,12 +110,7 @@ export class ToolRuntimeFactory {
     site: string,
   ): { schema: JsonObject; check: (value: unknown) => string | null } | undefined {
     if (output === undefined) return undefined;
-    let schema: JsonObject;
-    try {
-      schema = isClass(output) ? (this.schemas.create(output) as JsonObject) : output;
-    } catch (error) {
-      throw new Error(messages.SCHEMA_FAILED(`${site} output`, (error as Error).message));
-    }
+    const schema = isClass(output) ? this.dtos.schema(output, `${site} output`) : output;
     const validate = compileJsonSchema(schema);
     return {
       schema,

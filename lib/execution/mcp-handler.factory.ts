@@ -2,7 +2,7 @@ import { HttpException, Injectable } from '@nestjs/common';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
 import { Injector } from '@nestjs/core/injector/injector.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { defer, from, mergeMap } from 'rxjs';
+import { defer, mergeMap } from 'rxjs';
 import { Observable, catchError, filter, fromEvent, isObservable, of, takeUntil } from 'rxjs';
 import { isInputRequiredSignal } from '../protocol/interaction.js';
 import { isEmission } from '../protocol/emission.js';
@@ -89,9 +89,7 @@ export class McpHandlerFactory {
         }),
       );
     };
-    for (const key of Reflect.getMetadataKeys(original)) {
-      Reflect.defineMetadata(key, Reflect.getMetadata(key, original), callback);
-    }
+    inheritMetadata(original, callback);
     const target = this.externalContextCreator.create(
       instance,
       callback,
@@ -128,9 +126,7 @@ export class McpHandlerFactory {
     const probe = function (): boolean {
       return true;
     };
-    for (const key of Reflect.getMetadataKeys(original)) {
-      Reflect.defineMetadata(key, Reflect.getMetadata(key, original), probe);
-    }
+    inheritMetadata(original, probe);
     // A method name without parameter metadata keeps pipes (a global ValidationPipe) out.
     const target = this.externalContextCreator.create(
       instance,
@@ -170,6 +166,14 @@ export class McpHandlerFactory {
     defineCallParam(Object.getPrototypeOf(instance), methodName, index);
     return index;
   }
+}
+
+/**
+ * Nest reads guards, interceptors, pipes and filters from the handler function itself, so a
+ * wrapper must carry the original method's metadata.
+ */
+function inheritMetadata(from: Function, to: Function): void {
+  for (const key of Reflect.getMetadataKeys(from)) Reflect.defineMetadata(key, Reflect.getMetadata(key, from), to);
 }
 
 class Deliberate {

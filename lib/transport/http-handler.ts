@@ -28,7 +28,7 @@ import {
   isSupportedLegacyVersion,
 } from '../protocol/versions.js';
 import type { OriginPolicy } from './origin-policy.js';
-import { SSE_HEADERS, sseEvent, writeFlushed } from './sse.js';
+import { SSE_HEADERS, writeFlushed } from './sse.js';
 import { SseStream } from './sse-stream.js';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';

@@ -7,11 +7,6 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'X-Accel-Buffering': 'no',
 };
 
-/** One SSE event. JSON never contains raw newlines, so a single data line is always enough. */
-export function sseEvent(data: string, id?: string): string {
-  return id === undefined ? `event: message\ndata: ${data}\n\n` : `id: ${id}\nevent: message\ndata: ${data}\n\n`;
-}
-
 /**
  * Writes and pushes one chunk past compression middleware, which otherwise holds small writes
  * back and turns a live stream into a late burst.

@@ -1,0 +1,36 @@
+import type { Type } from '@nestjs/common';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import { DtoCaster, type ClassConstructor, type CompiledCaster, type DtoCasterOptions } from '../schema/dto-caster.js';
+import { JsonSchemaFactory } from '../schema/json-schema.factory.js';
+import * as messages from '../mcp.messages.js';
+
+/**
+ * Emits a DTO's schema and compiles its caster once, for tools, prompts and templates alike.
+ * Schemas depend only on the class, so one cache serves every module of the process.
+ */
+export class DtoCompiler {
+  readonly schemas = new JsonSchemaFactory();
+  readonly caster = new DtoCaster(this.schemas);
+
+  compile(dto: Type<unknown>, site: string, options?: DtoCasterOptions): { schema: JsonObject; cast: CompiledCaster<object> } {
+    try {
+      return {
+        schema: this.schemas.create(dto) as JsonObject,
+        cast: this.caster.compile(dto as ClassConstructor<object>, options),
+      };
+    } catch (error) {
+      throw new Error(messages.SCHEMA_FAILED(site, (error as Error).message));
+    }
+  }
+
+  /** The schema alone (output schemas need no caster). */
+  schema(dto: Type<unknown>, site: string): JsonObject {
+    try {
+      return this.schemas.create(dto) as JsonObject;
+    } catch (error) {
+      throw new Error(messages.SCHEMA_FAILED(site, (error as Error).message));
+    }
+  }
+}
+
+export const sharedDtoCompiler = new DtoCompiler();

@@ -1,4 +1,5 @@
 import { McpError } from './errors.js';
+import { freezeResult } from './serialize.js';
 import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
 import type { ProtocolEra } from './versions.js';
@@ -134,7 +135,7 @@ export class PagedList<T> {
     const end = offset + spec.pageSize;
     const body: JsonObject = { [spec.key]: state.items.slice(offset, end).map((item) => spec.describe(item, era)) };
     if (end < state.items.length) body.nextCursor = encodeCursor(spec.key, version, end);
-    const page = era === 'modern' ? spec.finishModern(body) : body;
+    const page = freezeResult(era === 'modern' ? spec.finishModern(body) : body);
     state.pages[era][index] = page;
     return page;
   }

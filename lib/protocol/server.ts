@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Observable, Subject, isObservable, type Subscription } from 'rxjs';
 import type { McpNotificationBus } from './notification-bus.js';
 import { listen } from './subscriptions.js';
+import { freezeResult } from './serialize.js';
 import { errorResult, toCallToolResult } from './content.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
 import { digestArguments, type RequestStateCodec } from './interaction.js';
@@ -278,7 +279,15 @@ export class McpServer {
     };
   }
 
+  private discoverResult?: Result;
+
+  /** Built once: capabilities are settled by the time the first client asks. */
   private discover(): Result {
+    this.discoverResult ??= freezeResult(this.decorate(this.buildDiscover(), 'modern'));
+    return this.discoverResult;
+  }
+
+  private buildDiscover(): Result {
     const result: Result = {
       supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
       capabilities: this.capabilities(),

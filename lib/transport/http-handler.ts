@@ -29,6 +29,7 @@ import {
 } from '../protocol/versions.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { SSE_HEADERS, writeFlushed } from './sse.js';
+import { serializeMessage } from '../protocol/serialize.js';
 import { SseStream } from './sse-stream.js';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
@@ -740,7 +741,7 @@ export class McpHttpHandler {
   }
 
   private sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
-    const payload = JSON.stringify(body);
+    const payload = Array.isArray(body) ? JSON.stringify(body) : serializeMessage(body as JsonRpcMessage);
     res.writeHead(status, {
       ...headers,
       'Content-Type': 'application/json',

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { McpEventStore } from '../protocol/event-store.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
+import { serializeMessage } from '../protocol/serialize.js';
 import { SSE_HEADERS, writeFlushed } from './sse.js';
 
 export interface SseStreamOptions {
@@ -94,7 +95,7 @@ export class SseStream {
   }
 
   private enqueue(message: JsonRpcMessage, last: boolean): void {
-    const data = JSON.stringify(message);
+    const data = serializeMessage(message);
     this.tail = this.tail
       .then(async () => {
         const id = this.options.store && this.options.streamId !== undefined ? await this.options.store.append(this.options.streamId, message) : undefined;

@@ -1,4 +1,5 @@
 import { ConsoleLogger, type INestApplicationContext, type LogLevel as NestLogLevel } from '@nestjs/common';
+import { serializeMessage } from '../protocol/serialize.js';
 import { Console } from 'node:console';
 import { createInterface, type Interface } from 'node:readline';
 import type { Subscription } from 'rxjs';
@@ -304,7 +305,7 @@ export class McpStdioServer {
   private write(message: JsonRpcMessage | JsonRpcMessage[]): void {
     if (this.finished) return;
     // JSON.stringify never emits a raw newline, so one message is always one line.
-    this.output.write(`${JSON.stringify(message)}\n`);
+    this.output.write(`${Array.isArray(message) ? JSON.stringify(message) : serializeMessage(message)}\n`);
   }
 
   private warn(message: string): void {

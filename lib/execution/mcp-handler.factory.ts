@@ -3,7 +3,7 @@ import { ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } f
 import { Injector } from '@nestjs/core/injector/injector.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { defer, mergeMap } from 'rxjs';
-import { Observable, catchError, filter, fromEvent, isObservable, of, takeUntil } from 'rxjs';
+import { Observable, catchError, filter, isObservable, of, takeUntil } from 'rxjs';
 import { isInputRequiredSignal } from '../protocol/interaction.js';
 import { isEmission } from '../protocol/emission.js';
 import { defineCallParam } from '../decorators/params.decorators.js';
@@ -82,7 +82,7 @@ export class McpHandlerFactory {
           value.apply(call.context);
           return false;
         }),
-        takeUntil(fromEvent(call.context.signal, 'abort')),
+        takeUntil(aborted(call.context.signal)),
         catchError((error: unknown) => {
           if (isDeliberate(error)) return of(new Deliberate(error));
           throw error;
@@ -174,6 +174,16 @@ export class McpHandlerFactory {
  */
 function inheritMetadata(from: Function, to: Function): void {
   for (const key of Reflect.getMetadataKeys(from)) Reflect.defineMetadata(key, Reflect.getMetadata(key, from), to);
+}
+
+/** Emits once when the signal aborts, at once if it already has. */
+function aborted(signal: AbortSignal): Observable<void> {
+  return new Observable<void>((subscriber) => {
+    if (signal.aborted) return subscriber.next();
+    const onAbort = (): void => subscriber.next();
+    signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
+  });
 }
 
 class Deliberate {

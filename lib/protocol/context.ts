@@ -74,8 +74,9 @@ export interface InputState {
  * @publicApi
  */
 export class McpContext {
-  /** Aborted when the client cancels or disconnects, or the call times out. */
-  readonly signal: AbortSignal;
+  private controller?: AbortController;
+  private abortReason?: unknown;
+  private aborted = false;
   private lastProgress = Number.NEGATIVE_INFINITY;
   private closed = false;
   private inputCounter = 0;
@@ -89,11 +90,27 @@ export class McpContext {
     /** The request's `params._meta`, as sent. */
     readonly meta: JsonObject,
     private readonly emit: (message: JsonRpcMessage) => void,
-    signal: AbortSignal,
     private readonly support?: InteractionSupport,
-    private readonly abort?: (reason: unknown) => void,
-  ) {
-    this.signal = signal;
+  ) {}
+
+  /**
+   * Aborted when the client cancels or disconnects, or the call times out. Created on first use:
+   * most calls never look at it, and an AbortController per request is measurable.
+   */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  /** @internal Aborts the call's signal (cancellation, disconnect, timeout). */
+  abortCall(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.abortReason = reason;
+    this.controller?.abort(reason);
   }
 
   /**
@@ -101,7 +118,7 @@ export class McpContext {
    * handler is torn down. Used by policies such as `@McpTimeout()`.
    */
   cancel(reason = 'The call was cancelled.'): void {
-    this.abort?.(new ToolError(reason));
+    this.abortCall(new ToolError(reason));
   }
 
   /** The authenticated principal's id, when authorization is configured. */

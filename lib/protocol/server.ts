@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Observable, Subject, isObservable, type Subscription } from 'rxjs';
+import { Observable, Subject, catchError, from, isObservable, of, switchMap, type Subscription } from 'rxjs';
 import type { McpNotificationBus } from './notification-bus.js';
 import { listen } from './subscriptions.js';
 import { freezeResult } from './serialize.js';
@@ -225,8 +225,7 @@ export class McpServer {
       }
       const params = request.params ?? {};
       const meta = isObject(params._meta) ? params._meta : {};
-      const abort = new AbortController();
-      const ctx = new McpContext(id, method, env, meta, (n) => subscriber.next(n), abort.signal, this.config.interaction, (reason) => abort.abort(reason));
+      const ctx = new McpContext(id, method, env, meta, (n) => subscriber.next(n), this.config.interaction);
       let settled = false;
       const settle = (message: JsonRpcMessage): void => {
         settled = true;
@@ -257,7 +256,7 @@ export class McpServer {
       }
       return () => {
         ctx.close();
-        if (!settled) abort.abort(new McpCancelledError());
+        if (!settled) ctx.abortCall(new McpCancelledError());
         inner?.unsubscribe();
       };
     });
@@ -335,43 +334,29 @@ export class McpServer {
     run: () => Observable<Result>,
   ): Observable<Result> {
     if (ctx.era !== 'modern') return run();
-    return new Observable<Result>((subscriber) => {
-      let inner: Subscription | undefined;
-      let closed = false;
-      const codec = this.config.requestState;
-      const binding = { method: ctx.method, name, digest: digestArguments(args ?? null), principal: ctx.principal };
-      const restore = async (): Promise<number> => {
-        let round = 0;
-        if (params.requestState !== undefined && codec) {
-          const state = await codec.decode(params.requestState, binding);
-          Object.assign(ctx.inputs.answers, state.answers);
-          round = state.round;
-        }
-        if (isObject(params.inputResponses)) Object.assign(ctx.inputs.answers, params.inputResponses);
-        return round;
-      };
-      restore().then(
-        (round) => {
-          if (closed) return;
-          inner = run().subscribe({
-            next: (value) => subscriber.next(value),
-            complete: () => subscriber.complete(),
-            error: (error: unknown) => {
-              if (!ctx.inputRequired) return subscriber.error(error);
-              const result: Result = { resultType: 'input_required', inputRequests: { ...ctx.inputs.pending } };
-              if (codec) result.requestState = codec.encode({ ...binding, answers: ctx.inputs.answers, round: round + 1 });
-              subscriber.next(result);
-              subscriber.complete();
-            },
-          });
-        },
-        (error: unknown) => !closed && subscriber.error(error),
-      );
-      return () => {
-        closed = true;
-        inner?.unsubscribe();
-      };
-    });
+    const codec = this.config.requestState;
+    const binding = () => ({ method: ctx.method, name, digest: digestArguments(args ?? null), principal: ctx.principal });
+    const askOrFail = (error: unknown, round: number): Observable<Result> => {
+      if (!ctx.inputRequired) throw error;
+      const result: Result = { resultType: 'input_required', inputRequests: { ...ctx.inputs.pending } };
+      if (codec) result.requestState = codec.encode({ ...binding(), answers: ctx.inputs.answers, round: round + 1 });
+      return of(result);
+    };
+    // Most calls carry no earlier answers: no state to verify, nothing to await first.
+    if (params.requestState === undefined && params.inputResponses === undefined) {
+      return run().pipe(catchError((error: unknown) => askOrFail(error, 0)));
+    }
+    const restore = async (): Promise<number> => {
+      let round = 0;
+      if (params.requestState !== undefined && codec) {
+        const state = await codec.decode(params.requestState, binding());
+        Object.assign(ctx.inputs.answers, state.answers);
+        round = state.round;
+      }
+      if (isObject(params.inputResponses)) Object.assign(ctx.inputs.answers, params.inputResponses);
+      return round;
+    };
+    return from(restore()).pipe(switchMap((round) => run().pipe(catchError((error: unknown) => askOrFail(error, round)))));
   }
 
   private runTool(tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext): Observable<Result> {

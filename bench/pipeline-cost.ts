@@ -1,0 +1,50 @@
+/**
+ * What the Nest pipeline (ExternalContextCreator: guards, interceptors, pipes, filters, param
+ * decorators) costs a tools/call when no enhancer is declared, next to calling the method
+ * directly. In-process, so it isolates the pipeline from HTTP and JSON-RPC.
+ *   npm run build && node dist/bench/pipeline-cost.js
+ */
+import 'reflect-metadata';
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { IsString } from 'class-validator';
+import { lastValueFrom } from 'rxjs';
+import { Args, McpModule, McpRegistry, Tool } from 'nestjs-model-context';
+
+class EchoDto {
+  @IsString()
+  text!: string;
+}
+
+@Injectable()
+class EchoTools {
+  @Tool({ description: 'Echo.' })
+  echo(@Args() { text }: EchoDto): string {
+    return text.length > 0 ? 'hello' : '';
+  }
+}
+
+@Module({ imports: [McpModule.forRoot({ name: 'pipeline-cost', version: '1' })], providers: [EchoTools] })
+class CostModule {}
+
+const app = await NestFactory.createApplicationContext(CostModule, { logger: false });
+const tool = app.get(McpRegistry, { strict: false }).tool('echo')!;
+const tools = app.get(EchoTools);
+const dto = Object.assign(new EchoDto(), { text: 'hi' });
+const ctx = { signal: new AbortController().signal, request: undefined } as never;
+const N = 200_000;
+
+async function time(label: string, run: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 20_000; i++) await run();
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < N; i++) await run();
+  const micros = Number(process.hrtime.bigint() - start) / 1000 / N;
+  console.log(`${label}: ${micros.toFixed(2)} µs per call`);
+  return micros;
+}
+
+const direct = await time('direct method call', async () => tools.echo(dto));
+const piped = await time('through the Nest pipeline', () => lastValueFrom(tool.invoke(dto, { text: 'hi' }, ctx)));
+const validated = await time('argument validation (DtoCaster)', async () => tool.parseArguments({ text: 'hi' }));
+console.log(`pipeline cost: ${(piped - direct).toFixed(2)} µs per call; validation: ${validated.toFixed(2)} µs per call`);
+await app.close();

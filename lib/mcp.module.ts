@@ -141,8 +141,6 @@ function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
 /** Resources, prompts and completion: the same dispatcher, the registry as their catalog. */
 function installFeatures(server: McpServer, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger): void {
   const features: McpFeatureOptions = {
-    pageSize: options.pageSize,
-    listCache: options.cache.lists,
     readCache: options.cache.reads,
     exposeInternalErrors: options.exposeInternalErrors,
     logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },

@@ -145,7 +145,7 @@ describe('McpRegistry resources', () => {
       { serverInfo: { name: 's', version: '1' }, discoverCache: { ttlMs: 1, cacheScope: 'public' }, listCache: { ttlMs: 1, cacheScope: 'public' }, exposeInternalErrors: false, logger },
       r,
     );
-    installResources(server, r, { pageSize: 10, listCache: { ttlMs: 1, cacheScope: 'public' }, readCache: { ttlMs: 0, cacheScope: 'private' }, exposeInternalErrors: false, logger });
+    installResources(server, r, { readCache: { ttlMs: 0, cacheScope: 'private' }, exposeInternalErrors: false, logger });
     const read = (uri: string) =>
       lastValueFrom(
         server.handle({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri } }, { era: 'legacy', protocolVersion: '2025-11-25', capabilities: {} }).pipe(toArray()),

@@ -5,7 +5,7 @@ import { McpError } from './errors.js';
 import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
 import { handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './resources.js';
-import type { ProtocolEra } from './versions.js';
+import { BOTH_ERAS } from './versions.js';
 
 /** The most values one `completion/complete` result carries (the spec's limit). */
 export const MAX_COMPLETION_VALUES = 100;
@@ -29,7 +29,6 @@ export interface CompletionResult {
   hasMore: boolean;
 }
 
-const BOTH_ERAS: readonly ProtocolEra[] = ['legacy', 'modern'];
 const REF_HELP = 'Send { "type": "ref/prompt", "name": <prompt name> } or { "type": "ref/resource", "uri": <URI template> }.';
 
 /** Registers `completion/complete` (both eras) and declares the `completions` capability. */

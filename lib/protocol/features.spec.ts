@@ -65,14 +65,13 @@ function featureServer(fixture: Fixture, errors: string[] = []): { server: McpSe
       serverInfo: { name: 's', version: '1' },
       discoverCache: { ttlMs: 1, cacheScope: 'public' },
       listCache: { ttlMs: 2, cacheScope: 'public' },
+      pageSize: fixture.pageSize ?? 100,
       exposeInternalErrors: false,
       logger,
     },
     catalog,
   );
   const options = {
-    pageSize: fixture.pageSize ?? 100,
-    listCache: { ttlMs: 2, cacheScope: 'public' as const },
     readCache: { ttlMs: 0, cacheScope: 'private' as const },
     exposeInternalErrors: false,
     logger,

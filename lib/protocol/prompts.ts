@@ -5,9 +5,8 @@ import type { McpContext } from './context.js';
 import { McpError } from './errors.js';
 import { ErrorCode } from './json-rpc.js';
 import type { ContentBlock, JsonObject, McpIcon } from './mcp-types.js';
-import { PagedList } from './paging.js';
 import { handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './resources.js';
-import type { ProtocolEra } from './versions.js';
+import { BOTH_ERAS } from './versions.js';
 
 /** One argument as `prompts/list` advertises it. */
 export interface PromptArgument {
@@ -68,21 +67,11 @@ export const PromptMessage = {
   },
 } as const;
 
-const BOTH_ERAS: readonly ProtocolEra[] = ['legacy', 'modern'];
 const RESULT_KEYS = new Set(['description', 'messages', '_meta']);
 
 /** Registers `prompts/list` and `prompts/get` (both eras) and declares the `prompts` capability. */
 export function installPrompts(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
-  const prompts = new PagedList({
-    key: 'prompts',
-    method: 'prompts/list',
-    pageSize: options.pageSize,
-    version: () => catalog.version,
-    items: () => catalog.prompts(),
-    describe: (prompt) => prompt.descriptor,
-    finishModern: (page) =>
-      host.decorate({ ...page, ttlMs: options.listCache.ttlMs, cacheScope: options.listCache.cacheScope }, 'modern'),
-  });
+  const prompts = host.pagedList('prompts', 'prompts/list', () => catalog.prompts(), (prompt) => prompt.descriptor);
   host.setMethod('prompts/list', BOTH_ERAS, (params, _ctx, env) => prompts.page(params.cursor, env.era));
   host.setMethod('prompts/get', BOTH_ERAS, (params, ctx) => getPrompt(host, catalog, options, params, ctx));
   host.declareCapability('prompts', { listChanged: true });

@@ -9,7 +9,7 @@ import { ErrorCode } from './json-rpc.js';
 import type { CacheHint, JsonObject, McpIcon } from './mcp-types.js';
 import { PagedList } from './paging.js';
 import { MAX_URI_LENGTH, type UriTemplateMatch } from './uri-template.js';
-import type { ProtocolEra } from './versions.js';
+import { type ProtocolEra, BOTH_ERAS } from './versions.js';
 
 /**
  * Hints about how a resource (or a content item) is meant to be used.
@@ -127,9 +127,6 @@ export class ResourceNotFoundError extends Error {
 
 /** What resource, prompt and completion methods need from the module configuration. */
 export interface McpFeatureOptions {
-  pageSize: number;
-  /** Cache hints on list results (modern era). */
-  listCache: CacheHint;
   /** Cache hints on `resources/read` results unless the resource declares its own (modern era). */
   readCache: CacheHint;
   exposeInternalErrors: boolean;
@@ -151,9 +148,10 @@ export interface McpFeatureHost {
    * modern era a missing answer ends the request with an `input_required` result.
    */
   interactive(params: JsonObject, name: string, args: unknown, ctx: McpContext, run: () => Observable<JsonObject>): Observable<JsonObject>;
+  /** A paged list with the server's page size, catalog-bound cursors and list cache hints. */
+  pagedList<T>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T>;
 }
 
-const BOTH_ERAS: readonly ProtocolEra[] = ['legacy', 'modern'];
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 // RFC 3986 has no room for whitespace or control characters; they must be percent-encoded.
 const NOT_IN_URI = /[\u0000-\u0020\u007f]/;
@@ -174,26 +172,8 @@ export function uriProblem(uri: string): string | undefined {
  * legacy `resources/subscribe`/`unsubscribe`, and declares the `resources` capability.
  */
 export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
-  const finishModern = (page: JsonObject): JsonObject =>
-    host.decorate({ ...page, ttlMs: options.listCache.ttlMs, cacheScope: options.listCache.cacheScope }, 'modern');
-  const resources = new PagedList({
-    key: 'resources',
-    method: 'resources/list',
-    pageSize: options.pageSize,
-    version: () => catalog.version,
-    items: () => catalog.resources(),
-    describe: (resource) => resource.descriptor,
-    finishModern,
-  });
-  const templates = new PagedList({
-    key: 'resourceTemplates',
-    method: 'resources/templates/list',
-    pageSize: options.pageSize,
-    version: () => catalog.version,
-    items: () => catalog.resourceTemplates(),
-    describe: (template) => template.descriptor,
-    finishModern,
-  });
+  const resources = host.pagedList('resources', 'resources/list', () => catalog.resources(), (resource) => resource.descriptor);
+  const templates = host.pagedList('resourceTemplates', 'resources/templates/list', () => catalog.resourceTemplates(), (template) => template.descriptor);
   host.setMethod('resources/list', BOTH_ERAS, (params, _ctx, env) => resources.page(params.cursor, env.era));
   host.setMethod('resources/templates/list', BOTH_ERAS, (params, _ctx, env) => templates.page(params.cursor, env.era));
   host.setMethod('resources/read', BOTH_ERAS, (params, ctx, env) => readResource(host, catalog, options, params, ctx, env.era));

@@ -21,6 +21,7 @@ import { DEFAULT_PAGE_SIZE, PagedList } from './paging.js';
 import { decodeHeaderValue } from './header-value.js';
 import type { CacheHint, Implementation, JsonObject } from './mcp-types.js';
 import {
+  BOTH_ERAS,
   LEGACY_PROTOCOL_VERSIONS,
   META_SERVER_INFO,
   MODERN_PROTOCOL_VERSIONS,
@@ -80,24 +81,9 @@ export class McpServer {
     this.serverInfoMeta = {
       [META_SERVER_INFO]: { name: config.serverInfo.name, version: config.serverInfo.version },
     };
-    this.toolsPages = new PagedList<ToolRuntime>({
-      key: 'tools',
-      method: 'tools/list',
-      pageSize: config.pageSize ?? DEFAULT_PAGE_SIZE,
-      version: () => catalog.version,
-      items: () => catalog.tools(),
-      describe: (tool, era) => tool.descriptors[era],
-      finishModern: (page) =>
-        this.decorate({ ...page, ttlMs: config.listCache.ttlMs, cacheScope: config.listCache.cacheScope }, 'modern'),
-    });
-    const shared: Array<[string, MethodHandler]> = [
-      ['tools/list', (params, ctx, env) => this.listTools(params, ctx, env.era)],
-      ['tools/call', (params, ctx) => this.callTool(params, ctx)],
-    ];
-    for (const [method, handler] of shared) {
-      this.legacyMethods.set(method, handler);
-      this.modernMethods.set(method, handler);
-    }
+    this.toolsPages = this.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
+    this.setMethod('tools/list', BOTH_ERAS, (params, ctx, env) => this.listTools(params, ctx, env.era));
+    this.setMethod('tools/call', BOTH_ERAS, (params, ctx) => this.callTool(params, ctx));
     this.legacyMethods.set('ping', () => ({}));
     this.legacyMethods.set('logging/setLevel', (params, _ctx, env) => {
       if (!isLogLevel(params.level)) {
@@ -126,6 +112,23 @@ export class McpServer {
   /** Declares (or replaces) one capability, for feature modules such as resources and prompts. */
   declareCapability(name: string, value: JsonObject): void {
     this.declaredCapabilities[name] = value;
+  }
+
+  /**
+   * A paged list of catalog items: one page size, cursors bound to the catalog version, and
+   * modern pages carrying the list cache hints, for tools, resources, templates and prompts alike.
+   */
+  pagedList<T>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T> {
+    const { listCache } = this.config;
+    return new PagedList<T>({
+      key,
+      method,
+      pageSize: this.config.pageSize ?? DEFAULT_PAGE_SIZE,
+      version: () => this.catalog.version,
+      items,
+      describe,
+      finishModern: (page) => this.decorate({ ...page, ttlMs: listCache.ttlMs, cacheScope: listCache.cacheScope }, 'modern'),
+    });
   }
 
   /** Registers a method for one or both eras (used by feature modules such as resources). */

@@ -48,3 +48,6 @@ export function negotiateLegacyVersion(requested: unknown): string {
 export function supportsPrimingEvents(version: string): boolean {
   return version >= '2025-11-25';
 }
+
+/** Methods served the same way on both eras. */
+export const BOTH_ERAS: readonly ProtocolEra[] = ['legacy', 'modern'];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
+import { REDIS_URL, redisAvailable } from '../../test/utils/redis.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { McpHealthIndicator } from '../health/mcp-health.indicator.js';
@@ -11,21 +11,7 @@ import { McpRedisBackend } from './redis-backend.js';
 import { redisOptionProblems } from './redis-client.js';
 import { newStreamId, parseEventId } from './redis-event.store.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Redis must answer in CI; elsewhere the suite is skipped with a reason when it does not. */
-async function redisAvailable(): Promise<boolean> {
-  const { hostname, port } = new URL(REDIS_URL);
-  const up = await new Promise<boolean>((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port || 6379) });
-    socket.setTimeout(1000);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
-  });
-  if (!up && process.env.CI === 'true') throw new Error(`Redis is not answering at ${REDIS_URL}; CI needs it (.ci/run starts one).`);
-  return up;
-}
 
 const available = await redisAvailable();
 const skip = available ? false : `no Redis at ${REDIS_URL}`;

@@ -5,10 +5,11 @@
  * under CI=true where a missing Redis fails the run.
  */
 import assert from 'node:assert/strict';
+import { REDIS_URL, redisAvailable } from '../utils/redis.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
@@ -19,22 +20,9 @@ import { readSse, type SseEvent } from '../utils/sse.js';
 
 type Json = Record<string, any>;
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const APP = fileURLToPath(new URL('../fixtures/scale-out.app.js', import.meta.url));
 const ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
-async function redisAvailable(): Promise<boolean> {
-  const { hostname, port } = new URL(REDIS_URL);
-  const up = await new Promise<boolean>((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port || 6379) });
-    socket.setTimeout(1000);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
-  });
-  if (!up && process.env.CI === 'true') throw new Error(`Redis is not answering at ${REDIS_URL}; CI needs it (.ci/run starts one).`);
-  return up;
-}
 
 const skip = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
 

@@ -98,6 +98,12 @@ export class McpHttpHandler {
   private readonly liveStreams = new Map<string, SseStream>();
   /** Legacy server-to-client requests awaiting the client's answer. */
   readonly broker = new ServerRequestBroker();
+  /**
+   * Calls that may need keep-alives, watched by one shared ticker: a timer per request would be
+   * created and cleared on every call, though nearly all answer long before the first beat.
+   */
+  private readonly slowCalls = new Set<{ since: number; beat(): void }>();
+  private ticker?: NodeJS.Timeout;
   private readonly stopRelay?: () => void;
   private readonly principals = new WeakMap<IncomingMessage, McpPrincipal>();
 
@@ -164,6 +170,9 @@ export class McpHttpHandler {
 
   /** Ends every open stream; called on application shutdown. */
   close(): void {
+    clearInterval(this.ticker);
+    this.ticker = undefined;
+    this.slowCalls.clear();
     for (const cancel of [...this.inflight.values()]) cancel();
     this.inflight.clear();
     for (const stream of this.getStreams.values()) stream.end();
@@ -547,6 +556,26 @@ export class McpHttpHandler {
     }
   }
 
+  /** Sends `:` comments on calls running longer than keepAliveMs (switching them to SSE). */
+  private watchSlowCall(call: { since: number; beat(): void }): void {
+    this.slowCalls.add(call);
+    if (this.ticker) return;
+    const every = this.options.keepAliveMs;
+    this.ticker = setInterval(() => {
+      const due = Date.now() - every;
+      for (const slow of this.slowCalls) {
+        if (slow.since > due) continue;
+        slow.since = Date.now();
+        slow.beat();
+      }
+      if (this.slowCalls.size === 0) {
+        clearInterval(this.ticker);
+        this.ticker = undefined;
+      }
+    }, Math.max(100, Math.floor(every / 2)));
+    this.ticker.unref();
+  }
+
   private keepAlive(res: ServerResponse): void {
     const timer = setInterval(() => !res.writableEnded && writeFlushed(res, ':\n\n'), this.options.keepAliveMs);
     timer.unref();
@@ -614,15 +643,11 @@ export class McpHttpHandler {
       if (channel.detachRequested) stream.detach();
       return stream;
     };
-    const keepAlive = sseAllowed
-      ? setInterval(() => {
-          if (!finished) startSse().comment();
-        }, this.options.keepAliveMs)
-      : undefined;
-    keepAlive?.unref();
+    const pulse = sseAllowed ? { since: Date.now(), beat: () => startSse().comment() } : undefined;
+    if (pulse) this.watchSlowCall(pulse);
     const finish = (): void => {
       finished = true;
-      clearInterval(keepAlive);
+      if (pulse) this.slowCalls.delete(pulse);
       if (key !== undefined) this.inflight.delete(key);
       const streamId = channel.stream?.streamId;
       if (streamId !== undefined) this.liveStreams.delete(streamId);

@@ -9,6 +9,7 @@ export type {
   McpModuleOptions,
   McpOptionsFactory,
   McpSessionOptions,
+  McpLimitOptions,
 } from './interfaces/mcp-module-options.interface.js';
 export { Tool, type ToolOptions } from './decorators/tool.decorator.js';
 export { Args, Ctx, McpRequest } from './decorators/params.decorators.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isLogLevel } from './protocol/context.js';
-import type { McpModuleOptions, ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
+import { DEFAULT_MCP_LIMITS, type McpModuleOptions, type ResolvedMcpLimits, type ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 import * as messages from './mcp.messages.js';
 import { redisOptionProblems } from './redis/redis-client.js';
 
@@ -46,12 +46,21 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
       problems.push(`"cache.${key}" must be { ttlMs: a non-negative integer, cacheScope: "public" | "private" }`);
     }
   }
+  const limits = { ...DEFAULT_MCP_LIMITS } as ResolvedMcpLimits;
+  if (options.limits !== undefined && (typeof options.limits !== 'object' || options.limits === null)) problems.push('"limits" must be an object');
+  for (const key of Object.keys(DEFAULT_MCP_LIMITS) as Array<keyof ResolvedMcpLimits>) {
+    const value = options.limits?.[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 1) problems.push(`"limits.${key}" must be a positive integer`);
+    else limits[key] = value;
+  }
   problems.push(...redisOptionProblems(options));
   if (problems.length) throw new Error(messages.INVALID_OPTIONS(problems.join('; ')));
-  const { sessions: _s, cache, defaultLogLevel: _l, requestState: _r, clientRequestTimeoutMs: _c, pageSize: _p, ...rest } = options;
+  const { sessions: _s, cache, defaultLogLevel: _l, requestState: _r, clientRequestTimeoutMs: _c, pageSize: _p, limits: _lim, ...rest } = options;
   return {
     ...rest,
     clientRequestTimeoutMs,
+    limits,
     guardAwareLists: options.guardAwareLists ?? true,
     requestState: {
       secret: secret === undefined ? randomBytes(32) : Buffer.isBuffer(secret) ? secret : Buffer.from(secret, 'utf8'),

@@ -138,7 +138,61 @@ export interface McpModuleOptions {
    * @example { url: process.env.REDIS_URL }
    */
   redis?: McpRedisOptions;
+  /**
+   * Bounds on everything a caller can make the server hold or do. Each default is safe for a
+   * public endpoint; every refusal names the limit and the option that raises it. See SECURITY.md.
+   */
+  limits?: McpLimitOptions;
 }
+
+/**
+ * Per-caller and total bounds. A request over a bound gets the error the specification names,
+ * with a message that says which limit applied and how to raise it.
+ *
+ * @publicApi
+ */
+export interface McpLimitOptions {
+  /** Most messages in one JSON-RPC batch (only 2025-03-26 sessions may batch). @default 50 */
+  maxBatchLength?: number;
+  /**
+   * Legacy sessions one authenticated principal may hold. A new `initialize` beyond it ends that
+   * principal's own least recently used session, never another caller's. @default 100
+   */
+  sessionsPerPrincipal?: number;
+  /** The same bound for anonymous callers, counted per client address. @default 100 */
+  sessionsPerAddress?: number;
+  /** Bytes of SSE events kept for `Last-Event-ID` resumption per stream; older events are dropped. @default 1048576 (1 MiB) */
+  eventStoreBytesPerStream?: number;
+  /** Bytes of SSE events kept per legacy session, across its streams. @default 4194304 (4 MiB) */
+  eventStoreBytesPerSession?: number;
+  /** Bytes of SSE events kept in all (the in-memory store). @default 67108864 (64 MiB) */
+  eventStoreBytesTotal?: number;
+  /** `resources/subscribe` subscriptions one session may hold. @default 100 */
+  subscriptionsPerSession?: number;
+  /**
+   * Bytes written to an SSE response that the client has not read yet. Beyond it the stream is
+   * closed and its call cancelled (a slow or stalled reader cannot make the server buffer). @default 1048576 (1 MiB)
+   */
+  sseBufferBytes?: number;
+  /** Bytes of the `initialize` params (`capabilities`, `clientInfo`) a session keeps. @default 16384 (16 KiB) */
+  initializeParamsBytes?: number;
+}
+
+/** Limits after defaults. @internal */
+export type ResolvedMcpLimits = Required<McpLimitOptions>;
+
+/** @internal */
+export const DEFAULT_MCP_LIMITS: ResolvedMcpLimits = {
+  maxBatchLength: 50,
+  sessionsPerPrincipal: 100,
+  sessionsPerAddress: 100,
+  eventStoreBytesPerStream: 1024 * 1024,
+  eventStoreBytesPerSession: 4 * 1024 * 1024,
+  eventStoreBytesTotal: 64 * 1024 * 1024,
+  subscriptionsPerSession: 100,
+  sseBufferBytes: 1024 * 1024,
+  initializeParamsBytes: 16 * 1024,
+};
 
 /** @publicApi */
 export interface McpSessionOptions {
@@ -169,8 +223,9 @@ export interface McpOptionsFactory {
 /** Options after defaults and validation. @internal */
 export interface ResolvedMcpOptions
   extends Required<Pick<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs'>>,
-    Omit<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs' | 'sessions' | 'cache' | 'defaultLogLevel' | 'clientRequestTimeoutMs' | 'requestState' | 'pageSize'> {
+    Omit<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs' | 'sessions' | 'cache' | 'defaultLogLevel' | 'clientRequestTimeoutMs' | 'requestState' | 'pageSize' | 'limits'> {
   clientRequestTimeoutMs: number;
+  limits: ResolvedMcpLimits;
   /** `shared`: no secret was given and Redis is configured, so the instances share one from Redis. */
   requestState: { secret: Buffer; ttlMs: number; shared?: boolean };
   guardAwareLists: boolean;

@@ -111,6 +111,7 @@ const coreProviders: Provider[] = [
       new McpHttpHandler(server, store, {
         sessions: options.sessions.mode,
         maxBodyBytes: options.maxBodyBytes,
+        maxBatchLength: options.limits.maxBatchLength,
         originPolicy: new OriginPolicy({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }),
         defaultLogLevel: options.defaultLogLevel,
         keepAliveMs: options.keepAliveMs,

@@ -45,6 +45,8 @@ export interface McpHttpHandlerOptions {
   /** Legacy-era session handling. The modern era is always stateless. */
   sessions: 'stateful' | 'stateless';
   maxBodyBytes: number;
+  /** Most messages in one JSON-RPC batch (`limits.maxBatchLength`). */
+  maxBatchLength: number;
   originPolicy: OriginPolicy;
   /** Legacy log threshold before the client calls `logging/setLevel`. */
   defaultLogLevel?: LogLevel;
@@ -147,7 +149,7 @@ export class McpHttpHandler {
   }
 
   /** Maps a body-parser failure (raised before the controller runs) to the JSON-RPC error it is. */
-  handleParserError(error: { type?: string; status?: number; body?: unknown }, res: ServerResponse): boolean {
+  handleParserError(error: { type?: string; status?: number; body?: unknown; limit?: number; message?: string }, res: ServerResponse, req?: IncomingMessage): boolean {
     if (error.type === 'entity.parse.failed') {
       // A strict JSON parser also refuses valid JSON that is not an object or array.
       if (typeof error.body === 'string' && isJson(error.body)) {
@@ -158,11 +160,31 @@ export class McpHttpHandler {
       return true;
     }
     if (error.type === 'entity.too.large' || error.status === 413) {
-      this.sendError(res, 413, null, ErrorCode.InvalidRequest, this.tooLargeMessage());
+      // The app's parser refused the body before McpModule saw it: its limit is the one to raise.
+      const limit = typeof error.limit === 'number' ? `${error.limit} bytes` : 'its limit';
+      this.sendError(
+        res,
+        413,
+        null,
+        ErrorCode.InvalidRequest,
+        `Payload Too Large: the request body exceeds the app's JSON body-parser limit of ${limit}. Raise it with app.useBodyParser('json', { limit }) (Express) when creating the Nest app; McpModule's own maxBodyBytes (${this.options.maxBodyBytes} bytes) applies after it.`,
+      );
       return true;
     }
     if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
       this.sendError(res, 415, null, ErrorCode.InvalidRequest, 'Unsupported body encoding: send UTF-8 JSON.');
+      return true;
+    }
+    // A decompression failure (zlib/brotli) carries no body-parser type, only the codec's message.
+    const encoding = req?.headers['content-encoding']?.trim().toLowerCase();
+    if (error.type === undefined && error.status === 400 && encoding !== undefined && encoding !== 'identity') {
+      this.sendError(
+        res,
+        400,
+        null,
+        ErrorCode.ParseError,
+        `Parse error: the request body could not be decoded with Content-Encoding "${encoding}" (${error.message ?? 'invalid data'}). Send it compressed with that encoding, or uncompressed without the header.`,
+      );
       return true;
     }
     return false;
@@ -186,6 +208,17 @@ export class McpHttpHandler {
   }
 
   private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Streamable HTTP bodies are JSON; a form or text body (which a browser may send cross-site
+    // without a preflight) is never read as a message.
+    if (!isJsonContentType(header(req, 'content-type'))) {
+      return this.sendError(
+        res,
+        415,
+        null,
+        ErrorCode.InvalidRequest,
+        `Unsupported Media Type: an MCP POST body is JSON; send it with "Content-Type: application/json" (got ${JSON.stringify(header(req, 'content-type') ?? 'none')}).`,
+      );
+    }
     const body = await this.readBody(req);
     if (!body.ok) return this.sendError(res, body.status, null, body.code, body.message);
     if (Array.isArray(body.value)) return this.batch(req, res, body.value);
@@ -194,10 +227,7 @@ export class McpHttpHandler {
     if (parsed.kind === 'response') return this.clientResponse(req, res, parsed.message);
     const message = parsed.message;
     const id = parsed.kind === 'request' ? parsed.message.id : null;
-    if (this.options.auth && id !== null) {
-      const required = this.server.requiredScopes(message.method, message.params);
-      if (!this.options.auth.checkScopes(required, this.principals.get(req), res, id)) return;
-    }
+    if (id !== null && !this.authorize(req, res, [message as JsonRpcRequest])) return;
     const meta = message.params?._meta;
     const headerVersion = header(req, 'mcp-protocol-version');
     const modern =
@@ -205,6 +235,20 @@ export class McpHttpHandler {
       (headerVersion !== undefined && isModernVersionString(headerVersion));
     if (modern) return this.modernPost(req, res, message, id);
     return this.legacyPost(req, res, message, id, headerVersion);
+  }
+
+  /**
+   * The one scope decision for every way a request arrives (alone or in a batch): each request
+   * needs its scopes, and when one lacks them the caller gets the 403 challenge before any runs.
+   */
+  private authorize(req: IncomingMessage, res: ServerResponse, requests: readonly JsonRpcRequest[]): boolean {
+    const auth = this.options.auth;
+    if (!auth) return true;
+    const principal = this.principals.get(req);
+    for (const request of requests) {
+      if (!auth.checkScopes(this.server.requiredScopes(request.method, request.params), principal, res, request.id)) return false;
+    }
+    return true;
   }
 
   // ---------------------------------------------------------------- modern era (2026-07-28)
@@ -323,18 +367,9 @@ export class McpHttpHandler {
   ): Promise<RequestEnvelope | undefined> {
     let session: McpSession | undefined;
     if (this.options.sessions === 'stateful') {
-      const sessionId = header(req, 'mcp-session-id');
-      if (sessionId === undefined) {
-        this.sendError(res, 400, id, ErrorCode.InvalidRequest, 'Bad Request: the Mcp-Session-Id header is required. Call initialize first and send the session id it returns on every request.');
-        return undefined;
-      }
-      session = await this.store.get(sessionId);
-      // A session belongs to the principal that opened it; to anyone else it does not exist.
-      if (session && (session.principal ?? null) !== (this.principals.get(req)?.id ?? null)) session = undefined;
-      if (!session) {
-        this.sendError(res, 404, id, ErrorCode.InvalidRequest, 'Session not found: it expired or was deleted. Start a new session with initialize.');
-        return undefined;
-      }
+      const resolved = await this.resolveSession(req, res, id);
+      if (!resolved) return undefined;
+      session = resolved;
     }
     let version = session?.protocolVersion ?? DEFAULT_LEGACY_VERSION;
     if (headerVersion !== undefined) {
@@ -348,7 +383,11 @@ export class McpHttpHandler {
         );
         return undefined;
       }
-      version = headerVersion;
+      // On a session, features follow the version negotiated at initialize, never a per-request
+      // claim (a downgrade to 2025-03-26 would re-enable batches). A different supported version
+      // is not refused: the spec only says clients SHOULD repeat the negotiated one, and the
+      // official conformance suite (0.1.16) sends 2025-03-26 on 2025-11-25 sessions.
+      if (!session) version = headerVersion;
     }
     const current = session;
     return {
@@ -389,6 +428,25 @@ export class McpHttpHandler {
     };
   }
 
+  /**
+   * The session named by `Mcp-Session-Id`, for every request and client answer on a stateful
+   * endpoint. A session belongs to the principal that opened it; to anyone else it does not
+   * exist. Answers the 400/404 itself and returns undefined when there is none.
+   */
+  private async resolveSession(req: IncomingMessage, res: ServerResponse, id: JsonRpcId | null): Promise<McpSession | undefined> {
+    const sessionId = header(req, 'mcp-session-id');
+    if (sessionId === undefined) {
+      this.sendError(res, 400, id, ErrorCode.InvalidRequest, 'Bad Request: the Mcp-Session-Id header is required. Call initialize first and send the session id it returns on every request.');
+      return undefined;
+    }
+    const session = await this.store.get(sessionId);
+    if (!session || (session.principal ?? null) !== (this.principals.get(req)?.id ?? null)) {
+      this.sendError(res, 404, id, ErrorCode.InvalidRequest, 'Session not found: it expired or was deleted. Start a new session with initialize.');
+      return undefined;
+    }
+    return session;
+  }
+
   private async initialize(res: ServerResponse, message: JsonRpcRequest, principal?: string): Promise<void> {
     const params = message.params ?? {};
     const { protocolVersion, result } = this.server.initializeResult(params.protocolVersion);
@@ -419,21 +477,36 @@ export class McpHttpHandler {
   private async batch(req: IncomingMessage, res: ServerResponse, items: unknown[]): Promise<void> {
     const headerVersion = header(req, 'mcp-protocol-version');
     if (items.length === 0) return this.sendError(res, 400, null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch.');
-    const context = await this.legacyContext(req, res, null, headerVersion);
-    if (!context) return;
-    if (context.protocolVersion > '2025-03-26') {
+    const maxBatchLength = this.options.maxBatchLength;
+    if (items.length > maxBatchLength) {
       return this.sendError(
         res,
         400,
         null,
         ErrorCode.InvalidRequest,
-        `Invalid Request: JSON-RPC batches are only accepted from 2025-03-26 (and older) clients (this request speaks ${context.protocolVersion}). Send one message per POST.`,
+        `Invalid Request: the batch has ${items.length} messages; at most ${maxBatchLength} are accepted (McpModule option limits.maxBatchLength). Split it into smaller batches or raise limits.maxBatchLength.`,
       );
     }
+    const context = await this.legacyContext(req, res, null, headerVersion);
+    if (!context) return;
+    // On a session this is the negotiated version (legacyContext ignores the header's claim).
+    const version = context.protocolVersion;
+    if (version > '2025-03-26') {
+      const claim = context.session && headerVersion !== undefined && headerVersion !== version ? `; the MCP-Protocol-Version header "${headerVersion}" does not change that` : '';
+      return this.sendError(
+        res,
+        400,
+        null,
+        ErrorCode.InvalidRequest,
+        `Invalid Request: JSON-RPC batches are only accepted from 2025-03-26 (and older) clients (this ${context.session ? 'session negotiated' : 'request speaks'} ${version}${claim}). Send one message per POST.`,
+      );
+    }
+    const classified = items.map((item) => classifyMessage(item));
+    const requests = classified.flatMap((parsed) => (parsed.kind === 'request' && parsed.message.method !== 'initialize' ? [parsed.message] : []));
+    if (!this.authorize(req, res, requests)) return;
     const responses: JsonRpcMessage[] = [];
     const pending: Array<Promise<void>> = [];
-    for (const item of items) {
-      const parsed = classifyMessage(item);
+    for (const parsed of classified) {
       if (parsed.kind === 'invalid') {
         responses.push(failure(parsed.id, ErrorCode.InvalidRequest, `Invalid Request: ${parsed.reason}`));
       } else if (parsed.kind === 'notification') {
@@ -463,11 +536,10 @@ export class McpHttpHandler {
   private async clientResponse(req: IncomingMessage, res: ServerResponse, message: JsonRpcResponse): Promise<void> {
     let owner: string | undefined;
     if (this.options.sessions === 'stateful') {
-      const sessionId = header(req, 'mcp-session-id');
-      if (sessionId === undefined || !(await this.store.get(sessionId))) {
-        return this.sendError(res, sessionId === undefined ? 400 : 404, null, ErrorCode.InvalidRequest, 'A response to a server request must carry the Mcp-Session-Id of a live session.');
-      }
-      owner = sessionId;
+      // The same binding as requests: only the session's own principal may answer on it.
+      const session = await this.resolveSession(req, res, null);
+      if (!session) return;
+      owner = session.id;
     }
     if (!this.broker.resolve(message, owner) && this.options.relay) void this.options.relay.publishResponse(message, owner);
     this.accepted(res);
@@ -725,6 +797,8 @@ export class McpHttpHandler {
     if (Number.isFinite(declared) && declared > limit) {
       return { ok: false, status: 413, code: ErrorCode.InvalidRequest, message: this.tooLargeMessage() };
     }
+    // A JSON body parser turns an empty body into {}; it is not JSON, so it is a parse error.
+    if (declared === 0) return { ok: false, status: 400, code: ErrorCode.ParseError, message: EMPTY_BODY_MESSAGE };
     if (preParsed !== undefined && !Buffer.isBuffer(preParsed) && typeof preParsed !== 'string') {
       return { ok: true, value: preParsed };
     }
@@ -746,6 +820,7 @@ export class McpHttpHandler {
       }
       text = Buffer.concat(chunks).toString('utf8');
     }
+    if (text.trim() === '') return { ok: false, status: 400, code: ErrorCode.ParseError, message: EMPTY_BODY_MESSAGE };
     try {
       return { ok: true, value: JSON.parse(text) };
     } catch {
@@ -754,7 +829,7 @@ export class McpHttpHandler {
   }
 
   private tooLargeMessage(): string {
-    return `Payload Too Large: the request body exceeds ${this.options.maxBodyBytes} bytes. Raise McpModule's maxBodyBytes (and the app's JSON body-parser limit) to accept it.`;
+    return `Payload Too Large: the request body exceeds ${this.options.maxBodyBytes} bytes, McpModule's maxBodyBytes limit. Raise McpModule.forRoot({ maxBodyBytes }) to accept it.`;
   }
 
   private accepted(res: ServerResponse): void {
@@ -774,6 +849,13 @@ export class McpHttpHandler {
     });
     res.end(payload);
   }
+}
+
+const EMPTY_BODY_MESSAGE = 'Parse error: the request body is empty; send one JSON-RPC message (or, for 2025-03-26 sessions, a batch) as JSON.';
+
+/** `application/json`, with or without parameters such as `charset`. */
+function isJsonContentType(value: string | undefined): boolean {
+  return value !== undefined && value.split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
 function isJson(text: string): boolean {

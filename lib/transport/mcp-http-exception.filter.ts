@@ -1,5 +1,5 @@
 import { Catch, HttpException, Inject, Optional, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
 import { ErrorCode, failure } from '../protocol/json-rpc.js';
@@ -16,13 +16,16 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
 
   catch(exception: HttpException, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<ServerResponse>();
+    const req = host.switchToHttp().getRequest<IncomingMessage>();
     if (res.headersSent) return void res.end();
     const status = exception.getStatus();
     const response = exception.getResponse();
     const detail = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
     const message = Array.isArray(detail) ? detail.join('; ') : String(detail);
     if (this.auth && (status === 401 || status === 403)) {
-      return this.auth.challenge(res, status, status === 401 ? 'invalid_token' : 'insufficient_scope', `${status === 401 ? 'Unauthorized' : 'Forbidden'}: ${message}`);
+      // RFC 6750 §3.1: a request that carried no credentials gets a challenge without an error code.
+      const error = status === 403 ? 'insufficient_scope' : req?.headers?.authorization === undefined ? undefined : 'invalid_token';
+      return this.auth.challenge(res, status, error, `${status === 401 ? 'Unauthorized' : 'Forbidden'}: ${message}`);
     }
     const body = JSON.stringify(failure(null, ErrorCode.InvalidRequest, message));
     res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });

@@ -51,7 +51,7 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationShutdow
     const suffix = `/${this.path}`;
     const middleware: ErrorMiddleware = (err, req, res, next) => {
       const pathname = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
-      if (pathname.endsWith(suffix) && !res.headersSent && this.handler.handleParserError(err as { type?: string; body?: unknown }, res)) {
+      if (pathname.endsWith(suffix) && !res.headersSent && this.handler.handleParserError(err as { type?: string; body?: unknown }, res, req)) {
         return;
       }
       next(err);

@@ -124,6 +124,7 @@ describe('the Nest pipeline on every call, guard-aware lists and authorization',
         assert.match(challenge, /resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/mcp"/);
         assert.match(challenge, /scope="tasks admin"/);
         if (error) assert.match(challenge, new RegExp(`error="${error}"`));
+        else assert.doesNotMatch(challenge, /error=/, 'RFC 6750 §3.1: no error code without credentials');
         assert.equal((res.json as Json).error.code, -32600);
       }
     });

@@ -384,10 +384,19 @@ export class McpHttpHandler {
         return undefined;
       }
       // On a session, features follow the version negotiated at initialize, never a per-request
-      // claim (a downgrade to 2025-03-26 would re-enable batches). A different supported version
-      // is not refused: the spec only says clients SHOULD repeat the negotiated one, and the
-      // official conformance suite (0.1.16) sends 2025-03-26 on 2025-11-25 sessions.
-      if (!session) version = headerVersion;
+      // claim: a downgrade to 2025-03-26 would re-enable batches, which bypass nothing today but
+      // would make every era rule depend on what the client says per request.
+      if (session && headerVersion !== session.protocolVersion) {
+        this.sendError(
+          res,
+          400,
+          id,
+          ErrorCode.InvalidRequest,
+          `Bad Request: the MCP-Protocol-Version header "${headerVersion}" does not match the version this session negotiated ("${session.protocolVersion}"). Send the negotiated version on every request, or initialize a new session to use another one.`,
+        );
+        return undefined;
+      }
+      version = headerVersion;
     }
     const current = session;
     return {
@@ -489,16 +498,15 @@ export class McpHttpHandler {
     }
     const context = await this.legacyContext(req, res, null, headerVersion);
     if (!context) return;
-    // On a session this is the negotiated version (legacyContext ignores the header's claim).
+    // On a session this is the negotiated version (legacyContext refuses a header that differs).
     const version = context.protocolVersion;
     if (version > '2025-03-26') {
-      const claim = context.session && headerVersion !== undefined && headerVersion !== version ? `; the MCP-Protocol-Version header "${headerVersion}" does not change that` : '';
       return this.sendError(
         res,
         400,
         null,
         ErrorCode.InvalidRequest,
-        `Invalid Request: JSON-RPC batches are only accepted from 2025-03-26 (and older) clients (this ${context.session ? 'session negotiated' : 'request speaks'} ${version}${claim}). Send one message per POST.`,
+        `Invalid Request: JSON-RPC batches are only accepted from 2025-03-26 (and older) clients (this ${context.session ? 'session negotiated' : 'request speaks'} ${version}). Send one message per POST.`,
       );
     }
     const classified = items.map((item) => classifyMessage(item));

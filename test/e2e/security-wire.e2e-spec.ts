@@ -88,7 +88,7 @@ describe('security on the wire: sample 05 (passport-jwt)', () => {
       const downgraded = await rpc(server.url, [call(1, 'create_invoice', { customer: 'X', amount: 1 })], { sessionId, headers: { ...headers, 'MCP-Protocol-Version': '2025-03-26' } });
       assert.equal(downgraded.status, 400, downgraded.text);
       assert.equal((downgraded.json as Json).error.code, -32600);
-      assert.match((downgraded.json as Json).error.message, /session negotiated 2025-11-25; the MCP-Protocol-Version header "2025-03-26" does not change that/);
+      assert.match((downgraded.json as Json).error.message, /MCP-Protocol-Version header "2025-03-26" does not match the version this session negotiated \("2025-11-25"\)/);
       const noHeader = await rpc(server.url, [{ jsonrpc: '2.0', id: 3, method: 'ping' }], { sessionId, headers });
       assert.equal(noHeader.status, 400, 'batches follow the negotiated version');
       const unsupported = await rpc(server.url, { jsonrpc: '2.0', id: 4, method: 'ping' }, { sessionId, headers: { ...headers, 'MCP-Protocol-Version': '2024-10-07' } });
@@ -132,11 +132,23 @@ describe('security on the wire: bearer app (verifyToken)', () => {
     assert.equal(noteWrites.count, before);
   });
 
-  it('item 2: a request on a 2025-11-25 session is served at 2025-11-25 whatever version its header claims', async () => {
+  it('item 2: a request on a 2025-11-25 session whose header claims another version is refused (400) and runs nothing', async () => {
     const sessionId = await openSession(server.url, alice, '2025-11-25', { elicitation: {} });
+    const writes = noteWrites.count;
+    const same = await rpc(server.url, call('c0', 'read_notes'), { sessionId, headers: { ...alice, 'MCP-Protocol-Version': '2025-11-25' } });
+    assert.equal(same.status, 200, 'the negotiated version is accepted');
+    for (const claimed of ['2025-03-26', '2025-06-18']) {
+      const res = await rpc(server.url, call('w', 'write_note', { text: 'downgraded' }), { sessionId, headers: { ...alice, 'MCP-Protocol-Version': claimed } });
+      assert.equal(res.status, 400, res.text);
+      assert.equal((res.json as Json).error.code, -32600);
+      assert.equal((res.json as Json).id, 'w');
+      assert.match((res.json as Json).error.message, new RegExp(`"${claimed}" does not match the version this session negotiated \\("2025-11-25"\\)`));
+    }
+    assert.equal(noteWrites.count, writes, 'no refused write_note ran');
+    // Without the header the negotiated version governs: a priming event opens the stream (2025-11-25 only).
     const res = await rpc(server.url, call('v', 'who_answers'), {
       sessionId,
-      headers: { ...alice, 'MCP-Protocol-Version': '2025-03-26' },
+      headers: alice,
       onEvent: async (event) => {
         const message = event.data as Json;
         if (message?.method !== 'elicitation/create') return;
@@ -144,10 +156,8 @@ describe('security on the wire: bearer app (verifyToken)', () => {
       },
     });
     assert.equal(res.status, 200);
-    // A priming event (an id with empty data) opens the stream: a 2025-11-25 feature, absent at 2025-03-26.
     assert.ok(res.events![0].id, 'the stream starts with a priming event');
     assert.equal(res.events![0].rawData, '');
-    assert.equal(res.events!.map((e) => e.data as Json).find((m) => m?.id === 'v')?.result.content[0].text, 'alice got the answer of alice');
   });
 
   it('item 5: no credentials -> no error code; a bad token -> invalid_token (verifyToken path)', async () => {

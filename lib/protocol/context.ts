@@ -1,6 +1,8 @@
 import { McpError, ToolError } from './errors.js';
 import {
   InputRequiredSignal,
+  rootsResultProblem,
+  samplingResultProblem,
   type ElicitOutcome,
   type McpRoot,
   type SamplingRequest,
@@ -12,10 +14,12 @@ import { LOG_LEVELS, type Implementation, type JsonObject, type LogLevel } from 
 import type { McpSession } from './session-store.js';
 import type { ProtocolEra } from './versions.js';
 
-const LEVEL_RANK: Record<string, number> = Object.fromEntries(LOG_LEVELS.map((level, i) => [level, i]));
+// A Map, not an object literal: `"toString" in {}` is true, and a level name comes off the wire.
+const LEVEL_RANK: ReadonlyMap<string, number> = new Map(LOG_LEVELS.map((level, i) => [level, i]));
 
+/** True for the eight RFC 5424 level names only (never an inherited property name). */
 export function isLogLevel(value: unknown): value is LogLevel {
-  return typeof value === 'string' && value in LEVEL_RANK;
+  return typeof value === 'string' && LEVEL_RANK.has(value);
 }
 
 /** Everything the dispatcher knows about one incoming request, built by a transport. */
@@ -185,20 +189,24 @@ export class McpContext {
   /** Asks the client's model for a completion (`sampling/createMessage`). */
   async sample(request: SamplingRequest, options: { key?: string } = {}): Promise<SamplingResult> {
     this.require(request.tools ? 'sampling.tools' : 'sampling', request.tools ? { sampling: { tools: {} } } : { sampling: {} }, 'sampling');
-    return this.ask(options.key ?? `sampling-${++this.inputCounter}`, 'sampling/createMessage', request as unknown as JsonObject, async (answer) =>
-      isObject(answer) && typeof answer.model === 'string' && typeof answer.role === 'string' && typeof answer.content === 'object'
-        ? (answer as SamplingResult)
-        : undefined,
+    return this.ask(
+      options.key ?? `sampling-${++this.inputCounter}`,
+      'sampling/createMessage',
+      request as unknown as JsonObject,
+      async (answer) => (samplingResultProblem(answer) === undefined ? (answer as SamplingResult) : undefined),
+      samplingResultProblem,
     );
   }
 
   /** Asks the client for its roots (`roots/list`). */
   async roots(options: { key?: string } = {}): Promise<McpRoot[]> {
     this.require('roots', { roots: {} }, 'roots');
-    return this.ask(options.key ?? `roots-${++this.inputCounter}`, 'roots/list', {}, async (answer) =>
-      isObject(answer) && Array.isArray(answer.roots) && answer.roots.every((r) => isObject(r) && typeof r.uri === 'string')
-        ? (answer.roots as McpRoot[])
-        : undefined,
+    return this.ask(
+      options.key ?? `roots-${++this.inputCounter}`,
+      'roots/list',
+      {},
+      async (answer) => (rootsResultProblem(answer) === undefined ? ((answer as JsonObject).roots as unknown as McpRoot[]) : undefined),
+      rootsResultProblem,
     );
   }
 
@@ -235,10 +243,21 @@ export class McpContext {
     );
   }
 
-  private async ask<T>(key: string, method: string, params: JsonObject, accept: (answer: unknown) => Promise<T | undefined>): Promise<T> {
+  /**
+   * `accept` turns a well-formed answer into the value, or undefined for a malformed one, which is
+   * asked again (so a handler never sees it); `problem` says why, for the error after the last try.
+   */
+  private async ask<T>(
+    key: string,
+    method: string,
+    params: JsonObject,
+    accept: (answer: unknown) => Promise<T | undefined>,
+    problem?: (answer: unknown) => string | undefined,
+  ): Promise<T> {
     const support = this.interaction();
     if (this.era === 'modern') {
-      if (key in this.inputs.answers) {
+      // Own keys only: `inputResponses` is client JSON, and "toString" in {} is true.
+      if (Object.hasOwn(this.inputs.answers, key)) {
         const value = await accept(this.inputs.answers[key]);
         if (value !== undefined) return value;
       }
@@ -251,6 +270,7 @@ export class McpContext {
         `This tool needs to send "${method}" to the client, which needs a stateful session: configure McpModule with sessions.mode "stateful".`,
       );
     }
+    let why: string | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
       const answer = await broker.request(this.emit, method, params, {
         signal: this.signal,
@@ -259,8 +279,11 @@ export class McpContext {
       });
       const value = await accept(answer);
       if (value !== undefined) return value;
+      why = problem?.(answer);
     }
-    throw new ToolError(`The client answered "${method}" with a malformed result three times.`);
+    throw new ToolError(
+      `The client answered "${method}" with a malformed result three times${why ? ` (${why})` : ''}. The client must answer with a result shaped as the MCP specification defines for "${method}".`,
+    );
   }
 
   get era(): ProtocolEra {
@@ -305,7 +328,7 @@ export class McpContext {
   /** Sends a log message on this call's stream, if the client asked for this level. */
   log(level: LogLevel, data: unknown, logger?: string): void {
     const threshold = this.envelope.logLevel;
-    if (this.closed || threshold === undefined || LEVEL_RANK[level] < LEVEL_RANK[threshold]) return;
+    if (this.closed || threshold === undefined || LEVEL_RANK.get(level)! < LEVEL_RANK.get(threshold)!) return;
     const params: JsonObject = { level, data };
     if (logger !== undefined) params.logger = logger;
     this.emit({ jsonrpc: '2.0', method: 'notifications/message', params });

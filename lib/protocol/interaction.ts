@@ -33,6 +33,73 @@ export interface SamplingResult {
   [key: string]: unknown;
 }
 
+const SAMPLING_ROLES = new Set(['user', 'assistant']);
+
+/**
+ * Why a client's `sampling/createMessage` answer is not a CreateMessageResult, or undefined when
+ * it is one: role "user" or "assistant", model a string, stopReason (if any) a string, content a
+ * sampling content block or (2025-11-25) a non-empty array of them. The reason names the field
+ * and never repeats the value, so it can go into an error a handler's caller reads.
+ */
+export function samplingResultProblem(value: unknown): string | undefined {
+  if (!isRecord(value)) return 'the result must be an object { role, content, model }';
+  if (typeof value.role !== 'string' || !SAMPLING_ROLES.has(value.role)) return '"role" must be "user" or "assistant"';
+  if (typeof value.model !== 'string') return '"model" must be a string';
+  if (value.stopReason !== undefined && typeof value.stopReason !== 'string') return '"stopReason" must be a string';
+  if (Array.isArray(value.content)) {
+    if (value.content.length === 0) return '"content" must not be an empty array';
+    for (const [index, block] of value.content.entries()) {
+      const problem = samplingBlockProblem(block);
+      if (problem) return `"content[${index}]" ${problem}`;
+    }
+    return undefined;
+  }
+  const problem = samplingBlockProblem(value.content);
+  return problem ? `"content" ${problem}` : undefined;
+}
+
+function samplingBlockProblem(block: unknown): string | undefined {
+  if (!isRecord(block)) return 'must be a content block (an object with a "type")';
+  switch (block.type) {
+    case 'text':
+      return typeof block.text === 'string' ? undefined : 'is a text block without a string "text"';
+    case 'image':
+    case 'audio':
+      return typeof block.data === 'string' && typeof block.mimeType === 'string'
+        ? undefined
+        : `is an ${block.type} block without string "data" and "mimeType"`;
+    case 'tool_use':
+      return typeof block.id === 'string' && typeof block.name === 'string' && isRecord(block.input)
+        ? undefined
+        : 'is a tool_use block without string "id" and "name" and an object "input"';
+    case 'tool_result':
+      return typeof block.toolUseId === 'string' && Array.isArray(block.content) && block.content.every(isRecord)
+        ? undefined
+        : 'is a tool_result block without a string "toolUseId" and a "content" array';
+    default:
+      return 'must have "type" "text", "image", "audio", "tool_use" or "tool_result"';
+  }
+}
+
+/**
+ * Why a client's `roots/list` answer is not a ListRootsResult, or undefined when it is one:
+ * `roots` an array of { uri: a file:// URI, name?: string, _meta?: object }.
+ */
+export function rootsResultProblem(value: unknown): string | undefined {
+  if (!isRecord(value) || !Array.isArray(value.roots)) return 'the result must be an object { roots: [...] }';
+  for (const [index, root] of value.roots.entries()) {
+    if (!isRecord(root)) return `"roots[${index}]" must be an object { uri, name? }`;
+    if (typeof root.uri !== 'string' || !root.uri.startsWith('file://')) return `"roots[${index}].uri" must be a file:// URI string`;
+    if (root.name !== undefined && typeof root.name !== 'string') return `"roots[${index}].name" must be a string`;
+    if (root._meta !== undefined && !isRecord(root._meta)) return `"roots[${index}]._meta" must be an object`;
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** The outcome of an elicitation. @publicApi */
 export type ElicitOutcome<T> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
 

@@ -1,6 +1,6 @@
 import { isLogLevel } from './context.js';
 import { ErrorCode, failure, type JsonRpcFailure, type JsonRpcId } from './json-rpc.js';
-import type { Implementation, JsonObject, LogLevel } from './mcp-types.js';
+import { LOG_LEVELS, type Implementation, type JsonObject, type LogLevel } from './mcp-types.js';
 import {
   LEGACY_PROTOCOL_VERSIONS,
   META_CLIENT_CAPABILITIES,
@@ -65,7 +65,7 @@ export function readModernMeta(
     return failure(
       id,
       ErrorCode.InvalidParams,
-      `Invalid params: unknown log level ${JSON.stringify(logLevel)} in params._meta["${META_LOG_LEVEL}"].`,
+      `Invalid params: unknown log level ${JSON.stringify(logLevel)} in params._meta["${META_LOG_LEVEL}"]. Use one of: ${LOG_LEVELS.join(', ')}.`,
     );
   }
   const clientInfo = meta[META_CLIENT_INFO];

@@ -7,6 +7,7 @@ import {
   validationRuleName,
 } from './json-schema.factory.js';
 import { joinIssuePath, type JsonSchema, type ValidationIssue } from './json-schema.types.js';
+import { compileJsonSchema, type JsonSchemaCheck } from './json-schema.validator.js';
 
 type ValidationMetadata = ReturnType<typeof getEffectiveValidationMetadata>[number];
 
@@ -59,7 +60,8 @@ const NUMBER = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
 /**
  * Turns raw tool/prompt arguments into validated DTO instances: `plainToInstance` (no implicit
  * conversion, so `"5"` is not silently a number) then class-validator with unknown properties
- * refused, matching the `additionalProperties: false` of the generated schema.
+ * refused, matching the `additionalProperties: false` of the generated schema; then the generated
+ * schema itself (Ajv), so that what is accepted is never more than what is listed.
  *
  * Issues never repeat the submitted value: custom messages are re-rendered with `$value` (and any
  * value a message function reads) replaced by `[value]`.
@@ -73,15 +75,18 @@ export class DtoCaster {
   constructor(private readonly schemaFactory: JsonSchemaFactory = new JsonSchemaFactory()) {}
 
   /**
-   * The caster for a DTO class, built on first use and cached per class identity.
+   * The caster for a DTO class, built on first use and cached per class identity. Arguments must
+   * pass both class-validator and the JSON Schema this DTO is listed with (compiled here, once),
+   * so a handler never receives arguments the listed schema refuses.
    *
-   * @throws SchemaGenerationError with `coerceStrings` when the DTO cannot be described.
+   * @throws SchemaGenerationError when the DTO cannot be described as a JSON Schema.
    */
   compile<T extends object>(type: ClassConstructor<T>, options: DtoCasterOptions = {}): CompiledCaster<T> {
     const cache = options.coerceStrings ? this.coercing : this.plain;
     let caster = cache.get(type);
     if (!caster) {
-      caster = buildCaster(type, options.coerceStrings ? buildCoercion(this.schemaFactory.create(type)) : undefined);
+      const schema = this.schemaFactory.create(type);
+      caster = buildCaster(type, compileJsonSchema(schema), options.coerceStrings ? buildCoercion(schema) : undefined);
       cache.set(type, caster);
     }
     return caster as CompiledCaster<T>;
@@ -106,6 +111,7 @@ export function formatIssues(issues: readonly ValidationIssue[], subject: string
 
 function buildCaster(
   type: ClassConstructor<object>,
+  matchesSchema: JsonSchemaCheck,
   coerce: ((input: Record<string, unknown>) => Record<string, unknown>) | undefined,
 ): CompiledCaster<object> {
   // class-validator refuses an instance of a class it has no rules for (forbidUnknownValues),
@@ -137,7 +143,13 @@ function buildCaster(
     } else {
       collectIssues(await validate(instance, VALIDATOR_OPTIONS), '', messages, issues);
     }
-    return issues.length > 0 ? { ok: false, issues } : { ok: true, value: instance };
+    if (issues.length > 0) return { ok: false, issues };
+    // class-validator lets some shapes through that the listed schema refuses: @ValidateNested
+    // walks an array given for a single nested object, @Type(() => Date) accepts numbers,
+    // @IsEnum accepts a numeric enum's key names. The schema has the last word. It runs after
+    // class-validator so that its (field-named) messages stay the ones clients usually see.
+    const schemaIssues = matchesSchema(plain);
+    return schemaIssues ? { ok: false, issues: schemaIssues } : { ok: true, value: instance };
   };
 }
 

@@ -224,9 +224,10 @@ export class JsonSchemaFactory {
     const resolve: Resolve = (type) => {
       const defName = defNames.get(type);
       if (defName !== undefined) {
-        if (!(defName in defs)) {
-          defs[defName] = {}; // reserve first: rendering may come back here through the cycle
-          defs[defName] = renderObject(graph.get(type)!, resolve);
+        // Own keys only, defined rather than assigned: a class may be named `toString` or `__proto__`.
+        if (!Object.hasOwn(defs, defName)) {
+          defineDef(defs, defName, {}); // reserve first: rendering may come back here through the cycle
+          defineDef(defs, defName, renderObject(graph.get(type)!, resolve));
         }
         return { $ref: `#/$defs/${defName}` };
       }
@@ -511,11 +512,12 @@ function collect(rules: readonly ValidationMetadata[], dto: string, property: st
   for (const meta of rules) {
     const rule = validationRuleName(meta);
     const [c0, c1] = meta.constraints ?? [];
-    const explicit = EXPLICIT_KINDS[rule];
+    // Rule names are free text (custom constraints name themselves): never read inherited keys.
+    const explicit = Object.hasOwn(EXPLICIT_KINDS, rule) ? EXPLICIT_KINDS[rule] : undefined;
     if (explicit) draft.explicit.add(explicit);
     const implied = IMPLIED_KINDS.get(rule);
     if (implied) draft.implied.add(implied);
-    const format = FORMATS[rule];
+    const format = Object.hasOwn(FORMATS, rule) ? FORMATS[rule] : undefined;
     if (format) draft.format = format;
     switch (rule) {
       case 'min':
@@ -793,6 +795,10 @@ function typesOf(values: readonly Primitive[]): JsonTypeName[] | undefined {
   }
   if (types.has('number')) types.delete('integer');
   return types.size > 0 ? [...types] : undefined;
+}
+
+function defineDef(defs: Record<string, JsonSchema>, name: string, schema: JsonSchema): void {
+  Object.defineProperty(defs, name, { value: schema, enumerable: true, writable: true, configurable: true });
 }
 
 function jsonClone(value: unknown): unknown {

@@ -81,7 +81,7 @@ describe('compileJsonSchema', () => {
       properties: { box: { anyOf: [{ $ref: '#/$defs/Box' }, { type: 'null' }] } },
     });
     assert.equal(check({ box: null }), null);
-    assert.deepEqual(check({ box: { n: 'x' } }), [{ path: 'box.n', rule: 'type', message: 'must be integer' }]);
+    assert.deepEqual(check({ box: { n: 'x' } }), [{ path: 'box.n', rule: 'type', message: 'must be an integer' }]);
   });
 
   it('treats formats as annotations', () => {

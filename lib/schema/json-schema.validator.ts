@@ -97,6 +97,16 @@ function isWithin(path: string, parent: string): boolean {
   return path === parent || parent === '' || path.startsWith(`${parent}.`) || path.startsWith(`${parent}[`);
 }
 
+const TYPE_NAMES: Readonly<Record<string, string>> = Object.assign(Object.create(null) as Record<string, string>, {
+  object: 'an object',
+  array: 'an array',
+  string: 'a string',
+  number: 'a number',
+  integer: 'an integer',
+  boolean: 'a boolean',
+  null: 'null',
+});
+
 function toIssue(error: ErrorObject, root: unknown): ValidationIssue {
   let path = pointerToPath(error.instancePath, root);
   const params = error.params as Record<string, unknown>;
@@ -113,6 +123,9 @@ function toIssue(error: ErrorObject, root: unknown): ValidationIssue {
   } else if (error.keyword === 'unevaluatedProperties' && typeof params.unevaluatedProperty === 'string') {
     path = joinIssuePath(path, params.unevaluatedProperty);
     message = 'is not an allowed property';
+  } else if (error.keyword === 'type' && (typeof params.type === 'string' || Array.isArray(params.type))) {
+    // Ajv says "must be object,null"; say it as class-validator's messages do.
+    message = `must be ${String(params.type).split(',').map((type) => TYPE_NAMES[type] ?? type).join(' or ')}`;
   }
   return { path, rule: error.keyword, message };
 }

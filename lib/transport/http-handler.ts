@@ -299,7 +299,7 @@ export class McpHttpHandler {
       if (!this.server.hasMethod('modern', message.method)) {
         return this.server.methodNotFoundResponse(id, message.method, 'modern');
       }
-      const nameField = NAME_HEADER_METHODS[message.method];
+      const nameField = Object.hasOwn(NAME_HEADER_METHODS, message.method) ? NAME_HEADER_METHODS[message.method] : undefined;
       if (nameField !== undefined) {
         const problem = this.checkNameHeader(req, message.params?.[nameField], nameField);
         if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);

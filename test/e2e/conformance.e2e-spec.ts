@@ -15,7 +15,7 @@ import { AppModule } from '../../sample/conformance/app.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 
 type ConformanceLib = typeof import('../../scripts/conformance-lib.mjs');
-type Check = { id: string; status: string; details?: { result?: { content?: Array<{ type: string; text?: string }>; isError?: boolean } } };
+type Check = { id: string; status: string; details?: { statuses?: number[]; result?: { content?: Array<{ type: string; text?: string }>; isError?: boolean } } };
 
 // Tests run from dist/test/e2e; the runner stays a plain .mjs in the repo's scripts/ folder.
 const libUrl = new URL('../../../scripts/conformance-lib.mjs', import.meta.url);
@@ -42,10 +42,27 @@ function assertToolsReallyRan(outDir: string): void {
   assert.equal(error?.details?.result?.content?.[0]?.text, 'This tool intentionally returns an error for testing.');
 }
 
+/**
+ * Checks a leg is known to fail for a defect of that suite version, each with the evidence that
+ * it is that defect and nothing else. 0.1.16's `server-sse-multiple-streams` opens a 2025-11-25
+ * session and then sends `mcp-protocol-version: 2025-03-26` hard-coded on every POST; a session's
+ * requests must carry the negotiated version (400 otherwise, SECURITY.md), so all three POSTs are
+ * refused. 0.2.0-alpha.12 sends the negotiated version, and the same scenario passes in both of
+ * its legs above. If the suite is upgraded and the check passes, this list must go.
+ */
+const KNOWN_SUITE_DEFECTS: Record<string, Array<{ key: string; evidence: (check: Check) => boolean }>> = {
+  latest: [
+    {
+      key: 'server-sse-multiple-streams › server-accepts-multiple-post-streams',
+      evidence: (check) => JSON.stringify(check.details?.statuses) === '[400,400,400]',
+    },
+  ],
+};
+
 const legs = [
   { leg: '2025', label: '0.2.0-alpha.12, --suite all --spec-version 2025-11-25' },
   { leg: '2026', label: '0.2.0-alpha.12, --suite all --spec-version 2026-07-28' },
-  { leg: 'latest', label: '0.1.16 (npm latest), default run' },
+  { leg: 'latest', label: '0.1.16 (npm latest), default run; one known suite defect, pinned' },
 ] as const;
 
 describe('official MCP conformance suite against sample/conformance', () => {
@@ -72,12 +89,20 @@ describe('official MCP conformance suite against sample/conformance', () => {
       if (run.warnings.length > 0) console.log(lib.formatIssues(run.warnings));
       assert.ok(run.checked > 0, `the suite wrote no checks; its output:\n${lib.stripAnsi(run.output).slice(-2000)}`);
       assert.match(run.total, /^Total: \d+ passed, \d+ failed/);
+      const known = KNOWN_SUITE_DEFECTS[leg] ?? [];
       assert.deepEqual(
-        run.failures.map((f) => `${f.scenario} › ${f.id}: ${f.message ?? f.description}`),
+        run.failures.map((f) => `${f.scenario} › ${f.id}: ${f.message ?? f.description}`).filter((line) => !known.some((k) => line.startsWith(`${k.key}:`))),
         [],
         'FAILURE checks (details printed above)',
       );
-      assert.equal(run.exitCode, 0, 'the suite exited non-zero');
+      for (const defect of known) {
+        const [scenario, id] = defect.key.split(' › ');
+        const check = scenarioChecks(outDir, scenario).find((c) => c.id === id);
+        assert.equal(check?.status, 'FAILURE', `${defect.key} no longer fails: drop it from KNOWN_SUITE_DEFECTS`);
+        assert.ok(defect.evidence(check!), `${defect.key} fails for another reason than the known suite defect: ${JSON.stringify(check?.details)}`);
+      }
+      // The suite exits non-zero exactly when some check failed.
+      assert.equal(run.exitCode === 0, run.failures.length === 0, 'the suite exit code disagrees with its checks');
       assertToolsReallyRan(outDir);
     });
   }

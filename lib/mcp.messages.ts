@@ -76,3 +76,12 @@ export const DUPLICATE_COMPLETER = (target: string, argument: string, first: str
 
 export const AMBIGUOUS_ARGS = (site: string, what: string) =>
   `Cannot tell the arguments DTO of ${what} "${site}": the @Args() parameter's type is not a class (interfaces, unions and primitives vanish at runtime). Declare it with { args: SomeDto } or type the parameter with a DTO class.`;
+
+export const RUNTIME_ENHANCER_UNKNOWN = (site: string, kind: string, name: string) =>
+  `${site}: the ${kind} ${name || '(anonymous class)'} in "decorators" is not provided by the application, so it could not run (Nest would skip it silently). Add ${name || 'it'} to the providers of a module, or pass an instance instead of the class.`;
+
+export const RUNTIME_BEFORE_DISCOVERY = (site: string) =>
+  `${site} was called before McpModule discovered the application's capabilities (from a constructor?), when guards and interceptors cannot be attached yet. Add runtime capabilities from onModuleInit(), onApplicationBootstrap() or later.`;
+
+export const RUNTIME_DECORATORS_WITHOUT_NEST = (site: string) =>
+  `${site}: "decorators" need the Nest pipeline, which a McpRegistry created outside McpModule does not have. Get the registry from the application (it is exported by McpModule).`;

@@ -6,7 +6,7 @@ import * as messages from '../mcp.messages.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { McpHandlerFactory, type McpInvoker } from '../execution/mcp-handler.factory.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
-import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
+import { MCP_REQUIRED_SCOPES, requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import { Args } from '../decorators/params.decorators.js';
 import type { Completer, CompletionTarget, McpAccess } from '../protocol/catalog.js';
 import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
@@ -63,7 +63,9 @@ export class McpExplorer implements OnModuleInit {
       if (seen.has(identity)) continue;
       seen.add(identity);
       const className = classNameOf(wrapper, prototype);
-      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+      const methodNames = this.scanner.getAllMethodNames(prototype);
+      this.checkScopePlacement(prototype, methodNames, className);
+      for (const methodName of methodNames) {
         this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}`, completers);
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
         if (!metadata) continue;
@@ -142,6 +144,24 @@ export class McpExplorer implements OnModuleInit {
     for (const { target, argument } of completes) {
       const name = target.kind === 'prompt' ? target.name : target.uriTemplate;
       completers.push({ target, argument, site, completer: completerCall(name, invoker, completerScopes) });
+    }
+  }
+
+  /**
+   * @RequireScopes is enforced on MCP capabilities only (the transports ask McpServer.requiredScopes);
+   * anywhere else it would protect nothing while looking as if it did, so the bootstrap refuses it.
+   */
+  private checkScopePlacement(prototype: object, methodNames: string[], className: string): void {
+    let capabilities = 0;
+    for (const methodName of methodNames) {
+      const method = (prototype as Record<string, unknown>)[methodName];
+      if (this.accessor.hasMcpMetadata(method)) capabilities++;
+      else if (typeof method === 'function' && Reflect.hasOwnMetadata(MCP_REQUIRED_SCOPES, method)) {
+        throw new Error(messages.SCOPES_NOT_ON_CAPABILITY(`${className}#${methodName}`));
+      }
+    }
+    if (capabilities === 0 && Reflect.hasOwnMetadata(MCP_REQUIRED_SCOPES, prototype.constructor)) {
+      throw new Error(messages.SCOPES_NOT_ON_CAPABILITY(className));
     }
   }
 

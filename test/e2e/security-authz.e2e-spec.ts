@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { Injectable, UseGuards, type CanActivate } from '@nestjs/common';
-import { McpRegistry } from 'nestjs-model-context';
+import { Injectable, Module, UseGuards, type CanActivate } from '@nestjs/common';
+import { McpModule, McpRegistry, RequireScopes } from 'nestjs-model-context';
 import { after, before, describe, it } from 'node:test';
 import { CODENAMES, SecuredModule, seen } from '../fixtures/secured.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
@@ -82,6 +82,28 @@ describe('authorization on every capability (issue 15, section D)', () => {
       /McpRegistry\.addTool\(orphan\): the guard UnprovidedGuard in "decorators" is not provided by the application.*Add UnprovidedGuard to the providers of a module, or pass an instance/,
     );
     assert.equal(registry.tool('orphan'), undefined);
+  });
+
+  it('refuses at bootstrap a @RequireScopes it cannot enforce (not on an MCP capability)', async () => {
+    @Injectable()
+    class Misplaced {
+      @RequireScopes('payroll:read')
+      helper(): string {
+        return 'unprotected';
+      }
+    }
+    @Injectable()
+    @RequireScopes('payroll:read')
+    class MisplacedClass {
+      helper(): string {
+        return 'unprotected';
+      }
+    }
+    for (const [provider, site] of [[Misplaced, 'Misplaced#helper'], [MisplacedClass, 'MisplacedClass']] as const) {
+      @Module({ imports: [McpModule.forRoot({ name: 'misplaced', version: '1.0.0' })], providers: [provider] })
+      class MisplacedModule {}
+      await assert.rejects(startApp(MisplacedModule), new RegExp(`@RequireScopes on "${site}" cannot be enforced: it is not on a @Tool`));
+    }
   });
 
   for (const era of ERAS) {

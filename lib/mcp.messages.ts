@@ -78,7 +78,7 @@ export const AMBIGUOUS_ARGS = (site: string, what: string) =>
   `Cannot tell the arguments DTO of ${what} "${site}": the @Args() parameter's type is not a class (interfaces, unions and primitives vanish at runtime). Declare it with { args: SomeDto } or type the parameter with a DTO class.`;
 
 export const RUNTIME_ENHANCER_UNKNOWN = (site: string, kind: string, name: string) =>
-  `${site}: the ${kind} ${name || '(anonymous class)'} in "decorators" is not provided by the application, so it could not run (Nest would skip it silently). Add ${name || 'it'} to the providers of a module, or pass an instance instead of the class.`;
+  `${site}: the ${kind} ${name || '(anonymous class)'} in "decorators" is not provided by the application as a singleton, so it could not run (Nest would skip it silently). Add ${name || 'it'} to the providers of a module (default scope), or pass an instance instead of the class.`;
 
 export const RUNTIME_BEFORE_DISCOVERY = (site: string) =>
   `${site} was called before McpModule discovered the application's capabilities (from a constructor?), when guards and interceptors cannot be attached yet. Add runtime capabilities from onModuleInit(), onApplicationBootstrap() or later.`;

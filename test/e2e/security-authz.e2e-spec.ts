@@ -79,7 +79,7 @@ describe('authorization on every capability (issue 15, section D)', () => {
     const registry = server.app.get(McpRegistry);
     assert.throws(
       () => registry.addTool({ name: 'orphan', description: 'x', decorators: [UseGuards(UnprovidedGuard)], handler: () => 'x' }),
-      /McpRegistry\.addTool\(orphan\): the guard UnprovidedGuard in "decorators" is not provided by the application.*Add UnprovidedGuard to the providers of a module, or pass an instance/,
+      /McpRegistry\.addTool\(orphan\): the guard UnprovidedGuard in "decorators" is not provided by the application as a singleton.*Add UnprovidedGuard to the providers of a module \(default scope\), or pass an instance/,
     );
     assert.equal(registry.tool('orphan'), undefined);
   });
@@ -176,6 +176,13 @@ describe('authorization on every capability (issue 15, section D)', () => {
           assert.ok(!(await names(era, 'plain-token', 'resources/list', 'resources', 'uri')).names.includes('runtime://payroll'));
           assert.ok(!(await names(era, 'plain-token', 'prompts/list', 'prompts', 'name')).names.includes('runtime_scoped_prompt'));
         });
+
+        if (era === 'modern') {
+          it('refuses subscriptions/listen to updates of a scoped URI', async () => {
+            const listen = await call(era, 'plain-token', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['public://readme', 'payroll://employees/3'] } });
+            assertInsufficientScope(listen, 'payroll:read', 'listen');
+          });
+        }
 
         if (era === 'legacy') {
           it('refuses resources/subscribe to a scoped URI', async () => {

@@ -3,6 +3,7 @@ import { Injectable, Module, UseGuards, type CanActivate } from '@nestjs/common'
 import { McpModule, McpRegistry, RequireScopes } from 'nestjs-model-context';
 import { after, before, describe, it } from 'node:test';
 import { CODENAMES, SecuredModule, seen } from '../fixtures/secured.module.js';
+import { ResourcesPagingModule } from '../fixtures/resources-paging.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernRpc, rpc } from '../utils/clients.js';
 
@@ -82,6 +83,18 @@ describe('authorization on every capability (issue 15, section D)', () => {
       /McpRegistry\.addTool\(orphan\): the guard UnprovidedGuard in "decorators" is not provided by the application as a singleton.*Add UnprovidedGuard to the providers of a module \(default scope\), or pass an instance/,
     );
     assert.equal(registry.tool('orphan'), undefined);
+  });
+
+  it('keeps serving the shared cached pages, marked public, when nothing is guarded or scoped', async () => {
+    const plain = await startApp(ResourcesPagingModule);
+    try {
+      for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) {
+        const page = ((await modernRpc(plain.url, method)).json as Json).result;
+        assert.equal(page.cacheScope, 'public', method);
+      }
+    } finally {
+      await plain.close();
+    }
   });
 
   it('refuses at bootstrap a @RequireScopes it cannot enforce (not on an MCP capability)', async () => {

@@ -16,6 +16,7 @@ export { Args, Ctx, McpRequest } from './decorators/params.decorators.js';
 export {
   McpRegistry,
   type CompleteFunction,
+  type DynamicCapabilityOptions,
   type DynamicPromptDefinition,
   type DynamicResourceDefinition,
   type DynamicResourceTemplateDefinition,

@@ -76,3 +76,15 @@ export const DUPLICATE_COMPLETER = (target: string, argument: string, first: str
 
 export const AMBIGUOUS_ARGS = (site: string, what: string) =>
   `Cannot tell the arguments DTO of ${what} "${site}": the @Args() parameter's type is not a class (interfaces, unions and primitives vanish at runtime). Declare it with { args: SomeDto } or type the parameter with a DTO class.`;
+
+export const RUNTIME_ENHANCER_UNKNOWN = (site: string, kind: string, name: string) =>
+  `${site}: the ${kind} ${name || '(anonymous class)'} in "decorators" is not provided by the application as a singleton, so it could not run (Nest would skip it silently). Add ${name || 'it'} to the providers of a module (default scope), or pass an instance instead of the class.`;
+
+export const RUNTIME_BEFORE_DISCOVERY = (site: string) =>
+  `${site} was called before McpModule discovered the application's capabilities (from a constructor, or from onModuleInit() of a module initialized before McpModule), when guards and interceptors cannot be attached yet. Add runtime capabilities from onApplicationBootstrap() or later, or from onModuleInit() of a module that imports McpModule.`;
+
+export const RUNTIME_DECORATORS_WITHOUT_NEST = (site: string) =>
+  `${site}: "decorators" need the Nest pipeline, which a McpRegistry created outside McpModule does not have. Get the registry from the application (it is exported by McpModule).`;
+
+export const SCOPES_NOT_ON_CAPABILITY = (site: string) =>
+  `@RequireScopes on "${site}" cannot be enforced: it is not on a @Tool, @Resource, @ResourceTemplate, @Prompt or @Complete method (or a class that has one), and McpModule enforces scopes on MCP capabilities only. Move it onto the capability, or protect an HTTP route with a guard of its own.`;

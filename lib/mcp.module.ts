@@ -67,6 +67,8 @@ const coreProviders: Provider[] = [
           interaction: interactionSupport(options),
           requestState: new RequestStateCodec(stateSecret, options.requestState.ttlMs, redis?.replayGuard ?? new InMemoryReplayGuard()),
           bus,
+          guardAwareLists: options.guardAwareLists,
+          enforceScopes: options.auth !== undefined,
         },
         registry,
       );

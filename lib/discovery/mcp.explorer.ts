@@ -5,12 +5,11 @@ import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import * as messages from '../mcp.messages.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { McpHandlerFactory, type McpInvoker } from '../execution/mcp-handler.factory.js';
-import type { McpCall } from '../execution/mcp-call.interface.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
-import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
+import { MCP_REQUIRED_SCOPES, requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import { Args } from '../decorators/params.decorators.js';
-import type { Completer, CompletionTarget } from '../protocol/catalog.js';
-import type { JsonObject } from '../protocol/mcp-types.js';
+import type { Completer, CompletionTarget, McpAccess } from '../protocol/catalog.js';
+import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
 import { ToolRuntimeFactory, type ToolDefinition } from './tool-runtime.factory.js';
@@ -47,6 +46,7 @@ export class McpExplorer implements OnModuleInit {
     const factory = new ToolRuntimeFactory();
     this.registry.factory = factory;
     this.registry.namePattern = this.options.toolNamePattern;
+    this.registry.pipeline = this.handlers;
     const scope = this.options.include ? { include: this.options.include as Function[] } : {};
     const wrappers = [...this.discovery.getProviders(scope), ...this.discovery.getControllers(scope)];
     const seen = new Set<object>();
@@ -63,26 +63,16 @@ export class McpExplorer implements OnModuleInit {
       if (seen.has(identity)) continue;
       seen.add(identity);
       const className = classNameOf(wrapper, prototype);
-      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+      const methodNames = this.scanner.getAllMethodNames(prototype);
+      this.checkScopePlacement(prototype, methodNames, className);
+      for (const methodName of methodNames) {
         this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}`, completers);
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
         if (!metadata) continue;
         const site = `${className}#${methodName}`;
-        const definition = this.definition(metadata, prototype, methodName, site);
-        definition.requiredScopes = requiredScopesOf(prototype.constructor, (prototype as Record<string, Function>)[methodName]);
-        // Guards need no real instance: a request-scoped provider is probed through its class.
-        const probeHost = instance ?? (wrapper.instance as object | undefined) ?? Object.create(prototype);
-        const probe = this.options.guardAwareLists ? this.handlers.createListProbe(probeHost, methodName) : undefined;
-        if (probe) {
-          definition.canList = (context) => probe({ method: 'tools/list', name: definition.name, rawArguments: {}, arguments: undefined, context });
-        }
-        const invoker = this.invokerFor(wrapper, instance, methodName);
-        const runtime = factory.build(
-          definition,
-          (args, rawArguments, context) =>
-            invoker({ method: 'tools/call', name: definition.name, rawArguments, arguments: args, context } satisfies McpCall),
-          site,
-        );
+        const declared = this.definition(metadata, prototype, methodName, site);
+        const definition = { ...declared, ...this.access(wrapper, instance, prototype, methodName, declared.name) };
+        const runtime = factory.build(definition, toolCall(definition.name, this.invokerFor(wrapper, instance, methodName)), site);
         this.registry.register(runtime, site);
       }
     }
@@ -120,8 +110,8 @@ export class McpExplorer implements OnModuleInit {
     if (resource) {
       const { methodName: _m, name, ...rest } = resource;
       const runtime = registry.resourceFactory.buildResource(
-        { ...rest, name: name ?? toSnakeCase(methodName) },
-        (context) => invoker({ method: 'resources/read', name: rest.uri, rawArguments: {}, arguments: {}, context } satisfies McpCall),
+        { ...rest, name: name ?? toSnakeCase(methodName), ...this.access(wrapper, instance, prototype, methodName, rest.uri) },
+        resourceCall(rest.uri, invoker),
         site,
       );
       registry.registerResource(runtime, site);
@@ -129,9 +119,13 @@ export class McpExplorer implements OnModuleInit {
     if (template) {
       const { methodName: _m, name, args, ...rest } = template;
       const runtime = registry.resourceFactory.buildTemplate(
-        { ...rest, name: name ?? toSnakeCase(methodName), args: args ?? this.argsDto(prototype, methodName, site, 'resource template', false) },
-        (variables, raw, uri, context) =>
-          invoker({ method: 'resources/read', name: uri, rawArguments: raw as JsonObject, arguments: variables, context } satisfies McpCall),
+        {
+          ...rest,
+          name: name ?? toSnakeCase(methodName),
+          args: args ?? this.argsDto(prototype, methodName, site, 'resource template', false),
+          ...this.access(wrapper, instance, prototype, methodName, rest.uriTemplate),
+        },
+        templateCall(invoker),
         site,
       );
       registry.registerResourceTemplate(runtime, site);
@@ -140,29 +134,46 @@ export class McpExplorer implements OnModuleInit {
       const { methodName: _m, name: declaredName, args, ...rest } = prompt;
       const name = declaredName ?? toSnakeCase(methodName);
       const runtime = registry.promptFactory.build(
-        { ...rest, name, args: args ?? this.argsDto(prototype, methodName, site, 'prompt', true) },
-        (values, rawArguments, context) =>
-          invoker({ method: 'prompts/get', name, rawArguments, arguments: values, context } satisfies McpCall),
+        { ...rest, name, args: args ?? this.argsDto(prototype, methodName, site, 'prompt', true), ...this.access(wrapper, instance, prototype, methodName, name) },
+        promptCall(name, invoker),
         site,
       );
       registry.registerPrompt(runtime, site);
     }
+    const completerScopes = completes.length > 0 ? requiredScopesOf(prototype.constructor, method as Function) : undefined;
     for (const { target, argument } of completes) {
       const name = target.kind === 'prompt' ? target.name : target.uriTemplate;
-      completers.push({
-        target,
-        argument,
-        site,
-        completer: (request, context) =>
-          invoker({
-            method: 'completion/complete',
-            name,
-            rawArguments: { argument: { name: request.argument, value: request.value }, context: request.context },
-            arguments: request,
-            context,
-          } satisfies McpCall),
-      });
+      completers.push({ target, argument, site, completer: completerCall(name, invoker, completerScopes) });
     }
+  }
+
+  /**
+   * @RequireScopes is enforced on MCP capabilities only (the transports ask McpServer.requiredScopes);
+   * anywhere else it would protect nothing while looking as if it did, so the bootstrap refuses it.
+   */
+  private checkScopePlacement(prototype: object, methodNames: string[], className: string): void {
+    let capabilities = 0;
+    for (const methodName of methodNames) {
+      const method = (prototype as Record<string, unknown>)[methodName];
+      if (this.accessor.hasMcpMetadata(method)) capabilities++;
+      else if (typeof method === 'function' && Reflect.hasOwnMetadata(MCP_REQUIRED_SCOPES, method)) {
+        throw new Error(messages.SCOPES_NOT_ON_CAPABILITY(`${className}#${methodName}`));
+      }
+    }
+    if (capabilities === 0 && Reflect.hasOwnMetadata(MCP_REQUIRED_SCOPES, prototype.constructor)) {
+      throw new Error(messages.SCOPES_NOT_ON_CAPABILITY(className));
+    }
+  }
+
+  /**
+   * What authorization needs of one capability method: the scopes of its class and method, and
+   * a check of its guards. Guards need no real instance: a request-scoped provider is probed
+   * through its class.
+   */
+  private access(wrapper: InstanceWrapper, instance: object | undefined, prototype: object, methodName: string, name: string): McpAccess {
+    const probeHost = instance ?? (wrapper.instance as object | undefined) ?? Object.create(prototype);
+    const scopes = requiredScopesOf(prototype.constructor, (prototype as Record<string, Function>)[methodName]);
+    return capabilityAccess(name, this.handlers.createGuardCheck(probeHost, methodName), scopes);
   }
 
   /**

@@ -1,5 +1,5 @@
-import { Injectable, Type } from '@nestjs/common';
-import { Subject } from 'rxjs';
+import { Inject, Injectable, Optional, Type } from '@nestjs/common';
+import { Subject, defer } from 'rxjs';
 import type {
   CompletableArgument,
   Completer,
@@ -20,6 +20,28 @@ import * as messages from '../mcp.messages.js';
 import { ToolRuntimeFactory, toObservable } from './tool-runtime.factory.js';
 import { ResourceRuntimeFactory } from './resource-runtime.factory.js';
 import { PromptRuntimeFactory } from './prompt-runtime.factory.js';
+import { McpHandlerFactory, type McpRuntimeHandler } from '../execution/mcp-handler.factory.js';
+import type { McpCall } from '../execution/mcp-call.interface.js';
+import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
+
+/**
+ * What every runtime capability may add to run through the Nest pipeline like a decorated
+ * method: global guards, interceptors and filters (APP_GUARD, APP_INTERCEPTOR, APP_FILTER) apply
+ * to every runtime capability with or without it.
+ *
+ * @publicApi
+ */
+export interface DynamicCapabilityOptions {
+  /**
+   * Method decorators applied to the handler as if it were a provider method: `UseGuards()`,
+   * `UseInterceptors()`, `UseFilters()`, `UsePipes()`, `RequireScopes()`, `McpTimeout()` and
+   * `SetMetadata()`-based ones such as a `Roles()` decorator read by a guard. Enhancer classes
+   * must be providers of the application (or pass instances); an unknown one is refused.
+   *
+   * @example decorators: [UseGuards(RolesGuard), Roles('admin'), RequireScopes('reports:read')]
+   */
+  decorators?: MethodDecorator[];
+}
 
 /**
  * What `McpRegistry.changes$` emits: a list changed (`name` is the tool or prompt name, or the
@@ -45,7 +67,7 @@ export type CompleteFunction = (value: string, context: CompletionContext, ctx: 
  *
  * @publicApi
  */
-export interface DynamicResourceDefinition extends Omit<ResourceOptions, 'name'> {
+export interface DynamicResourceDefinition extends Omit<ResourceOptions, 'name'>, DynamicCapabilityOptions {
   name: string;
   /** Returns the contents, as for `@Resource()` methods. */
   handler: (ctx: McpContext) => unknown;
@@ -57,7 +79,7 @@ export interface DynamicResourceDefinition extends Omit<ResourceOptions, 'name'>
  * @publicApi
  */
 export interface DynamicResourceTemplateDefinition<TVars = Record<string, string | string[]>>
-  extends Omit<ResourceTemplateOptions, 'name' | 'args'> {
+  extends Omit<ResourceTemplateOptions, 'name' | 'args'>, DynamicCapabilityOptions {
   name: string;
   /** A DTO class for the variables (cast and validated); without one they arrive as strings. */
   args?: Type<TVars>;
@@ -72,7 +94,7 @@ export interface DynamicResourceTemplateDefinition<TVars = Record<string, string
  *
  * @publicApi
  */
-export interface DynamicPromptDefinition<TArgs = Record<string, never>> extends Omit<PromptOptions, 'name' | 'args'> {
+export interface DynamicPromptDefinition<TArgs = Record<string, never>> extends Omit<PromptOptions, 'name' | 'args'>, DynamicCapabilityOptions {
   name: string;
   /** A DTO class for the arguments (advertised, cast and validated). */
   args?: Type<TArgs>;
@@ -93,7 +115,7 @@ interface Registered<T> {
  *
  * @publicApi
  */
-export interface DynamicToolDefinition<TArgs = unknown> extends Omit<ToolOptions, 'name' | 'input'> {
+export interface DynamicToolDefinition<TArgs = unknown> extends Omit<ToolOptions, 'name' | 'input'>, DynamicCapabilityOptions {
   name: string;
   input?: Type<TArgs> | JsonObject;
   handler: (args: TArgs, ctx: McpContext) => unknown;
@@ -127,6 +149,10 @@ export class McpRegistry implements McpFeatureCatalog {
   factory!: ToolRuntimeFactory;
   /** @internal */
   namePattern: RegExp = /^[A-Za-z0-9_-]{1,64}$/;
+  /** @internal The Nest pipeline for runtime handlers, set by McpExplorer once discovery ran. */
+  pipeline?: McpHandlerFactory;
+
+  constructor(@Optional() @Inject(McpHandlerFactory) private readonly handlers?: McpHandlerFactory) {}
 
   /** Emits after every runtime change (not for bootstrap discovery). */
   readonly changes$ = this.changeSubject.asObservable();
@@ -150,11 +176,12 @@ export class McpRegistry implements McpFeatureCatalog {
 
   /** Adds a tool at runtime; clients are told the list changed. */
   addTool<TArgs>(definition: DynamicToolDefinition<TArgs>): void {
-    const { handler, ...rest } = definition;
+    const { handler, decorators, ...rest } = definition;
     if (this.toolMap.has(definition.name)) throw new Error(messages.TOOL_DUPLICATE_RUNTIME(definition.name));
     const site = `McpRegistry.addTool(${definition.name})`;
+    const runtime = this.runtime(site, decorators, (call) => handler(call.arguments as TArgs, call.context));
     this.register(
-      this.factory.build(rest, (args, _raw, ctx) => toObservable(handler(args as TArgs, ctx)), site),
+      this.factory.build({ ...rest, ...capabilityAccess(rest.name, runtime.authorize, runtime.requiredScopes) }, toolCall(rest.name, runtime.invoke), site),
       site,
     );
     this.changeSubject.next({ kind: 'tools', type: 'added', name: definition.name });
@@ -211,10 +238,14 @@ export class McpRegistry implements McpFeatureCatalog {
 
   /** Adds a resource at runtime; clients are told the resource list changed. */
   addResource(definition: DynamicResourceDefinition): void {
-    const { handler, ...rest } = definition;
+    const { handler, decorators, ...rest } = definition;
     if (this.resourceMap.has(definition.uri)) throw new Error(messages.RUNTIME_DUPLICATE('Resource', definition.uri, 'removeResource'));
     const site = `McpRegistry.addResource(${definition.uri})`;
-    this.registerResource(this.resourceFactory.buildResource(rest, (ctx) => toObservable(handler(ctx)), site), site);
+    const runtime = this.runtime(site, decorators, (call) => handler(call.context));
+    this.registerResource(
+      this.resourceFactory.buildResource({ ...rest, ...capabilityAccess(rest.uri, runtime.authorize, runtime.requiredScopes) }, resourceCall(rest.uri, runtime.invoke), site),
+      site,
+    );
     this.changeSubject.next({ kind: 'resources', type: 'added', name: definition.uri });
   }
 
@@ -229,13 +260,14 @@ export class McpRegistry implements McpFeatureCatalog {
 
   /** Adds a resource template at runtime; clients are told the resource list changed. */
   addResourceTemplate<TVars = Record<string, string | string[]>>(definition: DynamicResourceTemplateDefinition<TVars>): void {
-    const { handler, complete, ...rest } = definition;
+    const { handler, complete, decorators, ...rest } = definition;
     const key = definition.uriTemplate;
     if (this.templateMap.has(key)) throw new Error(messages.RUNTIME_DUPLICATE('Resource template', key, 'removeResourceTemplate'));
     const site = `McpRegistry.addResourceTemplate(${key})`;
+    const pipeline = this.runtime(site, decorators, (call) => handler(call.arguments as TVars, call.name, call.context));
     const runtime = this.resourceFactory.buildTemplate(
-      rest,
-      (variables, _raw, uri, ctx) => toObservable(handler(variables as TVars, uri, ctx)),
+      { ...rest, ...capabilityAccess(key, pipeline.authorize, pipeline.requiredScopes) },
+      templateCall(pipeline.invoke),
       site,
     );
     const target: CompletionTarget = { kind: 'resourceTemplate', uriTemplate: key };
@@ -257,10 +289,15 @@ export class McpRegistry implements McpFeatureCatalog {
 
   /** Adds a prompt at runtime; clients are told the prompt list changed. */
   addPrompt<TArgs = Record<string, never>>(definition: DynamicPromptDefinition<TArgs>): void {
-    const { handler, complete, ...rest } = definition;
+    const { handler, complete, decorators, ...rest } = definition;
     if (this.promptMap.has(definition.name)) throw new Error(messages.RUNTIME_DUPLICATE('Prompt', definition.name, 'removePrompt'));
     const site = `McpRegistry.addPrompt(${definition.name})`;
-    const runtime = this.promptFactory.build(rest, (args, _raw, ctx) => toObservable(handler(args as TArgs, ctx)), site);
+    const pipeline = this.runtime(site, decorators, (call) => handler(call.arguments as TArgs, call.context));
+    const runtime = this.promptFactory.build(
+      { ...rest, ...capabilityAccess(rest.name, pipeline.authorize, pipeline.requiredScopes) },
+      promptCall(rest.name, pipeline.invoke),
+      site,
+    );
     const target: CompletionTarget = { kind: 'prompt', name: definition.name };
     const inline = this.inlineCompleters(target, runtime.arguments, complete, site);
     this.registerPrompt(runtime, site);
@@ -365,9 +402,23 @@ export class McpRegistry implements McpFeatureCatalog {
         throw new Error(messages.COMPLETE_UNKNOWN_ARGUMENT(site, describeTarget(target), argument, args.map((a) => a.name)));
       }
       if (typeof fn !== 'function') throw new Error(`${site}: complete.${argument} must be a function.`);
-      out.push([argument, (request, ctx) => toObservable(fn(request.value, request.context, ctx))]);
+      // The target's guards and scopes are checked before any completion; the completer itself
+      // runs through the global enhancers, as a completer method would.
+      const completion = this.runtime(`${site} complete.${argument}`, undefined, (call) => {
+        const request = call.arguments as Parameters<Completer>[0];
+        return fn(request.value, request.context, call.context);
+      });
+      out.push([argument, completerCall(target.kind === 'prompt' ? target.name : target.uriTemplate, completion.invoke)]);
     }
     return out;
+  }
+
+  /** Runtime handlers take the Nest pipeline's path; outside Nest (a bare registry) they are called as they are. */
+  private runtime(site: string, decorators: readonly MethodDecorator[] | undefined, run: (call: McpCall) => unknown): McpRuntimeHandler {
+    if (this.pipeline) return this.pipeline.createRuntime(run, decorators, site);
+    if (this.handlers) throw new Error(messages.RUNTIME_BEFORE_DISCOVERY(site));
+    if (decorators?.length) throw new Error(messages.RUNTIME_DECORATORS_WITHOUT_NEST(site));
+    return { invoke: (call) => defer(() => toObservable(run(call))) };
   }
 
   private dropInlineCompleters(target: CompletionTarget): void {

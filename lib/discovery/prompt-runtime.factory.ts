@@ -1,7 +1,7 @@
 import { sharedDtoCompiler } from './dto-compiler.js';
 import type { Type } from '@nestjs/common';
 import type { Observable } from 'rxjs';
-import type { ArgumentsOutcome, CompletableArgument, PromptRuntime } from '../protocol/catalog.js';
+import type { ArgumentsOutcome, CompletableArgument, McpAccess, PromptRuntime } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { PromptArgument, PromptDescriptor } from '../protocol/prompts.js';
@@ -10,7 +10,7 @@ import type { PromptOptions } from '../decorators/prompt.decorator.js';
 import * as messages from '../mcp.messages.js';
 
 /** Prompt options after the name is settled and the arguments DTO is known. */
-export interface PromptDefinition extends Omit<PromptOptions, 'name'> {
+export interface PromptDefinition extends Omit<PromptOptions, 'name'>, McpAccess {
   name: string;
 }
 
@@ -94,6 +94,8 @@ export class PromptRuntimeFactory {
       descriptor: Object.freeze(descriptor),
       arguments: input.completable,
       parseArguments: input.parse,
+      requiredScopes: definition.requiredScopes,
+      authorize: definition.authorize,
       get: invoke,
     };
   }

@@ -1,7 +1,7 @@
 import { sharedDtoCompiler } from './dto-compiler.js';
 import type { Type } from '@nestjs/common';
 import type { Observable } from 'rxjs';
-import type { ArgumentsOutcome, ResourceRuntime, ResourceTemplateRuntime } from '../protocol/catalog.js';
+import type { ArgumentsOutcome, McpAccess, ResourceRuntime, ResourceTemplateRuntime } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import type { CacheHint } from '../protocol/mcp-types.js';
 import {
@@ -17,12 +17,12 @@ import * as messages from '../mcp.messages.js';
 import { dtoArguments } from './prompt-runtime.factory.js';
 
 /** Resource options after the name is settled. */
-export interface ResourceDefinition extends Omit<ResourceOptions, 'name'> {
+export interface ResourceDefinition extends Omit<ResourceOptions, 'name'>, McpAccess {
   name: string;
 }
 
 /** Template options after the name is settled and the variables DTO is known. */
-export interface ResourceTemplateDefinition extends Omit<ResourceTemplateOptions, 'name'> {
+export interface ResourceTemplateDefinition extends Omit<ResourceTemplateOptions, 'name'>, McpAccess {
   name: string;
 }
 
@@ -59,6 +59,8 @@ export class ResourceRuntimeFactory {
       descriptor: Object.freeze(descriptor),
       mimeType: definition.mimeType,
       cache: checkCache(definition.cache, site),
+      requiredScopes: definition.requiredScopes,
+      authorize: definition.authorize,
       read,
     };
   }
@@ -93,6 +95,8 @@ export class ResourceRuntimeFactory {
         return enumValues ? { name, enumValues } : { name };
       }),
       parseVariables: variables.parse,
+      requiredScopes: definition.requiredScopes,
+      authorize: definition.authorize,
       read,
     };
   }

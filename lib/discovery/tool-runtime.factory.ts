@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { from, isObservable, of, type Observable } from 'rxjs';
-import type { ArgumentsOutcome, HeaderParam, ToolRuntime } from '../protocol/catalog.js';
+import type { ArgumentsOutcome, HeaderParam, McpAccess, ToolRuntime } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
 import { formatIssues } from '../schema/dto-caster.js';
@@ -10,12 +10,9 @@ import type { ToolOptions } from '../decorators/tool.decorator.js';
 import * as messages from '../mcp.messages.js';
 
 /** Tool options after the name is settled and the input type is known. */
-export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'> {
+export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'>, McpAccess {
   name: string;
   input?: Type<unknown> | JsonObject;
-  requiredScopes?: readonly string[];
-  /** Guard check for guard-aware listing (see McpHandlerFactory.createListProbe). */
-  canList?: (ctx: McpContext) => Promise<boolean>;
 }
 
 export type ToolInvoke = (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>;
@@ -54,7 +51,7 @@ export class ToolRuntimeFactory {
       hasOutputSchema: output !== undefined,
       headerParams: headerParams.length ? headerParams : undefined,
       requiredScopes: definition.requiredScopes,
-      canList: definition.canList,
+      authorize: definition.authorize,
       parseArguments: input.parse,
       invoke,
       checkOutput: output?.check,

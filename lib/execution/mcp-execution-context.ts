@@ -2,6 +2,8 @@ import type { ExecutionContext } from '@nestjs/common';
 import type { McpContext } from '../protocol/context.js';
 import type { McpCall } from './mcp-call.interface.js';
 
+const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
+
 /** The context type `ExecutionContext.getType()` returns inside MCP calls. @publicApi */
 export const MCP_CONTEXT_TYPE = 'mcp';
 
@@ -48,9 +50,12 @@ export class McpExecutionContext {
     return this.getCall().arguments as T;
   }
 
-  /** True while `tools/list` asks the guards whether to show a tool (no arguments yet). */
+  /**
+   * True while a list (`tools/list`, `prompts/list`, `resources/list`,
+   * `resources/templates/list`) asks the guards whether to show a capability (no arguments yet).
+   */
   isListing(): boolean {
-    return this.getCall().method === 'tools/list';
+    return LIST_METHODS.has(this.getCall().method);
   }
 
   /** The authenticated principal (id, scopes, claims), when authorization is configured. */

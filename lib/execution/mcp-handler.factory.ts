@@ -1,4 +1,4 @@
-import { HttpException, Injectable } from '@nestjs/common';
+import { HttpException, Injectable, type Type } from '@nestjs/common';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
 import { Injector } from '@nestjs/core/injector/injector.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
@@ -12,11 +12,31 @@ import { McpError, ToolError } from '../protocol/errors.js';
 import type { McpCall } from './mcp-call.interface.js';
 import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
+import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
+import * as messages from '../mcp.messages.js';
 
 export type McpInvoker = (call: McpCall) => Observable<unknown>;
 
+/** Runs a capability's guards for a call, without the handler; rejects with what a refusing guard raised. */
+export type McpGuardCheck = (call: McpCall) => Promise<void>;
+
+/** A runtime-registered handler wired into the Nest pipeline, with what authorization needs. */
+export interface McpRuntimeHandler {
+  invoke: McpInvoker;
+  authorize?: McpGuardCheck;
+  requiredScopes?: string[];
+}
+
 const LIST_PROBE_METHOD = '__mcpListProbe__';
+const RUNTIME_METHOD = 'handle';
 const GUARDS_METADATA = '__guards__';
+/** Enhancer metadata keys whose class entries Nest resolves through the host's module. */
+const ENHANCER_KEYS: Record<string, string> = {
+  __guards__: 'guard',
+  __interceptors__: 'interceptor',
+  __exceptionFilters__: 'exception filter',
+  __pipes__: 'pipe',
+};
 
 const paramsFactory = new McpParamsFactory();
 
@@ -55,6 +75,63 @@ export class McpHandlerFactory {
     const original = (instance as Record<string, (...args: unknown[]) => unknown>)[methodName];
     const owner = Object.getPrototypeOf(instance).constructor as object;
     const callIndex = this.ensureCallParam(instance, owner, methodName, original);
+    return this.wrap(instance, methodName, original, (self, params) => original.apply(self, params.slice(0, callIndex)), callIndex, contextId, inquirerId);
+  }
+
+  /**
+   * A handler added at runtime (McpRegistry.addTool and friends), run through the same path as
+   * a decorated method: global, "class" and method guards, interceptors, pipes and filters. It
+   * gets a host of its own, on whose method the `decorators` (UseGuards, UseInterceptors,
+   * UseFilters, RequireScopes, SetMetadata-based ones) are applied as on a provider method.
+   * Enhancer classes are resolved from the application (a runtime host belongs to no module, so
+   * Nest itself would silently skip them); one the application does not provide is refused.
+   */
+  createRuntime(run: (call: McpCall) => unknown, decorators: readonly MethodDecorator[] | undefined, site: string): McpRuntimeHandler {
+    class McpRuntimeCapability {}
+    const prototype = McpRuntimeCapability.prototype as unknown as Record<string, unknown>;
+    const carrier = function (): void {};
+    Object.defineProperty(prototype, RUNTIME_METHOD, { value: carrier, writable: true, configurable: true });
+    for (const decorator of decorators ?? []) {
+      const descriptor = Object.getOwnPropertyDescriptor(prototype, RUNTIME_METHOD)!;
+      const replaced = decorator(prototype, RUNTIME_METHOD, descriptor);
+      if (replaced) Object.defineProperty(prototype, RUNTIME_METHOD, replaced);
+    }
+    const method = prototype[RUNTIME_METHOD] as (...args: unknown[]) => unknown;
+    this.resolveEnhancers(method, site);
+    const instance = new McpRuntimeCapability();
+    const callIndex = this.ensureCallParam(instance, McpRuntimeCapability, RUNTIME_METHOD, carrier);
+    return {
+      invoke: this.wrap(instance, RUNTIME_METHOD, method, (_self, params) => run(params[callIndex] as McpCall), callIndex),
+      authorize: this.createGuardCheck(instance, RUNTIME_METHOD),
+      requiredScopes: requiredScopesOf(McpRuntimeCapability, method),
+    };
+  }
+
+  private resolveEnhancers(method: Function, site: string): void {
+    for (const [key, kind] of Object.entries(ENHANCER_KEYS)) {
+      const entries = Reflect.getMetadata(key, method) as unknown[] | undefined;
+      if (!entries?.length) continue;
+      const resolved = entries.map((entry) => {
+        if (typeof entry !== 'function') return entry;
+        try {
+          return this.moduleRef.get(entry as Type<unknown>, { strict: false });
+        } catch {
+          throw new Error(messages.RUNTIME_ENHANCER_UNKNOWN(site, kind, (entry as Function).name));
+        }
+      });
+      Reflect.defineMetadata(key, resolved, method);
+    }
+  }
+
+  private wrap(
+    instance: object,
+    methodName: string,
+    original: Function,
+    run: (self: unknown, params: unknown[]) => unknown,
+    callIndex: number,
+    contextId?: ContextId,
+    inquirerId?: string,
+  ): McpInvoker {
     // Nest collapses an Observable result into its last value, so the callback handed to it
     // routes progress/log emissions to the context, and stops the handler's Observable when the
     // call is cancelled (teardown runs at once). The module's own deliberate outcomes (tool and
@@ -64,7 +141,7 @@ export class McpHandlerFactory {
       const call = params[callIndex] as McpCall;
       let result: unknown;
       try {
-        result = original.apply(this, params.slice(0, callIndex));
+        result = run(this, params);
       } catch (error) {
         if (isDeliberate(error)) return new Deliberate(error);
         throw error;
@@ -115,11 +192,11 @@ export class McpHandlerFactory {
   }
 
   /**
-   * A guard check for listing: runs the method's guards (method, class and global) against a
-   * `tools/list` call context, without pipes, interceptors or the method itself. Undefined when
-   * no guard applies, so unguarded tools cost nothing at list time.
+   * A guard check: runs the method's guards (method, class and global) against a call context
+   * (a list's, or a completion's), without pipes, interceptors or the method itself. Undefined
+   * when no guard applies, so unguarded capabilities cost nothing at list time.
    */
-  createListProbe(instance: object, methodName: string): ((call: McpCall) => Promise<boolean>) | undefined {
+  createGuardCheck(instance: object, methodName: string): McpGuardCheck | undefined {
     const original = (instance as Record<string, (...args: unknown[]) => unknown>)[methodName];
     const owner = Object.getPrototypeOf(instance).constructor as object;
     if (!this.hasGuards(owner, original)) return undefined;
@@ -139,10 +216,7 @@ export class McpHandlerFactory {
       { guards: true, interceptors: false, filters: false },
       MCP_CONTEXT_TYPE,
     );
-    return (call) => target(call.context.request, undefined, call).then(
-      () => true,
-      () => false,
-    );
+    return (call) => target(call.context.request, undefined, call).then(() => undefined);
   }
 
   private hasGuards(owner: object, method: Function): boolean {

@@ -95,9 +95,11 @@ export interface McpModuleOptions {
    */
   keepAliveMs?: number;
   /**
-   * Leave out of `tools/list` the tools whose guards (method, class or global) deny the caller,
-   * evaluated like a call (`McpExecutionContext.isListing()` tells a guard it is a listing). Lists
-   * that vary by caller are then marked `cacheScope: "private"`.
+   * Leave out of `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list`
+   * what the caller may not use: capabilities whose guards (method, class or global) deny it,
+   * evaluated like a call (`McpExecutionContext.isListing()` tells a guard it is a listing), and,
+   * with `auth`, those whose `@RequireScopes` its token does not cover. Lists that vary by caller
+   * are then marked `cacheScope: "private"`. Calls and completions are checked either way.
    * @default true
    */
   guardAwareLists?: boolean;

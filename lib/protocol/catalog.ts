@@ -8,21 +8,30 @@ import type { ProtocolEra } from './versions.js';
 
 export type ArgumentsOutcome = { ok: true; value: unknown } | { ok: false; message: string };
 
+/**
+ * What authorization knows of one capability (tool, resource, template, prompt), the same for
+ * every kind: precomputed at registration, so that capabilities without any cost nothing.
+ */
+export interface McpAccess {
+  /** OAuth scopes a caller needs (checked by the transport before the request runs: 403 without them). */
+  readonly requiredScopes?: readonly string[];
+  /**
+   * Runs the capability's guards (method, class and global) for `method` without running the
+   * handler, and rejects with what a refusing guard raised. Set only when a guard applies. Lists
+   * ask it with their own method (a guard tells a listing by `McpExecutionContext.isListing()`);
+   * `completion/complete` asks it before completing an argument of the capability.
+   */
+  authorize?(ctx: McpContext, method: string, request?: { rawArguments: JsonObject; arguments: unknown }): Promise<void>;
+}
+
 /** A callable tool as the dispatcher sees it: prepared once, invoked per call. */
-export interface ToolRuntime {
+export interface ToolRuntime extends McpAccess {
   readonly name: string;
   /** The descriptor for each era (legacy drops non-object output schemas). */
   readonly descriptors: Readonly<Record<ProtocolEra, ToolDescriptor>>;
   readonly hasOutputSchema: boolean;
   /** Arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header` in the input schema). */
   readonly headerParams?: readonly HeaderParam[];
-  /** OAuth scopes a caller needs (checked by the transport before the call runs). */
-  readonly requiredScopes?: readonly string[];
-  /**
-   * Whether the caller's guards would let them call this tool; set only for guarded tools, so
-   * `tools/list` can leave out what a caller cannot use.
-   */
-  canList?(ctx: McpContext): Promise<boolean>;
   /** Casts and validates raw arguments. A failure message names each field and rule. */
   parseArguments(args: JsonObject): ArgumentsOutcome | Promise<ArgumentsOutcome>;
   /**
@@ -54,7 +63,7 @@ export interface HeaderParam {
 }
 
 /** A resource at a fixed URI, as the dispatcher sees it. */
-export interface ResourceRuntime {
+export interface ResourceRuntime extends McpAccess {
   readonly uri: string;
   readonly name: string;
   /** What `resources/list` advertises (the same for both eras). */
@@ -68,7 +77,7 @@ export interface ResourceRuntime {
 }
 
 /** An RFC 6570 resource template, as the dispatcher sees it. */
-export interface ResourceTemplateRuntime {
+export interface ResourceTemplateRuntime extends McpAccess {
   readonly uriTemplate: string;
   readonly name: string;
   readonly template: UriTemplate;
@@ -85,7 +94,7 @@ export interface ResourceTemplateRuntime {
 }
 
 /** A prompt, as the dispatcher sees it. */
-export interface PromptRuntime {
+export interface PromptRuntime extends McpAccess {
   readonly name: string;
   /** What `prompts/list` advertises. */
   readonly descriptor: Readonly<PromptDescriptor>;
@@ -114,7 +123,11 @@ export interface CompletionRequest {
 }
 
 /** Produces completion values (a string array, or `{ values, total?, hasMore? }`). */
-export type Completer = (request: CompletionRequest, ctx: McpContext) => Observable<unknown>;
+export interface Completer {
+  (request: CompletionRequest, ctx: McpContext): Observable<unknown>;
+  /** Scopes of the completer itself (`@RequireScopes` on a `@Complete()` method or its class), on top of its target's. */
+  readonly requiredScopes?: readonly string[];
+}
 
 /** What a `completion/complete` reference points at. */
 export type CompletionTarget = { kind: 'prompt'; name: string } | { kind: 'resourceTemplate'; uriTemplate: string };

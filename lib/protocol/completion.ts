@@ -1,10 +1,10 @@
-import { catchError, defer, map, throwError, type Observable } from 'rxjs';
-import type { CompletableArgument, CompletionTarget, McpFeatureCatalog } from './catalog.js';
+import { catchError, defer, from, isObservable, map, of, switchMap, throwError, type Observable } from 'rxjs';
+import type { CompletableArgument, CompletionTarget, McpAccess, McpFeatureCatalog } from './catalog.js';
 import type { McpContext } from './context.js';
 import { McpError } from './errors.js';
 import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
-import { handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './resources.js';
+import { handlerError, lastValue, union, type McpFeatureHost, type McpFeatureOptions } from './resources.js';
 import { BOTH_ERAS } from './versions.js';
 
 /** The most values one `completion/complete` result carries (the spec's limit). */
@@ -34,16 +34,51 @@ const REF_HELP = 'Send { "type": "ref/prompt", "name": <prompt name> } or { "typ
 /** Registers `completion/complete` (both eras) and declares the `completions` capability. */
 export function installCompletion(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
   host.setMethod('completion/complete', BOTH_ERAS, (params, ctx) => complete(catalog, options, params, ctx));
+  // Completing an argument reveals what the target holds, so it needs the target's scopes (and
+  // those of the argument's completer, when it has its own).
+  host.setRequiredScopes('completion/complete', (params) => {
+    const found = refTarget(catalog, params.ref);
+    if (!found) return undefined;
+    const argument = isObject(params.argument) && typeof params.argument.name === 'string' ? params.argument.name : undefined;
+    const completer = argument === undefined ? undefined : catalog.completer(found.target, argument);
+    return union([found.access.requiredScopes, completer?.requiredScopes]);
+  });
   host.declareCapability('completions', {});
 }
 
+/**
+ * `completion/complete`. The target's guards run first, before the argument is even looked at:
+ * a caller they refuse gets the error a refused `prompts/get` or `resources/read` of that target
+ * gets (the guard's exception, mapped the same way), and learns neither values nor argument names.
+ */
 function complete(
   catalog: McpFeatureCatalog,
   options: McpFeatureOptions,
   params: JsonObject,
   ctx: McpContext,
 ): JsonObject | Observable<JsonObject> {
-  const { target, subject, args } = resolveRef(catalog, params.ref);
+  const resolved = resolveRef(catalog, params.ref);
+  const { authorize } = resolved.access;
+  if (!authorize) return completeArgument(catalog, options, params, ctx, resolved);
+  const rawArguments: JsonObject = {};
+  if (params.argument !== undefined) rawArguments.argument = params.argument;
+  if (params.context !== undefined) rawArguments.context = params.context;
+  return from(authorize(ctx, 'completion/complete', { rawArguments, arguments: undefined })).pipe(
+    catchError((error: unknown) => throwError(() => handlerError(error, capitalize(resolved.subject), options))),
+    switchMap(() => {
+      const outcome = completeArgument(catalog, options, params, ctx, resolved);
+      return isObservable(outcome) ? outcome : of(outcome);
+    }),
+  );
+}
+
+function completeArgument(
+  catalog: McpFeatureCatalog,
+  options: McpFeatureOptions,
+  params: JsonObject,
+  ctx: McpContext,
+  { target, subject, args }: { target: CompletionTarget; subject: string; args: readonly CompletableArgument[] },
+): JsonObject | Observable<JsonObject> {
   const argument = params.argument;
   if (!isObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
     throw new McpError(
@@ -77,10 +112,24 @@ function complete(
   return { completion: toCompletionResult(values) as CompletionResult };
 }
 
+/** The prompt or template a ref names, if it exists (no errors: the scope check asks it first). */
+function refTarget(catalog: McpFeatureCatalog, ref: unknown): { target: CompletionTarget; access: McpAccess } | undefined {
+  if (!isObject(ref)) return undefined;
+  if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+    const prompt = catalog.prompt(ref.name);
+    return prompt && { target: { kind: 'prompt', name: ref.name }, access: prompt };
+  }
+  if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+    const template = catalog.resourceTemplate(ref.uri);
+    return template && { target: { kind: 'resourceTemplate', uriTemplate: ref.uri }, access: template };
+  }
+  return undefined;
+}
+
 function resolveRef(
   catalog: McpFeatureCatalog,
   ref: unknown,
-): { target: CompletionTarget; subject: string; args: readonly CompletableArgument[] } {
+): { target: CompletionTarget; subject: string; args: readonly CompletableArgument[]; access: McpAccess } {
   if (!isObject(ref)) throw new McpError(ErrorCode.InvalidParams, `completion/complete needs "params.ref". ${REF_HELP}`);
   if (ref.type === 'ref/prompt') {
     if (typeof ref.name !== 'string') throw new McpError(ErrorCode.InvalidParams, `A ref/prompt needs "name" as a string. ${REF_HELP}`);
@@ -88,7 +137,7 @@ function resolveRef(
     if (!prompt) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${quote(ref.name)}. Call prompts/list to see the prompts this server offers.`);
     }
-    return { target: { kind: 'prompt', name: ref.name }, subject: `prompt "${ref.name}"`, args: prompt.arguments };
+    return { target: { kind: 'prompt', name: ref.name }, subject: `prompt "${ref.name}"`, args: prompt.arguments, access: prompt };
   }
   if (ref.type === 'ref/resource') {
     if (typeof ref.uri !== 'string') throw new McpError(ErrorCode.InvalidParams, `A ref/resource needs "uri" as a string. ${REF_HELP}`);
@@ -103,6 +152,7 @@ function resolveRef(
       target: { kind: 'resourceTemplate', uriTemplate: ref.uri },
       subject: `resource template "${ref.uri}"`,
       args: template.arguments,
+      access: template,
     };
   }
   throw new McpError(ErrorCode.InvalidParams, `Unknown completion ref type ${quote(String(ref.type))}. ${REF_HELP}`);

@@ -85,11 +85,14 @@ export interface PagedListSpec<T> {
   describe(item: T, era: ProtocolEra): unknown;
   /** Completes a modern-era page: cache hints, `resultType` and serverInfo `_meta`. */
   finishModern(page: JsonObject): JsonObject;
+  /** Whether an item may be hidden from some callers (scopes, guards); decided once per catalog version. */
+  restricted?(item: T): boolean;
 }
 
 interface PagedState<T> {
   version: number;
   items: readonly T[];
+  restricted: readonly T[];
   pages: Record<ProtocolEra, Array<JsonObject | undefined>>;
 }
 
@@ -109,11 +112,7 @@ export class PagedList<T> {
   page(cursor: unknown, era: ProtocolEra, hidden?: ReadonlySet<T>): JsonObject {
     const { spec } = this;
     const version = spec.version();
-    let state = this.state;
-    if (!state || state.version !== version) {
-      state = { version, items: spec.items(), pages: { legacy: [], modern: [] } };
-      this.state = state;
-    }
+    const state = this.current();
     if (hidden) {
       const items = hidden.size ? state.items.filter((item) => !hidden.has(item)) : state.items;
       const offset = decodeCursor(cursor, { kind: spec.key, method: spec.method, version, pageSize: spec.pageSize, total: items.length });
@@ -138,5 +137,23 @@ export class PagedList<T> {
     const page = freezeResult(era === 'modern' ? spec.finishModern(body) : body);
     state.pages[era][index] = page;
     return page;
+  }
+
+  /** The items some callers may not see; empty when every caller sees the same list. */
+  restricted(): readonly T[] {
+    return this.current().restricted;
+  }
+
+  private current(): PagedState<T> {
+    const { spec } = this;
+    const version = spec.version();
+    let state = this.state;
+    if (!state || state.version !== version) {
+      const items = spec.items();
+      const restricted = spec.restricted ? items.filter((item) => spec.restricted!(item)) : [];
+      state = { version, items, restricted, pages: { legacy: [], modern: [] } };
+      this.state = state;
+    }
+    return state;
   }
 }

@@ -72,7 +72,8 @@ const RESULT_KEYS = new Set(['description', 'messages', '_meta']);
 /** Registers `prompts/list` and `prompts/get` (both eras) and declares the `prompts` capability. */
 export function installPrompts(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
   const prompts = host.pagedList('prompts', 'prompts/list', () => catalog.prompts(), (prompt) => prompt.descriptor);
-  host.setMethod('prompts/list', BOTH_ERAS, (params, _ctx, env) => prompts.page(params.cursor, env.era));
+  host.setMethod('prompts/list', BOTH_ERAS, (params, ctx, env) => host.listPage(prompts, params, ctx, env.era));
+  host.setRequiredScopes('prompts/get', (params) => (typeof params.name === 'string' ? catalog.prompt(params.name)?.requiredScopes : undefined));
   host.setMethod('prompts/get', BOTH_ERAS, (params, ctx) => getPrompt(host, catalog, options, params, ctx));
   host.declareCapability('prompts', { listChanged: true });
 }

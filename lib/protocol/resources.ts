@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defer, from, reduce, switchMap, catchError, map, throwError, type Observable } from 'rxjs';
-import type { McpFeatureCatalog, ResourceTemplateRuntime } from './catalog.js';
+import type { McpAccess, McpFeatureCatalog, ResourceTemplateRuntime } from './catalog.js';
 import { toJsonValue } from './content.js';
 import type { McpContext, RequestEnvelope } from './context.js';
 import { McpError, ToolError } from './errors.js';
@@ -149,7 +149,11 @@ export interface McpFeatureHost {
    */
   interactive(params: JsonObject, name: string, args: unknown, ctx: McpContext, run: () => Observable<JsonObject>): Observable<JsonObject>;
   /** A paged list with the server's page size, catalog-bound cursors and list cache hints. */
-  pagedList<T>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T>;
+  pagedList<T extends McpAccess>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T>;
+  /** One page of a list for this caller: what its scopes or guards refuse is left out. */
+  listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): JsonObject | Promise<JsonObject>;
+  /** Declares the scopes a method's request needs; the transports enforce them (403 insufficient_scope). */
+  setRequiredScopes(method: string, resolver: (params: JsonObject) => readonly string[] | undefined): void;
 }
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -174,8 +178,18 @@ export function uriProblem(uri: string): string | undefined {
 export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
   const resources = host.pagedList('resources', 'resources/list', () => catalog.resources(), (resource) => resource.descriptor);
   const templates = host.pagedList('resourceTemplates', 'resources/templates/list', () => catalog.resourceTemplates(), (template) => template.descriptor);
-  host.setMethod('resources/list', BOTH_ERAS, (params, _ctx, env) => resources.page(params.cursor, env.era));
-  host.setMethod('resources/templates/list', BOTH_ERAS, (params, _ctx, env) => templates.page(params.cursor, env.era));
+  host.setMethod('resources/list', BOTH_ERAS, (params, ctx, env) => host.listPage(resources, params, ctx, env.era));
+  host.setMethod('resources/templates/list', BOTH_ERAS, (params, ctx, env) => host.listPage(templates, params, ctx, env.era));
+  const scopes = uriScopes(catalog);
+  const byUri = (params: JsonObject) => (typeof params.uri === 'string' ? scopes(params.uri) : undefined);
+  host.setRequiredScopes('resources/read', byUri);
+  host.setRequiredScopes('resources/subscribe', byUri);
+  host.setRequiredScopes('subscriptions/listen', (params) => {
+    const uris = isPlainObject(params.notifications) ? params.notifications.resourceSubscriptions : undefined;
+    // An over-long list is refused by subscriptions/listen itself; never walk it here.
+    if (!Array.isArray(uris) || uris.length > MAX_LISTEN_URIS) return undefined;
+    return union(uris.map((uri) => (typeof uri === 'string' ? scopes(uri) : undefined)));
+  });
   host.setMethod('resources/read', BOTH_ERAS, (params, ctx, env) => readResource(host, catalog, options, params, ctx, env.era));
   host.setMethod('resources/subscribe', ['legacy'], (params, _ctx, env) => {
     const uri = subscriptionUri(params, 'resources/subscribe');
@@ -227,13 +241,7 @@ function readResource(
   const direct = catalog.resource(uri);
   if (direct) return host.interactive(params, uri, {}, ctx, () => finish(defer(() => direct.read(ctx)), direct.mimeType, direct.cache));
 
-  const matches: Array<[ResourceTemplateRuntime, UriTemplateMatch]> = [];
-  for (const template of catalog.resourceTemplates()) {
-    if (!uri.startsWith(template.template.literalPrefix)) continue;
-    const variables = template.template.match(uri);
-    if (variables) matches.push([template, variables]);
-    if (matches.length > 1) break;
-  }
+  const matches = matchTemplates(catalog, uri);
   if (matches.length === 0) throw notFound(uri, era);
   if (matches.length > 1) {
     const [a, b] = matches.map(([t]) => t.uriTemplate);
@@ -249,6 +257,46 @@ function readResource(
     }),
   );
   return host.interactive(params, uri, raw, ctx, () => finish(read, template.mimeType, template.cache));
+}
+
+/** The templates that match a URI: stops at two, which is already ambiguous. */
+function matchTemplates(catalog: McpFeatureCatalog, uri: string): Array<[ResourceTemplateRuntime, UriTemplateMatch]> {
+  const matches: Array<[ResourceTemplateRuntime, UriTemplateMatch]> = [];
+  for (const template of catalog.resourceTemplates()) {
+    if (!uri.startsWith(template.template.literalPrefix)) continue;
+    const variables = template.template.match(uri);
+    if (variables) matches.push([template, variables]);
+    if (matches.length > 1) break;
+  }
+  return matches;
+}
+
+const MAX_LISTEN_URIS = 1000;
+
+/**
+ * The scopes reading a URI needs: those of the resource at it, or of every template matching it.
+ * Whether any resource or template has scopes is decided once per catalog version, so that a
+ * catalog without any matches no template per request.
+ */
+function uriScopes(catalog: McpFeatureCatalog): (uri: string) => readonly string[] | undefined {
+  let cache: { version: number; any: boolean } | undefined;
+  return (uri) => {
+    if (cache?.version !== catalog.version) {
+      const scoped = (item: McpAccess) => (item.requiredScopes?.length ?? 0) > 0;
+      cache = { version: catalog.version, any: catalog.resources().some(scoped) || catalog.resourceTemplates().some(scoped) };
+    }
+    if (!cache.any || uriProblem(uri) !== undefined) return undefined;
+    const direct = catalog.resource(uri);
+    if (direct) return direct.requiredScopes;
+    return union(matchTemplates(catalog, uri).map(([template]) => template.requiredScopes));
+  };
+}
+
+/** Every scope of several lists, once; undefined when there is none. */
+export function union(lists: ReadonlyArray<readonly string[] | undefined>): readonly string[] | undefined {
+  const all = new Set<string>();
+  for (const list of lists) for (const scope of list ?? []) all.add(scope);
+  return all.size ? [...all] : undefined;
 }
 
 /** The resource-not-found error of the request's era, always with `data.uri`. */

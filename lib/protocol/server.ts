@@ -16,7 +16,8 @@ import {
   type JsonRpcMessage,
   type JsonRpcRequest,
 } from './json-rpc.js';
-import type { McpCatalog, ToolRuntime } from './catalog.js';
+import type { McpAccess, McpCatalog, ToolRuntime } from './catalog.js';
+import { missingScopes } from '../auth/mcp-auth.interface.js';
 import { DEFAULT_PAGE_SIZE, PagedList } from './paging.js';
 import { decodeHeaderValue } from './header-value.js';
 import type { CacheHint, Implementation, JsonObject } from './mcp-types.js';
@@ -52,7 +53,17 @@ export interface McpServerConfig {
   requestState?: RequestStateCodec;
   /** Change events for `subscriptions/listen` streams (modern era). */
   bus?: McpNotificationBus;
+  /**
+   * Leave out of every list what the caller's guards refuse (and, with `enforceScopes`, what its
+   * scopes do not cover). @default true
+   */
+  guardAwareLists?: boolean;
+  /** Whether the transports enforce `requiredScopes` (McpModule's `auth` is set). @default false */
+  enforceScopes?: boolean;
 }
+
+/** The scopes one request needs, from its params (see {@link McpServer.requiredScopes}). */
+export type ScopeResolver = (params: JsonObject) => readonly string[] | undefined;
 
 type Result = JsonObject;
 type MethodHandler = (
@@ -73,6 +84,7 @@ export class McpServer {
   private readonly declaredCapabilities: JsonObject = { tools: { listChanged: true }, logging: {} };
   private readonly toolsPages: PagedList<ToolRuntime>;
   private readonly shutdownSubject = new Subject<void>();
+  private readonly scopeResolvers = new Map<string, ScopeResolver>();
 
   constructor(
     private readonly config: McpServerConfig,
@@ -82,8 +94,9 @@ export class McpServer {
       [META_SERVER_INFO]: { name: config.serverInfo.name, version: config.serverInfo.version },
     };
     this.toolsPages = this.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
-    this.setMethod('tools/list', BOTH_ERAS, (params, ctx, env) => this.listTools(params, ctx, env.era));
+    this.setMethod('tools/list', BOTH_ERAS, (params, ctx, env) => this.listPage(this.toolsPages, params, ctx, env.era));
     this.setMethod('tools/call', BOTH_ERAS, (params, ctx) => this.callTool(params, ctx));
+    this.setRequiredScopes('tools/call', (params) => (typeof params.name === 'string' ? catalog.tool(params.name)?.requiredScopes : undefined));
     this.legacyMethods.set('ping', () => ({}));
     this.legacyMethods.set('logging/setLevel', (params, _ctx, env) => {
       if (!isLogLevel(params.level)) {
@@ -118,7 +131,7 @@ export class McpServer {
    * A paged list of catalog items: one page size, cursors bound to the catalog version, and
    * modern pages carrying the list cache hints, for tools, resources, templates and prompts alike.
    */
-  pagedList<T>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T> {
+  pagedList<T extends McpAccess>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T> {
     const { listCache } = this.config;
     return new PagedList<T>({
       key,
@@ -128,7 +141,46 @@ export class McpServer {
       items,
       describe,
       finishModern: (page) => this.decorate({ ...page, ttlMs: listCache.ttlMs, cacheScope: listCache.cacheScope }, 'modern'),
+      restricted: (item) => this.scopesApply(item) || this.guardsApply(item),
     });
+  }
+
+  /**
+   * One page of a list for this caller, leaving out what its scopes or guards refuse (the guards
+   * run as for a call, with the list's method, so `McpExecutionContext.isListing()` is true).
+   * Without such items the cached pages are served as they are; otherwise the page is built for
+   * this caller and marked `cacheScope: "private"`.
+   */
+  listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): Result | Promise<Result> {
+    const restricted = list.restricted();
+    if (restricted.length === 0) return list.page(params.cursor, era);
+    return Promise.all(restricted.map((item) => this.visible(item, ctx))).then((visible) => {
+      const hidden = new Set<T>();
+      visible.forEach((ok, i) => !ok && hidden.add(restricted[i]));
+      return list.page(params.cursor, era, hidden);
+    });
+  }
+
+  private scopesApply(item: McpAccess): boolean {
+    return this.config.enforceScopes === true && this.config.guardAwareLists !== false && (item.requiredScopes?.length ?? 0) > 0;
+  }
+
+  private guardsApply(item: McpAccess): boolean {
+    return this.config.guardAwareLists !== false && item.authorize !== undefined;
+  }
+
+  private visible(item: McpAccess, ctx: McpContext): boolean | Promise<boolean> {
+    if (this.scopesApply(item) && missingScopes(item.requiredScopes!, ctx.auth?.scopes).length > 0) return false;
+    if (!this.guardsApply(item)) return true;
+    return item.authorize!(ctx, ctx.method).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Declares how to find the scopes a method's request needs (feature modules: resources, prompts, completion). */
+  setRequiredScopes(method: string, resolver: ScopeResolver): void {
+    this.scopeResolvers.set(method, resolver);
   }
 
   /** Registers a method for one or both eras (used by feature modules such as resources). */
@@ -173,32 +225,13 @@ export class McpServer {
   }
 
   /**
-   * `tools/list`, leaving out the tools whose guards deny this caller. Without guarded tools the
-   * cached pages are served as they are.
+   * OAuth scopes the target of a request needs, for the transport to enforce before it runs: the
+   * tool of `tools/call`, the resource or template serving the URI of `resources/read` and
+   * `resources/subscribe`, the prompt of `prompts/get`, the ref's prompt or template of
+   * `completion/complete`. The single source every entry path asks.
    */
-  private listTools(params: JsonObject, ctx: McpContext, era: ProtocolEra): Result | Promise<Result> {
-    const guarded = this.guardedTools();
-    if (guarded.length === 0) return this.toolsPages.page(params.cursor, era);
-    return Promise.all(guarded.map((tool) => tool.canList!(ctx).catch(() => false))).then((allowed) => {
-      const hidden = new Set<ToolRuntime>();
-      allowed.forEach((ok, i) => !ok && hidden.add(guarded[i]));
-      return this.toolsPages.page(params.cursor, era, hidden);
-    });
-  }
-
-  private guardedCache?: { version: number; tools: ToolRuntime[] };
-
-  private guardedTools(): ToolRuntime[] {
-    if (this.guardedCache?.version !== this.catalog.version) {
-      this.guardedCache = { version: this.catalog.version, tools: this.catalog.tools().filter((t) => t.canList) };
-    }
-    return this.guardedCache.tools;
-  }
-
-  /** OAuth scopes the target of a call needs (tools for now), for the transport to enforce. */
   requiredScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
-    if (method === 'tools/call' && typeof params?.name === 'string') return this.catalog.tool(params.name)?.requiredScopes;
-    return undefined;
+    return this.scopeResolvers.get(method)?.(params ?? {});
   }
 
   /** The `initialize` result for a negotiated version (legacy era). */

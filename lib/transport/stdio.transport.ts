@@ -207,7 +207,7 @@ export class McpStdioServer {
         failure(
           request.id,
           ErrorCode.InvalidRequest,
-          `Forbidden: "${request.method}" of ${JSON.stringify(request.params?.name)} needs OAuth scopes, and stdio carries no access token. Call it over HTTP with a token.`,
+          `Forbidden: "${request.method}" of ${JSON.stringify(scopedTarget(request.params))} needs OAuth scopes, and stdio carries no access token. Call it over HTTP with a token.`,
         ),
       );
     }
@@ -416,4 +416,10 @@ function inflightKey(id: JsonRpcId): string {
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The capability a scoped request names: a tool or prompt name, a resource URI, or a completion ref's target. */
+function scopedTarget(params: JsonObject | undefined): unknown {
+  const ref = params?.ref as { name?: unknown; uri?: unknown } | undefined;
+  return params?.name ?? params?.uri ?? ref?.name ?? ref?.uri;
 }

@@ -438,7 +438,7 @@ export class McpHttpHandler {
       const limits = this.options.limits ?? DEFAULT_MCP_LIMITS;
       // Only what the protocol defines is kept, and bounded: every session holds it until it ends.
       const capabilities = pick(params.capabilities, KEPT_CAPABILITIES, isObject);
-      const clientInfo = isObject(params.clientInfo) ? pick(params.clientInfo, KEPT_CLIENT_INFO, (v) => typeof v === 'string' || Array.isArray(v)) : undefined;
+      const clientInfo = isObject(params.clientInfo) ? pick(params.clientInfo, KEPT_CLIENT_INFO, (v, field) => (field === 'icons' ? Array.isArray(v) : typeof v === 'string')) : undefined;
       const keptBytes = Buffer.byteLength(JSON.stringify({ capabilities, clientInfo }));
       if (keptBytes > limits.initializeParamsBytes) {
         return this.sendError(
@@ -847,12 +847,12 @@ export class McpHttpHandler {
 }
 
 /** The listed fields of `value` that pass `keep`, as a new object. */
-function pick(value: unknown, fields: readonly string[], keep: (v: unknown) => boolean): JsonObject {
+function pick(value: unknown, fields: readonly string[], keep: (v: unknown, field: string) => boolean): JsonObject {
   const kept: JsonObject = {};
   if (!isObject(value)) return kept;
   for (const field of fields) {
     const v = (value as JsonObject)[field];
-    if (Object.hasOwn(value, field) && keep(v)) kept[field] = v;
+    if (Object.hasOwn(value, field) && keep(v, field)) kept[field] = v;
   }
   return kept;
 }

@@ -95,6 +95,9 @@ export type {
 export {
   InMemorySessionStore,
   type McpSession,
+  type McpSessionCreateOptions,
+  type McpSessionCreateResult,
+  type McpSessionEndReason,
   type McpSessionStore,
 } from './protocol/session-store.js';
 export {

@@ -120,6 +120,8 @@ const coreProviders: Provider[] = [
         eventStore: options.sessions.mode === 'stateful' ? (options.sessions.eventStore ?? redis?.events ?? new InMemoryEventStore()) : undefined,
         relay: options.sessions.mode === 'stateful' ? redis?.relay : undefined,
         auth: auth ?? undefined,
+        maxSessions: options.sessions.maxSessions,
+        limits: options.limits,
       }),
     inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE, MCP_AUTHENTICATOR, MCP_REDIS],
   },

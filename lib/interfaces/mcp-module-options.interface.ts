@@ -161,7 +161,11 @@ export interface McpLimitOptions {
    * principal's own least recently used session, never another caller's. @default 100
    */
   sessionsPerPrincipal?: number;
-  /** The same bound for anonymous callers, counted per client address. @default 100 */
+  /**
+   * The same bound for anonymous callers, counted per client address: Express's `req.ip` (which
+   * honours the app's 'trust proxy' setting; set it behind a reverse proxy, or every client shares
+   * the proxy's address), else the socket's remote address. @default 100
+   */
   sessionsPerAddress?: number;
   /** Bytes of SSE events kept for `Last-Event-ID` resumption per stream; older events are dropped. @default 1048576 (1 MiB) */
   eventStoreBytesPerStream?: number;
@@ -176,7 +180,11 @@ export interface McpLimitOptions {
    * closed and its call cancelled (a slow or stalled reader cannot make the server buffer). @default 1048576 (1 MiB)
    */
   sseBufferBytes?: number;
-  /** Bytes of the `initialize` params (`capabilities`, `clientInfo`) a session keeps. @default 16384 (16 KiB) */
+  /**
+   * Bytes of the `initialize` params (`capabilities`, `clientInfo`) a session keeps. Only the
+   * fields the protocol defines are kept; an `initialize` whose kept params exceed this gets
+   * 400 / -32602. @default 16384 (16 KiB)
+   */
   initializeParamsBytes?: number;
 }
 
@@ -206,7 +214,12 @@ export interface McpSessionOptions {
   mode?: 'stateful' | 'stateless';
   /** Idle time after which a session expires. @default 1800000 (30 minutes) */
   idleTtlMs?: number;
-  /** Most sessions kept; the least recently used one is evicted beyond it. @default 10000 */
+  /**
+   * Most live sessions in all. At it, expired sessions are dropped first; if none has expired, a
+   * new `initialize` is refused (HTTP 503 with `Retry-After`, JSON-RPC -32000) rather than ending
+   * another caller's session. Per-caller caps: `limits.sessionsPerPrincipal` and
+   * `limits.sessionsPerAddress`. @default 10000
+   */
   maxSessions?: number;
   /** Where sessions live. @default an in-memory store */
   store?: McpSessionStore;

@@ -42,6 +42,8 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /** Implementation-defined server error: the server is at a capacity bound (HTTP 503, Retry-After). */
+  ServerBusy: -32000,
   /** Legacy (≤ 2025-11-25) resource-not-found code. Never sent on the modern era. */
   ResourceNotFound: -32002,
   /** 2026-07-28: an HTTP header is missing, malformed or disagrees with the body. */

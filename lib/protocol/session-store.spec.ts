@@ -5,16 +5,35 @@ import { InMemorySessionStore, newSessionId, type McpSession } from './session-s
 const session = (id: string): McpSession => ({ id, protocolVersion: '2025-11-25', capabilities: {} });
 
 describe('InMemorySessionStore', () => {
-  it('evicts the least recently used session at capacity', () => {
-    const evicted: string[] = [];
-    const store = new InMemorySessionStore({ idleTtlMs: 60_000, maxSessions: 2, onEvict: (s) => evicted.push(s.id) });
+  it('at capacity drops expired sessions first, then refuses instead of evicting', () => {
+    let now = 0;
+    const store = new InMemorySessionStore({ idleTtlMs: 1000, maxSessions: 2, now: () => now });
     store.create(session('a'));
+    now = 500;
     store.create(session('b'));
-    store.get('a');
-    store.create(session('c'));
-    assert.deepEqual(evicted, ['b']);
+    assert.deepEqual(store.create(session('c')), { created: false, reason: 'capacity' });
     assert.ok(store.get('a'));
-    assert.equal(store.get('b'), undefined);
+    assert.ok(store.get('b'));
+    now = 2000;
+    assert.deepEqual(store.create(session('d')), { created: true });
+    assert.equal(store.get('a'), undefined);
+    store.close();
+  });
+
+  it("ends the owner's own least recently used session beyond its cap, never another owner's", () => {
+    const ended: string[] = [];
+    const store = new InMemorySessionStore({ idleTtlMs: 60_000, maxSessions: 10 });
+    store.onSessionEnd((id, reason) => ended.push(`${id}:${reason}`));
+    const owned = (id: string, owner: string): McpSession => ({ ...session(id), owner });
+    store.create(owned('other', 'address:1'), { maxPerOwner: 2 });
+    store.create(owned('a', 'address:2'), { maxPerOwner: 2 });
+    store.create(owned('b', 'address:2'), { maxPerOwner: 2 });
+    store.get('a');
+    store.create(owned('c', 'address:2'), { maxPerOwner: 2 });
+    assert.deepEqual(ended, ['b:evicted']);
+    assert.ok(store.get('other'));
+    assert.ok(store.get('a'));
+    assert.ok(store.get('c'));
     store.close();
   });
 

@@ -10,33 +10,71 @@ export interface McpSession {
   logLevel?: LogLevel;
   /** Set by authorization so that another principal cannot use this session id. */
   principal?: string;
+  /**
+   * Who the session counts against: `principal:<id>` for an authenticated caller, else
+   * `address:<client address>`. Stores cap sessions per owner (see {@link McpSessionCreateOptions}).
+   */
+  owner?: string;
   /** Resource URIs this session subscribed to (`resources/subscribe`). */
   subscriptions?: string[];
 }
+
+/** Why a session ended without a DELETE. */
+export type McpSessionEndReason = 'expired' | 'evicted';
+
+/** The bounds `create` enforces. */
+export interface McpSessionCreateOptions {
+  /**
+   * Most live sessions of `session.owner`. At it, `create` ends that owner's least recently used
+   * session (an expired one first), never another owner's.
+   */
+  maxPerOwner: number;
+}
+
+/**
+ * What `create` did. `created: false` means the store holds its total maximum of live sessions
+ * and none had expired: the caller is refused (HTTP 503) instead of evicting anyone.
+ */
+export type McpSessionCreateResult = { created: true } | { created: false; reason: 'capacity' };
 
 /**
  * Where legacy sessions live. The default keeps them in this process; a shared store lets several
  * instances serve one session. Implementations must expire idle sessions after `idleTtlMs`.
  *
+ * Caps: `create` receives the per-owner cap and must end only the new session's owner's sessions
+ * to honour it; at its total capacity it drops expired sessions and otherwise refuses (returns
+ * `{ created: false }`). A store written before caps existed (returning nothing) keeps working.
+ *
  * @publicApi
  */
 export interface McpSessionStore {
-  /** Stores a new session. May evict the least recently used one when full. */
-  create(session: McpSession): Promise<void> | void;
+  /**
+   * Stores a new session, within the per-owner cap of `limits` (ending the owner's own least
+   * recently used session beyond it) and the store's total capacity (refusing beyond it).
+   */
+  create(session: McpSession, limits?: McpSessionCreateOptions): Promise<McpSessionCreateResult | void> | McpSessionCreateResult | void;
   /** Returns the session and refreshes its idle timer, or undefined when unknown or expired. */
   get(id: string): Promise<McpSession | undefined> | McpSession | undefined;
   /** Replaces the stored session (for example after `logging/setLevel`). */
   update(session: McpSession): Promise<void> | void;
   /** Ends a session. Returns false when it did not exist. */
   delete(id: string): Promise<boolean> | boolean;
+  /**
+   * Tells the transport about sessions the store ended by itself (idle expiry, eviction beyond an
+   * owner's cap), so that their streams and calls end too. Returns an unsubscribe function.
+   */
+  onSessionEnd?(listener: (sessionId: string, reason: McpSessionEndReason) => void): () => void;
   /** Releases timers and connections. */
   close?(): Promise<void> | void;
 }
 
 export interface InMemorySessionStoreOptions {
   idleTtlMs: number;
+  /** Most live sessions in all; beyond it `create` refuses (after dropping expired ones). */
   maxSessions: number;
   onEvict?: (session: McpSession, reason: 'expired' | 'capacity') => void;
+  /** The clock (tests). @default Date.now */
+  now?: () => number;
 }
 
 interface Entry {
@@ -45,16 +83,21 @@ interface Entry {
 }
 
 /**
- * Sessions in a Map kept in least-recently-used order (a touch re-inserts), so eviction at
- * capacity and the expiry sweep both start from the oldest entry and stop early.
+ * Sessions in a Map kept in least-recently-used order (a touch re-inserts), so the expiry sweep
+ * starts from the oldest entry and stops early. Each owner's sessions are a second Map in the same
+ * order, so ending an owner's least recently used session is O(1) too.
  */
 export class InMemorySessionStore implements McpSessionStore {
   private readonly entries = new Map<string, Entry>();
+  private readonly byOwner = new Map<string, Map<string, Entry>>();
+  private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason) => void>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly now: () => number;
 
   constructor(private readonly options: InMemorySessionStoreOptions) {
+    this.now = options.now ?? Date.now;
     const every = Math.max(1000, Math.min(options.idleTtlMs, 60_000));
-    this.sweeper = setInterval(() => this.sweep(Date.now()), every);
+    this.sweeper = setInterval(() => this.sweep(this.now()), every);
     this.sweeper.unref();
   }
 
@@ -62,51 +105,93 @@ export class InMemorySessionStore implements McpSessionStore {
     return this.entries.size;
   }
 
-  create(session: McpSession): void {
-    while (this.entries.size >= this.options.maxSessions) {
-      const oldest = this.entries.keys().next().value as string | undefined;
-      if (oldest === undefined) break;
-      const evicted = this.entries.get(oldest)!;
-      this.entries.delete(oldest);
-      this.options.onEvict?.(evicted.session, 'capacity');
+  create(session: McpSession, limits?: McpSessionCreateOptions): McpSessionCreateResult {
+    const now = this.now();
+    const owned = session.owner !== undefined ? this.byOwner.get(session.owner) : undefined;
+    if (owned && limits) {
+      // In LRU order an expired session is always older than a live one: first is idle-first.
+      while (owned.size >= limits.maxPerOwner) {
+        const oldest = owned.keys().next().value as string;
+        const entry = owned.get(oldest)!;
+        this.end(oldest, entry, entry.expiresAt <= now ? 'expired' : 'evicted');
+      }
     }
-    this.entries.set(session.id, { session, expiresAt: Date.now() + this.options.idleTtlMs });
+    if (this.entries.size >= this.options.maxSessions) this.sweep(now);
+    if (this.entries.size >= this.options.maxSessions) return { created: false, reason: 'capacity' };
+    const entry: Entry = { session, expiresAt: now + this.options.idleTtlMs };
+    this.entries.set(session.id, entry);
+    if (session.owner !== undefined) {
+      let mine = this.byOwner.get(session.owner);
+      if (!mine) this.byOwner.set(session.owner, (mine = new Map()));
+      mine.set(session.id, entry);
+    }
+    return { created: true };
   }
 
   get(id: string): McpSession | undefined {
     const entry = this.entries.get(id);
     if (!entry) return undefined;
-    const now = Date.now();
+    const now = this.now();
     if (entry.expiresAt <= now) {
-      this.entries.delete(id);
-      this.options.onEvict?.(entry.session, 'expired');
+      this.end(id, entry, 'expired');
       return undefined;
     }
     entry.expiresAt = now + this.options.idleTtlMs;
     this.entries.delete(id);
     this.entries.set(id, entry);
+    const owned = entry.session.owner !== undefined ? this.byOwner.get(entry.session.owner) : undefined;
+    if (owned) {
+      owned.delete(id);
+      owned.set(id, entry);
+    }
     return entry.session;
   }
 
   update(session: McpSession): void {
     const entry = this.entries.get(session.id);
-    if (entry) entry.session = session;
+    // The owner is fixed at creation: the per-owner index is keyed by it.
+    if (entry) entry.session = session.owner === entry.session.owner ? session : { ...session, owner: entry.session.owner };
   }
 
   delete(id: string): boolean {
-    return this.entries.delete(id);
+    const entry = this.entries.get(id);
+    if (!entry) return false;
+    this.remove(id, entry);
+    return true;
+  }
+
+  onSessionEnd(listener: (sessionId: string, reason: McpSessionEndReason) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   close(): void {
     clearInterval(this.sweeper);
     this.entries.clear();
+    this.byOwner.clear();
+    this.listeners.clear();
   }
 
   private sweep(now: number): void {
     for (const [id, entry] of this.entries) {
       if (entry.expiresAt > now) break;
-      this.entries.delete(id);
-      this.options.onEvict?.(entry.session, 'expired');
+      this.end(id, entry, 'expired');
+    }
+  }
+
+  private end(id: string, entry: Entry, reason: McpSessionEndReason): void {
+    this.remove(id, entry);
+    this.options.onEvict?.(entry.session, reason === 'expired' ? 'expired' : 'capacity');
+    for (const listener of this.listeners) listener(id, reason);
+  }
+
+  private remove(id: string, entry: Entry): void {
+    this.entries.delete(id);
+    const owner = entry.session.owner;
+    const owned = owner !== undefined ? this.byOwner.get(owner) : undefined;
+    if (owned) {
+      owned.delete(id);
+      if (owned.size === 0) this.byOwner.delete(owner!);
     }
   }
 }

@@ -5,7 +5,9 @@
  *
  * Key layout under the prefix p:
  *   p..'session:'..id       JSON string, PX idle TTL
- *   p..'sessions'           ZSET id → last access (ms), for least-recently-used eviction
+ *   p..'sessions'           ZSET id → last access (ms): live sessions, for the maxSessions bound
+ *   p..'owner:'..owner      ZSET id → last access (ms) of one owner's sessions, for its cap
+ *   p..'owners'             HASH session id → owner (principal:… or address:…)
  *   p..'getstreams'         HASH session id → id of its current GET stream
  *   p..'stream:'..sid       Redis Stream of SSE events (field m = JSON), MAXLEN ~ cap, PX TTL
  *   p..'stream:'..sid..':meta'  HASH k = 'g'|'p' (GET or POST stream), o = owner instance,
@@ -14,26 +16,50 @@
  *   p..'nonce:'..n          single-use requestState nonces, PX until the state expires
  */
 
-/** ARGV: p, id, json, idleTtlMs, nowMs, maxSessions. Returns the ids evicted for capacity. */
+/**
+ * ARGV: p, id, json, idleTtlMs, nowMs, maxSessions, owner ('' for none), maxPerOwner.
+ * Within the owner's cap: ends that owner's least recently used sessions (expired ones first, as
+ * they are the oldest), never another owner's. Then, at maxSessions live sessions (expired ones
+ * dropped first), refuses. Returns { created (1 or 0), ids of the owner's sessions it ended }.
+ */
 export const SESSION_CREATE = `
-local p, id = ARGV[1], ARGV[2]
-local ttl, now, max = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local index = p .. 'sessions'
-redis.call('SET', p .. 'session:' .. id, ARGV[3], 'PX', ttl)
-redis.call('ZADD', index, now, id)
+local p, id, owner = ARGV[1], ARGV[2], ARGV[7]
+local ttl, now, max, perOwner = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[8])
+local index, owners = p .. 'sessions', p .. 'owners'
 redis.call('ZREMRANGEBYSCORE', index, '-inf', now - ttl)
-redis.call('PEXPIRE', index, ttl)
 local evicted = {}
-local excess = redis.call('ZCARD', index) - max
-if excess > 0 then
-  local victims = redis.call('ZPOPMIN', index, excess)
-  for i = 1, #victims, 2 do
-    redis.call('DEL', p .. 'session:' .. victims[i])
-    redis.call('HDEL', p .. 'getstreams', victims[i])
-    evicted[#evicted + 1] = victims[i]
+local mine = p .. 'owner:' .. owner
+if owner ~= '' then
+  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', mine, '-inf', now - ttl)) do redis.call('HDEL', owners, gone) end
+  redis.call('ZREMRANGEBYSCORE', mine, '-inf', now - ttl)
+  local excess = redis.call('ZCARD', mine) - perOwner + 1
+  if excess > 0 then
+    local victims = redis.call('ZPOPMIN', mine, excess)
+    for i = 1, #victims, 2 do
+      local victim = victims[i]
+      redis.call('DEL', p .. 'session:' .. victim)
+      redis.call('ZREM', index, victim)
+      redis.call('HDEL', owners, victim)
+      local stream = redis.call('HGET', p .. 'getstreams', victim)
+      if stream then
+        redis.call('HDEL', p .. 'getstreams', victim)
+        redis.call('PUBLISH', p .. 'relay', 's ' .. stream)
+      end
+      evicted[#evicted + 1] = victim
+    end
   end
 end
-return evicted`;
+if redis.call('ZCARD', index) >= max then return { 0, evicted } end
+redis.call('SET', p .. 'session:' .. id, ARGV[3], 'PX', ttl)
+redis.call('ZADD', index, now, id)
+redis.call('PEXPIRE', index, ttl)
+if owner ~= '' then
+  redis.call('ZADD', mine, now, id)
+  redis.call('PEXPIRE', mine, ttl)
+  redis.call('HSET', owners, id, owner)
+  redis.call('PEXPIRE', owners, ttl)
+end
+return { 1, evicted }`;
 
 /** ARGV: p, id, idleTtlMs, nowMs. Returns the session JSON (idle timer refreshed) or nil. */
 export const SESSION_GET = `
@@ -43,6 +69,12 @@ if value then
   redis.call('ZADD', p .. 'sessions', 'XX', ARGV[4], id)
   redis.call('PEXPIRE', p .. 'sessions', ttl)
   redis.call('PEXPIRE', p .. 'getstreams', ttl)
+  local owner = redis.call('HGET', p .. 'owners', id)
+  if owner then
+    redis.call('ZADD', p .. 'owner:' .. owner, 'XX', ARGV[4], id)
+    redis.call('PEXPIRE', p .. 'owner:' .. owner, ttl)
+    redis.call('PEXPIRE', p .. 'owners', ttl)
+  end
 end
 return value`;
 
@@ -58,6 +90,11 @@ export const SESSION_DELETE = `
 local p, id = ARGV[1], ARGV[2]
 if redis.call('DEL', p .. 'session:' .. id) == 0 then return false end
 redis.call('ZREM', p .. 'sessions', id)
+local owner = redis.call('HGET', p .. 'owners', id)
+if owner then
+  redis.call('ZREM', p .. 'owner:' .. owner, id)
+  redis.call('HDEL', p .. 'owners', id)
+end
 local stream = redis.call('HGET', p .. 'getstreams', id)
 redis.call('HDEL', p .. 'getstreams', id)
 if stream then redis.call('PUBLISH', p .. 'relay', 's ' .. stream) end
@@ -125,7 +162,7 @@ local state = 'live'
 if m[1] == 'p' then
   if m[3] == '1' then state = 'end'
   elseif not m[2] or redis.call('EXISTS', p .. 'instance:' .. m[2]) == 0 then state = 'end' end
-elseif redis.call('HGET', p .. 'getstreams', session) ~= sid then
+elseif redis.call('HGET', p .. 'getstreams', session) ~= sid or redis.call('EXISTS', p .. 'session:' .. session) == 0 then
   state = 'end'
 end
 if m[1] then redis.call('HSET', meta, 't', '1') end

@@ -1,23 +1,26 @@
-import type { McpSession, McpSessionStore } from '../protocol/session-store.js';
+import type { McpSession, McpSessionCreateOptions, McpSessionCreateResult, McpSessionEndReason, McpSessionStore } from '../protocol/session-store.js';
 import { RedisKeys, RedisScripts, type McpRedisClient } from './redis-client.js';
 import { SESSION_CREATE, SESSION_DELETE, SESSION_GET, SESSION_UPDATE } from './redis-scripts.js';
 
 export interface RedisSessionStoreOptions {
   idleTtlMs: number;
+  /** Most live sessions in all; beyond it `create` refuses (after dropping expired ones). */
   maxSessions: number;
   onEvict?: (sessionId: string, reason: 'capacity') => void;
 }
 
 /**
  * Legacy sessions in Redis, so that any instance can serve any session. Each session is one JSON
- * string whose TTL is the idle timeout (refreshed on every read, as the in-memory store does);
- * a sorted set of last-access times lets `create` evict the least recently used beyond
- * `maxSessions`. Redis expiry does the sweeping.
+ * string whose TTL is the idle timeout (refreshed on every read, as the in-memory store does).
+ * Sorted sets of last-access times, one in all and one per owner, let `create` end an owner's
+ * least recently used session beyond its cap and refuse beyond `maxSessions`, in one script.
+ * Redis expiry does the sweeping (a tailed GET stream of an expired session ends at its next read).
  *
  * @publicApi
  */
 export class RedisSessionStore implements McpSessionStore {
   private readonly scripts: RedisScripts;
+  private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason) => void>();
 
   constructor(
     client: McpRedisClient,
@@ -27,16 +30,27 @@ export class RedisSessionStore implements McpSessionStore {
     this.scripts = new RedisScripts(client);
   }
 
-  async create(session: McpSession): Promise<void> {
-    const evicted = (await this.scripts.run(SESSION_CREATE, [], [
+  async create(session: McpSession, limits?: McpSessionCreateOptions): Promise<McpSessionCreateResult> {
+    const [created, evicted] = (await this.scripts.run(SESSION_CREATE, [], [
       this.keys.prefix,
       session.id,
       JSON.stringify(session),
       this.options.idleTtlMs,
       Date.now(),
       this.options.maxSessions,
-    ])) as string[];
-    for (const id of evicted) this.options.onEvict?.(id, 'capacity');
+      limits && session.owner !== undefined ? session.owner : '',
+      limits?.maxPerOwner ?? 0,
+    ])) as [number, string[]];
+    for (const id of evicted) {
+      this.options.onEvict?.(id, 'capacity');
+      for (const listener of this.listeners) listener(id, 'evicted');
+    }
+    return created === 1 ? { created: true } : { created: false, reason: 'capacity' };
+  }
+
+  onSessionEnd(listener: (sessionId: string, reason: McpSessionEndReason) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   async get(id: string): Promise<McpSession | undefined> {

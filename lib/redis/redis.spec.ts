@@ -55,16 +55,23 @@ describe('Redis stores', { skip }, () => {
     assert.equal(await a.sessions.get('s1'), undefined);
   });
 
-  it('evicts the least recently used session beyond maxSessions', async () => {
-    for (const id of ['e1', 'e2', 'e3']) {
-      await a.sessions.create({ id, protocolVersion: '2025-11-25', capabilities: {} });
-      await new Promise((r) => setTimeout(r, 3));
-    }
-    await a.sessions.get('e1'); // e2 is now the least recently used
+  it('refuses beyond maxSessions instead of evicting, and caps each owner by ending its own oldest', async () => {
+    const owned = (id: string, owner: string) => ({ id, protocolVersion: '2025-11-25', capabilities: {}, owner });
+    assert.deepEqual(await a.sessions.create(owned('e1', 'address:x'), { maxPerOwner: 2 }), { created: true });
     await new Promise((r) => setTimeout(r, 3));
-    await a.sessions.create({ id: 'e4', protocolVersion: '2025-11-25', capabilities: {} });
-    assert.equal(await a.sessions.get('e2'), undefined);
-    for (const id of ['e1', 'e3', 'e4']) assert.ok(await a.sessions.get(id), id);
+    assert.deepEqual(await b.sessions.create(owned('e2', 'address:y'), { maxPerOwner: 2 }), { created: true });
+    await new Promise((r) => setTimeout(r, 3));
+    assert.deepEqual(await a.sessions.create(owned('e3', 'address:y'), { maxPerOwner: 2 }), { created: true });
+    assert.deepEqual(await a.sessions.create(owned('e4', 'address:z'), { maxPerOwner: 2 }), { created: false, reason: 'capacity' });
+    assert.equal(await a.sessions.get('e4'), undefined);
+    await a.sessions.get('e2'); // e3 is now y's least recently used
+    const ended: string[] = [];
+    const stop = b.sessions.onSessionEnd((id, reason) => ended.push(`${id}:${reason}`));
+    assert.deepEqual(await b.sessions.create(owned('e5', 'address:y'), { maxPerOwner: 2 }), { created: true });
+    stop();
+    assert.deepEqual(ended, ['e3:evicted']);
+    for (const id of ['e1', 'e2', 'e5']) assert.ok(await a.sessions.get(id), id);
+    for (const id of ['e1', 'e2', 'e5']) assert.equal(await a.sessions.delete(id), true);
   });
 
   it('stores SSE events in order, replays after an id, and binds streams to their session', async () => {

@@ -18,7 +18,8 @@ import {
 } from '../protocol/json-rpc.js';
 import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
 import { isObject, type McpServer } from '../protocol/server.js';
-import { newSessionId, type McpSession, type McpSessionStore } from '../protocol/session-store.js';
+import { newSessionId, type McpSession, type McpSessionEndReason, type McpSessionStore } from '../protocol/session-store.js';
+import { DEFAULT_MCP_LIMITS, type ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
 import {
   DEFAULT_LEGACY_VERSION,
   LEGACY_PROTOCOL_VERSIONS,
@@ -63,7 +64,19 @@ export interface McpHttpHandlerOptions {
   relay?: McpRelay;
   /** Bearer authentication and challenges, when McpModule's `auth` option is set. */
   auth?: McpAuthenticator;
+  /** `sessions.maxSessions`, named in the refusal when the store is full. @default 10000 */
+  maxSessions?: number;
+  /** McpModule's resolved `limits`. @default DEFAULT_MCP_LIMITS */
+  limits?: ResolvedMcpLimits;
 }
+
+/** Seconds a client refused for `sessions.maxSessions` is asked to wait before retrying. */
+const SESSIONS_FULL_RETRY_AFTER_S = 30;
+
+/** Client capabilities the protocol defines; a session keeps these and drops the rest. */
+const KEPT_CAPABILITIES = ['roots', 'sampling', 'elicitation', 'experimental', 'tasks', 'extensions'] as const;
+/** `clientInfo` (Implementation) fields a session keeps. */
+const KEPT_CLIENT_INFO = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons'] as const;
 
 const MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
 
@@ -108,6 +121,13 @@ export class McpHttpHandler {
   private ticker?: NodeJS.Timeout;
   private readonly stopRelay?: () => void;
   private readonly principals = new WeakMap<IncomingMessage, McpPrincipal>();
+  /**
+   * Subscriptions of the sessions that have a GET stream here, so that a resource update finds
+   * its streams without a session-store read per stream. Filled when the stream opens, kept in
+   * step by `resources/subscribe` and `unsubscribe`, dropped when the session ends.
+   */
+  private readonly streamSubscriptions = new Map<string, Set<string>>();
+  private readonly stopSessionEnds?: () => void;
 
   constructor(
     private readonly server: McpServer,
@@ -116,6 +136,7 @@ export class McpHttpHandler {
   ) {
     // An answer published by the instance it reached resolves here if this instance awaits it.
     this.stopRelay = options.relay?.onResponse((response, sessionId) => this.broker.resolve(response, sessionId));
+    this.stopSessionEnds = store.onSessionEnd?.((sessionId, reason) => this.endSession(sessionId, reason));
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -200,7 +221,25 @@ export class McpHttpHandler {
     for (const stream of this.getStreams.values()) stream.end();
     this.getStreams.clear();
     this.liveStreams.clear();
+    this.streamSubscriptions.clear();
     this.stopRelay?.();
+    this.stopSessionEnds?.();
+  }
+
+  /**
+   * Ends what this process holds for a session that ended for any reason (DELETE, idle expiry,
+   * eviction beyond its owner's cap): its GET stream (here and, with a relay, wherever it is
+   * tailed) and its in-flight calls. The one place a session's resources are released.
+   */
+  private endSession(sessionId: string, _reason: 'deleted' | McpSessionEndReason): void {
+    this.getStreams.get(sessionId)?.end();
+    this.getStreams.delete(sessionId);
+    this.streamSubscriptions.delete(sessionId);
+    void this.options.relay?.endSessionStream(sessionId);
+    const prefix = `${sessionId}\u0000`;
+    for (const [key, cancel] of [...this.inflight]) {
+      if (key.startsWith(prefix)) cancel();
+    }
   }
 
   private allowedMethods(): string {
@@ -341,7 +380,7 @@ export class McpHttpHandler {
     id: JsonRpcId | null,
     headerVersion: string | undefined,
   ): Promise<void> {
-    if (message.method === 'initialize' && id !== null) return this.initialize(res, message as JsonRpcRequest, this.principals.get(req)?.id);
+    if (message.method === 'initialize' && id !== null) return this.initialize(req, res, message as JsonRpcRequest, this.principals.get(req)?.id);
     const context = await this.legacyContext(req, res, id, headerVersion);
     if (!context) return;
     if (id === null) {
@@ -425,6 +464,7 @@ export class McpHttpHandler {
             }
             current.subscriptions = [...subscriptions, uri];
             await this.store.update(current);
+            this.streamSubscriptions.get(current.id)?.add(uri);
           }
         : undefined,
       unsubscribe: current
@@ -432,6 +472,7 @@ export class McpHttpHandler {
             if (!current.subscriptions?.includes(uri)) return;
             current.subscriptions = current.subscriptions.filter((u) => u !== uri);
             await this.store.update(current);
+            this.streamSubscriptions.get(current.id)?.delete(uri);
           }
         : undefined,
     };
@@ -456,19 +497,46 @@ export class McpHttpHandler {
     return session;
   }
 
-  private async initialize(res: ServerResponse, message: JsonRpcRequest, principal?: string): Promise<void> {
+  private async initialize(req: IncomingMessage, res: ServerResponse, message: JsonRpcRequest, principal?: string): Promise<void> {
     const params = message.params ?? {};
     const { protocolVersion, result } = this.server.initializeResult(params.protocolVersion);
     const headers: Record<string, string> = {};
     if (this.options.sessions === 'stateful') {
-      const session: McpSession = {
-        id: newSessionId(),
-        protocolVersion,
-        capabilities: isObject(params.capabilities) ? params.capabilities : {},
-      };
-      if (isObject(params.clientInfo)) session.clientInfo = params.clientInfo as unknown as McpSession['clientInfo'];
+      const limits = this.options.limits ?? DEFAULT_MCP_LIMITS;
+      // Only what the protocol defines is kept, and bounded: every session holds it until it ends.
+      const capabilities = pick(params.capabilities, KEPT_CAPABILITIES, isObject);
+      const clientInfo = isObject(params.clientInfo) ? pick(params.clientInfo, KEPT_CLIENT_INFO, (v, field) => (field === 'icons' ? Array.isArray(v) : typeof v === 'string')) : undefined;
+      const keptBytes = Buffer.byteLength(JSON.stringify({ capabilities, clientInfo }));
+      if (keptBytes > limits.initializeParamsBytes) {
+        return this.sendError(
+          res,
+          400,
+          message.id,
+          ErrorCode.InvalidParams,
+          `Invalid params: the initialize capabilities and clientInfo are ${keptBytes} bytes, over the ${limits.initializeParamsBytes}-byte limit a session keeps (limits.initializeParamsBytes). Send smaller capabilities and clientInfo, or raise McpModule's limits.initializeParamsBytes.`,
+        );
+      }
+      const session: McpSession = { id: newSessionId(), protocolVersion, capabilities };
+      if (clientInfo) session.clientInfo = clientInfo as unknown as McpSession['clientInfo'];
       if (principal !== undefined) session.principal = principal;
-      await this.store.create(session);
+      // Anonymous callers are told apart by address: Express's req.ip honours 'trust proxy'.
+      const address = (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? 'unknown';
+      session.owner = principal !== undefined ? `principal:${principal}` : `address:${address}`;
+      const maxPerOwner = principal !== undefined ? limits.sessionsPerPrincipal : limits.sessionsPerAddress;
+      const created = await this.store.create(session, { maxPerOwner });
+      if (created && !created.created) {
+        const max = this.options.maxSessions ?? 10_000;
+        return this.sendJson(
+          res,
+          503,
+          failure(
+            message.id,
+            ErrorCode.ServerBusy,
+            `Server busy: it holds its maximum of ${max} sessions (sessions.maxSessions) and none has expired. Retry after ${SESSIONS_FULL_RETRY_AFTER_S} s, end unused sessions with DELETE, or raise McpModule's sessions.maxSessions.`,
+          ),
+          { 'Retry-After': String(SESSIONS_FULL_RETRY_AFTER_S) },
+        );
+      }
       headers['Mcp-Session-Id'] = session.id;
     }
     this.sendJson(res, 200, success(message.id, result), headers);
@@ -589,6 +657,7 @@ export class McpHttpHandler {
     }
     if (this.options.relay) return this.relayStream(res, sessionId, undefined, context.protocolVersion);
     this.getStreams.get(sessionId)?.end();
+    this.streamSubscriptions.set(sessionId, new Set(context.session.subscriptions ?? []));
     const streamId = this.options.eventStore ? await this.options.eventStore.openStream(sessionId) : undefined;
     const stream = new SseStream(res, {
       store: this.options.eventStore,
@@ -599,7 +668,12 @@ export class McpHttpHandler {
     this.getStreams.set(sessionId, stream);
     this.keepAlive(res);
     res.on('close', () => {
-      if (this.getStreams.get(sessionId) === stream && !stream.detached) stream.detach();
+      if (this.getStreams.get(sessionId) !== stream || stream.detached) return;
+      if (streamId !== undefined) return stream.detach();
+      // Without an event store nothing can resume it: drop it rather than keep a dead entry.
+      stream.end();
+      this.getStreams.delete(sessionId);
+      this.streamSubscriptions.delete(sessionId);
     });
   }
 
@@ -624,14 +698,16 @@ export class McpHttpHandler {
    * changes to all of them, resource updates to those subscribed to the URI.
    */
   async deliverChange(event: McpChangeEvent): Promise<void> {
+    // Every entry is a live session's stream (endSession drops the rest), so this costs one step
+    // per live stream and no store round trip.
+    const method = changeNotificationMethod(event);
     for (const [sessionId, stream] of this.getStreams) {
       if (stream.finished) continue;
       if (event.type === 'resource-updated') {
-        const session = await this.store.get(sessionId);
-        if (!session?.subscriptions?.includes(event.uri)) continue;
-        stream.send({ jsonrpc: '2.0', method: changeNotificationMethod(event), params: { uri: event.uri } });
+        if (!this.streamSubscriptions.get(sessionId)?.has(event.uri)) continue;
+        stream.send({ jsonrpc: '2.0', method, params: { uri: event.uri } });
       } else {
-        stream.send({ jsonrpc: '2.0', method: changeNotificationMethod(event) });
+        stream.send({ jsonrpc: '2.0', method });
       }
     }
   }
@@ -675,13 +751,7 @@ export class McpHttpHandler {
     if (!owned || (owned.principal ?? null) !== (this.principals.get(req)?.id ?? null) || !(await this.store.delete(sessionId))) {
       return this.sendError(res, 404, null, ErrorCode.InvalidRequest, 'Session not found: it expired or was already deleted.');
     }
-    this.getStreams.get(sessionId)?.end();
-    this.getStreams.delete(sessionId);
-    void this.options.relay?.endSessionStream(sessionId);
-    const prefix = `${sessionId}\u0000`;
-    for (const [key, cancel] of [...this.inflight]) {
-      if (key.startsWith(prefix)) cancel();
-    }
+    this.endSession(sessionId, 'deleted');
     res.writeHead(200).end();
   }
 
@@ -864,6 +934,17 @@ const EMPTY_BODY_MESSAGE = 'Parse error: the request body is empty; send one JSO
 /** `application/json`, with or without parameters such as `charset`. */
 function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && value.split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+/** The listed fields of `value` that pass `keep`, as a new object. */
+function pick(value: unknown, fields: readonly string[], keep: (v: unknown, field: string) => boolean): JsonObject {
+  const kept: JsonObject = {};
+  if (!isObject(value)) return kept;
+  for (const field of fields) {
+    const v = (value as JsonObject)[field];
+    if (Object.hasOwn(value, field) && keep(v, field)) kept[field] = v;
+  }
+  return kept;
 }
 
 function isJson(text: string): boolean {

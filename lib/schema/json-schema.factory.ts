@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { createRequire } from 'node:module';
 import { getMetadataStorage, ValidationTypes, type MetadataStorage } from 'class-validator';
 import { TransformationType } from 'class-transformer';
+import * as transformerStorageModule from 'class-transformer/cjs/storage.js';
 import type { JsonSchema, JsonTypeName } from './json-schema.types.js';
 import { SchemaGenerationError } from './schema-generation.error.js';
 import {
@@ -47,14 +47,13 @@ let transformerStorage: TransformerStorage | undefined;
 /**
  * class-transformer keeps `@Type`/`@Exclude` metadata in a module-level storage that its index
  * does not export. The package has no `exports` map, so Node (ESM and CJS alike) loads the CJS
- * build for `import 'class-transformer'`; requiring `cjs/storage.js` hits the same module cache
- * entry, hence the very storage the decorators wrote to.
+ * build for `import 'class-transformer'`; importing `cjs/storage.js` hits the same module cache
+ * entry, hence the very storage the decorators wrote to. A static import (no lookup relative to
+ * the module URL) keeps this module valid in the CommonJS build too.
  */
 function getTransformerStorage(): TransformerStorage {
   if (!transformerStorage) {
-    const loaded = createRequire(import.meta.url)('class-transformer/cjs/storage.js') as {
-      defaultMetadataStorage?: TransformerStorage;
-    };
+    const loaded = transformerStorageModule as { defaultMetadataStorage?: TransformerStorage };
     if (!loaded.defaultMetadataStorage) {
       throw new Error(
         'Cannot read class-transformer metadata: "class-transformer/cjs/storage.js" has no defaultMetadataStorage. Install class-transformer ^0.5.1.',

@@ -11,6 +11,7 @@ export const MCP_DEFAULT_PATH = 'mcp';
 // both the ESM and the CommonJS build (an ESM app whose CommonJS dependency requires this package,
 // Jest mixing both) gets two copies of this module, and the tokens and keys must still match.
 export const MCP_ENDPOINT_PATH = Symbol.for('nestjs-model-context:MCP_ENDPOINT_PATH');
+export const MCP_ENDPOINT_VERSION = Symbol.for('nestjs-model-context:MCP_ENDPOINT_VERSION');
 export const MCP_RESOLVED_OPTIONS = Symbol.for('nestjs-model-context:MCP_RESOLVED_OPTIONS');
 export const MCP_MODULE_ID = Symbol.for('nestjs-model-context:MCP_MODULE_ID');
 export const MCP_SERVER = Symbol.for('nestjs-model-context:MCP_SERVER');

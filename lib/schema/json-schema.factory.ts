@@ -183,6 +183,14 @@ export class JsonSchemaFactory {
   private readonly models = new WeakMap<Function, ClassModel>();
 
   /**
+   * @param options.nullableOptionals Also admit `null` for `@IsOptional()` properties (as
+   *   class-validator does), emitted as `type: [X, "null"]`. Off by default: single-type dialects
+   *   (Gemini-style function declarations) and Inspector's `--strict` checks refuse type unions,
+   *   and a schema stricter than the validator is sound, a looser one is not.
+   */
+  constructor(private readonly options: { nullableOptionals?: boolean } = {}) {}
+
+  /**
    * The input schema for a DTO class.
    *
    * @throws SchemaGenerationError when a property cannot be described; the message names
@@ -263,7 +271,7 @@ export class JsonSchemaFactory {
     const defaults = readDefaults(type);
     const properties: PropertyModel[] = [];
     for (const name of propertyNames(type)) {
-      const property = analyzeProperty(type, name, byProperty.get(name) ?? [], defaults);
+      const property = analyzeProperty(type, name, byProperty.get(name) ?? [], defaults, this.options.nullableOptionals === true);
       if (property) properties.push(property);
     }
     const model: ClassModel = { properties, nested: [...new Set(properties.flatMap((p) => p.nested))] };
@@ -306,6 +314,7 @@ function analyzeProperty(
   name: string,
   metas: readonly ValidationMetadata[],
   defaults: ReadonlyMap<string, unknown>,
+  nullableOptionals: boolean,
 ): PropertyModel | undefined {
   const dto = type.name || 'AnonymousDto';
   const options: SchemaPropertyOptions = getSchemaPropertyOptions(type, name) ?? {};
@@ -472,7 +481,7 @@ function analyzeProperty(
     build = (resolve) => ({ ...arrayKeywords, items: items(resolve) });
   }
 
-  const nullable = options.nullable ?? optional;
+  const nullable = options.nullable ?? (optional && nullableOptionals);
   const defaultValue = options.default !== undefined ? options.default : jsonClone(defaults.get(name));
   return {
     name,

@@ -29,6 +29,7 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
 describe('consumer apps installed from the packed tarball', () => {
   let work: string;
   let tarball: string;
+  let packedFiles: string[] = [];
   // Installing from the registry the first time (no npm cache yet) takes longer than one e2e test.
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'nmc-consumers-'));
@@ -37,12 +38,28 @@ describe('consumer apps installed from the packed tarball', () => {
     assert.equal(check.code, 0, check.output);
     const pack = await run(npm, ['pack', '--ignore-scripts', '--pack-destination', work, '--json'], root);
     assert.equal(pack.code, 0, pack.output);
+    packedFiles = (JSON.parse(pack.output.slice(pack.output.indexOf('['), pack.output.lastIndexOf(']') + 1)) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
     const packed = readdirSync(work).find((f) => f.endsWith('.tgz'));
     assert.ok(packed, pack.output);
     tarball = join(work, 'nestjs-model-context.tgz');
     renameSync(join(work, packed), tarball);
   }, { timeout: 600_000 });
   after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('packs the built library (ESM and CommonJS), its typings, LICENSE and README, and nothing else', () => {
+    const outside = packedFiles.filter((f) => !/^dist\/(lib|cjs)\//.test(f));
+    assert.deepEqual(outside.sort(), ['LICENSE', 'README.md', 'package.json']);
+    assert.deepEqual(packedFiles.filter((f) => /spec|test|sample/.test(f)), []);
+    for (const build of ['lib', 'cjs']) {
+      for (const file of ['index.js', 'index.d.ts', 'mcp.module.js', 'schema/json-schema.factory.js']) {
+        assert.ok(packedFiles.includes(`dist/${build}/${file}`), `dist/${build}/${file} is not packed`);
+      }
+    }
+    assert.ok(packedFiles.includes('dist/cjs/package.json'));
+    // Source maps carry their sources, since lib/*.ts is not shipped.
+    const map = JSON.parse(readFileSync(join(root, 'dist/lib/mcp.module.js.map'), 'utf8')) as { sourcesContent?: unknown[] };
+    assert.equal(typeof map.sourcesContent?.[0], 'string');
+  });
 
   for (const consumer of ['nest12-esm', 'nest11-cjs-jest']) {
     it(`${consumer}: installs the tarball and passes its own tests`, { timeout: 600_000 }, async () => {

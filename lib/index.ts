@@ -3,6 +3,7 @@ export {
   MCP_MODULE_OPTIONS,
   type McpModuleAsyncOptions,
   type McpModuleExtras,
+  type McpEndpointVersion,
   type McpModuleForRootOptions,
 } from './mcp.module-definition.js';
 export type {

@@ -62,6 +62,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     clientRequestTimeoutMs,
     limits,
     guardAwareLists: options.guardAwareLists ?? true,
+    schemas: { nullableOptionals: options.schemas?.nullableOptionals ?? false },
     requestState: {
       secret: secret === undefined ? randomBytes(32) : Buffer.isBuffer(secret) ? secret : Buffer.from(secret, 'utf8'),
       ttlMs: stateTtlMs,

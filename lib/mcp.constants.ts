@@ -7,14 +7,18 @@ export const MCP_COMPLETE_METADATA = 'mcp:complete';
 /** Nest's own route-arguments key: sharing it lets `createParamDecorator` decorators work on tools. */
 export const MCP_PARAM_ARGS_METADATA = '__routeArguments__';
 export const MCP_DEFAULT_PATH = 'mcp';
-export const MCP_ENDPOINT_PATH = Symbol('MCP_ENDPOINT_PATH');
-export const MCP_RESOLVED_OPTIONS = Symbol('MCP_RESOLVED_OPTIONS');
-export const MCP_MODULE_ID = Symbol('MCP_MODULE_ID');
-export const MCP_SERVER = Symbol('MCP_SERVER');
-export const MCP_HTTP_HANDLER = Symbol('MCP_HTTP_HANDLER');
-export const MCP_SESSION_STORE = Symbol('MCP_SESSION_STORE');
-export const MCP_NOTIFICATION_BUS = Symbol('MCP_NOTIFICATION_BUS');
-export const MCP_AUTHENTICATOR = Symbol('MCP_AUTHENTICATOR');
+// DI tokens come from the global symbol registry and metadata keys are strings: an app that loads
+// both the ESM and the CommonJS build (an ESM app whose CommonJS dependency requires this package,
+// Jest mixing both) gets two copies of this module, and the tokens and keys must still match.
+export const MCP_ENDPOINT_PATH = Symbol.for('nestjs-model-context:MCP_ENDPOINT_PATH');
+export const MCP_ENDPOINT_VERSION = Symbol.for('nestjs-model-context:MCP_ENDPOINT_VERSION');
+export const MCP_RESOLVED_OPTIONS = Symbol.for('nestjs-model-context:MCP_RESOLVED_OPTIONS');
+export const MCP_MODULE_ID = Symbol.for('nestjs-model-context:MCP_MODULE_ID');
+export const MCP_SERVER = Symbol.for('nestjs-model-context:MCP_SERVER');
+export const MCP_HTTP_HANDLER = Symbol.for('nestjs-model-context:MCP_HTTP_HANDLER');
+export const MCP_SESSION_STORE = Symbol.for('nestjs-model-context:MCP_SESSION_STORE');
+export const MCP_NOTIFICATION_BUS = Symbol.for('nestjs-model-context:MCP_NOTIFICATION_BUS');
+export const MCP_AUTHENTICATOR = Symbol.for('nestjs-model-context:MCP_AUTHENTICATOR');
 
 /** Parameter kinds of the module's parameter decorators (kept clear of Nest's RouteParamtypes). */
 export enum McpParamtype {

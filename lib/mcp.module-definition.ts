@@ -1,6 +1,9 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ConfigurableModuleBuilder, VERSION_NEUTRAL } from '@nestjs/common';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
 import { MCP_DEFAULT_PATH } from './mcp.constants.js';
+
+/** A controller version as Nest takes it (`@Controller({ version })`). @publicApi */
+export type McpEndpointVersion = string | typeof VERSION_NEUTRAL | Array<string | typeof VERSION_NEUTRAL>;
 
 /**
  * Options that shape the module itself and so must be known synchronously, even with
@@ -13,6 +16,20 @@ export interface McpModuleExtras {
   path: string;
   /** Register the module globally. @default false */
   isGlobal: boolean;
+  /**
+   * The endpoint's version under the app's versioning (`app.enableVersioning()`). Version-neutral
+   * by default: with URI versioning and a global prefix `api`, the endpoint is `/api/mcp`; give
+   * `endpointVersion: '1'` for `/api/v1/mcp`. (Not `version`: that is the server's version.) The full URL is logged when the app starts listening.
+   * @default VERSION_NEUTRAL
+   */
+  endpointVersion: McpEndpointVersion;
+  /**
+   * The app's own class decorators, applied to the module's controllers (the endpoint and the
+   * protected-resource metadata route), so that the app's conventions reach them: `@Public()`
+   * (a `SetMetadata` read by a global auth guard), `@SkipThrottle()`, `@ApiExcludeController()`.
+   * @default []
+   */
+  controllerDecorators: ClassDecorator[];
 }
 
 export const {
@@ -23,7 +40,7 @@ export const {
 } = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMcpOptions')
-  .setExtras<McpModuleExtras>({ path: MCP_DEFAULT_PATH, isGlobal: false }, (definition, extras) => ({
+  .setExtras<McpModuleExtras>({ path: MCP_DEFAULT_PATH, isGlobal: false, endpointVersion: VERSION_NEUTRAL, controllerDecorators: [] }, (definition, extras) => ({
     ...definition,
     global: extras.isGlobal,
   }))

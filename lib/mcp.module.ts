@@ -1,4 +1,5 @@
-import { Logger, Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { Logger, Module, VERSION_NEUTRAL, type DynamicModule, type Provider } from '@nestjs/common';
+import type { McpModuleExtras } from './mcp.module-definition.js';
 import { DiscoveryModule } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { McpExplorer } from './discovery/mcp.explorer.js';
@@ -9,6 +10,7 @@ import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interfa
 import {
   MCP_DEFAULT_PATH,
   MCP_ENDPOINT_PATH,
+  MCP_ENDPOINT_VERSION,
   MCP_HTTP_HANDLER,
   MCP_AUTHENTICATOR,
   MCP_MODULE_ID,
@@ -40,7 +42,7 @@ import { createMcpController } from './transport/mcp.controller.js';
 import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
-import { McpMetadataController } from './transport/mcp-metadata.controller.js';
+import { createMcpMetadataController } from './transport/mcp-metadata.controller.js';
 import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 
@@ -186,23 +188,29 @@ function normalizePath(path: string | undefined): string {
 @Module({})
 export class McpModule extends McpConfigurableModule {
   static override forRoot(options: McpModuleForRootOptions): DynamicModule {
-    return McpModule.assemble(super.forRoot(options), options.path);
+    return McpModule.assemble(super.forRoot(options), options);
   }
 
   static override forRootAsync(options: McpModuleAsyncOptions): DynamicModule {
-    return McpModule.assemble(super.forRootAsync(options), options.path);
+    return McpModule.assemble(super.forRootAsync(options), options);
   }
 
-  private static assemble(definition: DynamicModule, path: string | undefined): DynamicModule {
-    const endpoint = normalizePath(path);
+  private static assemble(definition: DynamicModule, extras: Partial<McpModuleExtras>): DynamicModule {
+    const endpoint = normalizePath(extras.path);
+    const decorators = extras.controllerDecorators ?? [];
     return {
       ...definition,
       imports: [...(definition.imports ?? []), DiscoveryModule],
-      controllers: [...(definition.controllers ?? []), createMcpController(endpoint), McpMetadataController],
+      controllers: [
+        ...(definition.controllers ?? []),
+        createMcpController(endpoint, extras.endpointVersion, decorators),
+        createMcpMetadataController(decorators),
+      ],
       providers: [
         ...(definition.providers ?? []),
         ...coreProviders,
         { provide: MCP_ENDPOINT_PATH, useValue: endpoint },
+        { provide: MCP_ENDPOINT_VERSION, useValue: extras.endpointVersion ?? VERSION_NEUTRAL },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],
       exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator],

@@ -9,8 +9,13 @@ import * as messages from '../mcp.messages.js';
  * Schemas depend only on the class, so one cache serves every module of the process.
  */
 export class DtoCompiler {
-  readonly schemas = new JsonSchemaFactory();
-  readonly caster = new DtoCaster(this.schemas);
+  readonly schemas: JsonSchemaFactory;
+  readonly caster: DtoCaster;
+
+  constructor(options: { nullableOptionals?: boolean } = {}) {
+    this.schemas = new JsonSchemaFactory(options);
+    this.caster = new DtoCaster(this.schemas);
+  }
 
   compile(dto: Type<unknown>, site: string, options?: DtoCasterOptions): { schema: JsonObject; cast: CompiledCaster<object> } {
     try {
@@ -34,3 +39,9 @@ export class DtoCompiler {
 }
 
 export const sharedDtoCompiler = new DtoCompiler();
+const nullableDtoCompiler = new DtoCompiler({ nullableOptionals: true });
+
+/** The process-wide compiler for a module's `schemas.nullableOptionals` setting. */
+export function dtoCompilerFor(nullableOptionals: boolean): DtoCompiler {
+  return nullableOptionals ? nullableDtoCompiler : sharedDtoCompiler;
+}

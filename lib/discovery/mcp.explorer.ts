@@ -1,3 +1,6 @@
+import { dtoCompilerFor } from './dto-compiler.js';
+import { ResourceRuntimeFactory } from './resource-runtime.factory.js';
+import { PromptRuntimeFactory } from './prompt-runtime.factory.js';
 import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
@@ -43,8 +46,11 @@ export class McpExplorer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const factory = new ToolRuntimeFactory();
+    const dtos = dtoCompilerFor(this.options.schemas.nullableOptionals);
+    const factory = new ToolRuntimeFactory(dtos);
     this.registry.factory = factory;
+    this.registry.resourceFactory = new ResourceRuntimeFactory(dtos);
+    this.registry.promptFactory = new PromptRuntimeFactory(dtos);
     this.registry.namePattern = this.options.toolNamePattern;
     this.registry.pipeline = this.handlers;
     const scope = this.options.include ? { include: this.options.include as Function[] } : {};

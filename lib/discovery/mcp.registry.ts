@@ -142,9 +142,9 @@ export class McpRegistry implements McpFeatureCatalog {
   private promptList: PromptRuntime[] = [];
   private readonly completers = new Map<string, { completer: Completer; site: string; inline: boolean }>();
   /** @internal */
-  readonly resourceFactory = new ResourceRuntimeFactory();
+  resourceFactory = new ResourceRuntimeFactory();
   /** @internal */
-  readonly promptFactory = new PromptRuntimeFactory();
+  promptFactory = new PromptRuntimeFactory();
   /** @internal */
   factory!: ToolRuntimeFactory;
   /** @internal */

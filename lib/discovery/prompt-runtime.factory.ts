@@ -1,4 +1,4 @@
-import { sharedDtoCompiler } from './dto-compiler.js';
+import { sharedDtoCompiler, type DtoCompiler } from './dto-compiler.js';
 import type { Type } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { ArgumentsOutcome, CompletableArgument, McpAccess, PromptRuntime } from '../protocol/catalog.js';
@@ -72,7 +72,7 @@ export function dtoArguments(schema: JsonObject): DtoArgument[] {
  * caster are built once here. Decorated and dynamically added prompts both come through it.
  */
 export class PromptRuntimeFactory {
-  private readonly dtos = sharedDtoCompiler;
+  constructor(private readonly dtos: DtoCompiler = sharedDtoCompiler) {}
 
   build(definition: PromptDefinition, invoke: PromptInvoke, site: string): PromptRuntime {
     const { name } = definition;

@@ -1,4 +1,4 @@
-import { sharedDtoCompiler } from './dto-compiler.js';
+import { sharedDtoCompiler, type DtoCompiler } from './dto-compiler.js';
 import type { Type } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { ArgumentsOutcome, McpAccess, ResourceRuntime, ResourceTemplateRuntime } from '../protocol/catalog.js';
@@ -37,7 +37,7 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
  * added ones both come through it.
  */
 export class ResourceRuntimeFactory {
-  private readonly dtos = sharedDtoCompiler;
+  constructor(private readonly dtos: DtoCompiler = sharedDtoCompiler) {}
 
   buildResource(definition: ResourceDefinition, read: ResourceInvoke, site: string): ResourceRuntime {
     const { uri } = definition;

@@ -4,7 +4,7 @@ import type { ArgumentsOutcome, HeaderParam, McpAccess, ToolRuntime } from '../p
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
 import { formatIssues } from '../schema/dto-caster.js';
-import { sharedDtoCompiler } from './dto-compiler.js';
+import { sharedDtoCompiler, type DtoCompiler } from './dto-compiler.js';
 import { compileJsonSchema } from '../schema/json-schema.validator.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
 import * as messages from '../mcp.messages.js';
@@ -30,7 +30,7 @@ function isClass(value: unknown): value is Type<unknown> {
  * come through this one path.
  */
 export class ToolRuntimeFactory {
-  private readonly dtos = sharedDtoCompiler;
+  constructor(private readonly dtos: DtoCompiler = sharedDtoCompiler) {}
 
   build(definition: ToolDefinition, invoke: ToolInvoke, site: string): ToolRuntime {
     const { name } = definition;

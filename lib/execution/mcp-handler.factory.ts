@@ -1,4 +1,4 @@
-import { HttpException, Injectable, type Type } from '@nestjs/common';
+import { HttpException, Injectable, Logger, type Type } from '@nestjs/common';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
 import { Injector } from '@nestjs/core/injector/injector.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
@@ -30,11 +30,14 @@ export interface McpRuntimeHandler {
 const LIST_PROBE_METHOD = '__mcpListProbe__';
 const RUNTIME_METHOD = 'handle';
 const GUARDS_METADATA = '__guards__';
+// Nest's own metadata keys (@UseFilters, @Catch), stable across Nest 11 and 12.
+const EXCEPTION_FILTERS_METADATA = '__exceptionFilters__';
+const FILTER_CATCH_EXCEPTIONS = '__filterCatchExceptions__';
 /** Enhancer metadata keys whose class entries Nest resolves through the host's module. */
 const ENHANCER_KEYS: Record<string, string> = {
-  __guards__: 'guard',
+  [GUARDS_METADATA]: 'guard',
   __interceptors__: 'interceptor',
-  __exceptionFilters__: 'exception filter',
+  [EXCEPTION_FILTERS_METADATA]: 'exception filter',
   __pipes__: 'pipe',
 };
 
@@ -47,6 +50,9 @@ const paramsFactory = new McpParamsFactory();
 @Injectable()
 export class McpHandlerFactory {
   private readonly injector = new Injector();
+  private readonly logger = new Logger('McpModule');
+  /** Filter classes already reported as HTTP-only: the warning is said once per class. */
+  private readonly warnedFilters = new Set<string>();
 
   constructor(
     private readonly externalContextCreator: ExternalContextCreator,
@@ -166,29 +172,112 @@ export class McpHandlerFactory {
         }),
       );
     };
-    inheritMetadata(original, callback);
+    // Filters run apart (below), so that an app filter written for HTTP only cannot turn a tool's
+    // HttpException into an internal error.
     const target = this.externalContextCreator.create(
       instance,
-      callback,
+      asHandler(original as (...args: unknown[]) => unknown, callback),
       methodName,
       MCP_PARAM_ARGS_METADATA,
       paramsFactory,
       contextId,
       inquirerId,
-      undefined,
+      { guards: true, interceptors: true, filters: false },
       MCP_CONTEXT_TYPE,
     );
+    const runFilters = this.createFilterRunner(instance, original, contextId, inquirerId);
     return (call) =>
       new Observable<unknown>((subscriber) => {
-        target(call.context.request, undefined, call).then(
-          (value: unknown) => {
-            if (value instanceof Deliberate) return subscriber.error(value.error);
-            subscriber.next(value);
-            subscriber.complete();
-          },
-          (error: unknown) => subscriber.error(toToolError(error)),
-        );
+        target(call.context.request, undefined, call)
+          .catch((error: unknown) => runFilters(error, call))
+          .then(
+            (value: unknown) => {
+              if (value instanceof Deliberate) return subscriber.error(value.error);
+              subscriber.next(value);
+              subscriber.complete();
+            },
+            (error: unknown) => subscriber.error(toToolError(error)),
+          );
       });
+  }
+
+  /**
+   * Runs the exception filters that apply to the method (method, class and global, chosen the way
+   * Nest chooses them) on an error of the call. A filter's return value is the call's result; a
+   * rethrown error is the call's error. A filter that fails on the MCP context itself (typically
+   * `host.switchToHttp().getResponse().status(...)`, where there is no response) is reported once
+   * per filter class, and the original exception stands, so an HttpException still reaches the
+   * model as its message.
+   */
+  private createFilterRunner(
+    instance: object,
+    original: Function,
+    contextId: ContextId | undefined,
+    inquirerId: string | undefined,
+  ): (error: unknown, call: McpCall) => Promise<unknown> {
+    const pending = new WeakMap<McpCall, unknown>();
+    const rethrow = asHandler(original as (...args: unknown[]) => unknown, function (_request: unknown, _response: unknown, call: McpCall): never {
+      throw pending.get(call);
+    });
+    // A method name without parameter metadata keeps pipes out, as for the list probe.
+    const run = this.externalContextCreator.create(
+      instance,
+      rethrow,
+      LIST_PROBE_METHOD,
+      MCP_PARAM_ARGS_METADATA,
+      paramsFactory,
+      contextId,
+      inquirerId,
+      { guards: false, interceptors: false, filters: true },
+      MCP_CONTEXT_TYPE,
+    );
+    const owner = Object.getPrototypeOf(instance).constructor as Function;
+    return async (error, call) => {
+      pending.set(call, error);
+      try {
+        return await run(call.context.request, undefined, call);
+      } catch (outcome) {
+        if (outcome === error || isDeliberate(outcome) || outcome instanceof HttpException) throw outcome;
+        this.warnHttpOnlyFilter(this.selectFilterName(owner, original, error), call, error, outcome);
+        throw error;
+      } finally {
+        pending.delete(call);
+      }
+    };
+  }
+
+  private warnHttpOnlyFilter(filterName: string, call: McpCall, error: unknown, failure: unknown): void {
+    if (this.warnedFilters.has(filterName)) return;
+    this.warnedFilters.add(filterName);
+    const what = error instanceof Error ? error.constructor.name : typeof error;
+    const why = failure instanceof Error ? failure.message : String(failure);
+    this.logger.warn(
+      `Exception filter ${filterName} failed while handling a ${what} from MCP ${call.method} "${call.name}" (${why}): ` +
+        `it assumes an HTTP context, and MCP calls have none (no response object). The call's own error was used instead` +
+        `${error instanceof HttpException ? ' (the model gets the exception\'s message as an isError result)' : ''}. ` +
+        `Make ${filterName} MCP-aware: at the top of catch(), \`if (host.getType<string>() === 'mcp') throw exception;\` ` +
+        `(or return a CallToolResult there to shape the result). This warning is logged once per filter class.`,
+    );
+  }
+
+  /** The filter Nest picks for the error: method filters first, then class, then global ones (last declared first). */
+  private selectFilterName(owner: Function, method: Function, error: unknown): string {
+    const config = (this.externalContextCreator as unknown as { container?: { applicationConfig?: { getGlobalFilters(): unknown[]; getGlobalRequestFilters?(): { metatype?: unknown }[] } } })
+      .container?.applicationConfig;
+    const candidates = [
+      ...(config?.getGlobalFilters() ?? []),
+      ...(config?.getGlobalRequestFilters?.() ?? []).map((wrapper) => wrapper.metatype),
+      ...((Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, owner) as unknown[] | undefined) ?? []),
+      ...((Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, method) as unknown[] | undefined) ?? []),
+    ].reverse();
+    const chosen = candidates.find((candidate) => {
+      if (!candidate) return false;
+      const ctor = (typeof candidate === 'function' ? candidate : (candidate as object).constructor) as Function;
+      const types = ((Reflect.getMetadata(FILTER_CATCH_EXCEPTIONS, ctor.prototype) ?? Reflect.getMetadata(FILTER_CATCH_EXCEPTIONS, ctor)) as Function[] | undefined) ?? [];
+      return types.length === 0 || types.some((type) => error instanceof type);
+    });
+    if (!chosen) return 'an exception filter';
+    return (typeof chosen === 'function' ? chosen.name : (chosen as object).constructor.name) || 'an anonymous exception filter';
   }
 
   /**
@@ -200,10 +289,9 @@ export class McpHandlerFactory {
     const original = (instance as Record<string, (...args: unknown[]) => unknown>)[methodName];
     const owner = Object.getPrototypeOf(instance).constructor as object;
     if (!this.hasGuards(owner, original)) return undefined;
-    const probe = function (): boolean {
+    const probe = asHandler(original, function (): boolean {
       return true;
-    };
-    inheritMetadata(original, probe);
+    });
     // A method name without parameter metadata keeps pipes (a global ValidationPipe) out.
     const target = this.externalContextCreator.create(
       instance,
@@ -243,11 +331,17 @@ export class McpHandlerFactory {
 }
 
 /**
- * Nest reads guards, interceptors, pipes and filters from the handler function itself, so a
- * wrapper must carry the original method's metadata.
+ * The function Nest calls in place of the method, and what `context.getHandler()` returns to
+ * guards and interceptors: a proxy of the tool's own method (its `name`, `length` and metadata,
+ * so audit logs and `Reflector.get(KEY, context.getHandler())` see the tool), that runs `invoke`.
  */
-function inheritMetadata(from: Function, to: Function): void {
-  for (const key of Reflect.getMetadataKeys(from)) Reflect.defineMetadata(key, Reflect.getMetadata(key, from), to);
+function asHandler<T extends Function>(original: T, invoke: Function): T {
+  const handler = new Proxy(original, {
+    apply: (_target, thisArg, args: unknown[]) => Reflect.apply(invoke, thisArg, args),
+  });
+  // reflect-metadata keys its storage by object identity, so the proxy gets its own copy.
+  for (const key of Reflect.getMetadataKeys(original)) Reflect.defineMetadata(key, Reflect.getMetadata(key, original), handler);
+  return handler;
 }
 
 /** Emits once when the signal aborts, at once if it already has. */

@@ -103,6 +103,18 @@ export interface McpModuleOptions {
    * @default true
    */
   guardAwareLists?: boolean;
+  /** How DTOs become JSON Schemas in the lists. */
+  schemas?: {
+    /**
+     * Admit `null` for `@IsOptional()` properties, emitted as `type: [X, "null"]` (class-validator
+     * accepts `null` there). Off by default, so schemas stay portable: single-type dialects
+     * (Gemini-style function declarations) and Inspector's `--strict` checks refuse type unions;
+     * an optional property is then typed by its rules alone (and left out of `required`); the
+     * schema is stricter than class-validator, which still lets a `null` through.
+     * @default false
+     */
+    nullableOptionals?: boolean;
+  };
   /**
    * Makes the endpoint an OAuth 2.1 resource server: every request needs a bearer token (checked
    * by `verifyToken`, or by the app's own guard, then read from `request.user`), 401/403 carry
@@ -244,6 +256,7 @@ export interface ResolvedMcpOptions
   /** `shared`: no secret was given and Redis is configured, so the instances share one from Redis. */
   requestState: { secret: Buffer; ttlMs: number; shared?: boolean };
   guardAwareLists: boolean;
+  schemas: { nullableOptionals: boolean };
   sessions: Required<Omit<McpSessionOptions, 'store' | 'eventStore'>> & { store?: McpSessionStore; eventStore?: McpEventStore };
   cache: { discover: CacheHint; lists: CacheHint; reads: CacheHint };
   pageSize: number;

@@ -1,7 +1,8 @@
 import type { McpContext } from './context.js';
 import type { LogLevel } from './mcp-types.js';
 
-const EMISSION = Symbol('mcp:emission');
+// A registry symbol, so an emission built by one copy of the package (ESM or CommonJS) is one to the other.
+const EMISSION: unique symbol = Symbol.for('nestjs-model-context:emission');
 
 /** A value an Observable handler emits to notify the client instead of producing a result. */
 export interface McpEmission {

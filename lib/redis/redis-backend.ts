@@ -7,7 +7,8 @@ import { RedisReplayGuard } from './redis-replay.guard.js';
 import { RedisSessionStore } from './redis-session.store.js';
 
 /** Injection token of the module's Redis backend (`null` without the `redis` option). */
-export const MCP_REDIS = Symbol('MCP_REDIS');
+// A registry symbol, like the tokens in mcp.constants.ts: both builds of the package must agree.
+export const MCP_REDIS = Symbol.for('nestjs-model-context:MCP_REDIS');
 
 export interface RedisBackendSettings {
   /** The server name: the default key prefix is `mcp:<name>:`. */

@@ -62,13 +62,45 @@ enum Level {
   Two = 2,
 }
 
+/** These cases pin the nullable mapping (`nullableOptionals`); the portable default is pinned below. */
+const nullableFactory = () => new JsonSchemaFactory({ nullableOptionals: true });
+
 describe('JsonSchemaFactory', () => {
+  it('by default emits one type per optional property (portable), null only on request', () => {
+    class Portable {
+      @IsString() title!: string;
+      @IsOptional() @IsString() note?: string;
+      @IsOptional() @IsInt() @Min(1) page?: number;
+      @IsOptional() @IsEnum(Level) level?: Level;
+      @IsOptional() @SchemaProperty({ nullable: true }) @IsString() cleared?: string | null;
+    }
+    assert.deepEqual(new JsonSchemaFactory().create(Portable), {
+      type: 'object',
+      properties: {
+        title: { type: 'string' },
+        note: { type: 'string' },
+        page: { type: 'integer', minimum: 1 },
+        level: { type: 'integer', enum: [1, 2] },
+        cleared: { type: ['string', 'null'] },
+      },
+      required: ['title'],
+      additionalProperties: false,
+    });
+    assert.deepEqual(nullableFactory().create(Portable).properties, {
+      title: { type: 'string' },
+      note: { type: ['string', 'null'] },
+      page: { type: ['integer', 'null'], minimum: 1 },
+      level: { type: ['integer', 'null'], enum: [1, 2, null] },
+      cleared: { type: ['string', 'null'] },
+    });
+  });
+
   it('emits a closed 2020-12 object root without $schema', () => {
     class CreateTaskDto {
       @IsString() title!: string;
       @IsOptional() @IsString() note?: string;
     }
-    const schema = new JsonSchemaFactory().create(CreateTaskDto);
+    const schema = nullableFactory().create(CreateTaskDto);
     assert.deepEqual(schema, {
       type: 'object',
       properties: { title: { type: 'string' }, note: { type: ['string', 'null'] } },
@@ -82,7 +114,7 @@ describe('JsonSchemaFactory', () => {
     class OnlyOptional {
       @IsOptional() @IsInt() page?: number;
     }
-    assert.equal('required' in new JsonSchemaFactory().create(OnlyOptional), false);
+    assert.equal('required' in nullableFactory().create(OnlyOptional), false);
   });
 
   it('maps type validators and numeric bounds', () => {
@@ -94,7 +126,7 @@ describe('JsonSchemaFactory', () => {
       @IsBoolean() flag!: boolean;
       @IsInt() @IsNumber() both!: number;
     }
-    const p = props(new JsonSchemaFactory().create(Numbers));
+    const p = props(nullableFactory().create(Numbers));
     assert.deepEqual(p.count, { type: 'integer', minimum: 1, maximum: 10 });
     assert.deepEqual(p.ratio, { type: 'number' });
     assert.deepEqual(p.positive, { type: 'number', exclusiveMinimum: 0 });
@@ -115,7 +147,7 @@ describe('JsonSchemaFactory', () => {
       @IsRFC3339() at!: string;
       @IsDateString() day!: string;
     }
-    const p = props(new JsonSchemaFactory().create(Strings));
+    const p = props(nullableFactory().create(Strings));
     assert.deepEqual(p.name, { type: 'string', minLength: 2, maxLength: 5 });
     assert.deepEqual(p.code, { type: 'string', minLength: 3, maxLength: 4 });
     assert.deepEqual(p.label, { type: 'string', minLength: 1 });
@@ -136,7 +168,7 @@ describe('JsonSchemaFactory', () => {
       @IsIn([1, 'x']) mixed!: string | number;
       @IsInt() @IsIn([1, 2, 'three']) filtered!: number;
     }
-    const p = props(new JsonSchemaFactory().create(Enums));
+    const p = props(nullableFactory().create(Enums));
     assert.deepEqual(p.priority, { type: 'string', enum: ['low', 'high'] });
     assert.deepEqual(p.level, { type: 'integer', enum: [1, 2] });
     assert.deepEqual(p.letter, { type: 'string', enum: ['a', 'b'] });
@@ -152,7 +184,7 @@ describe('JsonSchemaFactory', () => {
       @IsArray() @Type(() => Number) scores!: number[];
       @IsArray() @IsEnum(Priority, { each: true }) priorities!: Priority[];
     }
-    const p = props(new JsonSchemaFactory().create(Arrays));
+    const p = props(nullableFactory().create(Arrays));
     assert.deepEqual(p.tags, {
       type: 'array',
       minItems: 1,
@@ -177,7 +209,7 @@ describe('JsonSchemaFactory', () => {
       @IsArray() @ArrayUnique() @ValidateNested({ each: true }) @Type(() => Line) lines!: Line[];
       @IsOptional() @ValidateNested() @Type(() => Address) billing?: Address;
     }
-    const schema = new JsonSchemaFactory().create(Order);
+    const schema = nullableFactory().create(Order);
     const address = { type: 'object', properties: { zip: { type: 'string' } }, required: ['zip'], additionalProperties: false };
     const p = props(schema);
     assert.deepEqual(p.address, address);
@@ -197,7 +229,7 @@ describe('JsonSchemaFactory', () => {
     class Outer {
       @ValidateNested() @Type(() => Inner) inner!: Inner;
     }
-    assert.equal('required' in new JsonSchemaFactory().create(Outer), false);
+    assert.equal('required' in nullableFactory().create(Outer), false);
   });
 
   it('puts only cyclic DTOs in $defs, a recursive root included', () => {
@@ -209,7 +241,7 @@ describe('JsonSchemaFactory', () => {
       @IsString() owner!: string;
       @IsDefined() @ValidateNested() @Type(() => TreeNode) tree!: TreeNode;
     }
-    const root = new JsonSchemaFactory().create(TreeNode);
+    const root = nullableFactory().create(TreeNode);
     const node = {
       type: 'object',
       properties: { name: { type: 'string' }, children: { type: ['array', 'null'], items: { $ref: '#/$defs/TreeNode' } } },
@@ -218,7 +250,7 @@ describe('JsonSchemaFactory', () => {
     };
     assert.deepEqual(root, { ...node, $defs: { TreeNode: node } });
 
-    const forest = new JsonSchemaFactory().create(Forest);
+    const forest = nullableFactory().create(Forest);
     assert.deepEqual(props(forest).tree, { $ref: '#/$defs/TreeNode' });
     const defs = forest.$defs as Record<string, JsonSchema>;
     assert.deepEqual(props(defs.TreeNode!).children, { type: ['array', 'null'], items: { $ref: '#/$defs/TreeNode' } });
@@ -238,7 +270,7 @@ describe('JsonSchemaFactory', () => {
       @IsDefined() @ValidateNested() @Type(() => A) a!: InstanceType<typeof A>;
       @IsDefined() @ValidateNested() @Type(() => B) b!: InstanceType<typeof B>;
     }
-    const schema = new JsonSchemaFactory().create(Pair);
+    const schema = nullableFactory().create(Pair);
     assert.deepEqual(Object.keys(schema.$defs as object), ['Node', 'Node_2']);
     assert.deepEqual(props(schema).a, { $ref: '#/$defs/Node' });
     assert.deepEqual(props(schema).b, { $ref: '#/$defs/Node_2' });
@@ -253,12 +285,12 @@ describe('JsonSchemaFactory', () => {
       @IsInt() @Min(0) age!: number;
       @MaxLength(3) declare name?: string;
     }
-    const schema = new JsonSchemaFactory().create(Child);
+    const schema = nullableFactory().create(Child);
     assert.deepEqual(Object.keys(props(schema)), ['id', 'name', 'age']);
     // class-validator keeps the parent's IsOptional (another metadata type) but replaces its custom validators.
     assert.deepEqual(props(schema).name, { type: ['string', 'null'], maxLength: 3 });
     assert.deepEqual(schema.required, ['id', 'age']);
-    assert.deepEqual(Object.keys(props(new JsonSchemaFactory().create(Base))), ['id', 'name']);
+    assert.deepEqual(Object.keys(props(nullableFactory().create(Base))), ['id', 'name']);
   });
 
   it('maps Date with @Type(() => Date) to a date-time string', () => {
@@ -266,7 +298,7 @@ describe('JsonSchemaFactory', () => {
       @IsDate() @Type(() => Date) at!: Date;
       @IsOptional() @IsDate({ each: true }) @Type(() => Date) also?: Date[];
     }
-    const p = props(new JsonSchemaFactory().create(When));
+    const p = props(nullableFactory().create(When));
     assert.deepEqual(p.at, { type: 'string', format: 'date-time' });
     assert.deepEqual(p.also, { type: ['array', 'null'], items: { type: 'string', format: 'date-time' } });
   });
@@ -276,7 +308,7 @@ describe('JsonSchemaFactory', () => {
       @IsInt() @Min(1) limit: number = 20;
       @IsArray() @IsString({ each: true }) tags: string[] = [];
     }
-    const schema = new JsonSchemaFactory().create(Paging);
+    const schema = nullableFactory().create(Paging);
     assert.deepEqual(props(schema).limit, { type: 'integer', minimum: 1, default: 20 });
     assert.deepEqual(props(schema).tags, { type: 'array', items: { type: 'string' }, default: [] });
     assert.equal('required' in schema, false);
@@ -287,7 +319,7 @@ describe('JsonSchemaFactory', () => {
       @IsBoolean() hasNote!: boolean;
       @ValidateIf((o: Conditional) => o.hasNote) @IsString() note?: string;
     }
-    assert.deepEqual(new JsonSchemaFactory().create(Conditional).required, ['hasNote']);
+    assert.deepEqual(nullableFactory().create(Conditional).required, ['hasNote']);
   });
 
   it('applies @SchemaProperty annotations, overrides and raw schema last', () => {
@@ -303,7 +335,7 @@ describe('JsonSchemaFactory', () => {
       @SchemaProperty({ required: true, schema: { maxLength: 3 } }) @IsOptional() @IsString() raw?: string;
       @SchemaProperty({ items: () => Number }) @IsArray() nums!: number[];
     }
-    const schema = new JsonSchemaFactory().create(Annotated);
+    const schema = nullableFactory().create(Annotated);
     const p = props(schema);
     assert.deepEqual(p.title, {
       title: 'T',
@@ -333,15 +365,15 @@ describe('JsonSchemaFactory', () => {
     class Two {
       @SchemaProperty(options) @SchemaProperty({ title: 'x' }) @IsString() b!: string;
     }
-    new JsonSchemaFactory().create(One);
-    new JsonSchemaFactory().create(Two);
+    nullableFactory().create(One);
+    nullableFactory().create(Two);
     assert.equal(JSON.stringify(options), before);
     assert.equal(Object.isFrozen(options), false);
     const fragment = { items: { type: 'string' } };
     class Raw {
       @SchemaProperty({ schema: fragment }) @IsArray() list!: string[];
     }
-    const schema = new JsonSchemaFactory().create(Raw);
+    const schema = nullableFactory().create(Raw);
     assert.deepEqual(props(schema).list, { type: 'array', items: { type: 'string' } });
     assert.equal(Object.isFrozen(fragment.items), false, 'the frozen schema must not share the caller\'s objects');
   });
@@ -351,11 +383,11 @@ describe('JsonSchemaFactory', () => {
       @IsString() name!: string;
       @Exclude() @IsOptional() @IsString() internal?: string;
     }
-    assert.deepEqual(Object.keys(props(new JsonSchemaFactory().create(WithSecret))), ['name']);
+    assert.deepEqual(Object.keys(props(nullableFactory().create(WithSecret))), ['name']);
     class Broken {
       @Exclude() @IsString() internal!: string;
     }
-    const error = generationError(() => new JsonSchemaFactory().create(Broken));
+    const error = generationError(() => nullableFactory().create(Broken));
     assert.match(error.message, /"Broken\.internal"/);
   });
 
@@ -364,7 +396,7 @@ describe('JsonSchemaFactory', () => {
       class UnionDto {
         @IsOptional() value?: string | number;
       }
-      const error = generationError(() => new JsonSchemaFactory().create(UnionDto));
+      const error = generationError(() => nullableFactory().create(UnionDto));
       assert.equal(error.dtoName, 'UnionDto');
       assert.equal(error.propertyName, 'value');
       assert.match(error.message, /Cannot generate a JSON Schema for "UnionDto\.value"/);
@@ -375,7 +407,7 @@ describe('JsonSchemaFactory', () => {
       class Bag {
         @IsArray() things!: unknown[];
       }
-      const error = generationError(() => new JsonSchemaFactory().create(Bag));
+      const error = generationError(() => nullableFactory().create(Bag));
       assert.match(error.message, /"Bag\.things".*item type.*@Type\(\(\) => X\)/);
     });
 
@@ -386,7 +418,7 @@ describe('JsonSchemaFactory', () => {
       class NoType {
         @ValidateNested() address!: Address;
       }
-      const error = generationError(() => new JsonSchemaFactory().create(NoType));
+      const error = generationError(() => nullableFactory().create(NoType));
       assert.match(error.message, /"NoType\.address".*@Type\(\(\) => Address\)/);
     });
 
@@ -397,7 +429,7 @@ describe('JsonSchemaFactory', () => {
       class Forgot {
         @IsDefined() address!: Address;
       }
-      const error = generationError(() => new JsonSchemaFactory().create(Forgot));
+      const error = generationError(() => nullableFactory().create(Forgot));
       assert.match(error.message, /"Forgot\.address".*@ValidateNested\(\)/);
     });
 
@@ -408,14 +440,14 @@ describe('JsonSchemaFactory', () => {
       class Holder {
         @ValidateNested() @Type(() => Bare) bare!: Bare;
       }
-      assert.match(generationError(() => new JsonSchemaFactory().create(Holder)).message, /"Holder\.bare".*"Bare"/);
+      assert.match(generationError(() => nullableFactory().create(Holder)).message, /"Holder\.bare".*"Bare"/);
     });
 
     it('refuses a property class-validator does not know', () => {
       class OnlyDocs {
         @SchemaProperty({ description: 'x' }) note!: string;
       }
-      const error = generationError(() => new JsonSchemaFactory().create(OnlyDocs));
+      const error = generationError(() => nullableFactory().create(OnlyDocs));
       assert.match(error.message, /"OnlyDocs\.note".*@Allow\(\)/);
     });
 
@@ -423,21 +455,21 @@ describe('JsonSchemaFactory', () => {
       class NoDateType {
         @IsDate() at!: Date;
       }
-      assert.match(generationError(() => new JsonSchemaFactory().create(NoDateType)).message, /@Type\(\(\) => Date\)/);
+      assert.match(generationError(() => nullableFactory().create(NoDateType)).message, /@Type\(\(\) => Date\)/);
     });
 
     it('refuses contradictory type validators', () => {
       class Contradiction {
         @IsString() @IsInt() x!: string;
       }
-      assert.match(generationError(() => new JsonSchemaFactory().create(Contradiction)).message, /"Contradiction\.x".*incompatible/);
+      assert.match(generationError(() => nullableFactory().create(Contradiction)).message, /"Contradiction\.x".*incompatible/);
     });
 
     it('accepts a free-form object with @IsObject', () => {
       class Meta {
         @IsObject() meta!: Record<string, unknown>;
       }
-      assert.deepEqual(props(new JsonSchemaFactory().create(Meta)).meta, { type: 'object' });
+      assert.deepEqual(props(nullableFactory().create(Meta)).meta, { type: 'object' });
     });
   });
 
@@ -446,7 +478,7 @@ describe('JsonSchemaFactory', () => {
       class Cached {
         @IsString() a!: string;
       }
-      const factory = new JsonSchemaFactory();
+      const factory = nullableFactory();
       const first = factory.create(Cached);
       assert.equal(factory.create(Cached), first);
       assert.ok(Object.isFrozen(first));
@@ -469,7 +501,7 @@ describe('JsonSchemaFactory', () => {
       const A = makeA();
       const B = makeB();
       assert.equal(A.name, B.name);
-      const factory = new JsonSchemaFactory();
+      const factory = nullableFactory();
       assert.deepEqual(Object.keys(props(factory.create(A))), ['title']);
       assert.deepEqual(Object.keys(props(factory.create(B))), ['count']);
     });
@@ -513,7 +545,7 @@ describe('JsonSchemaFactory', () => {
       class Codes {
         @Matches('^ab$', 'i') code!: string;
       }
-      const pattern = props(new JsonSchemaFactory().create(Codes)).code!.pattern as string;
+      const pattern = props(nullableFactory().create(Codes)).code!.pattern as string;
       assert.ok(accepts(pattern, 'AB') && accepts(pattern, 'aB') && !accepts(pattern, 'abc'));
     });
 
@@ -521,7 +553,7 @@ describe('JsonSchemaFactory', () => {
       class Lines {
         @Matches(/^x$/m) text!: string;
       }
-      assert.match(generationError(() => new JsonSchemaFactory().create(Lines)).message, /"Lines\.text".*@SchemaProperty/);
+      assert.match(generationError(() => nullableFactory().create(Lines)).message, /"Lines\.text".*@SchemaProperty/);
     });
   });
 });

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { createRequire } from 'node:module';
 import { getMetadataStorage, ValidationTypes, type MetadataStorage } from 'class-validator';
 import { TransformationType } from 'class-transformer';
+import * as transformerStorageModule from 'class-transformer/cjs/storage.js';
 import type { JsonSchema, JsonTypeName } from './json-schema.types.js';
 import { SchemaGenerationError } from './schema-generation.error.js';
 import {
@@ -47,14 +47,13 @@ let transformerStorage: TransformerStorage | undefined;
 /**
  * class-transformer keeps `@Type`/`@Exclude` metadata in a module-level storage that its index
  * does not export. The package has no `exports` map, so Node (ESM and CJS alike) loads the CJS
- * build for `import 'class-transformer'`; requiring `cjs/storage.js` hits the same module cache
- * entry, hence the very storage the decorators wrote to.
+ * build for `import 'class-transformer'`; importing `cjs/storage.js` hits the same module cache
+ * entry, hence the very storage the decorators wrote to. A static import (no lookup relative to
+ * the module URL) keeps this module valid in the CommonJS build too.
  */
 function getTransformerStorage(): TransformerStorage {
   if (!transformerStorage) {
-    const loaded = createRequire(import.meta.url)('class-transformer/cjs/storage.js') as {
-      defaultMetadataStorage?: TransformerStorage;
-    };
+    const loaded = transformerStorageModule as { defaultMetadataStorage?: TransformerStorage };
     if (!loaded.defaultMetadataStorage) {
       throw new Error(
         'Cannot read class-transformer metadata: "class-transformer/cjs/storage.js" has no defaultMetadataStorage. Install class-transformer ^0.5.1.',
@@ -184,6 +183,14 @@ export class JsonSchemaFactory {
   private readonly models = new WeakMap<Function, ClassModel>();
 
   /**
+   * @param options.nullableOptionals Also admit `null` for `@IsOptional()` properties (as
+   *   class-validator does), emitted as `type: [X, "null"]`. Off by default: single-type dialects
+   *   (Gemini-style function declarations) and Inspector's `--strict` checks refuse type unions,
+   *   and a schema stricter than the validator is sound, a looser one is not.
+   */
+  constructor(private readonly options: { nullableOptionals?: boolean } = {}) {}
+
+  /**
    * The input schema for a DTO class.
    *
    * @throws SchemaGenerationError when a property cannot be described; the message names
@@ -265,7 +272,7 @@ export class JsonSchemaFactory {
     const defaults = readDefaults(type);
     const properties: PropertyModel[] = [];
     for (const name of propertyNames(type)) {
-      const property = analyzeProperty(type, name, byProperty.get(name) ?? [], defaults);
+      const property = analyzeProperty(type, name, byProperty.get(name) ?? [], defaults, this.options.nullableOptionals === true);
       if (property) properties.push(property);
     }
     const model: ClassModel = { properties, nested: [...new Set(properties.flatMap((p) => p.nested))] };
@@ -308,6 +315,7 @@ function analyzeProperty(
   name: string,
   metas: readonly ValidationMetadata[],
   defaults: ReadonlyMap<string, unknown>,
+  nullableOptionals: boolean,
 ): PropertyModel | undefined {
   const dto = type.name || 'AnonymousDto';
   const options: SchemaPropertyOptions = getSchemaPropertyOptions(type, name) ?? {};
@@ -474,7 +482,7 @@ function analyzeProperty(
     build = (resolve) => ({ ...arrayKeywords, items: items(resolve) });
   }
 
-  const nullable = options.nullable ?? optional;
+  const nullable = options.nullable ?? (optional && nullableOptionals);
   const defaultValue = options.default !== undefined ? options.default : jsonClone(defaults.get(name));
   return {
     name,

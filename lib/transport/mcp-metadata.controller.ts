@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Next, Optional, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Next, Optional, Req, Res, VERSION_NEUTRAL, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
@@ -8,7 +8,6 @@ import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
  * clients discover which authorization server issues tokens for this MCP server. Requests for
  * another path fall through, so several McpModules can each publish their own document.
  */
-@Controller('.well-known')
 export class McpMetadataController {
   constructor(@Optional() @Inject(MCP_AUTHENTICATOR) private readonly auth?: McpAuthenticator | null) {}
 
@@ -25,4 +24,12 @@ export class McpMetadataController {
     });
     res.end(body);
   }
+}
+
+/** A subclass per McpModule, version-neutral, with the app's own class decorators (see createMcpController). */
+export function createMcpMetadataController(decorators: readonly ClassDecorator[] = []): Type<McpMetadataController> {
+  @Controller({ path: '.well-known', version: VERSION_NEUTRAL })
+  class McpProtectedResourceController extends McpMetadataController {}
+  for (const decorate of decorators) decorate(McpProtectedResourceController);
+  return McpProtectedResourceController;
 }

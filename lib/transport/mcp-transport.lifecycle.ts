@@ -1,13 +1,15 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Inject, Injectable, Logger, VERSION_NEUTRAL, VersioningType, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
+import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_ENDPOINT_PATH, MCP_HTTP_HANDLER, MCP_NOTIFICATION_BUS, MCP_SERVER, MCP_SESSION_STORE } from '../mcp.constants.js';
+import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_NOTIFICATION_BUS, MCP_SERVER, MCP_SESSION_STORE } from '../mcp.constants.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import type { McpChangeEvent, McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpServer } from '../protocol/server.js';
 import type { Subscription } from 'rxjs';
 import type { McpSessionStore } from '../protocol/session-store.js';
 import type { McpHttpHandler } from './http-handler.js';
+import type { McpEndpointVersion } from '../mcp.module-definition.js';
 
 type ErrorMiddleware = (err: unknown, req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
@@ -17,7 +19,8 @@ type ErrorMiddleware = (err: unknown, req: IncomingMessage, res: ServerResponse,
  * after the routes (and before Nest's own error handler) answers those for the MCP path.
  */
 @Injectable()
-export class McpTransportLifecycle implements OnModuleInit, OnApplicationShutdown {
+export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('McpModule');
   private changes?: Subscription;
   private stopDelivery?: () => void;
 
@@ -29,7 +32,45 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationShutdow
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
     @Inject(MCP_SERVER) private readonly server: McpServer,
     private readonly registry: McpRegistry,
+    private readonly config: ApplicationConfig,
+    @Inject(MCP_ENDPOINT_VERSION) private readonly version: McpEndpointVersion,
   ) {}
+
+  /**
+   * The endpoint moves with the app's global prefix and versioning, so the URL it really serves
+   * is said once the server listens.
+   */
+  onApplicationBootstrap(): void {
+    const server = this.adapterHost?.httpAdapter?.getHttpServer?.() as
+      | { once?(event: 'listening', listener: () => void): void; address?(): AddressInfo | string | null; listening?: boolean }
+      | undefined;
+    if (!server?.once || !server.address) return;
+    const announce = (): void => {
+      const address = server.address?.();
+      if (address && typeof address === 'object') this.logger.log(`MCP endpoint at ${this.endpointUrl(address, server)}`);
+    };
+    if (server.listening) announce();
+    else server.once('listening', announce);
+  }
+
+  /** The endpoint's route under the app's global prefix and URI versioning, e.g. `/api/v1/mcp`. */
+  routePath(): string {
+    const segments = [this.config.getGlobalPrefix?.() ?? ''];
+    const versioning = this.config.getVersioning?.();
+    const version = Array.isArray(this.version) ? this.version.find((v) => v !== VERSION_NEUTRAL) : this.version;
+    if (versioning?.type === VersioningType.URI && typeof version === 'string') {
+      segments.push(`${versioning.prefix === false ? '' : (versioning.prefix ?? 'v')}${version}`);
+    }
+    segments.push(this.path);
+    return `/${segments.map((s) => s.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+  }
+
+  private endpointUrl(address: AddressInfo, server: object): string {
+    const scheme = 'setSecureContext' in server ? 'https' : 'http';
+    const unspecified = address.address === '::' || address.address === '0.0.0.0';
+    const host = unspecified ? 'localhost' : address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+    return `${scheme}://${host}:${address.port}${this.routePath()}`;
+  }
 
   onModuleInit(): void {
     // Registry changes go out through the bus, so with a shared bus every instance's streams hear

@@ -1,4 +1,5 @@
-import { Controller, Delete, Get, Inject, Logger, Post, Req, Res, UseFilters, type Type } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Logger, Post, Req, Res, UseFilters, VERSION_NEUTRAL, type Type } from '@nestjs/common';
+import type { McpEndpointVersion } from '../mcp.module-definition.js';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_HTTP_HANDLER } from '../mcp.constants.js';
@@ -39,9 +40,17 @@ export class McpController {
   }
 }
 
-/** A subclass per McpModule fixes the route path, which must be known when routes are mapped. */
-export function createMcpController(path: string): Type<McpController> {
-  @Controller(path)
+/**
+ * A subclass per McpModule fixes the route path and version, which must be known when routes are
+ * mapped, and carries the app's own class decorators without touching other modules' endpoints.
+ */
+export function createMcpController(
+  path: string,
+  version: McpEndpointVersion = VERSION_NEUTRAL,
+  decorators: readonly ClassDecorator[] = [],
+): Type<McpController> {
+  @Controller({ path, version })
   class McpEndpointController extends McpController {}
+  for (const decorate of decorators) decorate(McpEndpointController);
   return McpEndpointController;
 }

@@ -23,6 +23,20 @@ function hostName(hostHeader: string): string {
   return (colon === -1 ? hostHeader : hostHeader.slice(0, colon)).toLowerCase();
 }
 
+/**
+ * The host a client behind the app's reverse proxy asked for: the first `X-Forwarded-Host`, read
+ * only when the app trusts the connecting peer as its proxy (Express's `trust proxy` setting, the
+ * same rule as Express's `req.host`). Anyone can send the header; only a trusted proxy's counts.
+ */
+function forwardedHost(req: IncomingMessage): string | undefined {
+  const header = req.headers['x-forwarded-host'];
+  if (!header) return undefined;
+  const trust = (req as { app?: { get?(setting: string): unknown } }).app?.get?.('trust proxy fn');
+  if (typeof trust !== 'function' || !trust(req.socket?.remoteAddress, 0)) return undefined;
+  const first = (Array.isArray(header) ? header[0] : header).split(',')[0].trim();
+  return first || undefined;
+}
+
 export type OriginVerdict = { ok: true } | { ok: false; reason: string };
 
 /**
@@ -44,8 +58,11 @@ export class OriginPolicy {
   }
 
   check(req: IncomingMessage): OriginVerdict {
-    const loopback = isLoopbackAddress(req.socket?.localAddress);
-    const host = req.headers.host;
+    // Through a trusted proxy, the public host is the one to check (allowedHosts, same origin):
+    // the loopback socket is the proxy's hop, not where browsers reach the server.
+    const forwarded = forwardedHost(req);
+    const loopback = !forwarded && isLoopbackAddress(req.socket?.localAddress);
+    const host = forwarded ?? req.headers.host;
     if (!this.anyHost) {
       if (this.hosts) {
         if (!host || !(this.hosts.has(host.toLowerCase()) || this.hosts.has(hostName(host)))) {
@@ -54,7 +71,7 @@ export class OriginPolicy {
       } else if (loopback && host && !LOOPBACK_HOSTS.has(hostName(host))) {
         return {
           ok: false,
-          reason: `Host "${host}" is not a loopback name; this endpoint listens on loopback. Add it to allowedHosts to accept it.`,
+          reason: `Host "${host}" is not a loopback name; this endpoint listens on loopback. Add it to allowedHosts to accept it, or, behind a reverse proxy that sends X-Forwarded-Host, let the app trust the proxy (app.set('trust proxy', 'loopback')).`,
         };
       }
     }

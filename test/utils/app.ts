@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import type { DynamicModule, INestApplication, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 
@@ -15,9 +15,10 @@ export interface RunningApp {
 /** Starts a real Nest app on a free loopback port. */
 export async function startApp(
   module: Type<unknown> | DynamicModule,
-  options: { path?: string; port?: number; configure?: (app: INestApplication) => void | Promise<void>; logger?: boolean } = {},
+  options: { path?: string; port?: number; configure?: (app: INestApplication) => void | Promise<void>; logger?: boolean | LoggerService } = {},
 ): Promise<RunningApp> {
-  const app = await NestFactory.create(module, { logger: options.logger ? undefined : false });
+  const logger = typeof options.logger === 'object' ? options.logger : options.logger ? undefined : false;
+  const app = await NestFactory.create(module, { logger });
   await options.configure?.(app);
   await app.listen(options.port ?? 0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;

@@ -1,0 +1,80 @@
+/**
+ * Consumer apps (test/consumers/*) install the package from its `npm pack` tarball, not from the
+ * source tree, and run their own tests: a Nest 12 ESM enterprise-style app (node:test, both MCP
+ * eras) and a Nest 11 CommonJS app under Jest 29 + ts-jest in the default `nest new` setup.
+ * npm's cache serves repeated runs (`--prefer-offline`); the only network used is the registry.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function run(command: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      { cwd, timeout: 300_000, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', CI: 'true' } },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: `${stdout}\n${stderr}` }),
+    );
+  });
+}
+
+describe('consumer apps installed from the packed tarball', () => {
+  let work: string;
+  let tarball: string;
+  let packedFiles: string[] = [];
+  // Installing from the registry the first time (no npm cache yet) takes longer than one e2e test.
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'nmc-consumers-'));
+    // The repository's own build (npm test ran it) is the library; prepack checks it is complete.
+    const check = await run(process.execPath, ['scripts/check-package.mjs'], root);
+    assert.equal(check.code, 0, check.output);
+    const pack = await run(npm, ['pack', '--ignore-scripts', '--pack-destination', work, '--json'], root);
+    assert.equal(pack.code, 0, pack.output);
+    packedFiles = (JSON.parse(pack.output.slice(pack.output.indexOf('['), pack.output.lastIndexOf(']') + 1)) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
+    const packed = readdirSync(work).find((f) => f.endsWith('.tgz'));
+    assert.ok(packed, pack.output);
+    tarball = join(work, 'nestjs-model-context.tgz');
+    renameSync(join(work, packed), tarball);
+  }, { timeout: 600_000 });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('packs the built library (ESM and CommonJS), its typings, LICENSE and README, and nothing else', () => {
+    const outside = packedFiles.filter((f) => !/^dist\/(lib|cjs)\//.test(f));
+    assert.deepEqual(outside.sort(), ['LICENSE', 'README.md', 'package.json']);
+    assert.deepEqual(packedFiles.filter((f) => /spec|test|sample/.test(f)), []);
+    for (const build of ['lib', 'cjs']) {
+      for (const file of ['index.js', 'index.d.ts', 'mcp.module.js', 'schema/json-schema.factory.js']) {
+        assert.ok(packedFiles.includes(`dist/${build}/${file}`), `dist/${build}/${file} is not packed`);
+      }
+    }
+    assert.ok(packedFiles.includes('dist/cjs/package.json'));
+    // Source maps carry their sources, since lib/*.ts is not shipped.
+    const map = JSON.parse(readFileSync(join(root, 'dist/lib/mcp.module.js.map'), 'utf8')) as { sourcesContent?: unknown[] };
+    assert.equal(typeof map.sourcesContent?.[0], 'string');
+  });
+
+  for (const consumer of ['nest12-esm', 'nest11-cjs-jest']) {
+    it(`${consumer}: installs the tarball and passes its own tests`, { timeout: 600_000 }, async () => {
+      const dir = join(work, consumer);
+      cpSync(join(root, 'test/consumers', consumer), dir, { recursive: true, filter: (src) => !/node_modules|[\\/]dist$/.test(src) });
+      const manifestPath = join(dir, 'package.json');
+      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { dependencies: Record<string, string> };
+      manifest.dependencies['nestjs-model-context'] = `file:${tarball}`;
+      writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+      const install = await run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-package-lock'], dir);
+      assert.equal(install.code, 0, install.output);
+      const installed = JSON.parse(readFileSync(join(dir, 'node_modules/nestjs-model-context/package.json'), 'utf8')) as { name: string };
+      assert.equal(installed.name, 'nestjs-model-context');
+      const test = await run(npm, ['test'], dir);
+      assert.equal(test.code, 0, test.output);
+    });
+  }
+});

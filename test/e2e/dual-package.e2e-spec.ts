@@ -1,0 +1,31 @@
+/**
+ * The package has an ESM and a CommonJS build. `import` must reach the very file the repository's
+ * tests load (one library per process), `require` the CommonJS build, and both copies must agree
+ * on DI tokens and metadata keys, so an app that loads both still wires one module.
+ */
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import * as esmConstants from '../../lib/mcp.constants.js';
+import { MCP_REDIS as esmRedis } from '../../lib/redis/redis-backend.js';
+import { Emit as esmEmit } from '../../lib/protocol/emission.js';
+
+const require = createRequire(import.meta.url);
+
+describe('dual package', () => {
+  it('resolves import to dist/lib (what tests load) and require to dist/cjs', () => {
+    assert.equal(fileURLToPath(import.meta.resolve('nestjs-model-context')), fileURLToPath(new URL('../../lib/index.js', import.meta.url)));
+    assert.equal(require.resolve('nestjs-model-context'), fileURLToPath(new URL('../../cjs/index.js', import.meta.url)));
+  });
+
+  it('gives both builds the same DI tokens, metadata keys and emission marker', async () => {
+    const cjsConstants = require('../../cjs/mcp.constants.js') as Record<string, unknown>;
+    const keys = Object.keys(esmConstants).filter((k) => k.startsWith('MCP_'));
+    assert.ok(keys.length >= 10, keys.join());
+    for (const key of keys) assert.equal(cjsConstants[key], (esmConstants as Record<string, unknown>)[key], key);
+    assert.equal((require('../../cjs/redis/redis-backend.js') as { MCP_REDIS: symbol }).MCP_REDIS, esmRedis);
+    const { isEmission } = require('../../cjs/protocol/emission.js') as { isEmission(value: unknown): boolean };
+    assert.equal(isEmission(esmEmit.progress(1)), true);
+  });
+});

@@ -94,8 +94,12 @@ export class McpHttpHandler {
   /** Cancels an in-flight legacy call (by session and request id), ending its response. */
   private readonly inflight = new Map<string, () => void>();
   private readonly getStreams = new Map<string, SseStream>();
-  /** Resumable POST streams still running, by stream id. */
-  private readonly liveStreams = new Map<string, SseStream>();
+  /**
+   * Resumable POST streams still running, by stream id, with the session that owns each: an event
+   * id resumes a stream only for that session (so for its principal too), since a foreign GET
+   * would otherwise take over the stream's response and cancel its call.
+   */
+  private readonly liveStreams = new Map<string, { stream: SseStream; sessionId: string }>();
   /** Legacy server-to-client requests awaiting the client's answer. */
   readonly broker = new ServerRequestBroker();
   /**
@@ -485,12 +489,13 @@ export class McpHttpHandler {
     const sessionId = context.session.id;
     const lastEventId = header(req, 'last-event-id');
     if (lastEventId !== undefined && this.options.eventStore) {
+      // Another session's event id is treated like an unknown one: a fresh stream of this session.
       const live = this.liveStreams.get(lastEventId.slice(0, lastEventId.lastIndexOf('.')));
-      if (live) {
+      if (live?.sessionId === sessionId) {
         res.writeHead(200, SSE_HEADERS);
         res.flushHeaders();
         this.keepAlive(res);
-        return live.resume(res, sessionId, lastEventId);
+        return live.stream.resume(res, sessionId, lastEventId);
       }
       if (this.options.relay) return this.relayStream(res, sessionId, lastEventId, context.protocolVersion);
       const replay = await this.options.eventStore.replay(sessionId, lastEventId);
@@ -639,7 +644,7 @@ export class McpHttpHandler {
         retryMs: this.options.retryMs ?? 1000,
       });
       channel.stream = stream;
-      if (streamId !== undefined) this.liveStreams.set(streamId, stream);
+      if (streamId !== undefined) this.liveStreams.set(streamId, { stream, sessionId: sessionId! });
       if (channel.detachRequested) stream.detach();
       return stream;
     };

@@ -117,6 +117,7 @@ const coreProviders: Provider[] = [
         eventStore: options.sessions.mode === 'stateful' ? (options.sessions.eventStore ?? redis?.events ?? new InMemoryEventStore()) : undefined,
         relay: options.sessions.mode === 'stateful' ? redis?.relay : undefined,
         auth: auth ?? undefined,
+        sseBufferBytes: options.limits.sseBufferBytes,
       }),
     inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE, MCP_AUTHENTICATOR, MCP_REDIS],
   },

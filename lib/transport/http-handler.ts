@@ -28,7 +28,7 @@ import {
   isSupportedLegacyVersion,
 } from '../protocol/versions.js';
 import type { OriginPolicy } from './origin-policy.js';
-import { SSE_HEADERS, writeFlushed } from './sse.js';
+import { SSE_HEADERS, limitSseBuffer, writeFlushed } from './sse.js';
 import { serializeMessage } from '../protocol/serialize.js';
 import { SseStream } from './sse-stream.js';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
@@ -61,6 +61,8 @@ export interface McpHttpHandlerOptions {
   relay?: McpRelay;
   /** Bearer authentication and challenges, when McpModule's `auth` option is set. */
   auth?: McpAuthenticator;
+  /** `limits.sseBufferBytes`: unread bytes an SSE response may hold before it is closed and its call cancelled. */
+  sseBufferBytes?: number;
 }
 
 const MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
@@ -121,6 +123,7 @@ export class McpHttpHandler {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.options.sseBufferBytes !== undefined) limitSseBuffer(res, this.options.sseBufferBytes);
     try {
       const verdict = this.options.originPolicy.check(req);
       if (!verdict.ok) return this.sendError(res, 403, null, ErrorCode.InvalidRequest, `Forbidden: ${verdict.reason}`);

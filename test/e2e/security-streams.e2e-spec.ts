@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { InMemoryEventStore } from 'nestjs-model-context';
-import { SecurityStreamsModule, gates, nextFloodOutcome } from '../fixtures/security-streams.module.js';
+import { McpRegistry } from 'nestjs-model-context';
+import { FLOOD_MAX, SecurityStreamsModule, gates, nextFloodOutcome } from '../fixtures/security-streams.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
-import { META_KEYS, modernHeaders, modernMeta, rpc } from '../utils/clients.js';
+import { modernHeaders, modernMeta, rpc } from '../utils/clients.js';
 import { SseParser, type SseEvent } from '../utils/sse.js';
 
 type Json = Record<string, any>;
@@ -151,4 +152,102 @@ describe('security: resumable streams belong to their session (ISSUE-15 item 3)'
       assert.deepEqual(leaked, [], 'nothing of the foreign stream reached the intruder');
     });
   }
+});
+
+/** A raw HTTP/1.1 request on a TCP socket that reads nothing until {@link drain} is called. */
+function rawRequest(base: string, method: string, headers: Record<string, string>, body?: string): ReturnType<typeof connect> {
+  const port = Number(new URL(base).port);
+  const socket = connect(port, '127.0.0.1');
+  const lines = [`${method} /mcp HTTP/1.1`, `Host: 127.0.0.1:${port}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  if (body !== undefined) lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
+  socket.write(`${lines.join('\r\n')}\r\n\r\n${body ?? ''}`);
+  return socket;
+}
+
+/** Reads what the socket still holds until the server closes it; keeps the byte count and the tail. */
+function drain(socket: ReturnType<typeof connect>): Promise<{ bytes: number; head: string; tail: string }> {
+  return new Promise((resolve) => {
+    let bytes = 0;
+    let head = '';
+    let tail = '';
+    socket.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (head.length < 4096) head += chunk.toString('latin1').slice(0, 4096);
+      tail = (tail + chunk.toString('latin1')).slice(-8192);
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve({ bytes, head, tail }));
+    socket.resume();
+  });
+}
+
+const PRODUCED = FLOOD_MAX * 1024;
+
+describe('security: a client that never reads its SSE response (ISSUE-15 item 10)', () => {
+  let server: RunningApp;
+  before(async () => {
+    server = await startApp(SecurityStreamsModule.register());
+  });
+  after(() => server.close());
+
+  const floodCall = (id: number, meta: Json) =>
+    JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'flood', arguments: {}, _meta: meta } });
+
+  for (const version of ['2025-11-25', '2025-03-26'] as const) {
+    it(`legacy ${version} POST: the stream is closed and the call cancelled once the unread buffer passes limits.sseBufferBytes`, { timeout: 60_000 }, async () => {
+      const sessionId = await initialize(server.url, ALICE, version);
+      const outcome = nextFloodOutcome();
+      const socket = rawRequest(server.base, 'POST', {
+        Authorization: ALICE,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': sessionId,
+        'MCP-Protocol-Version': version,
+      }, floodCall(1, { progressToken: 'p' }));
+      const ended = await outcome;
+      assert.equal(ended.cancelled, true, `the flood ran to its end (${ended.sent} messages) instead of being cancelled`);
+      assert.ok(ended.sent < FLOOD_MAX);
+      const read = await drain(socket);
+      assert.match(read.head, /^HTTP\/1\.1 200/);
+      assert.ok(read.bytes < PRODUCED / 2, `the client could still read ${read.bytes} bytes`);
+      assert.doesNotMatch(read.tail, /"result"/, 'the cancelled call sent no result');
+    });
+  }
+
+  it('2026-07-28 POST: the stream is closed and the call cancelled', { timeout: 60_000 }, async () => {
+    const outcome = nextFloodOutcome();
+    const socket = rawRequest(server.base, 'POST', {
+      Authorization: ALICE,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...modernHeaders('tools/call', 'flood'),
+    }, floodCall(2, modernMeta({ progressToken: 'p' })));
+    const ended = await outcome;
+    assert.equal(ended.cancelled, true, `the flood ran to its end (${ended.sent} messages) instead of being cancelled`);
+    const read = await drain(socket);
+    assert.match(read.head, /^HTTP\/1\.1 200/);
+    assert.ok(read.bytes < PRODUCED / 2, `the client could still read ${read.bytes} bytes`);
+    assert.doesNotMatch(read.tail, /"result"/);
+  });
+
+  it('legacy GET stream: a stalled reader is cut off instead of buffering every notification', { timeout: 60_000 }, async () => {
+    const sessionId = await initialize(server.url, ALICE);
+    const uri = `memo://items/${'z'.repeat(1000)}`;
+    const subscribed = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri } }, {
+      headers: legacyHeaders(ALICE, sessionId),
+    });
+    assert.equal(subscribed.status, 200, subscribed.text);
+    const socket = rawRequest(server.base, 'GET', { ...legacyHeaders(ALICE, sessionId) });
+    // The server writes the headers and the priming event first: once they arrive the stream is registered.
+    await new Promise<void>((resolve) => socket.once('readable', () => resolve()));
+    const registry = server.app.get(McpRegistry, { strict: false });
+    for (let i = 0; i < FLOOD_MAX; i++) {
+      registry.notifyResourceUpdated(uri);
+      if (i % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    const read = await drain(socket);
+    assert.match(read.head, /^HTTP\/1\.1 200/);
+    assert.ok(read.bytes < PRODUCED / 2, `the client could still read ${read.bytes} bytes of ${PRODUCED}`);
+  });
 });

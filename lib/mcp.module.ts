@@ -67,6 +67,7 @@ const coreProviders: Provider[] = [
           interaction: interactionSupport(options),
           requestState: new RequestStateCodec(stateSecret, options.requestState.ttlMs, redis?.replayGuard ?? new InMemoryReplayGuard()),
           bus,
+          subscriptionsPerSession: options.limits.subscriptionsPerSession,
         },
         registry,
       );
@@ -118,6 +119,7 @@ const coreProviders: Provider[] = [
         relay: options.sessions.mode === 'stateful' ? redis?.relay : undefined,
         auth: auth ?? undefined,
         sseBufferBytes: options.limits.sseBufferBytes,
+        subscriptionsPerSession: options.limits.subscriptionsPerSession,
       }),
     inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE, MCP_AUTHENTICATOR, MCP_REDIS],
   },

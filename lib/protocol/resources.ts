@@ -150,6 +150,11 @@ export interface McpFeatureHost {
   interactive(params: JsonObject, name: string, args: unknown, ctx: McpContext, run: () => Observable<JsonObject>): Observable<JsonObject>;
   /** A paged list with the server's page size, catalog-bound cursors and list cache hints. */
   pagedList<T>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T>;
+  /**
+   * Checks a URI a client asks to be notified about (`subscriptions/listen` filters); throws the
+   * error `resources/read` would give for it.
+   */
+  checkSubscribable?: (uri: string, era: ProtocolEra) => void;
 }
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -177,8 +182,18 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
   host.setMethod('resources/list', BOTH_ERAS, (params, _ctx, env) => resources.page(params.cursor, env.era));
   host.setMethod('resources/templates/list', BOTH_ERAS, (params, _ctx, env) => templates.page(params.cursor, env.era));
   host.setMethod('resources/read', BOTH_ERAS, (params, ctx, env) => readResource(host, catalog, options, params, ctx, env.era));
+  const checkSubscribable = (uri: string, era: ProtocolEra): void => {
+    const problem = uriProblem(uri);
+    if (problem !== undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI ${quote(uri)}: ${problem}.`, { uri: truncate(uri) });
+    }
+    // A subscription to a URI nothing serves could never fire, yet the session would hold it.
+    if (!servesUri(catalog, uri)) throw notFound(uri, era);
+  };
+  host.checkSubscribable = checkSubscribable;
   host.setMethod('resources/subscribe', ['legacy'], (params, _ctx, env) => {
     const uri = subscriptionUri(params, 'resources/subscribe');
+    checkSubscribable(uri, env.era);
     return Promise.resolve(env.subscribe?.(uri)).then(() => ({}));
   });
   host.setMethod('resources/unsubscribe', ['legacy'], (params, _ctx, env) => {
@@ -194,6 +209,12 @@ function subscriptionUri(params: JsonObject, method: string): string {
     throw new McpError(ErrorCode.InvalidParams, `${method} needs "params.uri", the URI of the resource to watch, as a non-empty string.`);
   }
   return uri;
+}
+
+/** True when a resource, or a template (decorated or added at runtime), serves the URI. */
+function servesUri(catalog: McpFeatureCatalog, uri: string): boolean {
+  if (catalog.resource(uri)) return true;
+  return catalog.resourceTemplates().some((template) => template.template.match(uri) !== null);
 }
 
 function readResource(

@@ -52,6 +52,8 @@ export interface McpServerConfig {
   requestState?: RequestStateCodec;
   /** Change events for `subscriptions/listen` streams (modern era). */
   bus?: McpNotificationBus;
+  /** `limits.subscriptionsPerSession`, also the most URIs one `subscriptions/listen` filter may name. @default 100 */
+  subscriptionsPerSession?: number;
 }
 
 type Result = JsonObject;
@@ -73,6 +75,8 @@ export class McpServer {
   private readonly declaredCapabilities: JsonObject = { tools: { listChanged: true }, logging: {} };
   private readonly toolsPages: PagedList<ToolRuntime>;
   private readonly shutdownSubject = new Subject<void>();
+  /** Set by the resources feature: refuses URIs that nothing serves. */
+  checkSubscribable?: (uri: string, era: ProtocolEra) => void;
 
   constructor(
     private readonly config: McpServerConfig,
@@ -96,7 +100,14 @@ export class McpServer {
     });
     this.modernMethods.set('server/discover', () => this.discover());
     const bus = config.bus;
-    if (bus) this.modernMethods.set('subscriptions/listen', (params, ctx) => listen(params, ctx, bus, this.shutdownSubject));
+    if (bus) {
+      this.modernMethods.set('subscriptions/listen', (params, ctx) =>
+        listen(params, ctx, bus, this.shutdownSubject, {
+          maxResourceSubscriptions: config.subscriptionsPerSession ?? 100,
+          checkUri: this.checkSubscribable && ((uri) => this.checkSubscribable!(uri, 'modern')),
+        }),
+      );
+    }
   }
 
   /** Ends long-lived subscriptions gracefully (each gets a `complete` result). */

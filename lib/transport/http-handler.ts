@@ -63,9 +63,9 @@ export interface McpHttpHandlerOptions {
   auth?: McpAuthenticator;
   /** `limits.sseBufferBytes`: unread bytes an SSE response may hold before it is closed and its call cancelled. */
   sseBufferBytes?: number;
+  /** `limits.subscriptionsPerSession`: `resources/subscribe` subscriptions one session may hold. @default 100 */
+  subscriptionsPerSession?: number;
 }
-
-const MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
 
 /** Per-call transport state, created before dispatch so the context can close the stream. */
 interface CallChannel {
@@ -379,8 +379,12 @@ export class McpHttpHandler {
         ? async (uri) => {
             const subscriptions = new Set(current.subscriptions ?? []);
             if (subscriptions.has(uri)) return;
-            if (subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SESSION) {
-              throw new McpError(ErrorCode.InvalidParams, `A session may hold at most ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions; unsubscribe from some first.`);
+            const max = this.options.subscriptionsPerSession ?? 100;
+            if (subscriptions.size >= max) {
+              throw new McpError(
+                ErrorCode.InvalidParams,
+                `Too many subscriptions: this session already holds ${max} resource subscriptions, the limit (limits.subscriptionsPerSession). Call resources/unsubscribe for some first, or raise McpModule's limits.subscriptionsPerSession.`,
+              );
             }
             current.subscriptions = [...subscriptions, uri];
             await this.store.update(current);

@@ -251,3 +251,76 @@ describe('security: a client that never reads its SSE response (ISSUE-15 item 10
     assert.ok(read.bytes < PRODUCED / 2, `the client could still read ${read.bytes} bytes of ${PRODUCED}`);
   });
 });
+
+describe('security: subscriptions are bounded and checked (ISSUE-15 item 9)', () => {
+  let server: RunningApp;
+  before(async () => {
+    server = await startApp(SecurityStreamsModule.register({ limits: { subscriptionsPerSession: 3 } }));
+  });
+  after(() => server.close());
+
+  const subscribe = (sessionId: string, id: number, uri: string) =>
+    rpc(server.url, { jsonrpc: '2.0', id, method: 'resources/subscribe', params: { uri } }, { headers: legacyHeaders(ALICE, sessionId) });
+
+  it('legacy: resources/subscribe refuses a URI no resource or template serves, with the resources/read error', async () => {
+    const sessionId = await initialize(server.url, ALICE);
+    const unknown = `memo://nowhere/${'u'.repeat(2000)}`;
+    const refused = await subscribe(sessionId, 1, unknown);
+    const read = await rpc(server.url, { jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: unknown } }, { headers: legacyHeaders(ALICE, sessionId) });
+    assert.equal(refused.status, 200);
+    const error = (refused.json as Json).error;
+    assert.equal(error?.code, -32002, refused.text);
+    assert.equal(error.code, (read.json as Json).error.code);
+    assert.match(error.message, /Resource not found/);
+    for (const [id, uri] of [[3, 'memo://known'], [4, 'memo://items/42']] as const) {
+      const accepted = await subscribe(sessionId, id, uri);
+      assert.deepEqual((accepted.json as Json).result, {}, accepted.text);
+    }
+  });
+
+  it('legacy: a session holds at most limits.subscriptionsPerSession subscriptions', async () => {
+    const sessionId = await initialize(server.url, ALICE);
+    for (let i = 1; i <= 3; i++) {
+      const accepted = await subscribe(sessionId, i, `memo://items/${i}`);
+      assert.deepEqual((accepted.json as Json).result, {}, accepted.text);
+    }
+    const again = await subscribe(sessionId, 4, 'memo://items/1');
+    assert.deepEqual((again.json as Json).result, {}, 'subscribing twice to one URI holds one subscription');
+    const refused = await subscribe(sessionId, 5, 'memo://items/4');
+    const error = (refused.json as Json).error;
+    assert.equal(error?.code, -32602, refused.text);
+    assert.match(error.message, /limits\.subscriptionsPerSession/);
+    assert.match(error.message, /resources\/unsubscribe/);
+    const unsubscribed = await rpc(server.url, { jsonrpc: '2.0', id: 6, method: 'resources/unsubscribe', params: { uri: 'memo://items/2' } }, { headers: legacyHeaders(ALICE, sessionId) });
+    assert.deepEqual((unsubscribed.json as Json).result, {});
+    assert.deepEqual(((await subscribe(sessionId, 7, 'memo://items/4')).json as Json).result, {});
+  });
+
+  const listen = (id: number, uris: string[]) =>
+    rpc(server.url, {
+      jsonrpc: '2.0',
+      id,
+      method: 'subscriptions/listen',
+      params: { notifications: { resourceSubscriptions: uris }, _meta: modernMeta() },
+    }, {
+      headers: { Authorization: ALICE, ...modernHeaders('subscriptions/listen') },
+      until: (event) => (event.data as Json)?.method === 'notifications/subscriptions/acknowledged',
+    });
+
+  it('2026-07-28: subscriptions/listen refuses unknown URIs and more URIs than limits.subscriptionsPerSession', async () => {
+    const unknown = await listen(1, ['memo://known', 'memo://nowhere']);
+    const unknownError = ((unknown.json ?? unknown.events?.find((e) => (e.data as Json)?.id === 1)?.data) as Json)?.error;
+    assert.equal(unknownError?.code, -32602, unknown.text);
+    assert.match(unknownError.message, /Resource not found: "memo:\/\/nowhere"/);
+    assert.equal(unknownError.data?.uri, 'memo://nowhere');
+
+    const many = await listen(2, ['memo://items/1', 'memo://items/2', 'memo://items/3', 'memo://items/4']);
+    const manyError = ((many.json ?? many.events?.find((e) => (e.data as Json)?.id === 2)?.data) as Json)?.error;
+    assert.equal(manyError?.code, -32602, many.text);
+    assert.match(manyError.message, /limits\.subscriptionsPerSession/);
+
+    const fine = await listen(3, ['memo://items/1', 'memo://known']);
+    const ack = fine.events?.find((e) => (e.data as Json)?.method === 'notifications/subscriptions/acknowledged');
+    assert.deepEqual((ack?.data as Json)?.params.notifications, { resourceSubscriptions: ['memo://items/1', 'memo://known'] }, fine.text);
+  });
+});

@@ -115,7 +115,11 @@ const coreProviders: Provider[] = [
         originPolicy: new OriginPolicy({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }),
         defaultLogLevel: options.defaultLogLevel,
         keepAliveMs: options.keepAliveMs,
-        eventStore: options.sessions.mode === 'stateful' ? (options.sessions.eventStore ?? redis?.events ?? new InMemoryEventStore()) : undefined,
+        eventStore: options.sessions.mode === 'stateful' ? (options.sessions.eventStore ?? redis?.events ?? new InMemoryEventStore({
+                  maxBytesPerStream: options.limits.eventStoreBytesPerStream,
+                  maxBytesPerSession: options.limits.eventStoreBytesPerSession,
+                  maxBytesTotal: options.limits.eventStoreBytesTotal,
+                })) : undefined,
         relay: options.sessions.mode === 'stateful' ? redis?.relay : undefined,
         auth: auth ?? undefined,
         sseBufferBytes: options.limits.sseBufferBytes,

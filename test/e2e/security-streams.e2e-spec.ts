@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { InMemoryEventStore } from 'nestjs-model-context';
-import { McpRegistry } from 'nestjs-model-context';
+import { InMemoryEventStore, McpRegistry } from 'nestjs-model-context';
 import { FLOOD_MAX, SecurityStreamsModule, gates, nextFloodOutcome } from '../fixtures/security-streams.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernHeaders, modernMeta, rpc } from '../utils/clients.js';
@@ -322,5 +321,99 @@ describe('security: subscriptions are bounded and checked (ISSUE-15 item 9)', ()
     const fine = await listen(3, ['memo://items/1', 'memo://known']);
     const ack = fine.events?.find((e) => (e.data as Json)?.method === 'notifications/subscriptions/acknowledged');
     assert.deepEqual((ack?.data as Json)?.params.notifications, { resourceSubscriptions: ['memo://items/1', 'memo://known'] }, fine.text);
+  });
+});
+
+describe('security: the event store is bounded and forgets ended sessions (ISSUE-15 item 7)', () => {
+  const callChatty = async (url: string, sessionId: string, id: number, count: number, bytes: number) => {
+    const res = await rpc(url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'chatty', arguments: { count, bytes } } }, {
+      headers: legacyHeaders(ALICE, sessionId),
+    });
+    assert.equal(res.status, 200, res.text);
+    const priming = res.events?.find((e) => e.id?.endsWith('.0'));
+    assert.ok(priming?.id, `a resumable stream: ${res.text.slice(0, 200)}`);
+    return priming.id;
+  };
+  const replay = async (url: string, sessionId: string, lastEventId: string) => {
+    const res = await rpc(url, undefined, { httpMethod: 'GET', headers: legacyHeaders(ALICE, sessionId, { 'Last-Event-ID': lastEventId }), stopAtResponse: false });
+    return res;
+  };
+  const storedBytes = (events: SseEvent[]) => events.reduce((n, e) => n + Buffer.byteLength(e.rawData) + (e.id?.length ?? 0), 0);
+
+  describe('with the module-built store', () => {
+    let server: RunningApp;
+    before(async () => {
+      server = await startApp(SecurityStreamsModule.register({
+        limits: { eventStoreBytesPerStream: 20_000, eventStoreBytesPerSession: 50_000 },
+      }));
+    });
+    after(() => server.close());
+
+    it('keeps at most limits.eventStoreBytesPerStream of a stream; a resume replays the newest events that are left', async () => {
+      const sessionId = await initialize(server.url, ALICE);
+      const priming = await callChatty(server.url, sessionId, 1, 50, 1000);
+      const res = await replay(server.url, sessionId, priming);
+      assert.equal(res.status, 200);
+      const events = res.events ?? [];
+      assert.ok(storedBytes(events) <= 20_000, `replayed ${storedBytes(events)} bytes`);
+      assert.ok(events.length > 5, 'the newest events are kept');
+      assert.equal((events.at(-1)?.data as Json)?.id, 1, 'the result, the newest event, is replayed');
+      const first = Number(events[0]!.id!.split('.').at(-1));
+      assert.ok(first > 1, 'the oldest events were dropped: the client sees a gap after its Last-Event-ID');
+    });
+
+    it('keeps at most limits.eventStoreBytesPerSession across the streams of a session, dropping the oldest stream first', async () => {
+      const sessionId = await initialize(server.url, ALICE);
+      const primings: string[] = [];
+      for (let i = 1; i <= 5; i++) primings.push(await callChatty(server.url, sessionId, i, 15, 1000));
+      let total = 0;
+      const kept: number[] = [];
+      for (const priming of primings) {
+        const res = await replay(server.url, sessionId, priming);
+        const bytes = storedBytes(res.events ?? []);
+        total += bytes;
+        kept.push(bytes);
+      }
+      assert.ok(total <= 50_000, `the session's streams replay ${total} bytes`);
+      assert.ok(kept[0]! < kept[4]!, `the oldest stream lost events first: ${kept.join(', ')}`);
+    });
+  });
+
+  describe('with a store given to the module', () => {
+    const store = new InMemoryEventStore({ maxBytesTotal: 60_000 });
+    let server: RunningApp;
+    before(async () => {
+      server = await startApp(SecurityStreamsModule.register({ sessions: { eventStore: store } }));
+    });
+    after(() => server.close());
+
+    it('DELETE drops the events of the session, those of its cancelled call too; a resume replays nothing', async () => {
+      const start = store.storedBytes;
+      const sessionId = await initialize(server.url, ALICE);
+      const priming = await callChatty(server.url, sessionId, 1, 10, 2000);
+      gates.length = 0;
+      const held = callTool(server.url, ALICE, sessionId, 2, 'hold');
+      await held.waitFor((events) => events.some((e) => (e.data as Json)?.method === 'notifications/message'), 'the held call to log');
+      assert.ok(store.storedBytes > start + 20_000, `the store holds the session's events (${store.storedBytes} bytes)`);
+      const before = await replay(server.url, sessionId, priming);
+      assert.equal((before.events ?? []).length, 11, 'the events are there before DELETE');
+
+      const deleted = await rpc(server.url, undefined, { httpMethod: 'DELETE', headers: { Authorization: ALICE }, sessionId });
+      assert.equal(deleted.status, 200);
+      await held.done;
+      assert.equal(store.storedBytes, start, 'every byte of the session was released');
+      const after = await replay(server.url, sessionId, priming);
+      assert.equal(after.status, 404);
+      assert.equal(after.events, undefined, 'nothing is replayed');
+    });
+
+    it('keeps at most maxBytesTotal (limits.eventStoreBytesTotal) across sessions', async () => {
+      for (let i = 0; i < 4; i++) {
+        const sessionId = await initialize(server.url, ALICE);
+        await callChatty(server.url, sessionId, 1, 20, 1000);
+      }
+      assert.ok(store.storedBytes <= 60_000, `the store holds ${store.storedBytes} bytes`);
+      assert.ok(store.storedBytes > 40_000, 'and keeps what fits');
+    });
   });
 });

@@ -87,6 +87,7 @@ const coreProviders: Provider[] = [
         idleTtlMs: options.sessions.idleTtlMs,
         maxSessions: options.sessions.maxSessions,
         sharedStateSecret: options.requestState.shared === true,
+        eventStoreBytesPerStream: options.limits.eventStoreBytesPerStream,
         logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
       });
     },

@@ -614,13 +614,13 @@ export class McpHttpHandler {
     for (const [key, cancel] of [...this.inflight]) {
       if (key.startsWith(prefix)) cancel();
     }
-    this.dropSessionEvents(sessionId);
+    await this.dropSessionEvents(sessionId);
     res.writeHead(200).end();
   }
 
   /** An ended session's events can never be resumed: release them now rather than at expiry. */
-  private dropSessionEvents(sessionId: string): void {
-    Promise.resolve(this.options.eventStore?.dropSession?.(sessionId)).catch(() => undefined);
+  private async dropSessionEvents(sessionId: string): Promise<void> {
+    await this.options.eventStore?.dropSession?.(sessionId);
   }
 
   // ---------------------------------------------------------------- writing

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
+import { Redis } from 'ioredis';
 import { after, before, describe, it } from 'node:test';
 import { InMemoryEventStore, McpRegistry } from 'nestjs-model-context';
 import { FLOOD_MAX, SecurityStreamsModule, gates, nextFloodOutcome } from '../fixtures/security-streams.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernHeaders, modernMeta, rpc } from '../utils/clients.js';
+import { REDIS_URL, redisAvailable } from '../utils/redis.js';
 import { SseParser, type SseEvent } from '../utils/sse.js';
+
+const skipRedis = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
 
 type Json = Record<string, any>;
 
@@ -414,6 +419,43 @@ describe('security: the event store is bounded and forgets ended sessions (ISSUE
       }
       assert.ok(store.storedBytes <= 60_000, `the store holds ${store.storedBytes} bytes`);
       assert.ok(store.storedBytes > 40_000, 'and keeps what fits');
+    });
+  });
+
+  describe('with Redis', { skip: skipRedis }, () => {
+    const prefix = `mcp:security-streams:${randomBytes(6).toString('hex')}:`;
+    let server: RunningApp;
+    let redis: Redis;
+    before(async () => {
+      redis = new Redis(REDIS_URL);
+      server = await startApp(SecurityStreamsModule.register({
+        redis: { url: REDIS_URL, keyPrefix: prefix },
+        limits: { eventStoreBytesPerStream: 20_000 },
+      }));
+    });
+    after(async () => {
+      await server.close();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    });
+
+    it('keeps at most limits.eventStoreBytesPerStream of a stream, and DELETE deletes the streams of the session', async () => {
+      const sessionId = await initialize(server.url, ALICE);
+      const priming = await callChatty(server.url, sessionId, 1, 50, 1000);
+      const res = await replay(server.url, sessionId, priming);
+      assert.equal(res.status, 200);
+      const events = (res.events ?? []).filter((e) => e.rawData !== '');
+      const bytes = events.reduce((n, e) => n + Buffer.byteLength(e.rawData), 0);
+      assert.ok(bytes <= 20_000, `replayed ${bytes} bytes`);
+      assert.ok(events.length > 5, 'the newest events are kept');
+      assert.equal((events.at(-1)?.data as Json)?.id, 1, 'the result, the newest event, is replayed');
+      const streamKey = `${prefix}stream:${streamOf(priming)}`;
+      assert.equal(await redis.exists(streamKey), 1);
+
+      const deleted = await rpc(server.url, undefined, { httpMethod: 'DELETE', headers: { Authorization: ALICE }, sessionId });
+      assert.equal(deleted.status, 200);
+      assert.equal(await redis.exists(streamKey, `${streamKey}:meta`, `${prefix}sessionstreams:${sessionId}`), 0, 'nothing of the session is left');
     });
   });
 });

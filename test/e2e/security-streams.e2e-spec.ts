@@ -118,12 +118,20 @@ function openGet(url: string, token: string, sessionId: string, lastEventId?: st
 const hasResult = (id: number) => (events: SseEvent[]) => events.some((e) => (e.data as Json)?.id === id && 'result' in (e.data as Json));
 const streamOf = (eventId: string) => eventId.slice(0, eventId.lastIndexOf('.'));
 
-describe('security: resumable streams belong to their session (ISSUE-15 item 3)', () => {
+for (const store of ['in-memory', 'Redis'] as const) describe(`security: resumable streams belong to their session, ${store} event store (ISSUE-15 item 3)`, { skip: store === 'Redis' && skipRedis }, () => {
+  const prefix = `mcp:security-streams:${randomBytes(6).toString('hex')}:`;
   let server: RunningApp;
   before(async () => {
-    server = await startApp(SecurityStreamsModule.register());
+    server = await startApp(SecurityStreamsModule.register(store === 'Redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}));
   });
-  after(() => server.close());
+  after(async () => {
+    await server.close();
+    if (store !== 'Redis') return;
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+  });
 
   for (const [label, otherToken] of [
     ['another principal', BOB],

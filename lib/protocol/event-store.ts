@@ -18,7 +18,10 @@ export interface McpEventStore {
   openStream(sessionId: string): Promise<string> | string;
   /** Stores one event and returns its id. */
   append(streamId: string, message: JsonRpcMessage): Promise<string> | string;
-  /** Events after `lastEventId` on its stream, if the id is known and belongs to the session. */
+  /**
+   * Events after `lastEventId` on its stream, if the id is known and belongs to the session.
+   * A bounded store may have dropped some of them: it returns those it still has.
+   */
   replay(sessionId: string, lastEventId: string): Promise<{ streamId: string; events: StoredEvent[] } | undefined> | { streamId: string; events: StoredEvent[] } | undefined;
   /** Marks a stream finished (its response was sent); it is kept for replay until it expires. */
   finish?(streamId: string): void | Promise<void>;

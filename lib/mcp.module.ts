@@ -71,6 +71,7 @@ const coreProviders: Provider[] = [
           bus,
           guardAwareLists: options.guardAwareLists,
           enforceScopes: options.auth !== undefined,
+          subscriptionsPerSession: options.limits.subscriptionsPerSession,
         },
         registry,
       );
@@ -90,6 +91,7 @@ const coreProviders: Provider[] = [
         idleTtlMs: options.sessions.idleTtlMs,
         maxSessions: options.sessions.maxSessions,
         sharedStateSecret: options.requestState.shared === true,
+        eventStoreBytesPerStream: options.limits.eventStoreBytesPerStream,
         logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
       });
     },
@@ -119,7 +121,11 @@ const coreProviders: Provider[] = [
         originPolicy: new OriginPolicy({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }),
         defaultLogLevel: options.defaultLogLevel,
         keepAliveMs: options.keepAliveMs,
-        eventStore: options.sessions.mode === 'stateful' ? (options.sessions.eventStore ?? redis?.events ?? new InMemoryEventStore()) : undefined,
+        eventStore: options.sessions.mode === 'stateful' ? (options.sessions.eventStore ?? redis?.events ?? new InMemoryEventStore({
+                  maxBytesPerStream: options.limits.eventStoreBytesPerStream,
+                  maxBytesPerSession: options.limits.eventStoreBytesPerSession,
+                  maxBytesTotal: options.limits.eventStoreBytesTotal,
+                })) : undefined,
         relay: options.sessions.mode === 'stateful' ? redis?.relay : undefined,
         auth: auth ?? undefined,
         maxSessions: options.sessions.maxSessions,

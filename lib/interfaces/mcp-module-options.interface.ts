@@ -237,7 +237,7 @@ export interface McpSessionOptions {
   store?: McpSessionStore;
   /**
    * Where SSE events are kept for `Last-Event-ID` resumption.
-   * @default an in-memory store (1000 events per stream, 5 minutes)
+   * @default an in-memory store (1000 events per stream, 5 minutes, and the `limits.eventStoreBytes*` bounds)
    */
   eventStore?: McpEventStore;
 }

@@ -132,7 +132,7 @@ describe('toReadResourceResult', () => {
 describe('resources methods', () => {
   it('declares the resources capability and serves subscribe only on the legacy era', async () => {
     const seen: string[] = [];
-    const { server } = featureServer({});
+    const { server } = featureServer({ resources: [resource('a://x', () => of('x'))] });
     assert.deepEqual(server.capabilities().resources, { subscribe: true, listChanged: true });
     assert.deepEqual(server.capabilities().prompts, { listChanged: true });
     assert.deepEqual(server.capabilities().completions, {});
@@ -143,6 +143,8 @@ describe('resources methods', () => {
     assert.equal((await call(server, 'resources/subscribe', { uri: 5 }, env)).error?.code, -32602);
     assert.equal((await call(server, 'resources/subscribe', {}, legacy)).error?.code, -32602);
     assert.deepEqual((await call(server, 'resources/subscribe', { uri: 'a://x' }, legacy)).result, {});
+    const unknown = (await call(server, 'resources/subscribe', { uri: 'a://nowhere' }, env)).error;
+    assert.equal(unknown?.code, -32002, 'a URI nothing serves gets the resources/read error');
     assert.equal((await call(server, 'resources/subscribe', { uri: 'a://x' }, modern)).error?.code, -32601);
   });
 

@@ -154,6 +154,11 @@ export interface McpFeatureHost {
   listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): JsonObject | Promise<JsonObject>;
   /** Declares the scopes a method's request needs; the transports enforce them (403 insufficient_scope). */
   setRequiredScopes(method: string, resolver: (params: JsonObject) => readonly string[] | undefined): void;
+  /**
+   * Checks a URI a client asks to be notified about (`subscriptions/listen` filters); throws the
+   * error `resources/read` would give for it.
+   */
+  checkSubscribable?: (uri: string, era: ProtocolEra) => void;
 }
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -191,8 +196,18 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     return union(uris.map((uri) => (typeof uri === 'string' ? scopes(uri) : undefined)));
   });
   host.setMethod('resources/read', BOTH_ERAS, (params, ctx, env) => readResource(host, catalog, options, params, ctx, env.era));
+  const checkSubscribable = (uri: string, era: ProtocolEra): void => {
+    const problem = uriProblem(uri);
+    if (problem !== undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI ${quote(uri)}: ${problem}.`, { uri: truncate(uri) });
+    }
+    // A subscription to a URI nothing serves could never fire, yet the session would hold it.
+    if (!servesUri(catalog, uri)) throw notFound(uri, era);
+  };
+  host.checkSubscribable = checkSubscribable;
   host.setMethod('resources/subscribe', ['legacy'], (params, _ctx, env) => {
     const uri = subscriptionUri(params, 'resources/subscribe');
+    checkSubscribable(uri, env.era);
     return Promise.resolve(env.subscribe?.(uri)).then(() => ({}));
   });
   host.setMethod('resources/unsubscribe', ['legacy'], (params, _ctx, env) => {
@@ -208,6 +223,12 @@ function subscriptionUri(params: JsonObject, method: string): string {
     throw new McpError(ErrorCode.InvalidParams, `${method} needs "params.uri", the URI of the resource to watch, as a non-empty string.`);
   }
   return uri;
+}
+
+/** True when a resource, or a template (decorated or added at runtime), serves the URI. */
+function servesUri(catalog: McpFeatureCatalog, uri: string): boolean {
+  if (catalog.resource(uri)) return true;
+  return catalog.resourceTemplates().some((template) => template.template.match(uri) !== null);
 }
 
 function readResource(

@@ -60,6 +60,8 @@ export interface McpServerConfig {
   guardAwareLists?: boolean;
   /** Whether the transports enforce `requiredScopes` (McpModule's `auth` is set). @default false */
   enforceScopes?: boolean;
+  /** `limits.subscriptionsPerSession`, also the most URIs one `subscriptions/listen` filter may name. @default 100 */
+  subscriptionsPerSession?: number;
 }
 
 /** The scopes one request needs, from its params (see {@link McpServer.requiredScopes}). */
@@ -85,6 +87,8 @@ export class McpServer {
   private readonly toolsPages: PagedList<ToolRuntime>;
   private readonly shutdownSubject = new Subject<void>();
   private readonly scopeResolvers = new Map<string, ScopeResolver>();
+  /** Set by the resources feature: refuses URIs that nothing serves. */
+  checkSubscribable?: (uri: string, era: ProtocolEra) => void;
 
   constructor(
     private readonly config: McpServerConfig,
@@ -109,7 +113,14 @@ export class McpServer {
     });
     this.modernMethods.set('server/discover', () => this.discover());
     const bus = config.bus;
-    if (bus) this.modernMethods.set('subscriptions/listen', (params, ctx) => listen(params, ctx, bus, this.shutdownSubject));
+    if (bus) {
+      this.modernMethods.set('subscriptions/listen', (params, ctx) =>
+        listen(params, ctx, bus, this.shutdownSubject, {
+          maxResourceSubscriptions: config.subscriptionsPerSession ?? 100,
+          checkUri: this.checkSubscribable && ((uri) => this.checkSubscribable!(uri, 'modern')),
+        }),
+      );
+    }
   }
 
   /** Ends long-lived subscriptions gracefully (each gets a `complete` result). */

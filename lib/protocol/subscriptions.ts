@@ -13,9 +13,15 @@ interface ListenFilter {
   resourceSubscriptions?: string[];
 }
 
-const MAX_RESOURCE_SUBSCRIPTIONS = 1000;
+/** Bounds and checks of the URIs a `subscriptions/listen` filter may name. */
+export interface ListenOptions {
+  /** `limits.subscriptionsPerSession`: most URIs in `resourceSubscriptions`. */
+  maxResourceSubscriptions: number;
+  /** Throws the `resources/read` error for a URI no resource or template serves. */
+  checkUri?: (uri: string) => void;
+}
 
-function parseFilter(params: JsonObject): ListenFilter {
+function parseFilter(params: JsonObject, options: ListenOptions): ListenFilter {
   const raw = params.notifications;
   if (raw === undefined) return {};
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -28,13 +34,18 @@ function parseFilter(params: JsonObject): ListenFilter {
   }
   const uris = input.resourceSubscriptions;
   if (uris !== undefined) {
-    if (!Array.isArray(uris) || uris.length > MAX_RESOURCE_SUBSCRIPTIONS || !uris.every((u) => typeof u === 'string')) {
+    if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
+      throw new McpError(ErrorCode.InvalidParams, 'subscriptions/listen: "resourceSubscriptions" must be an array of URI strings.');
+    }
+    const unique = [...new Set(uris as string[])];
+    if (unique.length > options.maxResourceSubscriptions) {
       throw new McpError(
         ErrorCode.InvalidParams,
-        `subscriptions/listen: "resourceSubscriptions" must be an array of at most ${MAX_RESOURCE_SUBSCRIPTIONS} URI strings.`,
+        `subscriptions/listen: "resourceSubscriptions" names ${unique.length} URIs; the limit is ${options.maxResourceSubscriptions} (limits.subscriptionsPerSession). Listen to fewer resources, or raise McpModule's limits.subscriptionsPerSession.`,
       );
     }
-    filter.resourceSubscriptions = [...new Set(uris as string[])];
+    for (const uri of unique) options.checkUri?.(uri);
+    filter.resourceSubscriptions = unique;
   }
   return filter;
 }
@@ -52,8 +63,8 @@ function wants(filter: ListenFilter, event: McpChangeEvent): boolean {
  * the subscription id (the listen request's id). It ends when the client disconnects, or with a
  * `complete` result when the server shuts the subscription down.
  */
-export function listen(params: JsonObject, ctx: McpContext, bus: McpNotificationBus, shutdown$: Observable<void>): Observable<JsonObject> {
-  const filter = parseFilter(params);
+export function listen(params: JsonObject, ctx: McpContext, bus: McpNotificationBus, shutdown$: Observable<void>, options: ListenOptions): Observable<JsonObject> {
+  const filter = parseFilter(params, options);
   const tag = { [META_SUBSCRIPTION_ID]: ctx.requestId };
   return new Observable<JsonObject>((subscriber) => {
     ctx.notify('notifications/subscriptions/acknowledged', { notifications: filter, _meta: tag });

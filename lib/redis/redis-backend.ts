@@ -20,6 +20,8 @@ export interface RedisBackendSettings {
   logger?: RedisLogger;
   /** How long the bootstrap waits for Redis. @default 5000 */
   connectTimeoutMs?: number;
+  /** `limits.eventStoreBytesPerStream`. @default 1048576 */
+  eventStoreBytesPerStream?: number;
 }
 
 const HEARTBEAT_MS = 5_000;
@@ -56,7 +58,13 @@ export class McpRedisBackend {
     const streamTtlMs = options.streamTtlMs ?? 5 * 60_000;
     const logger = settings.logger;
     this.sessions = new RedisSessionStore(client, keys, { idleTtlMs: settings.idleTtlMs, maxSessions: settings.maxSessions });
-    this.events = new RedisEventStore(client, keys, { maxEventsPerStream, ttlMs: streamTtlMs, instanceId: this.instanceId, logger });
+    this.events = new RedisEventStore(client, keys, {
+      maxEventsPerStream,
+      maxBytesPerStream: settings.eventStoreBytesPerStream,
+      ttlMs: streamTtlMs,
+      instanceId: this.instanceId,
+      logger,
+    });
     this.bus = new RedisNotificationBus(client, keys, { maxEventsPerStream, streamTtlMs, logger });
     this.replayGuard = new RedisReplayGuard(client, keys);
     this.relay = new RedisRelay(client, keys, { instanceId: this.instanceId, maxEventsPerStream, streamTtlMs, idleTtlMs: settings.idleTtlMs, logger });

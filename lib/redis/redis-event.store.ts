@@ -2,10 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { McpEventStore, StoredEvent } from '../protocol/event-store.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import { describeError, RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
-import { STREAM_APPEND, STREAM_FINISH, STREAM_OPEN } from './redis-scripts.js';
+import { SESSION_STREAMS_DROP, STREAM_APPEND, STREAM_FINISH, STREAM_OPEN } from './redis-scripts.js';
 
 export interface RedisEventStoreOptions {
   maxEventsPerStream: number;
+  /** Bytes of events kept per stream (`limits.eventStoreBytesPerStream`); the oldest go first. @default 1048576 */
+  maxBytesPerStream?: number;
   ttlMs: number;
   /** This instance's id, recorded as the owner of the streams it opens. */
   instanceId: string;
@@ -40,8 +42,9 @@ export function parseEventId(sessionId: string, eventId: string): { streamId: st
 }
 
 /**
- * SSE events in Redis Streams, one per SSE stream, capped (`MAXLEN ~`) and expiring after `ttlMs`
- * without events. Event ids are `<streamId>.<redis entry id>`: Redis assigns entry ids in order,
+ * SSE events in Redis Streams, one per SSE stream, capped in events and in bytes (the oldest go
+ * first: a resume after dropped events replays those left, with a gap in the ids) and expiring
+ * after `ttlMs` without events; a session's streams are deleted when it is (`dropSession`). Event ids are `<streamId>.<redis entry id>`: Redis assigns entry ids in order,
  * so ids stay unique and ordered when another instance continues a stream, even after the key
  * expired and was created again.
  *
@@ -65,7 +68,7 @@ export class RedisEventStore implements McpEventStore {
   openStream(sessionId: string): string {
     const streamId = newStreamId(sessionId);
     this.scripts
-      .run(STREAM_OPEN, [], [this.keys.prefix, streamId, 'p', this.options.instanceId, this.options.ttlMs])
+      .run(STREAM_OPEN, [], [this.keys.prefix, streamId, 'p', this.options.instanceId, this.options.ttlMs, sessionId])
       .catch((error) => this.options.logger?.warn(`Could not record SSE stream ${streamId} in Redis: ${describeError(error)}`));
     return streamId;
   }
@@ -77,6 +80,7 @@ export class RedisEventStore implements McpEventStore {
       JSON.stringify(message),
       this.options.maxEventsPerStream,
       this.options.ttlMs,
+      this.options.maxBytesPerStream ?? 1024 * 1024,
     ])) as string;
     return `${streamId}.${id}`;
   }
@@ -95,6 +99,14 @@ export class RedisEventStore implements McpEventStore {
   async finish(streamId: string): Promise<void> {
     if (!streamId) return;
     await this.scripts.run(STREAM_FINISH, [], [this.keys.prefix, streamId, this.options.ttlMs]);
+  }
+
+  async dropSession(sessionId: string): Promise<void> {
+    try {
+      await this.scripts.run(SESSION_STREAMS_DROP, [], [this.keys.prefix, sessionId]);
+    } catch (error) {
+      this.options.logger?.warn(`Could not delete the SSE streams of an ended session from Redis (they expire on their own): ${describeError(error)}`);
+    }
   }
 
   /** The connection belongs to the Redis backend, which closes it. */

@@ -11,7 +11,9 @@
  *   p..'getstreams'         HASH session id → id of its current GET stream
  *   p..'stream:'..sid       Redis Stream of SSE events (field m = JSON), MAXLEN ~ cap, PX TTL
  *   p..'stream:'..sid..':meta'  HASH k = 'g'|'p' (GET or POST stream), o = owner instance,
- *                           f = '1' once finished, t = '1' while another instance tails it
+ *                           f = '1' once finished, t = '1' while another instance tails it,
+ *                           s = session id (POST streams), b = bytes of the events kept
+ *   p..'sessionstreams:'..id  SET of the POST streams of a session (dropped with it), PX TTL
  *   p..'instance:'..id      heartbeat, PX
  *   p..'nonce:'..n          single-use requestState nonces, PX until the state expires
  */
@@ -100,25 +102,63 @@ redis.call('HDEL', p .. 'getstreams', id)
 if stream then redis.call('PUBLISH', p .. 'relay', 's ' .. stream) end
 return stream or ''`;
 
-/** ARGV: p, streamId, kind, owner, ttlMs. Records a new stream (fire-and-forget at open). */
+/** ARGV: p, streamId, kind, owner, ttlMs, sessionId. Records a new stream (fire-and-forget at open). */
 export const STREAM_OPEN = `
 local meta = ARGV[1] .. 'stream:' .. ARGV[2] .. ':meta'
-redis.call('HSET', meta, 'k', ARGV[3], 'o', ARGV[4])
+redis.call('HSET', meta, 'k', ARGV[3], 'o', ARGV[4], 's', ARGV[6])
 redis.call('PEXPIRE', meta, ARGV[5])
+local streams = ARGV[1] .. 'sessionstreams:' .. ARGV[6]
+redis.call('SADD', streams, ARGV[2])
+redis.call('PEXPIRE', streams, ARGV[5])
 return 1`;
 
 /**
- * ARGV: p, streamId, json, maxLen, ttlMs. Appends one event; pokes tailing instances. Returns the
- * Redis entry id (time-based: unique and ordered, even across instances and key expiry).
+ * ARGV: p, streamId, json, maxLen, ttlMs, maxBytes. Appends one event, then drops the oldest ones
+ * until the stream holds at most maxLen events and maxBytes bytes of them; pokes tailing
+ * instances. Returns the Redis entry id (time-based: unique and ordered, even across instances
+ * and key expiry).
  */
 export const STREAM_APPEND = `
 local p, sid = ARGV[1], ARGV[2]
 local key, meta = p .. 'stream:' .. sid, p .. 'stream:' .. sid .. ':meta'
-local id = redis.call('XADD', key, 'MAXLEN', '~', ARGV[4], '*', 'm', ARGV[3])
+local maxLen, maxBytes = tonumber(ARGV[4]), tonumber(ARGV[6])
+local id = redis.call('XADD', key, '*', 'm', ARGV[3])
+local bytes = redis.call('HINCRBY', meta, 'b', #ARGV[3])
+-- Each pass removes one entry, so the loop ends once the stream fits (or is empty).
+while bytes > maxBytes or redis.call('XLEN', key) > maxLen do
+  local first = redis.call('XRANGE', key, '-', '+', 'COUNT', 1)[1]
+  if not first then
+    redis.call('HSET', meta, 'b', 0)
+    break
+  end
+  local size = 0
+  for i = 1, #first[2], 2 do
+    if first[2][i] == 'm' then size = #first[2][i + 1] end
+  end
+  redis.call('XDEL', key, first[1])
+  bytes = redis.call('HINCRBY', meta, 'b', -size)
+end
 redis.call('PEXPIRE', key, ARGV[5])
 redis.call('PEXPIRE', meta, ARGV[5])
+local session = redis.call('HGET', meta, 's')
+if session then redis.call('PEXPIRE', p .. 'sessionstreams:' .. session, ARGV[5]) end
 if redis.call('HEXISTS', meta, 't') == 1 then redis.call('PUBLISH', p .. 'relay', 's ' .. sid) end
 return id`;
+
+/**
+ * ARGV: p, sessionId. Deletes the POST streams of a session that ended; instances tailing one of
+ * them are poked and end it (its metadata is gone). Returns the number of streams deleted.
+ */
+export const SESSION_STREAMS_DROP = `
+local p = ARGV[1]
+local set = p .. 'sessionstreams:' .. ARGV[2]
+local streams = redis.call('SMEMBERS', set)
+for _, sid in ipairs(streams) do
+  redis.call('DEL', p .. 'stream:' .. sid, p .. 'stream:' .. sid .. ':meta')
+  redis.call('PUBLISH', p .. 'relay', 's ' .. sid)
+end
+redis.call('DEL', set)
+return #streams`;
 
 /** ARGV: p, streamId, ttlMs. Marks a stream finished; tailers end after its last event. */
 export const STREAM_FINISH = `

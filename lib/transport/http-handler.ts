@@ -29,7 +29,7 @@ import {
   isSupportedLegacyVersion,
 } from '../protocol/versions.js';
 import type { OriginPolicy } from './origin-policy.js';
-import { SSE_HEADERS, writeFlushed } from './sse.js';
+import { SSE_HEADERS, limitSseBuffer, writeFlushed } from './sse.js';
 import { serializeMessage } from '../protocol/serialize.js';
 import { SseStream } from './sse-stream.js';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
@@ -78,8 +78,6 @@ const KEPT_CAPABILITIES = ['roots', 'sampling', 'elicitation', 'experimental', '
 /** `clientInfo` (Implementation) fields a session keeps. */
 const KEPT_CLIENT_INFO = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons'] as const;
 
-const MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
-
 /** Per-call transport state, created before dispatch so the context can close the stream. */
 interface CallChannel {
   stream?: SseStream;
@@ -109,8 +107,12 @@ export class McpHttpHandler {
   /** Cancels an in-flight legacy call (by session and request id), ending its response. */
   private readonly inflight = new Map<string, () => void>();
   private readonly getStreams = new Map<string, SseStream>();
-  /** Resumable POST streams still running, by stream id. */
-  private readonly liveStreams = new Map<string, SseStream>();
+  /**
+   * Resumable POST streams still running, by stream id, with the session that owns each: an event
+   * id resumes a stream only for that session (so for its principal too), since a foreign GET
+   * would otherwise take over the stream's response and cancel its call.
+   */
+  private readonly liveStreams = new Map<string, { stream: SseStream; sessionId: string }>();
   /** Legacy server-to-client requests awaiting the client's answer. */
   readonly broker = new ServerRequestBroker();
   /**
@@ -129,17 +131,21 @@ export class McpHttpHandler {
   private readonly streamSubscriptions = new Map<string, Set<string>>();
   private readonly stopSessionEnds?: () => void;
 
+  private readonly limits: ResolvedMcpLimits;
+
   constructor(
     private readonly server: McpServer,
     private readonly store: McpSessionStore,
     private readonly options: McpHttpHandlerOptions,
   ) {
+    this.limits = options.limits ?? DEFAULT_MCP_LIMITS;
     // An answer published by the instance it reached resolves here if this instance awaits it.
     this.stopRelay = options.relay?.onResponse((response, sessionId) => this.broker.resolve(response, sessionId));
-    this.stopSessionEnds = store.onSessionEnd?.((sessionId, reason) => this.endSession(sessionId, reason));
+    this.stopSessionEnds = store.onSessionEnd?.((sessionId, reason) => void this.endSession(sessionId, reason));
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    limitSseBuffer(res, this.limits.sseBufferBytes);
     try {
       const verdict = this.options.originPolicy.check(req);
       if (!verdict.ok) return this.sendError(res, 403, null, ErrorCode.InvalidRequest, `Forbidden: ${verdict.reason}`);
@@ -231,7 +237,11 @@ export class McpHttpHandler {
    * eviction beyond its owner's cap): its GET stream (here and, with a relay, wherever it is
    * tailed) and its in-flight calls. The one place a session's resources are released.
    */
-  private endSession(sessionId: string, _reason: 'deleted' | McpSessionEndReason): void {
+  /**
+   * Everything a legacy session holds ends with it, whatever ended it (DELETE, idle expiry,
+   * eviction at its owner's cap): its GET stream, relay stream, in-flight calls and stored events.
+   */
+  private async endSession(sessionId: string, _reason: 'deleted' | McpSessionEndReason): Promise<void> {
     this.getStreams.get(sessionId)?.end();
     this.getStreams.delete(sessionId);
     this.streamSubscriptions.delete(sessionId);
@@ -459,8 +469,12 @@ export class McpHttpHandler {
         ? async (uri) => {
             const subscriptions = new Set(current.subscriptions ?? []);
             if (subscriptions.has(uri)) return;
-            if (subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SESSION) {
-              throw new McpError(ErrorCode.InvalidParams, `A session may hold at most ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions; unsubscribe from some first.`);
+            const max = this.limits.subscriptionsPerSession;
+            if (subscriptions.size >= max) {
+              throw new McpError(
+                ErrorCode.InvalidParams,
+                `Too many subscriptions: this session already holds ${max} resource subscriptions, the limit (limits.subscriptionsPerSession). Call resources/unsubscribe for some first, or raise McpModule's limits.subscriptionsPerSession.`,
+              );
             }
             current.subscriptions = [...subscriptions, uri];
             await this.store.update(current);
@@ -502,7 +516,7 @@ export class McpHttpHandler {
     const { protocolVersion, result } = this.server.initializeResult(params.protocolVersion);
     const headers: Record<string, string> = {};
     if (this.options.sessions === 'stateful') {
-      const limits = this.options.limits ?? DEFAULT_MCP_LIMITS;
+      const limits = this.limits;
       // Only what the protocol defines is kept, and bounded: every session holds it until it ends.
       const capabilities = pick(params.capabilities, KEPT_CAPABILITIES, isObject);
       const clientInfo = isObject(params.clientInfo) ? pick(params.clientInfo, KEPT_CLIENT_INFO, (v, field) => (field === 'icons' ? Array.isArray(v) : typeof v === 'string')) : undefined;
@@ -633,12 +647,13 @@ export class McpHttpHandler {
     const sessionId = context.session.id;
     const lastEventId = header(req, 'last-event-id');
     if (lastEventId !== undefined && this.options.eventStore) {
+      // Another session's event id is treated like an unknown one: a fresh stream of this session.
       const live = this.liveStreams.get(lastEventId.slice(0, lastEventId.lastIndexOf('.')));
-      if (live) {
+      if (live?.sessionId === sessionId) {
         res.writeHead(200, SSE_HEADERS);
         res.flushHeaders();
         this.keepAlive(res);
-        return live.resume(res, sessionId, lastEventId);
+        return live.stream.resume(res, sessionId, lastEventId);
       }
       if (this.options.relay) return this.relayStream(res, sessionId, lastEventId, context.protocolVersion);
       const replay = await this.options.eventStore.replay(sessionId, lastEventId);
@@ -751,7 +766,7 @@ export class McpHttpHandler {
     if (!owned || (owned.principal ?? null) !== (this.principals.get(req)?.id ?? null) || !(await this.store.delete(sessionId))) {
       return this.sendError(res, 404, null, ErrorCode.InvalidRequest, 'Session not found: it expired or was already deleted.');
     }
-    this.endSession(sessionId, 'deleted');
+    await this.endSession(sessionId, 'deleted');
     res.writeHead(200).end();
   }
 
@@ -789,7 +804,7 @@ export class McpHttpHandler {
         retryMs: this.options.retryMs ?? 1000,
       });
       channel.stream = stream;
-      if (streamId !== undefined) this.liveStreams.set(streamId, stream);
+      if (streamId !== undefined) this.liveStreams.set(streamId, { stream, sessionId: sessionId! });
       if (channel.detachRequested) stream.detach();
       return stream;
     };

@@ -241,6 +241,10 @@ export class McpHttpHandler {
    * Everything a legacy session holds ends with it, whatever ended it (DELETE, idle expiry,
    * eviction at its owner's cap): its GET stream, relay stream, in-flight calls and stored events.
    */
+  /**
+   * Everything a legacy session holds ends with it, whatever ended it (DELETE, idle expiry,
+   * eviction at its owner's cap): its GET stream, relay stream, in-flight calls and stored events.
+   */
   private async endSession(sessionId: string, _reason: 'deleted' | McpSessionEndReason): Promise<void> {
     this.getStreams.get(sessionId)?.end();
     this.getStreams.delete(sessionId);
@@ -250,6 +254,8 @@ export class McpHttpHandler {
     for (const [key, cancel] of [...this.inflight]) {
       if (key.startsWith(prefix)) cancel();
     }
+    // An ended session's events can never be resumed: release them now rather than at expiry.
+    await this.options.eventStore?.dropSession?.(sessionId);
   }
 
   private allowedMethods(): string {

@@ -1,4 +1,4 @@
-import { Logger, Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { Logger, Module, type DynamicModule, type MiddlewareConsumer, type NestModule, type Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { McpExplorer } from './discovery/mcp.explorer.js';
@@ -40,7 +40,7 @@ import { createMcpController } from './transport/mcp.controller.js';
 import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
-import { McpMetadataController } from './transport/mcp-metadata.controller.js';
+import { McpMetadataDocuments, McpMetadataModule } from './transport/mcp-metadata.controller.js';
 import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 
@@ -127,8 +127,13 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_AUTHENTICATOR,
-    useFactory: (options: ResolvedMcpOptions) => (options.auth ? new McpAuthenticator(options.auth) : null),
-    inject: [MCP_RESOLVED_OPTIONS],
+    useFactory: (options: ResolvedMcpOptions, documents: McpMetadataDocuments) => {
+      if (!options.auth) return null;
+      const auth = new McpAuthenticator(options.auth);
+      documents.add(auth);
+      return auth;
+    },
+    inject: [MCP_RESOLVED_OPTIONS, McpMetadataDocuments],
   },
   McpTransportLifecycle,
   McpHealthIndicator,
@@ -184,7 +189,16 @@ function normalizePath(path: string | undefined): string {
  * @publicApi
  */
 @Module({})
-export class McpModule extends McpConfigurableModule {
+export class McpModule extends McpConfigurableModule implements NestModule {
+  constructor(private readonly transport: McpTransportLifecycle) {
+    super();
+  }
+
+  /** Nest calls this before it maps the routes; see McpTransportLifecycle.beforeRoutes. */
+  configure(_consumer: MiddlewareConsumer): void {
+    this.transport.beforeRoutes();
+  }
+
   static override forRoot(options: McpModuleForRootOptions): DynamicModule {
     return McpModule.assemble(super.forRoot(options), options.path);
   }
@@ -197,8 +211,8 @@ export class McpModule extends McpConfigurableModule {
     const endpoint = normalizePath(path);
     return {
       ...definition,
-      imports: [...(definition.imports ?? []), DiscoveryModule],
-      controllers: [...(definition.controllers ?? []), createMcpController(endpoint), McpMetadataController],
+      imports: [...(definition.imports ?? []), DiscoveryModule, McpMetadataModule],
+      controllers: [...(definition.controllers ?? []), createMcpController(endpoint)],
       providers: [
         ...(definition.providers ?? []),
         ...coreProviders,

@@ -1,7 +1,9 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_ENDPOINT_PATH, MCP_HTTP_HANDLER, MCP_NOTIFICATION_BUS, MCP_SERVER, MCP_SESSION_STORE } from '../mcp.constants.js';
+import { MCP_ENDPOINT_PATH, MCP_HTTP_HANDLER, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE } from '../mcp.constants.js';
+import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { assertSupportedPlatform, scopeFastifyMcpRoutes, type FastifyInstanceLike } from './fastify.adapter.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import type { McpChangeEvent, McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpServer } from '../protocol/server.js';
@@ -29,7 +31,23 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationShutdow
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
     @Inject(MCP_SERVER) private readonly server: McpServer,
     private readonly registry: McpRegistry,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
   ) {}
+
+  /**
+   * Called by McpModule's `configure()`, which Nest runs before it maps any route: refuses an
+   * HTTP platform McpModule cannot serve, and on Fastify scopes the body-error handling to the
+   * MCP routes, which can only be done as they are declared.
+   */
+  beforeRoutes(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    if (!adapter) return;
+    const type = adapter.getType?.();
+    assertSupportedPlatform(type);
+    if (type === 'fastify') {
+      scopeFastifyMcpRoutes(adapter.getInstance<FastifyInstanceLike>(), { path: this.path, maxBodyBytes: this.options.maxBodyBytes });
+    }
+  }
 
   onModuleInit(): void {
     // Registry changes go out through the bus, so with a shared bus every instance's streams hear

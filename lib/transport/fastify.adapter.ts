@@ -117,9 +117,23 @@ export function scopeFastifyMcpRoutes(instance: FastifyInstanceLike, options: Fa
       res.end(body);
     };
     const hooks = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
-    route.preParsing = [...hooks, decodeContentEncoding];
+    route.preParsing = [...hooks, skipEmptyBodyOfGetAndDelete, decodeContentEncoding];
   });
 }
+
+/**
+ * Clients send `Content-Type: application/json` on every request of a session, DELETE and GET
+ * included, with no body. Fastify would run its JSON parser on that empty body and refuse it;
+ * Express, and the MCP handler, read no body there, so without one there is nothing to parse.
+ */
+const skipEmptyBodyOfGetAndDelete: PreParsingHook = (request, _reply, payload, done) => {
+  const headers = request.raw.headers;
+  const method = request.raw.method;
+  if ((method === 'DELETE' || method === 'GET') && headers['transfer-encoding'] === undefined && (headers['content-length'] ?? '0') === '0') {
+    delete headers['content-type'];
+  }
+  done(null, payload);
+};
 
 const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
   gzip: createGunzip,

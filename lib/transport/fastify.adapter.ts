@@ -99,26 +99,39 @@ export interface FastifyMcpRouteOptions {
  * routes (the `onRoute` hook sees only routes added after it).
  */
 export function scopeFastifyMcpRoutes(instance: FastifyInstanceLike, options: FastifyMcpRouteOptions): void {
-  const suffix = `/${options.path}`;
+  const known = endpoints.get(instance);
+  if (known) return void known.push(options);
+  const all = [options];
+  endpoints.set(instance, all);
+  // One hook per app: with McpModules at `mcp` and `agents/mcp`, a route ending in `/agents/mcp`
+  // belongs to the longer path only, and gets one decoder and one error handler.
   instance.addHook('onRoute', (route) => {
-    if (route.url.replace(/\/+$/, '') !== suffix && !route.url.replace(/\/+$/, '').endsWith(suffix)) return;
-    if (String(route.method).toUpperCase() === 'HEAD') return;
-    const ownHandler = route.errorHandler;
-    route.errorHandler = (error, request, reply) => {
-      const answer = parserErrorAnswer(error, request, instance.initialConfig?.bodyLimit, options.maxBodyBytes);
-      if (!answer) {
-        if (ownHandler) return ownHandler(error, request, reply);
-        // Fastify hands an error thrown here on to the app's error handler (Nest's).
-        throw error;
-      }
-      const body = JSON.stringify(failure(null, answer.code, answer.message));
-      const res = hijack(reply);
-      res.writeHead(answer.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-      res.end(body);
-    };
-    const hooks = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
-    route.preParsing = [...hooks, skipEmptyBodyOfGetAndDelete, decodeContentEncoding];
+    const url = route.url.replace(/\/+$/, '');
+    const owner = all.filter((e) => url === `/${e.path}` || url.endsWith(`/${e.path}`)).sort((a, b) => b.path.length - a.path.length)[0];
+    if (owner === undefined || String(route.method).toUpperCase() === 'HEAD') return;
+    scopeRoute(route, instance, owner);
   });
+}
+
+/** The MCP endpoints of each Fastify instance (an app may import McpModule more than once). */
+const endpoints = new WeakMap<FastifyInstanceLike, FastifyMcpRouteOptions[]>();
+
+function scopeRoute(route: FastifyRouteOptionsLike, instance: FastifyInstanceLike, options: FastifyMcpRouteOptions): void {
+  const ownHandler = route.errorHandler;
+  route.errorHandler = (error, request, reply) => {
+    const answer = parserErrorAnswer(error, request, instance.initialConfig?.bodyLimit, options.maxBodyBytes);
+    if (!answer) {
+      if (ownHandler) return ownHandler(error, request, reply);
+      // Fastify hands an error thrown here on to the app's error handler (Nest's).
+      throw error;
+    }
+    const body = JSON.stringify(failure(null, answer.code, answer.message));
+    const res = hijack(reply);
+    res.writeHead(answer.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+  const hooks = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
+  route.preParsing = [...hooks, skipEmptyBodyOfGetAndDelete, decodeContentEncoding];
 }
 
 /**

@@ -16,7 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import { Body, Controller, Injectable, Module, Post, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import { InteractiveModule, events } from '../fixtures/interactive.module.js';
+import { McpModule } from 'nestjs-model-context';
+import { InteractiveModule, InteractiveTools, events } from '../fixtures/interactive.module.js';
 import { SecurityWireModule } from '../fixtures/security-wire.module.js';
 import { startApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, rpc } from '../utils/clients.js';
@@ -351,6 +352,35 @@ describe('McpModule on Fastify 12: the app around the endpoint', () => {
     const body = (await res.json()) as Json;
     assert.equal(body.jsonrpc, undefined, 'not a JSON-RPC body');
     assert.equal(body.statusCode, 400, "Nest's own error body");
+  });
+});
+
+@Module({
+  imports: [
+    McpModule.forRoot({ name: 'root', version: '1', path: 'mcp' }),
+    McpModule.forRoot({ name: 'agents', version: '1', path: 'agents/mcp', maxBodyBytes: 1000 }),
+  ],
+  providers: [InteractiveTools],
+})
+class TwoEndpointsModule {}
+
+describe('McpModule twice on one Fastify 12 app (paths mcp and agents/mcp)', () => {
+  it('scopes each endpoint to its own routes: one decoding, its own maxBodyBytes named', async (t) => {
+    const server = await startApp(TwoEndpointsModule, { platform: 'fastify', fastifyOptions: { bodyLimit: 4096 } });
+    t.after(() => server.close());
+    for (const [path, name] of [['mcp', 'root'], ['agents/mcp', 'agents']] as const) {
+      const url = `${server.base}/${path}`;
+      const gzip = await fetch(url, { method: 'POST', body: gzipSync(Buffer.from(JSON.stringify(INIT))), headers: { ...ACCEPT, 'Content-Encoding': 'gzip' } });
+      assert.equal(gzip.status, 200, `${path}: ${await gzip.clone().text()}`);
+      assert.equal(((await gzip.json()) as Json).result.serverInfo.name, name);
+    }
+    const big = { jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(8192) } };
+    const root = await rpc(`${server.base}/mcp`, big);
+    assert.equal(root.status, 413);
+    assert.match((root.json as Json).error.message, /bodyLimit of 4096 bytes.*maxBodyBytes \(4194304 bytes\)/);
+    const agents = await rpc(`${server.base}/agents/mcp`, big);
+    assert.equal(agents.status, 413);
+    assert.match((agents.json as Json).error.message, /bodyLimit of 4096 bytes.*maxBodyBytes \(1000 bytes\)/);
   });
 });
 

@@ -11,6 +11,8 @@ import { ErrorCode, failure } from '../protocol/json-rpc.js';
 export interface FastifyRequestLike {
   raw: IncomingMessage;
   body?: unknown;
+  /** The client address, through proxies as Fastify's `trustProxy` option allows. */
+  ip?: string;
   headers: IncomingMessage['headers'];
 }
 
@@ -65,13 +67,15 @@ export function isFastifyReply(res: unknown): res is FastifyReplyLike {
  * The Node request and response under an Express or Fastify pair. On Fastify the reply is
  * hijacked, so Fastify sends nothing itself and SSE streams stay open, and the headers set on the
  * reply so far (by `@fastify/cors`, `helmet`, a hook) are carried to the raw response. The body
- * Fastify parsed is handed on as `req.body`, which the HTTP handler reads when present.
+ * Fastify parsed is handed on as `req.body`, which the HTTP handler reads when present, and the
+ * client address as `req.ip`, as Express has it (`limits.sessionsPerAddress` counts by it).
  */
 export function nodeHttpOf(req: unknown, res: unknown): { req: IncomingMessage; res: ServerResponse } {
   if (!isFastifyReply(res)) return { req: req as IncomingMessage, res: res as ServerResponse };
   const request = req as FastifyRequestLike;
-  const raw = request.raw as IncomingMessage & { body?: unknown };
+  const raw = request.raw as IncomingMessage & { body?: unknown; ip?: string };
   if (request.body !== undefined) raw.body = request.body;
+  if (request.ip !== undefined) raw.ip = request.ip;
   return { req: raw, res: hijack(res) };
 }
 

@@ -384,6 +384,29 @@ describe('McpModule twice on one Fastify 12 app (paths mcp and agents/mcp)', () 
   });
 });
 
+describe("McpModule on Fastify 12 behind a proxy (Fastify's trustProxy)", () => {
+  it("counts anonymous sessions per client address as Fastify's request.ip tells it", async (t) => {
+    const server = await startApp(
+      { module: class SessionsApp {}, imports: [McpModule.forRoot({ name: 'sessions', version: '1', limits: { sessionsPerAddress: 1 } })] },
+      { platform: 'fastify', fastifyOptions: { trustProxy: true } },
+    );
+    t.after(() => server.close());
+    const initialize = async (ip: string): Promise<string> => {
+      const res = await rpc(server.url, INIT, { headers: { 'X-Forwarded-For': ip } });
+      assert.equal(res.status, 200, res.text);
+      return res.headers.get('mcp-session-id')!;
+    };
+    const ping = async (ip: string, sessionId: string): Promise<number> =>
+      (await rpc(server.url, { jsonrpc: '2.0', id: 2, method: 'ping' }, { sessionId, headers: { 'X-Forwarded-For': ip, 'MCP-Protocol-Version': '2025-11-25' } })).status;
+    const victim = await initialize('10.0.0.1');
+    const first = await initialize('10.0.0.2');
+    const second = await initialize('10.0.0.2');
+    assert.equal(await ping('10.0.0.1', victim), 200, "another address's sessions must not end this one");
+    assert.equal(await ping('10.0.0.2', first), 404, 'beyond its cap an address loses its oldest session');
+    assert.equal(await ping('10.0.0.2', second), 200);
+  });
+});
+
 describe('McpModule on an unsupported HTTP platform', () => {
   it('fails the bootstrap naming the platform and the supported ones', async () => {
     class OtherAdapter extends ExpressAdapter {

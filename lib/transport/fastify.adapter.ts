@@ -74,9 +74,15 @@ export function nodeHttpOf(req: unknown, res: unknown): { req: IncomingMessage; 
   if (!isFastifyReply(res)) return { req: req as IncomingMessage, res: res as ServerResponse };
   const request = req as FastifyRequestLike;
   const raw = request.raw as IncomingMessage & { body?: unknown; ip?: string };
-  if (request.body !== undefined) raw.body = request.body;
+  // The handler reads a string body as unparsed text; a JSON string Fastify already parsed
+  // (`"just a string"`) goes back to its JSON text, so it is refused as a non-object message.
+  if (request.body !== undefined) raw.body = typeof request.body === 'string' && isJsonType(request.headers['content-type']) ? JSON.stringify(request.body) : request.body;
   if (request.ip !== undefined) raw.ip = request.ip;
   return { req: raw, res: hijack(res) };
+}
+
+function isJsonType(value: string | undefined): boolean {
+  return value !== undefined && value.split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
 function hijack(reply: FastifyReplyLike): ServerResponse {

@@ -277,6 +277,10 @@ for (const leg of legs) {
       assert.equal((big.json as Json).error.code, -32600);
       assert.match((big.json as Json).error.message, /Fastify's bodyLimit of 1048576 bytes/);
       assert.match((big.json as Json).error.message, /new FastifyAdapter\(\{ bodyLimit \}\)/);
+      // Fastify's onProtoPoisoning: 'error' (its default) refuses the body before McpModule sees it.
+      const poisoned = await rpc(target.url, '{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{"x":1}}');
+      assert.equal(poisoned.status, 400, poisoned.text);
+      assert.equal((poisoned.json as Json).error.code, -32700);
       // The app still serves the MCP endpoint.
       assert.equal((await rpc(target.url, INIT)).status, 200);
     });
@@ -340,6 +344,35 @@ describe('McpModule on Fastify 12: the app around the endpoint', () => {
     assert.equal((denied.json as Json).error.code, -32600);
     assert.match((denied.json as Json).error.message, /denied by the app guard/);
     assert.equal((await rpc(server.url, INIT)).status, 200);
+  });
+
+  it('keeps the headers that hooks and plugins (CORS) set on the reply, on JSON and SSE answers', async (t) => {
+    type Hooked = { addHook(name: 'onRequest', hook: (req: unknown, reply: { header(n: string, v: string): void }, done: () => void) => void): void };
+    const server = await startApp(InteractiveModule.register(), {
+      platform: 'fastify',
+      configure: (app) => {
+        app.enableCors({ origin: true });
+        (app.getHttpAdapter().getInstance() as Hooked).addHook('onRequest', (_req, reply, done) => {
+          reply.header('x-probe', 'kept');
+          done();
+        });
+      },
+    });
+    t.after(() => server.close());
+    const origin = 'http://127.0.0.1:5173';
+    const json = await rpc(server.url, INIT, { headers: { Origin: origin } });
+    assert.equal(json.status, 200, json.text);
+    assert.equal(json.headers.get('access-control-allow-origin'), origin);
+    assert.equal(json.headers.get('x-probe'), 'kept');
+    const sessionId = json.headers.get('mcp-session-id')!;
+    await rpc(server.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers: { Origin: origin } });
+    const sse = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'count', arguments: { n: 2 }, _meta: { progressToken: 'o' } } }, {
+      sessionId,
+      headers: { Origin: origin, 'MCP-Protocol-Version': '2025-11-25' },
+    });
+    assert.match(sse.headers.get('content-type')!, /^text\/event-stream/);
+    assert.equal(sse.headers.get('access-control-allow-origin'), origin);
+    assert.equal(sse.headers.get('x-probe'), 'kept');
   });
 
   it("leaves body errors of the app's other routes to Fastify and Nest", async (t) => {

@@ -16,6 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import { Body, Controller, Injectable, Module, Post, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
 import { McpModule } from 'nestjs-model-context';
 import { InteractiveModule, InteractiveTools, events } from '../fixtures/interactive.module.js';
 import { SecurityWireModule } from '../fixtures/security-wire.module.js';
@@ -373,6 +375,19 @@ describe('McpModule on Fastify 12: the app around the endpoint', () => {
     assert.match(sse.headers.get('content-type')!, /^text\/event-stream/);
     assert.equal(sse.headers.get('access-control-allow-origin'), origin);
     assert.equal(sse.headers.get('x-probe'), 'kept');
+  });
+
+  it('works in an app made from a TestingModule (the adapter is only known at createNestApplication)', async (t) => {
+    const moduleRef = await Test.createTestingModule({ imports: [InteractiveModule.register()] }).compile();
+    const app = moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
+    await app.listen(0, '127.0.0.1');
+    t.after(() => app.close());
+    const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/mcp`;
+    const bad = await rpc(url, '{oops');
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal((bad.json as Json).error.code, -32700);
+    const init = await rpc(url, INIT);
+    assert.equal(init.status, 200, init.text);
   });
 
   it("leaves body errors of the app's other routes to Fastify and Nest", async (t) => {

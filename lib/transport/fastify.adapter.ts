@@ -6,7 +6,7 @@ import { ErrorCode, failure } from '../protocol/json-rpc.js';
 /**
  * Everything Fastify-specific in McpModule. `fastify` is not imported (it is an optional peer,
  * brought by `@nestjs/platform-fastify`): these are the few members of its request, reply and
- * instance that the MCP endpoint uses, all stable across Fastify 4 and 5.
+ * instance that the MCP endpoint uses, as Fastify 5 has them (under @nestjs/platform-fastify 11 and 12).
  */
 export interface FastifyRequestLike {
   raw: IncomingMessage;

@@ -1,4 +1,4 @@
-import { Logger, Module, VERSION_NEUTRAL, type DynamicModule, type Provider } from '@nestjs/common';
+import { Logger, Module, VERSION_NEUTRAL, type DynamicModule, type MiddlewareConsumer, type NestModule, type Provider } from '@nestjs/common';
 import type { McpModuleExtras } from './mcp.module-definition.js';
 import { DiscoveryModule } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
@@ -42,7 +42,7 @@ import { createMcpController } from './transport/mcp.controller.js';
 import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
-import { createMcpMetadataController } from './transport/mcp-metadata.controller.js';
+import { McpMetadataDocuments, McpMetadataModule, decorateMcpMetadataController } from './transport/mcp-metadata.controller.js';
 import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 
@@ -135,8 +135,13 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_AUTHENTICATOR,
-    useFactory: (options: ResolvedMcpOptions) => (options.auth ? new McpAuthenticator(options.auth) : null),
-    inject: [MCP_RESOLVED_OPTIONS],
+    useFactory: (options: ResolvedMcpOptions, documents: McpMetadataDocuments) => {
+      if (!options.auth) return null;
+      const auth = new McpAuthenticator(options.auth);
+      documents.add(auth);
+      return auth;
+    },
+    inject: [MCP_RESOLVED_OPTIONS, McpMetadataDocuments],
   },
   McpTransportLifecycle,
   McpHealthIndicator,
@@ -192,7 +197,16 @@ function normalizePath(path: string | undefined): string {
  * @publicApi
  */
 @Module({})
-export class McpModule extends McpConfigurableModule {
+export class McpModule extends McpConfigurableModule implements NestModule {
+  constructor(private readonly transport: McpTransportLifecycle) {
+    super();
+  }
+
+  /** Nest calls this before it maps the routes; see McpTransportLifecycle.beforeRoutes. */
+  configure(_consumer: MiddlewareConsumer): void {
+    this.transport.beforeRoutes();
+  }
+
   static override forRoot(options: McpModuleForRootOptions): DynamicModule {
     return McpModule.assemble(super.forRoot(options), options);
   }
@@ -204,14 +218,13 @@ export class McpModule extends McpConfigurableModule {
   private static assemble(definition: DynamicModule, extras: Partial<McpModuleExtras>): DynamicModule {
     const endpoint = normalizePath(extras.path);
     const decorators = extras.controllerDecorators ?? [];
+    // The metadata route is one controller per app (Fastify refuses a route declared twice), so
+    // every McpModule's decorators go on it: they are the app's conventions (@Public(), ...).
+    decorateMcpMetadataController(decorators);
     return {
       ...definition,
-      imports: [...(definition.imports ?? []), DiscoveryModule],
-      controllers: [
-        ...(definition.controllers ?? []),
-        createMcpController(endpoint, extras.endpointVersion, decorators),
-        createMcpMetadataController(decorators),
-      ],
+      imports: [...(definition.imports ?? []), DiscoveryModule, McpMetadataModule],
+      controllers: [...(definition.controllers ?? []), createMcpController(endpoint, extras.endpointVersion, decorators)],
       providers: [
         ...(definition.providers ?? []),
         ...coreProviders,

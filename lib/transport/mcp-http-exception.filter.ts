@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
 import { ErrorCode, failure } from '../protocol/json-rpc.js';
+import { nodeHttpOf } from './fastify.adapter.js';
 
 /**
  * Guards on the MCP route (an app's passport AuthGuard, a throttler) throw HttpExceptions before
@@ -15,8 +16,7 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
   constructor(@Optional() @Inject(MCP_AUTHENTICATOR) private readonly auth?: McpAuthenticator | null) {}
 
   catch(exception: HttpException, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<ServerResponse>();
-    const req = host.switchToHttp().getRequest<IncomingMessage>();
+    const { req, res } = nodeHttpOf(host.switchToHttp().getRequest<IncomingMessage>(), host.switchToHttp().getResponse<ServerResponse>());
     if (res.headersSent) return void res.end();
     const status = exception.getStatus();
     const response = exception.getResponse();

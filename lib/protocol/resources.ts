@@ -154,6 +154,8 @@ export interface McpFeatureHost {
   listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): JsonObject | Promise<JsonObject>;
   /** Declares the scopes a method's request needs; the transports enforce them (403 insufficient_scope). */
   setRequiredScopes(method: string, resolver: (params: JsonObject) => readonly string[] | undefined): void;
+  /** Declares how to check the `Mcp-Param-*` headers of a method's modern request; the transport answers a mismatch. */
+  setHeaderCheck(method: string, check: (params: JsonObject, getHeader: (name: string) => string | undefined) => string | undefined): void;
   /**
    * Checks a URI a client asks to be notified about (`subscriptions/listen` filters); throws the
    * error `resources/read` would give for it.

@@ -28,7 +28,8 @@ import {
 import { resolveMcpOptions } from './mcp-options.resolver.js';
 import type { Implementation } from './protocol/mcp-types.js';
 import { McpDispatcher } from './protocol/dispatcher.js';
-import { installResources, type McpFeatureOptions } from './protocol/resources.js';
+import type { McpFeatureOptions } from './protocol/feature-host.js';
+import { installResources } from './protocol/resources.js';
 import { installPrompts } from './protocol/prompts.js';
 import { installTools } from './protocol/tools.js';
 import { installCompletion } from './protocol/completion.js';

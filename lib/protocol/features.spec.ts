@@ -8,7 +8,8 @@ import { ToolError } from './errors.js';
 import type { JsonObject } from './mcp-types.js';
 import { Content } from './content.js';
 import { PromptMessage, installPrompts, toGetPromptResult } from './prompts.js';
-import { ResourceContent, ResourceNotFoundError, installResources, toReadResourceResult } from './resources.js';
+import { ResourceContent, toReadResourceResult } from './resource-contents.js';
+import { ResourceNotFoundError, installResources } from './resources.js';
 import { McpDispatcher } from './dispatcher.js';
 import { UriTemplate } from './uri-template.js';
 

@@ -8,7 +8,7 @@ import { McpError, ToolError } from './errors.js';
 import { decodeHeaderValue } from './header-value.js';
 import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
-import type { McpFeatureHost, McpFeatureOptions } from './resources.js';
+import type { McpFeatureHost, McpFeatureOptions } from './feature-host.js';
 import { BOTH_ERAS } from './versions.js';
 
 type Result = JsonObject;

@@ -14,16 +14,16 @@ export type {
 } from './interfaces/mcp-module-options.interface.js';
 export { Tool, type ToolOptions } from './decorators/tool.decorator.js';
 export { Args, Ctx, McpRequest } from './decorators/params.decorators.js';
-export {
-  McpRegistry,
-  type CompleteFunction,
-  type DynamicCapabilityOptions,
-  type DynamicPromptDefinition,
-  type DynamicResourceDefinition,
-  type DynamicResourceTemplateDefinition,
-  type DynamicToolDefinition,
-  type McpRegistryChange,
-} from './discovery/mcp.registry.js';
+export { McpRegistry } from './discovery/mcp.registry.js';
+export type {
+  CompleteFunction,
+  DynamicCapabilityOptions,
+  DynamicPromptDefinition,
+  DynamicResourceDefinition,
+  DynamicResourceTemplateDefinition,
+  DynamicToolDefinition,
+  McpRegistryChange,
+} from './discovery/dynamic-definitions.js';
 export {
   Resource,
   ResourceTemplate,

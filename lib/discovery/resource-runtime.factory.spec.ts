@@ -5,7 +5,8 @@ import { IsEnum, IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { lastValueFrom, of, toArray } from 'rxjs';
 import { installResources } from '../protocol/resources.js';
 import { McpDispatcher } from '../protocol/dispatcher.js';
-import { McpRegistry, type McpRegistryChange } from './mcp.registry.js';
+import type { McpRegistryChange } from './dynamic-definitions.js';
+import { McpRegistry } from './mcp.registry.js';
 import { ResourceRuntimeFactory } from './resource-runtime.factory.js';
 
 enum Folder {

@@ -3,12 +3,12 @@ import { ValidationTypes } from 'class-validator';
 import type { JsonSchema, JsonTypeName } from './json-schema.types.js';
 import { SchemaGenerationError } from './schema-generation.error.js';
 import { getSchemaPropertyOptions, type SchemaPropertyOptions } from './schema-property.decorator.js';
+import { copyJson, deepFreeze, jsonClone } from './json-copy.js';
 import { callTypeFunction, droppedOnInput, getTransformerStorage, propertyNames, readDefaults } from './dto-metadata.js';
 import {
   acceptsUndefined,
   collect,
   getEffectiveValidationMetadata,
-  isJsonPrimitive,
   primitiveSchema,
   resolveKind,
   type Draft,
@@ -409,35 +409,4 @@ function findRecursive(graph: ReadonlyMap<Function, ClassModel>): Set<Function> 
 
 function defineDef(defs: Record<string, JsonSchema>, name: string, schema: JsonSchema): void {
   Object.defineProperty(defs, name, { value: schema, enumerable: true, writable: true, configurable: true });
-}
-
-function jsonClone(value: unknown): unknown {
-  if (value === undefined || !isJsonValue(value)) return undefined;
-  return JSON.parse(JSON.stringify(value)) as unknown;
-}
-
-/** Schemas are deep-frozen; copy what the user handed in so their objects stay theirs. */
-function copyJson<T>(value: T): T {
-  try {
-    return structuredClone(value);
-  } catch {
-    return value;
-  }
-}
-
-function isJsonValue(value: unknown): boolean {
-  if (isJsonPrimitive(value)) return true;
-  if (Array.isArray(value)) return value.every(isJsonValue);
-  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.values(value).every(isJsonValue);
-  }
-  return false;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -190,12 +190,12 @@ export class McpDispatcher {
     );
   }
 
-  /** Declares how to find the scopes a method's request needs (feature modules: resources, prompts, completion). */
+  /** Declares how to find the scopes a method's request needs (feature modules: tools, resources, prompts, completion). */
   setRequiredScopes(method: string, resolver: ScopeResolver): void {
     this.scopeResolvers.set(method, resolver);
   }
 
-  /** Registers a method for one or both eras (used by feature modules such as resources). */
+  /** Registers a method for one or both eras (used by feature modules such as tools and resources). */
   setMethod(method: string, eras: readonly ProtocolEra[], handler: MethodHandler): void {
     for (const era of eras) (era === 'modern' ? this.modernMethods : this.legacyMethods).set(method, handler);
   }

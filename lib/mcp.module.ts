@@ -27,9 +27,11 @@ import {
 } from './mcp.module-definition.js';
 import { resolveMcpOptions } from './mcp-options.resolver.js';
 import type { Implementation } from './protocol/mcp-types.js';
-import { McpServer } from './protocol/server.js';
-import { installResources, type McpFeatureOptions } from './protocol/resources.js';
+import { McpDispatcher } from './protocol/dispatcher.js';
+import type { McpFeatureOptions } from './protocol/feature-host.js';
+import { installResources } from './protocol/resources.js';
 import { installPrompts } from './protocol/prompts.js';
+import { installTools } from './protocol/tools.js';
 import { installCompletion } from './protocol/completion.js';
 import type { InteractionSupport } from './protocol/context.js';
 import { InMemoryReplayGuard, RequestStateCodec } from './protocol/interaction.js';
@@ -57,7 +59,7 @@ const coreProviders: Provider[] = [
     useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null) => {
       const logger = new Logger('McpServer');
       const stateSecret = (options.requestState.shared && redis?.stateSecret) || options.requestState.secret;
-      const server = new McpServer(
+      const server = new McpDispatcher(
         {
           serverInfo: serverInfoOf(options),
           instructions: options.instructions,
@@ -113,7 +115,7 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_HTTP_HANDLER,
-    useFactory: (options: ResolvedMcpOptions, server: McpServer, store: McpSessionStore, auth: McpAuthenticator | null, redis: McpRedisBackend | null) =>
+    useFactory: (options: ResolvedMcpOptions, server: McpDispatcher, store: McpSessionStore, auth: McpAuthenticator | null, redis: McpRedisBackend | null) =>
       new McpHttpHandler(server, store, {
         sessions: options.sessions.mode,
         maxBodyBytes: options.maxBodyBytes,
@@ -156,13 +158,14 @@ function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
   };
 }
 
-/** Resources, prompts and completion: the same dispatcher, the registry as their catalog. */
-function installFeatures(server: McpServer, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger): void {
+/** Tools, resources, prompts and completion: the same dispatcher, the registry as their catalog. */
+function installFeatures(server: McpDispatcher, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger): void {
   const features: McpFeatureOptions = {
     readCache: options.cache.reads,
     exposeInternalErrors: options.exposeInternalErrors,
     logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
   };
+  installTools(server, registry, features);
   installResources(server, registry, features);
   installPrompts(server, registry, features);
   installCompletion(server, registry, features);

@@ -5,7 +5,7 @@ import type { McpContext } from './context.js';
 import { McpError } from './errors.js';
 import { ErrorCode } from './json-rpc.js';
 import type { ContentBlock, JsonObject, McpIcon } from './mcp-types.js';
-import { handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './resources.js';
+import { handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import { BOTH_ERAS } from './versions.js';
 
 /** One argument as `prompts/list` advertises it. */

@@ -84,7 +84,7 @@ export function handlerError(
 }
 
 /** The message of an error meant for the caller: a ToolError, or a Nest HttpException (duck-typed: no Nest here). */
-function callerMessage(error: unknown): string | undefined {
+export function callerMessage(error: unknown): string | undefined {
   if (error instanceof ToolError) return error.message;
   if (
     error instanceof Error &&
@@ -103,4 +103,15 @@ function callerMessage(error: unknown): string | undefined {
 /** Emits the handler's last value (or `undefined` when it produced none). */
 export function lastValue(source: Observable<unknown>): Observable<unknown> {
   return source.pipe(reduce((_previous: unknown, value: unknown) => value, undefined as unknown));
+}
+
+/**
+ * Runs a capability's guards outside its handler, for paths that answer before the handler runs.
+ * A validation message can name what a caller may not see (an enum's values, a required
+ * argument), so an invalid request meets the guards first and a caller they refuse gets their
+ * refusal, never the message; a subscription meets them as the read it stands for would. Only
+ * those paths pay: a valid call meets the guards once, in the Nest pipeline.
+ */
+export function meetGuards(access: McpAccess, ctx: McpContext, rawArguments: JsonObject): Promise<void> {
+  return access.authorize ? access.authorize(ctx, ctx.method, { rawArguments, arguments: undefined }) : Promise.resolve();
 }

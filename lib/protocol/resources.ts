@@ -2,7 +2,7 @@ import { defer, from, switchMap, catchError, map, throwError, type Observable } 
 import type { McpAccess, McpFeatureCatalog, ResourceTemplateRuntime } from './catalog.js';
 import type { McpContext } from './context.js';
 import { McpError } from './errors.js';
-import { handlerError, lastValue, union, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
+import { meetGuards, handlerError, lastValue, union, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import { ErrorCode } from './json-rpc.js';
 import type { CacheHint, JsonObject, McpIcon } from './mcp-types.js';
 import { isPlainObject, toReadResourceResult, type ResourceAnnotations } from './resource-contents.js';
@@ -85,19 +85,25 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     return union(uris.map((uri) => (typeof uri === 'string' ? scopes(uri) : undefined)));
   });
   host.setMethod('resources/read', BOTH_ERAS, (params, ctx, env) => readResource(host, catalog, options, params, ctx, env.era));
-  const checkSubscribable = (uri: string, era: ProtocolEra): void => {
+  const checkSubscribable = (uri: string, era: ProtocolEra): McpAccess => {
     const problem = uriProblem(uri);
     if (problem !== undefined) {
       throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI ${quote(uri)}: ${problem}.`, { uri: truncate(uri) });
     }
     // A subscription to a URI nothing serves could never fire, yet the session would hold it.
-    if (!servesUri(catalog, uri)) throw notFound(uri, era);
+    const access = servingAccess(catalog, uri);
+    if (!access) throw notFound(uri, era);
+    return access;
   };
   host.checkSubscribable = checkSubscribable;
-  host.setMethod('resources/subscribe', ['legacy'], (params, _ctx, env) => {
+  host.setMethod('resources/subscribe', ['legacy'], (params, ctx, env) => {
     const uri = subscriptionUri(params, 'resources/subscribe');
-    checkSubscribable(uri, env.era);
-    return Promise.resolve(env.subscribe?.(uri)).then(() => ({}));
+    const access = checkSubscribable(uri, env.era);
+    // What a caller may not read it may not watch either.
+    return meetGuards(access, ctx, {})
+      .catch((error: unknown) => Promise.reject(handlerError(error, `Subscription to ${quote(uri)}`, options)))
+      .then(() => env.subscribe?.(uri))
+      .then(() => ({}));
   });
   host.setMethod('resources/unsubscribe', ['legacy'], (params, _ctx, env) => {
     const uri = subscriptionUri(params, 'resources/unsubscribe');
@@ -114,10 +120,9 @@ function subscriptionUri(params: JsonObject, method: string): string {
   return uri;
 }
 
-/** True when a resource, or a template (decorated or added at runtime), serves the URI. */
-function servesUri(catalog: McpFeatureCatalog, uri: string): boolean {
-  if (catalog.resource(uri)) return true;
-  return catalog.resourceTemplates().some((template) => template.template.match(uri) !== null);
+/** The resource, or the first template (decorated or added at runtime), that serves the URI. */
+function servingAccess(catalog: McpFeatureCatalog, uri: string): McpAccess | undefined {
+  return catalog.resource(uri) ?? catalog.resourceTemplates().find((template) => template.template.match(uri) !== null);
 }
 
 function readResource(
@@ -162,7 +167,10 @@ function readResource(
   const [template, raw] = matches[0]!;
   const read = defer(() => from(Promise.resolve(template.parseVariables(raw)))).pipe(
     switchMap((outcome) => {
-      if (!outcome.ok) throw new McpError(ErrorCode.InvalidParams, outcome.message, { uri: truncate(uri) });
+      if (!outcome.ok) {
+        const invalid = new McpError(ErrorCode.InvalidParams, outcome.message, { uri: truncate(uri) });
+        return from(meetGuards(template, ctx, raw).then(() => Promise.reject(invalid)));
+      }
       return template.read(outcome.value, raw, uri, ctx);
     }),
   );

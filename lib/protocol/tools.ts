@@ -4,11 +4,11 @@ import type { McpCatalog, ToolRuntime } from './catalog.js';
 import { errorResult, toCallToolResult } from './content.js';
 import type { McpContext } from './context.js';
 import { McpCancelledError, isObject, isPromiseLike, truncate } from './dispatcher.js';
-import { McpError, ToolError } from './errors.js';
+import { McpError } from './errors.js';
 import { decodeHeaderValue } from './header-value.js';
 import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
-import type { McpFeatureHost, McpFeatureOptions } from './feature-host.js';
+import { callerMessage, meetGuards, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import { BOTH_ERAS } from './versions.js';
 
 type Result = JsonObject;
@@ -89,8 +89,11 @@ function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, c
     const run = (parsed: { ok: true; value: unknown } | { ok: false; message: string }): void => {
       if (cancelled) return;
       if (!parsed.ok) {
-        subscriber.next(errorResult(parsed.message));
-        subscriber.complete();
+        const message = parsed.message;
+        meetGuards(tool, ctx, rawArgs).then(
+          () => !cancelled && (subscriber.next(errorResult(message)), subscriber.complete()),
+          (error: unknown) => !cancelled && (subscriber.next(toolErrorResult(options, tool, error)), subscriber.complete()),
+        );
         return;
       }
       let last: unknown;
@@ -146,9 +149,9 @@ function toolResult(options: ToolOptions, tool: ToolRuntime, value: unknown, ctx
 }
 
 function toolErrorResult(options: ToolOptions, tool: ToolRuntime, error: unknown): Result {
-  if (error instanceof ToolError) {
-    return errorResult(error.message, undefined) as Result;
-  }
+  // A ToolError, or an HttpException (a guard's refusal among them): the message is for the model.
+  const meant = callerMessage(error);
+  if (meant !== undefined) return errorResult(meant, undefined) as Result;
   if (error instanceof McpCancelledError) return errorResult('The call was cancelled.') as Result;
   const ref = randomUUID();
   const err = error instanceof Error ? error : new Error(String(error));

@@ -270,3 +270,47 @@ describe(`security on the wire: bearer app (verifyToken) on ${platform}`, () => 
     assert.equal(result?.result.content[0].text, 'alice got the answer of alice');
   });
 });
+
+describe('security on the wire: a cancelled call is not an error to log', () => {
+  const errors: string[] = [];
+  const logger = {
+    log: () => undefined,
+    warn: () => undefined,
+    debug: () => undefined,
+    verbose: () => undefined,
+    error: (message: unknown, ...rest: unknown[]) => void errors.push([message, ...rest].map(String).join(' ')),
+  };
+  let server: RunningApp;
+  before(async () => {
+    server = await startApp(SecurityWireModule.register(), { logger });
+  });
+  after(() => server.close());
+
+  // Any caller can disconnect at will: a stack trace per disconnect would let it flood the log.
+  it('logs nothing at error level when a client disconnects from a call waiting on an elicitation', async () => {
+    const alice = { Authorization: 'Bearer alice-token' };
+    const sessionId = await openSession(server.url, alice, '2025-11-25', { elicitation: {} });
+    for (let round = 0; round < 3; round++) {
+      const controller = new AbortController();
+      const res = await fetch(server.url, {
+        method: 'POST',
+        headers: { ...alice, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' },
+        body: JSON.stringify(call(`c${round}`, 'who_answers')),
+        signal: controller.signal,
+      });
+      const reader = res.body!.getReader();
+      let text = '';
+      while (!text.includes('elicitation/create')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      assert.match(text, /elicitation\/create/);
+      controller.abort();
+    }
+    // A round trip on the same server after the disconnects: their cancellation ran before it.
+    const ping = await rpc(server.url, { jsonrpc: '2.0', id: 'p', method: 'ping' }, { sessionId, headers: alice });
+    assert.equal(ping.status, 200);
+    assert.deepEqual(errors.filter((line) => /Cancelled|cancelled/.test(line)), []);
+  });
+});

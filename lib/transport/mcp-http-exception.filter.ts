@@ -1,6 +1,6 @@
 import { Catch, HttpException, Inject, Optional, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { McpAuthenticator } from '../auth/mcp-authenticator.js';
+import { McpAuthenticator, carriesBearer } from '../auth/mcp-authenticator.js';
 import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
 import { ErrorCode, failure } from '../protocol/json-rpc.js';
 import { nodeHttpOf } from './fastify.adapter.js';
@@ -24,7 +24,7 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
     const message = Array.isArray(detail) ? detail.join('; ') : String(detail);
     if (this.auth && (status === 401 || status === 403)) {
       // RFC 6750 §3.1: a request that carried no credentials gets a challenge without an error code.
-      const error = status === 403 ? 'insufficient_scope' : req?.headers?.authorization === undefined ? undefined : 'invalid_token';
+      const error = status === 403 ? 'insufficient_scope' : carriesBearer(req?.headers?.authorization) ? 'invalid_token' : undefined;
       return this.auth.challenge(res, status, error, `${status === 401 ? 'Unauthorized' : 'Forbidden'}: ${message}`);
     }
     const body = JSON.stringify(failure(null, ErrorCode.InvalidRequest, message));

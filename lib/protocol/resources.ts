@@ -3,7 +3,7 @@ import { defer, from, reduce, switchMap, catchError, map, throwError, type Obser
 import type { McpAccess, McpFeatureCatalog, ResourceTemplateRuntime } from './catalog.js';
 import { toJsonValue } from './content.js';
 import type { McpContext, RequestEnvelope } from './context.js';
-import { McpError, ToolError } from './errors.js';
+import { McpError, ToolError, httpExceptionMessage } from './errors.js';
 import { isInputRequiredSignal } from './interaction.js';
 import { ErrorCode } from './json-rpc.js';
 import type { CacheHint, JsonObject, McpIcon } from './mcp-types.js';
@@ -363,18 +363,7 @@ export function handlerError(
 /** The message of an error meant for the caller: a ToolError, or a Nest HttpException (duck-typed: no Nest here). */
 function callerMessage(error: unknown): string | undefined {
   if (error instanceof ToolError) return error.message;
-  if (
-    error instanceof Error &&
-    typeof (error as { getStatus?: unknown }).getStatus === 'function' &&
-    typeof (error as { getResponse?: unknown }).getResponse === 'function'
-  ) {
-    const response = (error as unknown as { getResponse(): unknown }).getResponse();
-    if (typeof response === 'string') return response;
-    const message = (response as { message?: unknown } | null)?.message;
-    if (Array.isArray(message)) return message.join('; ');
-    return typeof message === 'string' ? message : error.message;
-  }
-  return undefined;
+  return httpExceptionMessage(error);
 }
 
 /** Emits the handler's last value (or `undefined` when it produced none). */

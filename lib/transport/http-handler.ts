@@ -147,8 +147,10 @@ export class McpHttpHandler {
     return {
       header: (name) => header(req, name),
       principal,
-      // Express's req.ip honours 'trust proxy'.
-      clientAddress: (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? 'unknown',
+      // Read only by initialize: Express's req.ip honours 'trust proxy', at a cost per read.
+      get clientAddress() {
+        return (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? 'unknown';
+      },
       acceptsStream: accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*'),
       headerRules: true,
       transportRequest: req,

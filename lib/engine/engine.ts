@@ -89,7 +89,7 @@ export class McpEngine {
   }
 
   /** One incoming body (a message or a batch), as the transport read it. */
-  async message(body: McpBodyOutcome, facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+  message(body: McpBodyOutcome, facts: McpTransportFacts, sink: McpResponseSink): void | Promise<void> {
     if (!body.ok) return sink.json(body.status, failure(null, body.code, body.message));
     const value = body.value;
     if (Array.isArray(value)) return this.batch(value, facts, sink);

@@ -50,6 +50,27 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** What the engine needs to know of a Node HTTP request. */
+class NodeTransportFacts implements McpTransportFacts {
+  readonly headerRules = true;
+
+  constructor(
+    readonly transportRequest: IncomingMessage,
+    readonly principal: McpPrincipal | undefined,
+    readonly acceptsStream: boolean,
+  ) {}
+
+  header(name: string): string | undefined {
+    return header(this.transportRequest, name);
+  }
+
+  /** Read only by initialize: Express's req.ip honours 'trust proxy', at a cost per read. */
+  get clientAddress(): string {
+    const req = this.transportRequest;
+    return (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? 'unknown';
+  }
+}
+
 /**
  * The HTTP layer every HTTP adapter shares (Express through the Nest controller, Fastify through
  * `request.raw`/`reply.raw`, plain node:http): Origin/Host policy, bearer authentication, the JSON
@@ -101,8 +122,11 @@ export class McpHttpHandler {
       }
       const facts = this.facts(req, principal);
       switch (req.method) {
-        case 'POST':
-          return await this.engine.message(await this.post(req), facts, sink);
+        case 'POST': {
+          // A body the framework already parsed needs no await: most calls answer synchronously.
+          const body = this.post(req);
+          return await this.engine.message(body instanceof Promise ? await body : body, facts, sink);
+        }
         case 'GET':
           return await this.engine.stream(facts, sink);
         case 'DELETE':
@@ -144,24 +168,14 @@ export class McpHttpHandler {
 
   private facts(req: IncomingMessage, principal: McpPrincipal | undefined): McpTransportFacts {
     const accept = header(req, 'accept');
-    return {
-      header: (name) => header(req, name),
-      principal,
-      // Read only by initialize: Express's req.ip honours 'trust proxy', at a cost per read.
-      get clientAddress() {
-        return (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? 'unknown';
-      },
-      acceptsStream: accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*'),
-      headerRules: true,
-      transportRequest: req,
-    };
+    return new NodeTransportFacts(req, principal, accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*'));
   }
 
   /**
    * A POST body as the engine takes it. Streamable HTTP bodies are JSON; a form or text body
    * (which a browser may send cross-site without a preflight) is never read as a message.
    */
-  private async post(req: IncomingMessage): Promise<McpBodyOutcome> {
+  private post(req: IncomingMessage): McpBodyOutcome | Promise<McpBodyOutcome> {
     if (!isJsonContentType(header(req, 'content-type'))) {
       return {
         ok: false,
@@ -173,7 +187,7 @@ export class McpHttpHandler {
     return this.readBody(req);
   }
 
-  private async readBody(req: IncomingMessage): Promise<McpBodyOutcome> {
+  private readBody(req: IncomingMessage): McpBodyOutcome | Promise<McpBodyOutcome> {
     const preParsed = (req as IncomingMessage & { body?: unknown }).body;
     const limit = this.options.maxBodyBytes;
     const declared = Number(req.headers['content-length']);
@@ -185,34 +199,39 @@ export class McpHttpHandler {
     if (preParsed !== undefined && !Buffer.isBuffer(preParsed) && typeof preParsed !== 'string') {
       return { ok: true, value: preParsed };
     }
-    let text: string;
-    if (preParsed !== undefined) {
-      text = Buffer.isBuffer(preParsed) ? preParsed.toString('utf8') : preParsed;
-      if (Buffer.byteLength(text) > limit) {
+    if (preParsed === undefined) return this.streamBody(req);
+    const text = Buffer.isBuffer(preParsed) ? preParsed.toString('utf8') : (preParsed as string);
+    if (Buffer.byteLength(text) > limit) {
+      return { ok: false, status: 413, code: ErrorCode.InvalidRequest, message: this.tooLargeMessage() };
+    }
+    return parseBody(text);
+  }
+
+  /** Reads a body no framework parsed, up to maxBodyBytes. */
+  private async streamBody(req: IncomingMessage): Promise<McpBodyOutcome> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > this.options.maxBodyBytes) {
         return { ok: false, status: 413, code: ErrorCode.InvalidRequest, message: this.tooLargeMessage() };
       }
-    } else {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of req) {
-        size += (chunk as Buffer).length;
-        if (size > limit) {
-          return { ok: false, status: 413, code: ErrorCode.InvalidRequest, message: this.tooLargeMessage() };
-        }
-        chunks.push(chunk as Buffer);
-      }
-      text = Buffer.concat(chunks).toString('utf8');
+      chunks.push(chunk as Buffer);
     }
-    if (text.trim() === '') return { ok: false, status: 400, code: ErrorCode.ParseError, message: EMPTY_BODY_MESSAGE };
-    try {
-      return { ok: true, value: JSON.parse(text) };
-    } catch {
-      return { ok: false, status: 400, code: ErrorCode.ParseError, message: 'Parse error: the request body is not valid JSON.' };
-    }
+    return parseBody(Buffer.concat(chunks).toString('utf8'));
   }
 
   private tooLargeMessage(): string {
     return `Payload Too Large: the request body exceeds ${this.options.maxBodyBytes} bytes, McpModule's maxBodyBytes limit. Raise McpModule.forRoot({ maxBodyBytes }) to accept it.`;
+  }
+}
+
+function parseBody(text: string): McpBodyOutcome {
+  if (text.trim() === '') return { ok: false, status: 400, code: ErrorCode.ParseError, message: EMPTY_BODY_MESSAGE };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, status: 400, code: ErrorCode.ParseError, message: 'Parse error: the request body is not valid JSON.' };
   }
 }
 

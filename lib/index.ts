@@ -14,16 +14,16 @@ export type {
 } from './interfaces/mcp-module-options.interface.js';
 export { Tool, type ToolOptions } from './decorators/tool.decorator.js';
 export { Args, Ctx, McpRequest } from './decorators/params.decorators.js';
-export {
-  McpRegistry,
-  type CompleteFunction,
-  type DynamicCapabilityOptions,
-  type DynamicPromptDefinition,
-  type DynamicResourceDefinition,
-  type DynamicResourceTemplateDefinition,
-  type DynamicToolDefinition,
-  type McpRegistryChange,
-} from './discovery/mcp.registry.js';
+export { McpRegistry } from './discovery/mcp.registry.js';
+export type {
+  CompleteFunction,
+  DynamicCapabilityOptions,
+  DynamicPromptDefinition,
+  DynamicResourceDefinition,
+  DynamicResourceTemplateDefinition,
+  DynamicToolDefinition,
+  McpRegistryChange,
+} from './discovery/dynamic-definitions.js';
 export {
   Resource,
   ResourceTemplate,
@@ -32,16 +32,16 @@ export {
 } from './decorators/resource.decorator.js';
 export { Prompt, type PromptOptions } from './decorators/prompt.decorator.js';
 export { Complete, type CompleteOptions, type CompletionContext } from './decorators/complete.decorator.js';
+export { ResourceNotFoundError } from './protocol/resources.js';
 export {
   ResourceContent,
-  ResourceNotFoundError,
   type BlobResourceContents,
   type ReadResourceResult,
   type ResourceAnnotations,
   type ResourceContentInput,
   type ResourceContents,
   type TextResourceContents,
-} from './protocol/resources.js';
+} from './protocol/resource-contents.js';
 export { PromptMessage, type GetPromptResult } from './protocol/prompts.js';
 export type { CompletionValues } from './protocol/completion.js';
 export { resolveSafePath, UnsafePathError, MAX_SAFE_PATH_LENGTH, type UnsafePathReason } from './protocol/safe-path.util.js';

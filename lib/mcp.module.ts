@@ -1,4 +1,4 @@
-import { Logger, Module, VERSION_NEUTRAL, type DynamicModule, type Provider } from '@nestjs/common';
+import { Logger, Module, VERSION_NEUTRAL, type DynamicModule, type MiddlewareConsumer, type NestModule, type Provider } from '@nestjs/common';
 import type { McpModuleExtras } from './mcp.module-definition.js';
 import { DiscoveryModule } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
@@ -27,9 +27,11 @@ import {
 } from './mcp.module-definition.js';
 import { resolveMcpOptions } from './mcp-options.resolver.js';
 import type { Implementation } from './protocol/mcp-types.js';
-import { McpServer } from './protocol/server.js';
-import { installResources, type McpFeatureOptions } from './protocol/resources.js';
+import { McpDispatcher } from './protocol/dispatcher.js';
+import type { McpFeatureOptions } from './protocol/feature-host.js';
+import { installResources } from './protocol/resources.js';
 import { installPrompts } from './protocol/prompts.js';
+import { installTools } from './protocol/tools.js';
 import { installCompletion } from './protocol/completion.js';
 import type { InteractionSupport } from './protocol/context.js';
 import { InMemoryReplayGuard, RequestStateCodec } from './protocol/interaction.js';
@@ -42,7 +44,7 @@ import { createMcpController } from './transport/mcp.controller.js';
 import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
-import { createMcpMetadataController } from './transport/mcp-metadata.controller.js';
+import { McpMetadataDocuments, McpMetadataModule, decorateMcpMetadataController } from './transport/mcp-metadata.controller.js';
 import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 
@@ -57,7 +59,7 @@ const coreProviders: Provider[] = [
     useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null) => {
       const logger = new Logger('McpServer');
       const stateSecret = (options.requestState.shared && redis?.stateSecret) || options.requestState.secret;
-      const server = new McpServer(
+      const server = new McpDispatcher(
         {
           serverInfo: serverInfoOf(options),
           instructions: options.instructions,
@@ -113,7 +115,7 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_HTTP_HANDLER,
-    useFactory: (options: ResolvedMcpOptions, server: McpServer, store: McpSessionStore, auth: McpAuthenticator | null, redis: McpRedisBackend | null) =>
+    useFactory: (options: ResolvedMcpOptions, server: McpDispatcher, store: McpSessionStore, auth: McpAuthenticator | null, redis: McpRedisBackend | null) =>
       new McpHttpHandler(server, store, {
         sessions: options.sessions.mode,
         maxBodyBytes: options.maxBodyBytes,
@@ -135,8 +137,13 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_AUTHENTICATOR,
-    useFactory: (options: ResolvedMcpOptions) => (options.auth ? new McpAuthenticator(options.auth) : null),
-    inject: [MCP_RESOLVED_OPTIONS],
+    useFactory: (options: ResolvedMcpOptions, documents: McpMetadataDocuments) => {
+      if (!options.auth) return null;
+      const auth = new McpAuthenticator(options.auth);
+      documents.add(auth);
+      return auth;
+    },
+    inject: [MCP_RESOLVED_OPTIONS, McpMetadataDocuments],
   },
   McpTransportLifecycle,
   McpHealthIndicator,
@@ -151,13 +158,14 @@ function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
   };
 }
 
-/** Resources, prompts and completion: the same dispatcher, the registry as their catalog. */
-function installFeatures(server: McpServer, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger): void {
+/** Tools, resources, prompts and completion: the same dispatcher, the registry as their catalog. */
+function installFeatures(server: McpDispatcher, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger): void {
   const features: McpFeatureOptions = {
     readCache: options.cache.reads,
     exposeInternalErrors: options.exposeInternalErrors,
     logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
   };
+  installTools(server, registry, features);
   installResources(server, registry, features);
   installPrompts(server, registry, features);
   installCompletion(server, registry, features);
@@ -192,7 +200,16 @@ function normalizePath(path: string | undefined): string {
  * @publicApi
  */
 @Module({})
-export class McpModule extends McpConfigurableModule {
+export class McpModule extends McpConfigurableModule implements NestModule {
+  constructor(private readonly transport: McpTransportLifecycle) {
+    super();
+  }
+
+  /** Nest calls this before it maps the routes; see McpTransportLifecycle.beforeRoutes. */
+  configure(_consumer: MiddlewareConsumer): void {
+    this.transport.beforeRoutes();
+  }
+
   static override forRoot(options: McpModuleForRootOptions): DynamicModule {
     return McpModule.assemble(super.forRoot(options), options);
   }
@@ -204,14 +221,13 @@ export class McpModule extends McpConfigurableModule {
   private static assemble(definition: DynamicModule, extras: Partial<McpModuleExtras>): DynamicModule {
     const endpoint = normalizePath(extras.path);
     const decorators = extras.controllerDecorators ?? [];
+    // The metadata route is one controller per app (Fastify refuses a route declared twice), so
+    // every McpModule's decorators go on it: they are the app's conventions (@Public(), ...).
+    decorateMcpMetadataController(decorators);
     return {
       ...definition,
-      imports: [...(definition.imports ?? []), DiscoveryModule],
-      controllers: [
-        ...(definition.controllers ?? []),
-        createMcpController(endpoint, extras.endpointVersion, decorators),
-        createMcpMetadataController(decorators),
-      ],
+      imports: [...(definition.imports ?? []), DiscoveryModule, McpMetadataModule],
+      controllers: [...(definition.controllers ?? []), createMcpController(endpoint, extras.endpointVersion, decorators)],
       providers: [
         ...(definition.providers ?? []),
         ...coreProviders,

@@ -43,11 +43,12 @@ export class McpAuthenticator {
     const header = req.headers.authorization;
     const match = header === undefined ? null : /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
     if (!match) {
+      const bearer = carriesBearer(header);
       this.challenge(
         res,
         401,
-        header === undefined ? undefined : 'invalid_request',
-        header === undefined
+        bearer ? 'invalid_request' : undefined,
+        !bearer
           ? 'Unauthorized: send "Authorization: Bearer <token>" (see the resource_metadata URL in WWW-Authenticate).'
           : 'Unauthorized: the Authorization header is not a well-formed bearer token.',
       );
@@ -96,4 +97,12 @@ export class McpAuthenticator {
     parts.push(`resource_metadata="${this.metadataUrl}"`);
     return { status, headers: { 'WWW-Authenticate': `Bearer ${parts.join(', ')}` }, body: failure(id, ErrorCode.InvalidRequest, message) };
   }
+}
+
+/**
+ * Whether an Authorization header attempts the Bearer scheme. RFC 6750 §3.1: a request with no
+ * credentials, or with another scheme (`Basic ...`), gets a challenge without an error code.
+ */
+export function carriesBearer(header: string | undefined): boolean {
+  return header !== undefined && /^Bearer(\s|$)/i.test(header);
 }

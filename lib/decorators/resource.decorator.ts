@@ -1,7 +1,7 @@
 import { SetMetadata, type Type } from '@nestjs/common';
 import { MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA } from '../mcp.constants.js';
 import type { CacheHint, JsonObject, McpIcon } from '../protocol/mcp-types.js';
-import type { ResourceAnnotations } from '../protocol/resources.js';
+import type { ResourceAnnotations } from '../protocol/resource-contents.js';
 
 /**
  * Options of `@Resource()`.

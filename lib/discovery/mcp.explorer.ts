@@ -154,7 +154,7 @@ export class McpExplorer implements OnModuleInit {
   }
 
   /**
-   * @RequireScopes is enforced on MCP capabilities only (the transports ask McpServer.requiredScopes);
+   * @RequireScopes is enforced on MCP capabilities only (the transports ask McpDispatcher.requiredScopes);
    * anywhere else it would protect nothing while looking as if it did, so the bootstrap refuses it.
    */
   private checkScopePlacement(prototype: object, methodNames: string[], className: string): void {

@@ -4,8 +4,9 @@ import { describe, it } from 'node:test';
 import { IsEnum, IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { lastValueFrom, of, toArray } from 'rxjs';
 import { installResources } from '../protocol/resources.js';
-import { McpServer } from '../protocol/server.js';
-import { McpRegistry, type McpRegistryChange } from './mcp.registry.js';
+import { McpDispatcher } from '../protocol/dispatcher.js';
+import type { McpRegistryChange } from './dynamic-definitions.js';
+import { McpRegistry } from './mcp.registry.js';
 import { ResourceRuntimeFactory } from './resource-runtime.factory.js';
 
 enum Folder {
@@ -141,7 +142,7 @@ describe('McpRegistry resources', () => {
     r.addResourceTemplate({ uriTemplate: 'n://{folder}/{id}', name: 'a', handler: () => 'a' });
     r.addResourceTemplate({ uriTemplate: 'n://work/{id}', name: 'b', handler: () => 'b' });
     const logger = { error: () => undefined, warn: () => undefined };
-    const server = new McpServer(
+    const server = new McpDispatcher(
       { serverInfo: { name: 's', version: '1' }, discoverCache: { ttlMs: 1, cacheScope: 'public' }, listCache: { ttlMs: 1, cacheScope: 'public' }, exposeInternalErrors: false, logger },
       r,
     );

@@ -4,12 +4,8 @@ import type { Observable } from 'rxjs';
 import type { ArgumentsOutcome, McpAccess, ResourceRuntime, ResourceTemplateRuntime } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import type { CacheHint } from '../protocol/mcp-types.js';
-import {
-  uriProblem,
-  type ResourceAnnotations,
-  type ResourceDescriptor,
-  type ResourceTemplateDescriptor,
-} from '../protocol/resources.js';
+import type { ResourceAnnotations } from '../protocol/resource-contents.js';
+import { uriProblem, type ResourceDescriptor, type ResourceTemplateDescriptor } from '../protocol/resources.js';
 import { UriTemplate, UriTemplateError, type UriTemplateMatch } from '../protocol/uri-template.js';
 import { formatIssues } from '../schema/dto-caster.js';
 import type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';

@@ -9,6 +9,7 @@ import { isEmission } from '../protocol/emission.js';
 import { defineCallParam } from '../decorators/params.decorators.js';
 import { MCP_PARAM_ARGS_METADATA, McpParamtype } from '../mcp.constants.js';
 import { McpError, ToolError, httpExceptionMessage } from '../protocol/errors.js';
+import { McpCancelledError } from '../protocol/dispatcher.js';
 import type { McpCall } from './mcp-call.interface.js';
 import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
@@ -358,8 +359,12 @@ class Deliberate {
   constructor(readonly error: unknown) {}
 }
 
+/**
+ * The module's own outcomes: tool and protocol errors, input requests, and cancellation (a client
+ * that disconnects is no failure, and logging each one would let any caller flood the log).
+ */
 function isDeliberate(error: unknown): boolean {
-  return error instanceof ToolError || error instanceof McpError || isInputRequiredSignal(error);
+  return error instanceof ToolError || error instanceof McpError || error instanceof McpCancelledError || isInputRequiredSignal(error);
 }
 
 /** Nest HTTP exceptions are messages meant for the caller: the model sees them as tool errors. */

@@ -4,7 +4,7 @@ import type { McpContext } from './context.js';
 import { McpError } from './errors.js';
 import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
-import { handlerError, lastValue, union, type McpFeatureHost, type McpFeatureOptions } from './resources.js';
+import { handlerError, lastValue, union, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import { BOTH_ERAS } from './versions.js';
 
 /** The most values one `completion/complete` result carries (the spec's limit). */

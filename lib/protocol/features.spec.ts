@@ -8,8 +8,9 @@ import { ToolError } from './errors.js';
 import type { JsonObject } from './mcp-types.js';
 import { Content } from './content.js';
 import { PromptMessage, installPrompts, toGetPromptResult } from './prompts.js';
-import { ResourceContent, ResourceNotFoundError, installResources, toReadResourceResult } from './resources.js';
-import { McpServer } from './server.js';
+import { ResourceContent, toReadResourceResult } from './resource-contents.js';
+import { ResourceNotFoundError, installResources } from './resources.js';
+import { McpDispatcher } from './dispatcher.js';
 import { UriTemplate } from './uri-template.js';
 
 const legacy: RequestEnvelope = { era: 'legacy', protocolVersion: '2025-11-25', capabilities: {} };
@@ -46,7 +47,7 @@ interface Fixture {
 }
 
 /** A dispatcher with resources, prompts and completion over a hand-built catalog. */
-function featureServer(fixture: Fixture, errors: string[] = []): { server: McpServer; catalog: McpFeatureCatalog & { version: number } } {
+function featureServer(fixture: Fixture, errors: string[] = []): { server: McpDispatcher; catalog: McpFeatureCatalog & { version: number } } {
   const catalog = {
     version: 1,
     tools: () => [],
@@ -60,7 +61,7 @@ function featureServer(fixture: Fixture, errors: string[] = []): { server: McpSe
     completer: fixture.completers ?? (() => undefined),
   };
   const logger = { error: (m: string) => errors.push(m), warn: (m: string) => errors.push(m) };
-  const server = new McpServer(
+  const server = new McpDispatcher(
     {
       serverInfo: { name: 's', version: '1' },
       discoverCache: { ttlMs: 1, cacheScope: 'public' },
@@ -84,7 +85,7 @@ function featureServer(fixture: Fixture, errors: string[] = []): { server: McpSe
 
 type Response = { result?: JsonObject; error?: { code: number; message: string; data?: JsonObject } };
 
-async function call(server: McpServer, method: string, params: JsonObject, env: RequestEnvelope = legacy): Promise<Response> {
+async function call(server: McpDispatcher, method: string, params: JsonObject, env: RequestEnvelope = legacy): Promise<Response> {
   const messages = await lastValueFrom(server.handle({ jsonrpc: '2.0', id: 7, method, params }, env).pipe(toArray()));
   return messages.at(-1) as Response;
 }

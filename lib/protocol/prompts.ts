@@ -5,7 +5,7 @@ import type { McpContext } from './context.js';
 import { McpError } from './errors.js';
 import { ErrorCode } from './json-rpc.js';
 import type { ContentBlock, JsonObject, McpIcon } from './mcp-types.js';
-import { handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './resources.js';
+import { meetGuards, handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import { BOTH_ERAS } from './versions.js';
 
 /** One argument as `prompts/list` advertises it. */
@@ -104,7 +104,10 @@ function getPrompt(
   const run = (): Observable<JsonObject> =>
     defer(() => from(Promise.resolve(prompt.parseArguments(rawArgs)))).pipe(
       switchMap((outcome) => {
-        if (!outcome.ok) throw new McpError(ErrorCode.InvalidParams, outcome.message);
+        if (!outcome.ok) {
+          const invalid = new McpError(ErrorCode.InvalidParams, outcome.message);
+          return from(meetGuards(prompt, ctx, rawArgs).then(() => Promise.reject(invalid)));
+        }
         return lastValue(prompt.get(outcome.value, rawArgs, ctx));
       }),
       map((value) => {

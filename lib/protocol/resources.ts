@@ -1,29 +1,16 @@
-import { randomUUID } from 'node:crypto';
-import { defer, from, reduce, switchMap, catchError, map, throwError, type Observable } from 'rxjs';
+import { defer, from, switchMap, catchError, map, throwError, type Observable } from 'rxjs';
 import type { McpAccess, McpFeatureCatalog, ResourceTemplateRuntime } from './catalog.js';
-import { toJsonValue } from './content.js';
-import type { McpContext, RequestEnvelope } from './context.js';
-import { McpError, ToolError, httpExceptionMessage } from './errors.js';
-import { isInputRequiredSignal } from './interaction.js';
+import type { McpContext } from './context.js';
+import { McpError } from './errors.js';
+import { meetGuards, handlerError, lastValue, union, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import { ErrorCode } from './json-rpc.js';
 import type { CacheHint, JsonObject, McpIcon } from './mcp-types.js';
-import { PagedList } from './paging.js';
+import { isPlainObject, toReadResourceResult, type ResourceAnnotations } from './resource-contents.js';
 import { MAX_URI_LENGTH, type UriTemplateMatch } from './uri-template.js';
 import { type ProtocolEra, BOTH_ERAS } from './versions.js';
 
-/**
- * Hints about how a resource (or a content item) is meant to be used.
- *
- * @publicApi
- */
-export interface ResourceAnnotations {
-  /** Who the content is for. */
-  audience?: Array<'user' | 'assistant'>;
-  /** 0 (optional) to 1 (effectively required). */
-  priority?: number;
-  /** ISO 8601 timestamp of the last change. */
-  lastModified?: string;
-}
+// The feature host moved to feature-host.ts; its old import path stays valid.
+export { handlerError, lastValue, union, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 
 /** What `resources/list` advertises for one resource. */
 export interface ResourceDescriptor {
@@ -51,66 +38,6 @@ export interface ResourceTemplateDescriptor {
   _meta?: JsonObject;
 }
 
-/** @publicApi */
-export interface TextResourceContents {
-  uri: string;
-  mimeType?: string;
-  text: string;
-  _meta?: JsonObject;
-}
-
-/** `blob` is base64. @publicApi */
-export interface BlobResourceContents {
-  uri: string;
-  mimeType?: string;
-  blob: string;
-  _meta?: JsonObject;
-}
-
-/** @publicApi */
-export type ResourceContents = TextResourceContents | BlobResourceContents;
-
-/** The result of `resources/read`. @publicApi */
-export interface ReadResourceResult {
-  contents: ResourceContents[];
-  _meta?: JsonObject;
-}
-
-/**
- * A content item as a handler may return it: `uri` and `mimeType` default to the resource's,
- * and `blob` may be raw bytes.
- *
- * @publicApi
- */
-export interface ResourceContentInput {
-  uri?: string;
-  mimeType?: string;
-  text?: string;
-  blob?: string | Uint8Array;
-  annotations?: ResourceAnnotations;
-  _meta?: JsonObject;
-}
-
-/**
- * Builders for the contents of a resource read. Return one (or an array, for several contents)
- * when a plain string, Buffer or object is not enough, e.g. to mix MIME types.
- *
- * @publicApi
- */
-export const ResourceContent = {
-  text(text: string, options: Omit<ResourceContentInput, 'text' | 'blob'> = {}): ResourceContentInput {
-    return { ...options, text };
-  },
-  /** `data` is raw bytes or an already base64-encoded string. */
-  blob(data: Uint8Array | string, options: Omit<ResourceContentInput, 'text' | 'blob'> = {}): ResourceContentInput {
-    return { ...options, blob: typeof data === 'string' ? data : toBase64(data) };
-  },
-  /** Any JSON value as text, with `application/json` unless another type is given. */
-  json(value: unknown, options: Omit<ResourceContentInput, 'text' | 'blob'> = {}): ResourceContentInput {
-    return { mimeType: 'application/json', ...options, text: JSON.stringify(toJsonValue(value)) ?? 'null' };
-  },
-} as const;
-
 /**
  * Throw it from a resource handler (or return `undefined`/`null`) when the requested resource
  * does not exist: the client gets the era's resource-not-found error (`-32002` up to 2025-11-25,
@@ -125,47 +52,9 @@ export class ResourceNotFoundError extends Error {
   }
 }
 
-/** What resource, prompt and completion methods need from the module configuration. */
-export interface McpFeatureOptions {
-  /** Cache hints on `resources/read` results unless the resource declares its own (modern era). */
-  readCache: CacheHint;
-  exposeInternalErrors: boolean;
-  logger: { error(message: string, trace?: string): void; warn(message: string): void };
-}
-
-/** The part of the dispatcher feature methods are installed into. */
-export interface McpFeatureHost {
-  setMethod(
-    method: string,
-    eras: readonly ProtocolEra[],
-    handler: (params: JsonObject, ctx: McpContext, env: RequestEnvelope) => JsonObject | Promise<JsonObject> | Observable<JsonObject>,
-  ): void;
-  declareCapability(name: string, value: JsonObject): void;
-  /** Adds `resultType` and the serverInfo `_meta` of modern results. */
-  decorate(result: JsonObject, era: ProtocolEra): JsonObject;
-  /**
-   * Runs a handler that may ask the client for input (elicitation, sampling, roots): on the
-   * modern era a missing answer ends the request with an `input_required` result.
-   */
-  interactive(params: JsonObject, name: string, args: unknown, ctx: McpContext, run: () => Observable<JsonObject>): Observable<JsonObject>;
-  /** A paged list with the server's page size, catalog-bound cursors and list cache hints. */
-  pagedList<T extends McpAccess>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T>;
-  /** One page of a list for this caller: what its scopes or guards refuse is left out. */
-  listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): JsonObject | Promise<JsonObject>;
-  /** Declares the scopes a method's request needs; the transports enforce them (403 insufficient_scope). */
-  setRequiredScopes(method: string, resolver: (params: JsonObject) => readonly string[] | undefined): void;
-  /**
-   * Checks a URI a client asks to be notified about (`subscriptions/listen` filters); throws the
-   * error `resources/read` would give for it.
-   */
-  checkSubscribable?: (uri: string, era: ProtocolEra) => void;
-}
-
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 // RFC 3986 has no room for whitespace or control characters; they must be percent-encoded.
 const NOT_IN_URI = /[\u0000-\u0020\u007f]/;
-const CONTENT_KEYS = new Set(['uri', 'mimeType', 'text', 'blob', 'annotations', '_meta']);
-const RESULT_KEYS = new Set(['contents', '_meta']);
 
 /** Why a string is not an absolute URI this server can serve, or undefined when it is. */
 export function uriProblem(uri: string): string | undefined {
@@ -196,19 +85,25 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     return union(uris.map((uri) => (typeof uri === 'string' ? scopes(uri) : undefined)));
   });
   host.setMethod('resources/read', BOTH_ERAS, (params, ctx, env) => readResource(host, catalog, options, params, ctx, env.era));
-  const checkSubscribable = (uri: string, era: ProtocolEra): void => {
+  const checkSubscribable = (uri: string, era: ProtocolEra): McpAccess => {
     const problem = uriProblem(uri);
     if (problem !== undefined) {
       throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI ${quote(uri)}: ${problem}.`, { uri: truncate(uri) });
     }
     // A subscription to a URI nothing serves could never fire, yet the session would hold it.
-    if (!servesUri(catalog, uri)) throw notFound(uri, era);
+    const access = servingAccess(catalog, uri);
+    if (!access) throw notFound(uri, era);
+    return access;
   };
   host.checkSubscribable = checkSubscribable;
-  host.setMethod('resources/subscribe', ['legacy'], (params, _ctx, env) => {
+  host.setMethod('resources/subscribe', ['legacy'], (params, ctx, env) => {
     const uri = subscriptionUri(params, 'resources/subscribe');
-    checkSubscribable(uri, env.era);
-    return Promise.resolve(env.subscribe?.(uri)).then(() => ({}));
+    const access = checkSubscribable(uri, env.era);
+    // What a caller may not read it may not watch either.
+    return meetGuards(access, ctx, {})
+      .catch((error: unknown) => Promise.reject(handlerError(error, `Subscription to ${quote(uri)}`, options)))
+      .then(() => env.subscribe?.(uri))
+      .then(() => ({}));
   });
   host.setMethod('resources/unsubscribe', ['legacy'], (params, _ctx, env) => {
     const uri = subscriptionUri(params, 'resources/unsubscribe');
@@ -225,10 +120,9 @@ function subscriptionUri(params: JsonObject, method: string): string {
   return uri;
 }
 
-/** True when a resource, or a template (decorated or added at runtime), serves the URI. */
-function servesUri(catalog: McpFeatureCatalog, uri: string): boolean {
-  if (catalog.resource(uri)) return true;
-  return catalog.resourceTemplates().some((template) => template.template.match(uri) !== null);
+/** The resource, or the first template (decorated or added at runtime), that serves the URI. */
+function servingAccess(catalog: McpFeatureCatalog, uri: string): McpAccess | undefined {
+  return catalog.resource(uri) ?? catalog.resourceTemplates().find((template) => template.template.match(uri) !== null);
 }
 
 function readResource(
@@ -273,7 +167,10 @@ function readResource(
   const [template, raw] = matches[0]!;
   const read = defer(() => from(Promise.resolve(template.parseVariables(raw)))).pipe(
     switchMap((outcome) => {
-      if (!outcome.ok) throw new McpError(ErrorCode.InvalidParams, outcome.message, { uri: truncate(uri) });
+      if (!outcome.ok) {
+        const invalid = new McpError(ErrorCode.InvalidParams, outcome.message, { uri: truncate(uri) });
+        return from(meetGuards(template, ctx, raw).then(() => Promise.reject(invalid)));
+      }
       return template.read(outcome.value, raw, uri, ctx);
     }),
   );
@@ -313,13 +210,6 @@ function uriScopes(catalog: McpFeatureCatalog): (uri: string) => readonly string
   };
 }
 
-/** Every scope of several lists, once; undefined when there is none. */
-export function union(lists: ReadonlyArray<readonly string[] | undefined>): readonly string[] | undefined {
-  const all = new Set<string>();
-  for (const list of lists) for (const scope of list ?? []) all.add(scope);
-  return all.size ? [...all] : undefined;
-}
-
 /** The resource-not-found error of the request's era, always with `data.uri`. */
 export function notFound(uri: string, era: ProtocolEra): McpError {
   return new McpError(
@@ -332,113 +222,6 @@ export function notFound(uri: string, era: ProtocolEra): McpError {
 function readError(error: unknown, uri: string, era: ProtocolEra, options: McpFeatureOptions): unknown {
   if (error instanceof ResourceNotFoundError) return notFound(uri, era);
   return handlerError(error, `Resource ${quote(uri)}`, options);
-}
-
-/**
- * Maps what a resource, prompt or completion handler threw to the JSON-RPC error the client
- * gets: `McpError` as is; a `ToolError` or a Nest `HttpException` (messages meant for the
- * caller) as `-32603` with its message; anything else as `-32603` with a reference id, logged with
- * its stack. Cancellation and requests for client input pass through to the dispatcher.
- */
-export function handlerError(
-  error: unknown,
-  subject: string,
-  options: Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>,
-): unknown {
-  if (error instanceof McpError || isInputRequiredSignal(error)) return error;
-  if (error instanceof Error && error.name === 'McpCancelledError') return error;
-  const message = callerMessage(error);
-  if (message !== undefined) return new McpError(ErrorCode.InternalError, message);
-  const ref = randomUUID();
-  const err = error instanceof Error ? error : new Error(String(error));
-  options.logger.error(`${subject} failed (ref ${ref}): ${err.message}`, err.stack);
-  return new McpError(
-    ErrorCode.InternalError,
-    options.exposeInternalErrors
-      ? `${subject} failed: ${err.message} (reference ${ref}).`
-      : `${subject} failed with an internal error (reference ${ref}). The server log has the details.`,
-  );
-}
-
-/** The message of an error meant for the caller: a ToolError, or a Nest HttpException (duck-typed: no Nest here). */
-function callerMessage(error: unknown): string | undefined {
-  if (error instanceof ToolError) return error.message;
-  return httpExceptionMessage(error);
-}
-
-/** Emits the handler's last value (or `undefined` when it produced none). */
-export function lastValue(source: Observable<unknown>): Observable<unknown> {
-  return source.pipe(reduce((_previous: unknown, value: unknown) => value, undefined as unknown));
-}
-
-/**
- * Turns what a resource handler returned into a `resources/read` result, or `null` when it
- * returned nothing (which means "not found": a result never has empty `contents`).
- *
- * - a string → one text item with the declared MIME type (default `text/plain`);
- * - a Buffer/Uint8Array → one base64 `blob` item (default `application/octet-stream`);
- * - a content item (`{ text }` or `{ blob }`, with optional `uri`, `mimeType`, `annotations`,
- *   `_meta` and nothing else), or an array of them → those items, `uri` and `mimeType` defaulted;
- * - `{ contents: [...] }` (plus optional `_meta`) → a full result, items defaulted the same way;
- * - anything else → its JSON as one text item (default `application/json`).
- */
-export function toReadResourceResult(value: unknown, uri: string, mimeType?: string): ReadResourceResult | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'string') return { contents: [{ uri, mimeType: mimeType ?? 'text/plain', text: value }] };
-  if (value instanceof Uint8Array) {
-    return { contents: [{ uri, mimeType: mimeType ?? 'application/octet-stream', blob: toBase64(value) }] };
-  }
-  if (isFullResult(value)) {
-    if (value.contents.length === 0) return null;
-    const result: ReadResourceResult = { contents: value.contents.map((item) => normalize(item, uri, mimeType)) };
-    if (value._meta !== undefined) result._meta = value._meta;
-    return result;
-  }
-  if (isContentInput(value)) return { contents: [normalize(value, uri, mimeType)] };
-  if (Array.isArray(value) && value.length > 0 && value.every(isContentInput)) {
-    return { contents: value.map((item) => normalize(item, uri, mimeType)) };
-  }
-  const text = JSON.stringify(toJsonValue(value)) ?? 'null';
-  return { contents: [{ uri, mimeType: mimeType ?? 'application/json', text }] };
-}
-
-function normalize(item: ResourceContentInput, uri: string, mimeType: string | undefined): ResourceContents {
-  const out: JsonObject = { uri: item.uri ?? uri };
-  if (item.text !== undefined) {
-    out.mimeType = item.mimeType ?? mimeType ?? 'text/plain';
-    out.text = item.text;
-  } else {
-    out.mimeType = item.mimeType ?? mimeType ?? 'application/octet-stream';
-    out.blob = typeof item.blob === 'string' ? item.blob : toBase64(item.blob!);
-  }
-  if (item.annotations !== undefined) out.annotations = item.annotations;
-  if (item._meta !== undefined) out._meta = item._meta;
-  return out as unknown as ResourceContents;
-}
-
-function isPlainObject(value: unknown): value is JsonObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-function isContentInput(value: unknown): value is ResourceContentInput {
-  if (!isPlainObject(value)) return false;
-  for (const key of Object.keys(value)) if (!CONTENT_KEYS.has(key)) return false;
-  const hasText = typeof value.text === 'string';
-  const hasBlob = typeof value.blob === 'string' || value.blob instanceof Uint8Array;
-  if (hasText === hasBlob) return false;
-  return (value.uri === undefined || typeof value.uri === 'string') && (value.mimeType === undefined || typeof value.mimeType === 'string');
-}
-
-function isFullResult(value: unknown): value is { contents: ResourceContentInput[]; _meta?: JsonObject } {
-  if (!isPlainObject(value) || !Array.isArray(value.contents)) return false;
-  for (const key of Object.keys(value)) if (!RESULT_KEYS.has(key)) return false;
-  return value.contents.every(isContentInput);
-}
-
-function toBase64(data: Uint8Array): string {
-  return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
 }
 
 function truncate(text: string, max = 1024): string {

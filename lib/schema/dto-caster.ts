@@ -1,11 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, type ValidationError, type ValidatorOptions } from 'class-validator';
-import {
-  getEffectiveValidationMetadata,
-  isBuiltInRule,
-  JsonSchemaFactory,
-  validationRuleName,
-} from './json-schema.factory.js';
+import { JsonSchemaFactory } from './json-schema.factory.js';
+import { getEffectiveValidationMetadata, isBuiltInRule, validationRuleName } from './validation-rules.js';
 import { joinIssuePath, type JsonSchema, type ValidationIssue } from './json-schema.types.js';
 import { compileJsonSchema, type JsonSchemaCheck } from './json-schema.validator.js';
 

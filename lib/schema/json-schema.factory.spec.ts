@@ -36,7 +36,8 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { JsonSchemaFactory, regExpToPattern } from './json-schema.factory.js';
+import { JsonSchemaFactory } from './json-schema.factory.js';
+import { regExpToPattern } from './regexp-pattern.js';
 import { SchemaGenerationError } from './schema-generation.error.js';
 import { SchemaProperty, type SchemaPropertyOptions } from './schema-property.decorator.js';
 import type { JsonSchema } from './json-schema.types.js';

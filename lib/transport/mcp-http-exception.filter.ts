@@ -1,9 +1,10 @@
 import { Catch, HttpException, Inject, Optional, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { McpAuthenticator } from '../auth/mcp-authenticator.js';
+import { McpAuthenticator, carriesBearer } from '../auth/mcp-authenticator.js';
 import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
 import { httpExceptionMessage } from '../protocol/errors.js';
 import { ErrorCode, failure } from '../protocol/json-rpc.js';
+import { nodeHttpOf } from './fastify.adapter.js';
 
 /**
  * Guards on the MCP route (an app's passport AuthGuard, a throttler) throw HttpExceptions before
@@ -16,14 +17,13 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
   constructor(@Optional() @Inject(MCP_AUTHENTICATOR) private readonly auth?: McpAuthenticator | null) {}
 
   catch(exception: HttpException, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<ServerResponse>();
-    const req = host.switchToHttp().getRequest<IncomingMessage>();
+    const { req, res } = nodeHttpOf(host.switchToHttp().getRequest<IncomingMessage>(), host.switchToHttp().getResponse<ServerResponse>());
     if (res.headersSent) return void res.end();
     const status = exception.getStatus();
     const message = httpExceptionMessage(exception)!;
     if (this.auth && (status === 401 || status === 403)) {
       // RFC 6750 §3.1: a request that carried no credentials gets a challenge without an error code.
-      const error = status === 403 ? 'insufficient_scope' : req?.headers?.authorization === undefined ? undefined : 'invalid_token';
+      const error = status === 403 ? 'insufficient_scope' : carriesBearer(req?.headers?.authorization) ? 'invalid_token' : undefined;
       return this.auth.challenge(res, status, error, `${status === 401 ? 'Unauthorized' : 'Forbidden'}: ${message}`);
     }
     const body = JSON.stringify(failure(null, ErrorCode.InvalidRequest, message));

@@ -2,7 +2,9 @@ import { Inject, Injectable, Logger, VERSION_NEUTRAL, VersioningType, type OnApp
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_NOTIFICATION_BUS, MCP_SERVER, MCP_SESSION_STORE } from '../mcp.constants.js';
+import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE } from '../mcp.constants.js';
+import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { assertSupportedPlatform, scopeFastifyMcpRoutes, type FastifyInstanceLike } from './fastify.adapter.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { changeEventOf, type McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpServer } from '../protocol/server.js';
@@ -34,6 +36,7 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
     private readonly registry: McpRegistry,
     private readonly config: ApplicationConfig,
     @Inject(MCP_ENDPOINT_VERSION) private readonly version: McpEndpointVersion,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
   ) {}
 
   /**
@@ -70,6 +73,21 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
     const unspecified = address.address === '::' || address.address === '0.0.0.0';
     const host = unspecified ? 'localhost' : address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
     return `${scheme}://${host}:${address.port}${this.routePath()}`;
+  }
+
+  /**
+   * Called by McpModule's `configure()`, which Nest runs before it maps any route: refuses an
+   * HTTP platform McpModule cannot serve, and on Fastify scopes the body-error handling to the
+   * MCP routes, which can only be done as they are declared.
+   */
+  beforeRoutes(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    if (!adapter) return;
+    const type = adapter.getType?.();
+    assertSupportedPlatform(type);
+    if (type === 'fastify') {
+      scopeFastifyMcpRoutes(adapter.getInstance<FastifyInstanceLike>(), { path: this.path, maxBodyBytes: this.options.maxBodyBytes });
+    }
   }
 
   onModuleInit(): void {

@@ -4,12 +4,14 @@ import { McpHttpExceptionFilter } from './mcp-http-exception.filter.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_HTTP_HANDLER } from '../mcp.constants.js';
 import type { McpHttpHandler } from './http-handler.js';
+import { nodeHttpOf } from './fastify.adapter.js';
 
 /**
  * The MCP endpoint: POST for messages, GET for a legacy session's stream, DELETE to end a legacy
  * session. It writes the response itself (`@Res()`), so global interceptors cannot reshape
  * protocol messages, and it never throws, so global exception filters never see protocol errors.
- * Guards on the route (an auth guard, for example) still apply.
+ * Guards on the route (an auth guard, for example) still apply. On Fastify the parameters are
+ * Fastify's request and reply; the handler gets the Node request and response under them.
  */
 @UseFilters(McpHttpExceptionFilter)
 export class McpController {
@@ -32,7 +34,8 @@ export class McpController {
     this.run(req, res);
   }
 
-  private run(req: IncomingMessage, res: ServerResponse): void {
+  private run(request: IncomingMessage, response: ServerResponse): void {
+    const { req, res } = nodeHttpOf(request, response);
     this.handler.handle(req, res).catch((error: unknown) => {
       const err = error instanceof Error ? error : new Error(String(error));
       this.logger.error(`Unexpected failure while serving ${req.method} ${req.url}: ${err.message}`, err.stack);

@@ -31,10 +31,11 @@ function* garbage(seed: number): Generator<unknown> {
   }
 }
 
-describe('bad input never gets a 500, a crash or a hung response', () => {
+for (const platform of ['express', 'fastify'] as const)
+describe(`bad input never gets a 500, a crash or a hung response (${platform})`, () => {
   let server: RunningApp;
   before(async () => {
-    server = await startApp(WireModule.register());
+    server = await startApp(WireModule.register(), { platform });
   });
   after(() => server.close());
 

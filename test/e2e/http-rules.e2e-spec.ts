@@ -25,10 +25,11 @@ function rawPost(url: string, body: unknown, headers: Record<string, string>): P
   });
 }
 
-describe('HTTP rules shared by both eras', () => {
+for (const platform of ['express', 'fastify'] as const)
+describe(`HTTP rules shared by both eras (${platform})`, () => {
   let server: RunningApp;
   before(async () => {
-    server = await startApp(WireModule.register({ maxBodyBytes: 2048 }));
+    server = await startApp(WireModule.register({ maxBodyBytes: 2048 }), { platform });
   });
   after(() => server.close());
 

@@ -1,5 +1,6 @@
 /**
- * Interop matrix: official clients we did not write, each over Streamable HTTP and over stdio,
+ * Interop matrix: official clients we did not write, each over Streamable HTTP (the app on Express
+ * and again on Fastify 12) and over stdio,
  * against the conformance fixture (tools, resources, a template, prompts, completion, one
  * client interaction) and sample/01-basic (tools only, the `npm run sample:stdio` one-liner):
  * - `@modelcontextprotocol/sdk` 1.32 (negotiates 2025-11-25),
@@ -204,23 +205,37 @@ async function using<T>(connection: Promise<Connection>, body: (client: AnyClien
   }
 }
 
-describe('interop matrix: official clients × (Streamable HTTP, stdio)', () => {
+const LEGS = {
+  http: 'Streamable HTTP (Express)',
+  fastify: 'Streamable HTTP (Fastify)',
+  stdio: 'stdio',
+} as const;
+
+describe('interop matrix: official clients × (Streamable HTTP on Express and Fastify, stdio)', () => {
   let fixture: RunningApp;
   let basic: RunningApp;
+  let fixtureOnFastify: RunningApp;
+  let basicOnFastify: RunningApp;
   before(async () => {
     fixture = await startApp(FixtureModule);
     basic = await startApp(BasicModule);
+    fixtureOnFastify = await startApp(FixtureModule, { platform: 'fastify' });
+    basicOnFastify = await startApp(BasicModule, { platform: 'fastify' });
   });
   after(async () => {
     await fixture.close();
     await basic.close();
+    await fixtureOnFastify.close();
+    await basicOnFastify.close();
   });
 
   for (const flavour of flavours) {
-    for (const transport of ['http', 'stdio'] as const) {
-      describe(`${flavour.label} over ${transport === 'http' ? 'Streamable HTTP' : 'stdio'}`, () => {
-        const fixtureTarget = (): Target => (transport === 'http' ? { transport, url: fixture.url } : { transport, script: FIXTURE_STDIO });
-        const basicTarget = (): Target => (transport === 'http' ? { transport, url: basic.url } : { transport, script: BASIC_STDIO });
+    for (const transport of ['http', 'fastify', 'stdio'] as const) {
+      describe(`${flavour.label} over ${LEGS[transport]}`, () => {
+        const target = (express: () => RunningApp, fastify: () => RunningApp, script: string): Target =>
+          transport === 'stdio' ? { transport, script } : { transport: 'http', url: (transport === 'http' ? express() : fastify()).url };
+        const fixtureTarget = (): Target => target(() => fixture, () => fixtureOnFastify, FIXTURE_STDIO);
+        const basicTarget = (): Target => target(() => basic, () => basicOnFastify, BASIC_STDIO);
 
         it(`speaks ${flavour.era} and lists and calls the fixture's tools`, async () => {
           await using(flavour.connect(fixtureTarget(), {}), async (client, connection) => {

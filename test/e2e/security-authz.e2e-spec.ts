@@ -70,6 +70,56 @@ describe('authorization on every capability (issue 15, section D)', () => {
     return { names: (answer.body.result[key] as Json[]).map((item) => item[field]), result: answer.body.result };
   }
 
+  for (const era of ERAS) {
+    describe(`adversarial follow-ups (${era})`, () => {
+      // A validation message names the enum's values: a caller the guards refuse must get their
+      // refusal instead, on every capability that validates before its handler runs.
+      it('answers invalid arguments of a guarded capability with the guards\' refusal, never the enum values', async () => {
+        const leaks = (answer: Answer): boolean => CODENAMES.some((c) => JSON.stringify(answer.body).includes(c));
+        const cases: Array<[string, Json]> = [
+          ['prompts/get', { name: 'codename_brief', arguments: { codename: 'zzz' } }],
+          ['prompts/get', { name: 'admin_prompt', arguments: { codename: 'zzz' } }],
+          ['prompts/get', { name: 'admin_prompt', arguments: {} }],
+          ['resources/read', { uri: 'secret://plans/zzz' }],
+          ['resources/read', { uri: 'runtime://vault/zzz' }],
+          ['tools/call', { name: 'launch_operation', arguments: { codename: 'zzz' } }],
+        ];
+        for (const [method, params] of cases) {
+          const refused = await call(era, 'plain-token', method, params);
+          const what = `${method} ${JSON.stringify(params)}: ${JSON.stringify(refused.body)}`;
+          assert.ok(!leaks(refused), what);
+          if (method === 'tools/call') {
+            assert.equal(refused.body.result.isError, true, what);
+            assert.match(refused.body.result.content[0].text, /Forbidden/, what);
+          } else {
+            assert.match(refused.body.error.message, /Forbidden/, what);
+          }
+        }
+        for (const [method, params] of cases.slice(3, 4)) {
+          const blocked = await call(era, 'blocked-token', method, params);
+          assert.ok(!leaks(blocked), JSON.stringify(blocked.body));
+        }
+        // A caller the guards admit still learns what is wrong with its arguments.
+        const admitted = await call(era, 'admin-token', 'prompts/get', { name: 'codename_brief', arguments: { codename: 'zzz' } });
+        assert.equal(admitted.body.error.code, -32602);
+        assert.match(admitted.body.error.message, /codename: must be one of the following values: bluebird/);
+        const tool = await call(era, 'scopeless-admin-token', 'tools/call', { name: 'launch_operation', arguments: { codename: 'zzz' } });
+        assert.match(tool.body.result.content[0].text, /codename/);
+      });
+    });
+  }
+
+  it('refuses resources/subscribe to a URI whose guards refuse reading it (legacy)', async () => {
+    for (const uri of ['admin://report', 'secret://plans', 'secret://plans/osprey', 'runtime://vault/osprey']) {
+      const refused = await call('legacy', 'plain-token', 'resources/subscribe', { uri });
+      assert.match(refused.body.error?.message ?? '', /Forbidden/, `${uri}: ${JSON.stringify(refused.body)}`);
+    }
+    const blocked = await call('legacy', 'blocked-token', 'resources/subscribe', { uri: 'runtime://status' });
+    assert.match(blocked.body.error?.message ?? '', /Forbidden/, JSON.stringify(blocked.body));
+    const allowed = await call('legacy', 'admin-token', 'resources/subscribe', { uri: 'secret://plans/osprey' });
+    assert.deepEqual(allowed.body.result, {}, JSON.stringify(allowed.body));
+  });
+
   it('refuses a runtime guard class the application does not provide, instead of skipping it', () => {
     @Injectable()
     class UnprovidedGuard implements CanActivate {

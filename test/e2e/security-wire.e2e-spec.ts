@@ -106,18 +106,23 @@ describe('security on the wire: sample 05 (passport-jwt)', () => {
     assert.match(challenge, /scope="invoices:read invoices:write"/);
     assert.match(challenge, /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
     assert.equal((missing.json as Json).error.code, -32600);
+    // Another scheme is no bearer credential either (RFC 6750 §3.1: an unsupported method).
+    const basic = await modernRpc(server.url, 'tools/list', {}, { headers: { Authorization: 'Basic YWxpY2U6c2VjcmV0' } });
+    assert.equal(basic.status, 401);
+    assert.doesNotMatch(basic.headers.get('www-authenticate')!, /error=/);
     const bad = await modernRpc(server.url, 'tools/list', {}, { headers: bearer('not-a-jwt') });
     assert.equal(bad.status, 401);
     assert.match(bad.headers.get('www-authenticate')!, /^Bearer error="invalid_token", scope="invoices:read invoices:write", resource_metadata="/);
   });
 });
 
-describe('security on the wire: bearer app (verifyToken)', () => {
+for (const platform of ['express', 'fastify'] as const)
+describe(`security on the wire: bearer app (verifyToken) on ${platform}`, () => {
   let server: RunningApp;
   const alice = bearer('alice-token');
 
   before(async () => {
-    server = await startApp(SecurityWireModule.register());
+    server = await startApp(SecurityWireModule.register(), { platform });
   });
   after(() => server.close());
 
@@ -165,6 +170,9 @@ describe('security on the wire: bearer app (verifyToken)', () => {
     assert.equal(missing.status, 401);
     assert.doesNotMatch(missing.headers.get('www-authenticate')!, /error=/);
     assert.match(missing.headers.get('www-authenticate')!, /^Bearer scope="notes:read notes:write", resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/mcp"$/);
+    const basic = await modernRpc(server.url, 'tools/list', {}, { headers: { Authorization: 'Basic YWxpY2U6c2VjcmV0' } });
+    assert.equal(basic.status, 401);
+    assert.doesNotMatch(basic.headers.get('www-authenticate')!, /error=/);
     const bad = await modernRpc(server.url, 'tools/list', {}, { headers: bearer('nope') });
     assert.match(bad.headers.get('www-authenticate')!, /^Bearer error="invalid_token", /);
   });
@@ -224,14 +232,20 @@ describe('security on the wire: bearer app (verifyToken)', () => {
   });
 
   it('item 16: a 413 names the limit that refused the body and how to raise it', async (t) => {
-    const small = await startApp(SecurityWireModule.register({ maxBodyBytes: 16_384 }));
+    // Express's JSON body parser refuses bodies over 100 KiB by default; Fastify's bodyLimit is set to the same.
+    const small = await startApp(SecurityWireModule.register({ maxBodyBytes: 16_384 }), { platform, fastifyOptions: { bodyLimit: 102_400 } });
     t.after(() => small.close());
     const big = (bytes: number) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(bytes) } });
     const parser = await rpc(small.url, big(150 * 1024), { headers: alice });
     assert.equal(parser.status, 413);
     assert.equal((parser.json as Json).error.code, -32600);
-    assert.match((parser.json as Json).error.message, /JSON body-parser limit of 102400 bytes/);
-    assert.match((parser.json as Json).error.message, /app\.useBodyParser\('json', \{ limit \}\)/);
+    if (platform === 'express') {
+      assert.match((parser.json as Json).error.message, /JSON body-parser limit of 102400 bytes/);
+      assert.match((parser.json as Json).error.message, /app\.useBodyParser\('json', \{ limit \}\)/);
+    } else {
+      assert.match((parser.json as Json).error.message, /Fastify's bodyLimit of 102400 bytes/);
+      assert.match((parser.json as Json).error.message, /new FastifyAdapter\(\{ bodyLimit \}\)/);
+    }
     const module = await rpc(small.url, big(20 * 1024), { headers: alice });
     assert.equal(module.status, 413);
     assert.equal((module.json as Json).error.code, -32600);
@@ -261,5 +275,49 @@ describe('security on the wire: bearer app (verifyToken)', () => {
     assert.match(answers[0].body?.error.message, /Session not found/);
     const result = res.events!.map((e) => e.data as Json).find((m) => m?.id === 'who');
     assert.equal(result?.result.content[0].text, 'alice got the answer of alice');
+  });
+});
+
+describe('security on the wire: a cancelled call is not an error to log', () => {
+  const errors: string[] = [];
+  const logger = {
+    log: () => undefined,
+    warn: () => undefined,
+    debug: () => undefined,
+    verbose: () => undefined,
+    error: (message: unknown, ...rest: unknown[]) => void errors.push([message, ...rest].map(String).join(' ')),
+  };
+  let server: RunningApp;
+  before(async () => {
+    server = await startApp(SecurityWireModule.register(), { logger });
+  });
+  after(() => server.close());
+
+  // Any caller can disconnect at will: a stack trace per disconnect would let it flood the log.
+  it('logs nothing at error level when a client disconnects from a call waiting on an elicitation', async () => {
+    const alice = { Authorization: 'Bearer alice-token' };
+    const sessionId = await openSession(server.url, alice, '2025-11-25', { elicitation: {} });
+    for (let round = 0; round < 3; round++) {
+      const controller = new AbortController();
+      const res = await fetch(server.url, {
+        method: 'POST',
+        headers: { ...alice, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' },
+        body: JSON.stringify(call(`c${round}`, 'who_answers')),
+        signal: controller.signal,
+      });
+      const reader = res.body!.getReader();
+      let text = '';
+      while (!text.includes('elicitation/create')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      assert.match(text, /elicitation\/create/);
+      controller.abort();
+    }
+    // A round trip on the same server after the disconnects: their cancellation ran before it.
+    const ping = await rpc(server.url, { jsonrpc: '2.0', id: 'p', method: 'ping' }, { sessionId, headers: alice });
+    assert.equal(ping.status, 200);
+    assert.deepEqual(errors.filter((line) => /Cancelled|cancelled/.test(line)), []);
   });
 });

@@ -5,7 +5,8 @@ import type { McpCatalog, ToolRuntime } from './catalog.js';
 import type { RequestEnvelope } from './context.js';
 import { McpError, ToolError } from './errors.js';
 import type { JsonRpcMessage } from './json-rpc.js';
-import { McpServer } from './server.js';
+import { McpDispatcher } from './dispatcher.js';
+import { installTools } from './tools.js';
 
 function tool(name: string, invoke: ToolRuntime['invoke']): ToolRuntime {
   const descriptor = { name, inputSchema: { type: 'object' } };
@@ -18,28 +19,31 @@ function tool(name: string, invoke: ToolRuntime['invoke']): ToolRuntime {
   };
 }
 
-function serverWith(tools: ToolRuntime[], errors: string[] = []): McpServer {
+function serverWith(tools: ToolRuntime[], errors: string[] = []): McpDispatcher {
   const catalog: McpCatalog = { version: 1, tools: () => tools, tool: (n) => tools.find((t) => t.name === n) };
-  return new McpServer(
+  const logger = { error: (m: string) => errors.push(m), warn: () => undefined };
+  const server = new McpDispatcher(
     {
       serverInfo: { name: 's', version: '1' },
       discoverCache: { ttlMs: 1, cacheScope: 'public' },
       listCache: { ttlMs: 2, cacheScope: 'private' },
       exposeInternalErrors: false,
-      logger: { error: (m) => errors.push(m), warn: () => undefined },
+      logger,
     },
     catalog,
   );
+  installTools(server, catalog, { exposeInternalErrors: false, logger });
+  return server;
 }
 
 const legacy: RequestEnvelope = { era: 'legacy', protocolVersion: '2025-11-25', capabilities: {} };
 const modern: RequestEnvelope = { era: 'modern', protocolVersion: '2026-07-28', capabilities: {}, logLevel: 'info' };
 
-function run(server: McpServer, method: string, params: Record<string, unknown>, env = legacy): Promise<JsonRpcMessage[]> {
+function run(server: McpDispatcher, method: string, params: Record<string, unknown>, env = legacy): Promise<JsonRpcMessage[]> {
   return lastValueFrom(server.handle({ jsonrpc: '2.0', id: 1, method, params }, env).pipe(toArray()));
 }
 
-describe('McpServer', () => {
+describe('McpDispatcher', () => {
   it('emits notifications before exactly one response, then completes', async () => {
     const server = serverWith([
       tool('steps', (_a, _r, ctx) =>

@@ -1,0 +1,413 @@
+import { randomUUID } from 'node:crypto';
+import { Observable, Subject, catchError, from, isObservable, of, switchMap, type Subscription } from 'rxjs';
+import type { McpNotificationBus } from './notification-bus.js';
+import { listen } from './subscriptions.js';
+import { freezeResult } from './serialize.js';
+import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
+import { digestArguments, type RequestStateCodec } from './interaction.js';
+import { McpError } from './errors.js';
+import {
+  ErrorCode,
+  failure,
+  success,
+  type JsonRpcFailure,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+} from './json-rpc.js';
+import type { McpAccess, McpCatalog } from './catalog.js';
+import { missingScopes } from '../auth/mcp-auth.interface.js';
+import { DEFAULT_PAGE_SIZE, PagedList } from './paging.js';
+import type { CacheHint, Implementation, JsonObject } from './mcp-types.js';
+import {
+  LEGACY_PROTOCOL_VERSIONS,
+  META_SERVER_INFO,
+  MODERN_PROTOCOL_VERSIONS,
+  negotiateLegacyVersion,
+  type ProtocolEra,
+} from './versions.js';
+
+export interface McpDispatcherLogger {
+  error(message: string, trace?: string): void;
+  warn(message: string): void;
+}
+
+export interface McpDispatcherConfig {
+  serverInfo: Implementation;
+  instructions?: string;
+  /** Cache hints for `server/discover` (modern era). */
+  discoverCache: CacheHint;
+  /** Cache hints for list results (modern era). */
+  listCache: CacheHint;
+  /** Items per page of list results. @default 100 */
+  pageSize?: number;
+  /** Show raw messages of unexpected errors to the client (development only). */
+  exposeInternalErrors: boolean;
+  logger: McpDispatcherLogger;
+  /** Schema handling for elicitation, and how long to wait for client answers (legacy era). */
+  interaction?: InteractionSupport;
+  /** Protects the state of multi-round-trip requests (modern era). */
+  requestState?: RequestStateCodec;
+  /** Change events for `subscriptions/listen` streams (modern era). */
+  bus?: McpNotificationBus;
+  /**
+   * Leave out of every list what the caller's guards refuse (and, with `enforceScopes`, what its
+   * scopes do not cover). @default true
+   */
+  guardAwareLists?: boolean;
+  /** Whether the transports enforce `requiredScopes` (McpModule's `auth` is set). @default false */
+  enforceScopes?: boolean;
+  /** `limits.subscriptionsPerSession`, also the most URIs one `subscriptions/listen` filter may name. @default 100 */
+  subscriptionsPerSession?: number;
+}
+
+/** The scopes one request needs, from its params (see {@link McpDispatcher.requiredScopes}). */
+export type ScopeResolver = (params: JsonObject) => readonly string[] | undefined;
+
+/**
+ * Checks the `Mcp-Param-*` headers of a modern request against its params (see
+ * {@link McpDispatcher.checkHeaders}): a message on mismatch, else undefined.
+ */
+export type HeaderCheck = (params: JsonObject, getHeader: (name: string) => string | undefined) => string | undefined;
+
+type Result = JsonObject;
+type MethodHandler = (
+  params: JsonObject,
+  ctx: McpContext,
+  env: RequestEnvelope,
+) => Result | Promise<Result> | Observable<Result>;
+
+/**
+ * The dispatcher: routes one JSON-RPC request to its method for the request's era and answers
+ * with an Observable of messages (notifications, then exactly one response). It owns the
+ * lifecycle methods (`ping`, `logging/setLevel`, `server/discover`, `subscriptions/listen`);
+ * features (tools, resources, prompts, completion) install their methods into it. It knows
+ * nothing of HTTP or Nest; transports feed it envelopes and write what it emits.
+ */
+export class McpDispatcher {
+  private readonly legacyMethods = new Map<string, MethodHandler>();
+  private readonly modernMethods = new Map<string, MethodHandler>();
+  private readonly serverInfoMeta: JsonObject;
+  private readonly declaredCapabilities: JsonObject = { logging: {} };
+  private readonly shutdownSubject = new Subject<void>();
+  private readonly scopeResolvers = new Map<string, ScopeResolver>();
+  private readonly headerChecks = new Map<string, HeaderCheck>();
+  /** Set by the resources feature: refuses URIs that nothing serves. */
+  checkSubscribable?: (uri: string, era: ProtocolEra) => void;
+
+  constructor(
+    private readonly config: McpDispatcherConfig,
+    private readonly catalog: Pick<McpCatalog, 'version'>,
+  ) {
+    this.serverInfoMeta = {
+      [META_SERVER_INFO]: { name: config.serverInfo.name, version: config.serverInfo.version },
+    };
+    this.legacyMethods.set('ping', () => ({}));
+    this.legacyMethods.set('logging/setLevel', (params, _ctx, env) => {
+      if (!isLogLevel(params.level)) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown log level ${JSON.stringify(params.level ?? null)}. Use one of: debug, info, notice, warning, error, critical, alert, emergency.`,
+        );
+      }
+      return Promise.resolve(env.setLogLevel?.(params.level)).then(() => ({}));
+    });
+    this.modernMethods.set('server/discover', () => this.discover());
+    const bus = config.bus;
+    if (bus) {
+      this.modernMethods.set('subscriptions/listen', (params, ctx) =>
+        listen(params, ctx, bus, this.shutdownSubject, {
+          maxResourceSubscriptions: config.subscriptionsPerSession ?? 100,
+          checkUri: this.checkSubscribable && ((uri) => this.checkSubscribable!(uri, 'modern')),
+        }),
+      );
+    }
+  }
+
+  /** Ends long-lived subscriptions gracefully (each gets a `complete` result). */
+  shutdown(): void {
+    this.shutdownSubject.next();
+  }
+
+  /** The capabilities object advertised by `initialize` and `server/discover`. */
+  capabilities(): JsonObject {
+    return this.declaredCapabilities;
+  }
+
+  /** Declares (or replaces) one capability, for feature modules such as resources and prompts. */
+  declareCapability(name: string, value: JsonObject): void {
+    this.declaredCapabilities[name] = value;
+  }
+
+  /**
+   * A paged list of catalog items: one page size, cursors bound to the catalog version, and
+   * modern pages carrying the list cache hints, for tools, resources, templates and prompts alike.
+   */
+  pagedList<T extends McpAccess>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T> {
+    const { listCache } = this.config;
+    return new PagedList<T>({
+      key,
+      method,
+      pageSize: this.config.pageSize ?? DEFAULT_PAGE_SIZE,
+      version: () => this.catalog.version,
+      items,
+      describe,
+      finishModern: (page) => this.decorate({ ...page, ttlMs: listCache.ttlMs, cacheScope: listCache.cacheScope }, 'modern'),
+      restricted: (item) => this.scopesApply(item) || this.guardsApply(item),
+    });
+  }
+
+  /**
+   * One page of a list for this caller, leaving out what its scopes or guards refuse (the guards
+   * run as for a call, with the list's method, so `McpExecutionContext.isListing()` is true).
+   * Without such items the cached pages are served as they are; otherwise the page is built for
+   * this caller and marked `cacheScope: "private"`.
+   */
+  listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): Result | Promise<Result> {
+    const restricted = list.restricted();
+    if (restricted.length === 0) return list.page(params.cursor, era);
+    return Promise.all(restricted.map((item) => this.visible(item, ctx))).then((visible) => {
+      const hidden = new Set<T>();
+      visible.forEach((ok, i) => !ok && hidden.add(restricted[i]));
+      return list.page(params.cursor, era, hidden);
+    });
+  }
+
+  private scopesApply(item: McpAccess): boolean {
+    return this.config.enforceScopes === true && this.config.guardAwareLists !== false && (item.requiredScopes?.length ?? 0) > 0;
+  }
+
+  private guardsApply(item: McpAccess): boolean {
+    return this.config.guardAwareLists !== false && item.authorize !== undefined;
+  }
+
+  private visible(item: McpAccess, ctx: McpContext): boolean | Promise<boolean> {
+    if (this.scopesApply(item) && missingScopes(item.requiredScopes!, ctx.auth?.scopes).length > 0) return false;
+    if (!this.guardsApply(item)) return true;
+    return item.authorize!(ctx, ctx.method).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Declares how to find the scopes a method's request needs (feature modules: tools, resources, prompts, completion). */
+  setRequiredScopes(method: string, resolver: ScopeResolver): void {
+    this.scopeResolvers.set(method, resolver);
+  }
+
+  /** Registers a method for one or both eras (used by feature modules such as tools and resources). */
+  setMethod(method: string, eras: readonly ProtocolEra[], handler: MethodHandler): void {
+    for (const era of eras) (era === 'modern' ? this.modernMethods : this.legacyMethods).set(method, handler);
+  }
+
+  hasMethod(era: ProtocolEra, method: string): boolean {
+    return (era === 'modern' ? this.modernMethods : this.legacyMethods).has(method);
+  }
+
+  /** Declares how to check the `Mcp-Param-*` headers of a method's modern request (the tools feature). */
+  setHeaderCheck(method: string, check: HeaderCheck): void {
+    this.headerChecks.set(method, check);
+  }
+
+  /**
+   * Checks the `Mcp-Param-*` headers of a modern request against its params, for the method's
+   * {@link HeaderCheck}. Returns a message on mismatch.
+   */
+  checkHeaders(method: string, params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
+    return this.headerChecks.get(method)?.(params, getHeader);
+  }
+
+  /** @deprecated Use {@link checkHeaders} with `'tools/call'`; kept until the transports switch. */
+  checkToolHeaders(params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
+    return this.checkHeaders('tools/call', params, getHeader);
+  }
+
+  /**
+   * OAuth scopes the target of a request needs, for the transport to enforce before it runs: the
+   * tool of `tools/call`, the resource or template serving the URI of `resources/read` and
+   * `resources/subscribe`, the prompt of `prompts/get`, the ref's prompt or template of
+   * `completion/complete`. The single source every entry path asks.
+   */
+  requiredScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
+    return this.scopeResolvers.get(method)?.(params ?? {});
+  }
+
+  /** The `initialize` result for a negotiated version (legacy era). */
+  initializeResult(requestedVersion: unknown): { protocolVersion: string; result: JsonObject } {
+    const protocolVersion = negotiateLegacyVersion(requestedVersion);
+    const result: JsonObject = {
+      protocolVersion,
+      capabilities: this.capabilities(),
+      serverInfo: this.config.serverInfo,
+    };
+    if (this.config.instructions !== undefined) result.instructions = this.config.instructions;
+    return { protocolVersion, result };
+  }
+
+  /**
+   * Handles one request. The Observable emits zero or more notifications, then one response,
+   * then completes; unsubscribing before that cancels the work and aborts `ctx.signal`.
+   */
+  handle(request: JsonRpcRequest, env: RequestEnvelope): Observable<JsonRpcMessage> {
+    const { id, method } = request;
+    const handler = (env.era === 'modern' ? this.modernMethods : this.legacyMethods).get(method);
+    return new Observable<JsonRpcMessage>((subscriber) => {
+      if (!handler) {
+        subscriber.next(this.methodNotFoundResponse(id, method, env.era));
+        subscriber.complete();
+        return;
+      }
+      const params = request.params ?? {};
+      const meta = isObject(params._meta) ? params._meta : {};
+      const ctx = new McpContext(id, method, env, meta, (n) => subscriber.next(n), this.config.interaction);
+      let settled = false;
+      const settle = (message: JsonRpcMessage): void => {
+        settled = true;
+        ctx.close();
+        subscriber.next(message);
+        subscriber.complete();
+      };
+      let inner: Subscription | undefined;
+      try {
+        const outcome = handler(params, ctx, env);
+        if (isObservable(outcome)) {
+          let last: Result | undefined;
+          inner = outcome.subscribe({
+            next: (value) => (last = value),
+            error: (error: unknown) => settle(this.errorResponse(id, error)),
+            complete: () => settle(success(id, this.decorate(last ?? {}, env.era))),
+          });
+        } else if (isPromiseLike(outcome)) {
+          outcome.then(
+            (result) => !subscriber.closed && settle(success(id, this.decorate(result, env.era))),
+            (error: unknown) => !subscriber.closed && settle(this.errorResponse(id, error)),
+          );
+        } else {
+          settle(success(id, this.decorate(outcome, env.era)));
+        }
+      } catch (error) {
+        settle(this.errorResponse(id, error));
+      }
+      return () => {
+        ctx.close();
+        if (!settled) ctx.abortCall(new McpCancelledError());
+        inner?.unsubscribe();
+      };
+    });
+  }
+
+  /**
+   * Every modern result carries `resultType` and the server's identity. Public so that feature
+   * methods can precompute decorated results (list pages) once.
+   */
+  decorate(result: Result, era: ProtocolEra): Result {
+    if (era === 'legacy') return result;
+    if (result.resultType !== undefined && isObject(result._meta) && META_SERVER_INFO in result._meta) {
+      return result;
+    }
+    return {
+      ...result,
+      resultType: result.resultType ?? 'complete',
+      _meta: isObject(result._meta) ? { ...result._meta, ...this.serverInfoMeta } : this.serverInfoMeta,
+    };
+  }
+
+  private discoverResult?: Result;
+
+  /** Built once: capabilities are settled by the time the first client asks. */
+  private discover(): Result {
+    this.discoverResult ??= freezeResult(this.decorate(this.buildDiscover(), 'modern'));
+    return this.discoverResult;
+  }
+
+  private buildDiscover(): Result {
+    const result: Result = {
+      supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+      capabilities: this.capabilities(),
+      serverInfo: this.config.serverInfo,
+      ttlMs: this.config.discoverCache.ttlMs,
+      cacheScope: this.config.discoverCache.cacheScope,
+    };
+    if (this.config.instructions !== undefined) result.instructions = this.config.instructions;
+    return result;
+  }
+
+  /**
+   * Runs a handler that may ask the client for input. On the modern era it restores the answers
+   * of earlier rounds from `requestState`, and when the handler stops for missing input it ends
+   * the call with an `input_required` result carrying the questions and a fresh state.
+   */
+  interactive(
+    params: JsonObject,
+    name: string,
+    args: unknown,
+    ctx: McpContext,
+    run: () => Observable<Result>,
+  ): Observable<Result> {
+    if (ctx.era !== 'modern') return run();
+    const codec = this.config.requestState;
+    const binding = () => ({ method: ctx.method, name, digest: digestArguments(args ?? null), principal: ctx.principal });
+    const askOrFail = (error: unknown, round: number): Observable<Result> => {
+      if (!ctx.inputRequired) throw error;
+      const result: Result = { resultType: 'input_required', inputRequests: { ...ctx.inputs.pending } };
+      if (codec) result.requestState = codec.encode({ ...binding(), answers: ctx.inputs.answers, round: round + 1 });
+      return of(result);
+    };
+    // Most calls carry no earlier answers: no state to verify, nothing to await first.
+    if (params.requestState === undefined && params.inputResponses === undefined) {
+      return run().pipe(catchError((error: unknown) => askOrFail(error, 0)));
+    }
+    const restore = async (): Promise<number> => {
+      let round = 0;
+      if (params.requestState !== undefined && codec) {
+        const state = await codec.decode(params.requestState, binding());
+        Object.assign(ctx.inputs.answers, state.answers);
+        round = state.round;
+      }
+      if (isObject(params.inputResponses)) Object.assign(ctx.inputs.answers, params.inputResponses);
+      return round;
+    };
+    return from(restore()).pipe(switchMap((round) => run().pipe(catchError((error: unknown) => askOrFail(error, round)))));
+  }
+
+  private errorResponse(id: JsonRpcId, error: unknown): JsonRpcMessage {
+    if (error instanceof McpError) return failure(id, error.code, error.message, error.data);
+    const ref = randomUUID();
+    const err = error instanceof Error ? error : new Error(String(error));
+    this.config.logger.error(`Request ${String(id)} failed (ref ${ref}): ${err.message}`, err.stack);
+    const message = this.config.exposeInternalErrors ? `${err.message} (reference ${ref})` : `Internal error (reference ${ref}).`;
+    return failure(id, ErrorCode.InternalError, message);
+  }
+
+  methodNotFoundResponse(id: JsonRpcId, method: string, era: ProtocolEra): JsonRpcFailure {
+    const other = era === 'modern' ? this.legacyMethods : this.modernMethods;
+    const hint = other.has(method) || method === 'initialize'
+      ? era === 'modern'
+        ? ` "${truncate(method)}" exists only in the legacy protocol (${LEGACY_PROTOCOL_VERSIONS.join(', ')}), which opens with initialize.`
+        : ` "${truncate(method)}" exists only in protocol ${MODERN_PROTOCOL_VERSIONS.join(', ')}.`
+      : '';
+    return failure(id, ErrorCode.MethodNotFound, `Method not found: "${truncate(method)}".${hint}`);
+  }
+}
+
+/** The reason a cancelled call's AbortSignal carries. */
+export class McpCancelledError extends Error {
+  constructor() {
+    super('The request was cancelled.');
+    this.name = 'McpCancelledError';
+  }
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<T>).then === 'function';
+}
+
+export function truncate(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+export { isLogLevel };

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { Observable, type Subscription } from 'rxjs';
+import type { McpCatalog, ToolRuntime } from './catalog.js';
+import { errorResult, toCallToolResult } from './content.js';
+import type { McpContext } from './context.js';
+import { McpCancelledError, isObject, isPromiseLike, truncate } from './dispatcher.js';
+import { McpError } from './errors.js';
+import { decodeHeaderValue } from './header-value.js';
+import { ErrorCode } from './json-rpc.js';
+import type { JsonObject } from './mcp-types.js';
+import { callerMessage, meetGuards, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
+import { BOTH_ERAS } from './versions.js';
+
+type Result = JsonObject;
+type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
+
+/**
+ * Registers `tools/list` and `tools/call` (both eras), the scopes and `Mcp-Param-*` header check
+ * of `tools/call`, and declares the `tools` capability.
+ */
+export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions): void {
+  const tools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
+  host.setMethod('tools/list', BOTH_ERAS, (params, ctx, env) => host.listPage(tools, params, ctx, env.era));
+  host.setMethod('tools/call', BOTH_ERAS, (params, ctx) => callTool(host, catalog, options, params, ctx));
+  host.setRequiredScopes('tools/call', (params) => (typeof params.name === 'string' ? catalog.tool(params.name)?.requiredScopes : undefined));
+  host.setHeaderCheck('tools/call', (params, getHeader) => checkToolHeaders(catalog, params, getHeader));
+  host.declareCapability('tools', { listChanged: true });
+}
+
+/**
+ * Checks the `Mcp-Param-*` headers of a modern `tools/call` against its arguments, for the
+ * properties the tool marks with `x-mcp-header`. Returns a message on mismatch.
+ */
+function checkToolHeaders(catalog: McpCatalog, params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
+  const tool = typeof params.name === 'string' ? catalog.tool(params.name) : undefined;
+  if (!tool?.headerParams?.length) return undefined;
+  const args = isObject(params.arguments) ? params.arguments : {};
+  for (const param of tool.headerParams) {
+    let value: unknown = args;
+    for (const key of param.path) value = isObject(value) ? value[key] : undefined;
+    const headerName = `mcp-param-${param.header.toLowerCase()}`;
+    if (value === undefined || value === null) continue;
+    const raw = getHeader(headerName);
+    if (raw === undefined) {
+      return `Header mismatch: the Mcp-Param-${param.header} header is required because arguments.${param.path.join('.')} is present.`;
+    }
+    const decoded = decodeHeaderValue(raw);
+    if (!decoded.ok) return `Header mismatch: the Mcp-Param-${param.header} header has invalid characters or malformed =?base64?…?= encoding.`;
+    const matches =
+      param.type === 'integer'
+        ? decoded.value.trim() !== '' && Number(decoded.value) === value
+        : param.type === 'boolean'
+          ? decoded.value === String(value)
+          : decoded.value === value;
+    if (!matches) {
+      return `Header mismatch: Mcp-Param-${param.header} header value does not match arguments.${param.path.join('.')}.`;
+    }
+  }
+  return undefined;
+}
+
+function callTool(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, params: JsonObject, ctx: McpContext): Observable<Result> | Result {
+  const name = params.name;
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new McpError(ErrorCode.InvalidParams, 'tools/call needs "params.name", the name of the tool to call.');
+  }
+  const tool = catalog.tool(name);
+  if (!tool) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`,
+      { name: truncate(name) },
+    );
+  }
+  const rawArgs = params.arguments === undefined ? {} : params.arguments;
+  if (!isObject(rawArgs)) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `The "arguments" of tool "${name}" must be a JSON object (got ${describeType(rawArgs)}).`,
+    );
+  }
+  return host.interactive(params, name, rawArgs, ctx, () => runTool(options, tool, rawArgs, ctx));
+}
+
+function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext): Observable<Result> {
+  return new Observable<Result>((subscriber) => {
+    let inner: Subscription | undefined;
+    let cancelled = false;
+    const run = (parsed: { ok: true; value: unknown } | { ok: false; message: string }): void => {
+      if (cancelled) return;
+      if (!parsed.ok) {
+        const message = parsed.message;
+        meetGuards(tool, ctx, rawArgs).then(
+          () => !cancelled && (subscriber.next(errorResult(message)), subscriber.complete()),
+          (error: unknown) => !cancelled && (subscriber.next(toolErrorResult(options, tool, error)), subscriber.complete()),
+        );
+        return;
+      }
+      let last: unknown;
+      let sawValue = false;
+      inner = tool.invoke(parsed.value, rawArgs, ctx).subscribe({
+        next: (value) => {
+          last = value;
+          sawValue = true;
+        },
+        error: (error: unknown) => {
+          if (ctx.inputRequired || error instanceof McpError) subscriber.error(error);
+          else {
+            subscriber.next(toolErrorResult(options, tool, error));
+            subscriber.complete();
+          }
+        },
+        complete: () => {
+          subscriber.next(toolResult(options, tool, sawValue ? last : undefined, ctx));
+          subscriber.complete();
+        },
+      });
+    };
+    const parsed = tool.parseArguments(rawArgs);
+    if (isPromiseLike(parsed)) {
+      parsed.then(run, (error: unknown) => {
+        if (!cancelled) {
+          subscriber.next(toolErrorResult(options, tool, error));
+          subscriber.complete();
+        }
+      });
+    } else run(parsed);
+    return () => {
+      cancelled = true;
+      inner?.unsubscribe();
+    };
+  });
+}
+
+function toolResult(options: ToolOptions, tool: ToolRuntime, value: unknown, ctx: McpContext): Result {
+  const legacy = ctx.era === 'legacy';
+  const result = toCallToolResult(value, { objectStructuredOnly: legacy, hasOutputSchema: tool.hasOutputSchema });
+  if (tool.checkOutput && !result.isError) {
+    const problem = tool.checkOutput(result.structuredContent);
+    if (problem !== null) {
+      const ref = randomUUID();
+      options.logger.error(`Tool "${tool.name}" returned output that does not match its output schema (ref ${ref}): ${problem}`);
+      return errorResult(
+        `Tool "${tool.name}" produced output that does not match its declared output schema (reference ${ref}).`,
+      ) as Result;
+    }
+  }
+  return result as Result;
+}
+
+function toolErrorResult(options: ToolOptions, tool: ToolRuntime, error: unknown): Result {
+  // A ToolError, or an HttpException (a guard's refusal among them): the message is for the model.
+  const meant = callerMessage(error);
+  if (meant !== undefined) return errorResult(meant, undefined) as Result;
+  if (error instanceof McpCancelledError) return errorResult('The call was cancelled.') as Result;
+  const ref = randomUUID();
+  const err = error instanceof Error ? error : new Error(String(error));
+  options.logger.error(`Tool "${tool.name}" failed (ref ${ref}): ${err.message}`, err.stack);
+  const message = options.exposeInternalErrors
+    ? `Tool "${tool.name}" failed: ${err.message} (reference ${ref}).`
+    : `Tool "${tool.name}" failed with an internal error (reference ${ref}). The server log has the details.`;
+  return errorResult(message) as Result;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

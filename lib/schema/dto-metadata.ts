@@ -1,0 +1,94 @@
+import 'reflect-metadata';
+import { TransformationType } from 'class-transformer';
+import * as transformerStorageModule from 'class-transformer/cjs/storage.js';
+import { SchemaGenerationError } from './schema-generation.error.js';
+import { getSchemaPropertyNames } from './schema-property.decorator.js';
+import { getEffectiveValidationMetadata } from './validation-rules.js';
+
+// What class-transformer (and field initialisers) say about a DTO's properties, read for the emitter.
+
+/** The slice of class-transformer's metadata storage this factory reads (public methods only). */
+interface TransformerStorage {
+  findTypeMetadata(
+    target: Function,
+    propertyName: string,
+  ): { typeFunction?: (options?: unknown) => Function; options?: { discriminator?: unknown } } | undefined;
+  findExposeMetadata(target: Function, propertyName: string): { options?: { name?: string } } | undefined;
+  getExposedProperties(target: Function, transformationType: TransformationType): string[];
+  getExcludedProperties(target: Function, transformationType: TransformationType): string[];
+  getStrategy(target: Function): 'excludeAll' | 'exposeAll' | 'none';
+}
+
+let transformerStorage: TransformerStorage | undefined;
+
+/**
+ * class-transformer keeps `@Type`/`@Exclude` metadata in a module-level storage that its index
+ * does not export. The package has no `exports` map, so Node (ESM and CJS alike) loads the CJS
+ * build for `import 'class-transformer'`; importing `cjs/storage.js` hits the same module cache
+ * entry, hence the very storage the decorators wrote to. A static import (no lookup relative to
+ * the module URL) keeps this module valid in the CommonJS build too.
+ */
+export function getTransformerStorage(): TransformerStorage {
+  if (!transformerStorage) {
+    const loaded = transformerStorageModule as { defaultMetadataStorage?: TransformerStorage };
+    if (!loaded.defaultMetadataStorage) {
+      throw new Error(
+        'Cannot read class-transformer metadata: "class-transformer/cjs/storage.js" has no defaultMetadataStorage. Install class-transformer ^0.5.1.',
+      );
+    }
+    transformerStorage = loaded.defaultMetadataStorage;
+  }
+  return transformerStorage;
+}
+
+/** Ancestors first, so inherited properties keep their declaration order ahead of new ones. */
+export function propertyNames(type: Function): string[] {
+  const chain: Function[] = [];
+  for (let t: unknown = type; typeof t === 'function' && t !== Function.prototype; t = Object.getPrototypeOf(t)) {
+    chain.unshift(t as Function);
+  }
+  const transformer = getTransformerStorage();
+  const names = new Set<string>();
+  for (const t of chain) {
+    for (const meta of getEffectiveValidationMetadata(t)) names.add(meta.propertyName);
+  }
+  for (const name of getSchemaPropertyNames(type)) names.add(name);
+  for (const name of transformer.getExposedProperties(type, TransformationType.PLAIN_TO_CLASS)) names.add(name);
+  return [...names];
+}
+
+export function droppedOnInput(type: Function, name: string): boolean {
+  const transformer = getTransformerStorage();
+  if (transformer.getExcludedProperties(type, TransformationType.PLAIN_TO_CLASS).includes(name)) return true;
+  return (
+    transformer.getStrategy(type) === 'excludeAll' &&
+    !transformer.getExposedProperties(type, TransformationType.PLAIN_TO_CLASS).includes(name)
+  );
+}
+
+export function callTypeFunction(fn: ((options?: unknown) => Function) | undefined, dto: string, name: string) {
+  if (!fn) return undefined;
+  try {
+    return fn();
+  } catch (error) {
+    throw SchemaGenerationError.unsupported(
+      dto,
+      name,
+      `its @Type() function threw without a source object (${(error as Error).message})`,
+      'Use a plain thunk such as @Type(() => Address), or describe the property with @SchemaProperty({ schema }).',
+    );
+  }
+}
+
+export function readDefaults(type: Function): Map<string, unknown> {
+  const defaults = new Map<string, unknown>();
+  try {
+    // class-transformer runs the same constructor for every call, so field initialisers are the
+    // values a missing property really gets.
+    const instance = new (type as new () => object)() as Record<string, unknown>;
+    for (const [key, value] of Object.entries(instance)) if (value !== undefined) defaults.set(key, value);
+  } catch {
+    // A constructor that needs arguments has no field defaults worth reporting.
+  }
+  return defaults;
+}

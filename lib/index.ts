@@ -107,6 +107,11 @@ export {
   type ProtocolEra,
 } from './protocol/versions.js';
 export {
+  McpInProcessTransport,
+  type McpInProcessSendOptions,
+  type McpInProcessTransportOptions,
+} from './transport/in-process.transport.js';
+export {
   McpStdio,
   McpStdioLogger,
   McpStdioServer,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, failure } from '../protocol/json-rpc.js';
+import type { McpRefusal } from '../engine/sink.js';
 import { missingScopes, principalFromUser, type McpAuthOptions, type McpPrincipal } from './mcp-auth.interface.js';
 
 export type AuthOutcome = { ok: true; principal?: McpPrincipal } | { ok: false };
@@ -66,13 +67,12 @@ export class McpAuthenticator {
     return { ok: true, principal };
   }
 
-  /** Answers 403 when the principal lacks a scope; returns false when it did. */
-  checkScopes(required: readonly string[] | undefined, principal: McpPrincipal | undefined, res: ServerResponse, id: string | number | null): boolean {
-    if (!required?.length) return true;
+  /** The 403 `insufficient_scope` answer when the principal lacks a scope the call needs. */
+  scopeRefusal(required: readonly string[] | undefined, principal: McpPrincipal | undefined, id: string | number | null): McpRefusal | undefined {
+    if (!required?.length) return undefined;
     const missing = missingScopes(required, principal?.scopes);
-    if (missing.length === 0) return true;
-    this.challenge(res, 403, 'insufficient_scope', `Forbidden: this call needs the scope(s) ${required.join(', ')}; the token lacks ${missing.join(', ')}.`, required, id);
-    return false;
+    if (missing.length === 0) return undefined;
+    return this.challengeAnswer(403, 'insufficient_scope', `Forbidden: this call needs the scope(s) ${required.join(', ')}; the token lacks ${missing.join(', ')}.`, required, id);
   }
 
   challenge(
@@ -83,17 +83,19 @@ export class McpAuthenticator {
     scopes: readonly string[] | undefined = this.options.scopesSupported,
     id: string | number | null = null,
   ): void {
+    const answer = this.challengeAnswer(status, error, message, scopes, id);
+    const body = JSON.stringify(answer.body);
+    res.writeHead(status, { ...answer.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  /** A bearer challenge (RFC 6750 §3): the header names the error (if any), scopes and metadata URL. */
+  private challengeAnswer(status: 401 | 403, error: string | undefined, message: string, scopes: readonly string[] | undefined, id: string | number | null): McpRefusal {
     const parts = [];
     if (error) parts.push(`error="${error}"`);
     if (scopes?.length) parts.push(`scope="${scopes.join(' ')}"`);
     parts.push(`resource_metadata="${this.metadataUrl}"`);
-    const body = JSON.stringify(failure(id, ErrorCode.InvalidRequest, message));
-    res.writeHead(status, {
-      'WWW-Authenticate': `Bearer ${parts.join(', ')}`,
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(body),
-    });
-    res.end(body);
+    return { status, headers: { 'WWW-Authenticate': `Bearer ${parts.join(', ')}` }, body: failure(id, ErrorCode.InvalidRequest, message) };
   }
 }
 

@@ -8,7 +8,7 @@ import { isInputRequiredSignal } from '../protocol/interaction.js';
 import { isEmission } from '../protocol/emission.js';
 import { defineCallParam } from '../decorators/params.decorators.js';
 import { MCP_PARAM_ARGS_METADATA, McpParamtype } from '../mcp.constants.js';
-import { McpError, ToolError } from '../protocol/errors.js';
+import { McpError, ToolError, httpExceptionMessage } from '../protocol/errors.js';
 import { McpCancelledError } from '../protocol/dispatcher.js';
 import type { McpCall } from './mcp-call.interface.js';
 import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
@@ -370,14 +370,6 @@ function isDeliberate(error: unknown): boolean {
 /** Nest HTTP exceptions are messages meant for the caller: the model sees them as tool errors. */
 function toToolError(error: unknown): unknown {
   if (error instanceof McpError || error instanceof ToolError) return error;
-  if (error instanceof HttpException) return new ToolError(httpExceptionMessage(error));
+  if (error instanceof HttpException) return new ToolError(httpExceptionMessage(error)!);
   return error;
-}
-
-function httpExceptionMessage(error: HttpException): string {
-  const response = error.getResponse();
-  if (typeof response === 'string') return response;
-  const message = (response as { message?: unknown }).message;
-  if (Array.isArray(message)) return message.join('; ');
-  return typeof message === 'string' ? message : error.message;
 }

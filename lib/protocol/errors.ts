@@ -37,6 +37,23 @@ export class ToolError extends Error {
   }
 }
 
+/**
+ * The caller-facing message of a Nest `HttpException` (duck-typed: no Nest here): its response
+ * string, or its response's `message` (a validation pipe's list joined), else the error's message.
+ * Undefined for anything that is not one. The one mapping for tools, resources, prompts and the
+ * HTTP exception filter.
+ */
+export function httpExceptionMessage(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const candidate = error as Error & { getStatus?: unknown; getResponse?: unknown };
+  if (typeof candidate.getStatus !== 'function' || typeof candidate.getResponse !== 'function') return undefined;
+  const response = (candidate.getResponse as () => unknown).call(error);
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown } | null)?.message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : error.message;
+}
+
 /** HTTP status for a JSON-RPC error raised before dispatch (transport-level validation). */
 export function httpStatusFor(code: number): number {
   switch (code) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { reduce, type Observable } from 'rxjs';
 import type { McpAccess } from './catalog.js';
 import type { McpContext, RequestEnvelope } from './context.js';
-import { McpError, ToolError } from './errors.js';
+import { McpError, ToolError, httpExceptionMessage } from './errors.js';
 import { isInputRequiredSignal } from './interaction.js';
 import { ErrorCode } from './json-rpc.js';
 import type { CacheHint, JsonObject } from './mcp-types.js';
@@ -86,18 +86,7 @@ export function handlerError(
 /** The message of an error meant for the caller: a ToolError, or a Nest HttpException (duck-typed: no Nest here). */
 export function callerMessage(error: unknown): string | undefined {
   if (error instanceof ToolError) return error.message;
-  if (
-    error instanceof Error &&
-    typeof (error as { getStatus?: unknown }).getStatus === 'function' &&
-    typeof (error as { getResponse?: unknown }).getResponse === 'function'
-  ) {
-    const response = (error as unknown as { getResponse(): unknown }).getResponse();
-    if (typeof response === 'string') return response;
-    const message = (response as { message?: unknown } | null)?.message;
-    if (Array.isArray(message)) return message.join('; ');
-    return typeof message === 'string' ? message : error.message;
-  }
-  return undefined;
+  return httpExceptionMessage(error);
 }
 
 /** Emits the handler's last value (or `undefined` when it produced none). */

@@ -6,6 +6,14 @@ export type McpChangeEvent =
   | { type: 'resource-updated'; uri: string };
 
 /**
+ * The bus event of a registry change (`McpRegistryChange`): what every stream hears of it. A list
+ * change drops which item changed (clients re-list); a resource update keeps its URI.
+ */
+export function changeEventOf(change: { kind: 'tools' | 'prompts' | 'resources' } | { kind: 'resource-updated'; uri: string }): McpChangeEvent {
+  return change.kind === 'resource-updated' ? { type: 'resource-updated', uri: change.uri } : { type: 'list-changed', kind: change.kind };
+}
+
+/**
  * Fans change events out to every stream that may want them: legacy GET streams and modern
  * `subscriptions/listen` streams. The default stays in this process; a shared implementation
  * (Redis) reaches the streams of every instance.

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { McpResponseSink } from '../engine/sink.js';
 import type { JsonRpcMessage, JsonRpcResponse } from './json-rpc.js';
 
 /** A legacy GET that the relay serves: a new session stream, or the resume of a stored stream. */
@@ -28,8 +28,8 @@ export interface McpRelayStreamRequest {
  * @publicApi
  */
 export interface McpRelay {
-  /** Serves a legacy GET on this response. Headers are not written yet. */
-  serveStream(res: ServerResponse, request: McpRelayStreamRequest): Promise<void>;
+  /** Serves a legacy GET on this answer, which is not started yet (open it with `sink.stream()`). */
+  serveStream(sink: McpResponseSink, request: McpRelayStreamRequest): Promise<void>;
   /**
    * Appends a message to the session's GET stream. Resolves to false when the session has no GET
    * stream (the message is dropped, as with one instance).

@@ -1,7 +1,6 @@
-import type { ServerResponse } from 'node:http';
+import type { McpEventSink, McpResponseSink } from '../engine/sink.js';
 import type { JsonRpcMessage, JsonRpcResponse } from '../protocol/json-rpc.js';
 import type { McpRelay, McpRelayStreamRequest } from '../protocol/relay.js';
-import { SSE_HEADERS, writeFlushed } from '../transport/sse.js';
 import { describeError, RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
 import { newStreamId, parseEventId, type RedisStreamEntry } from './redis-event.store.js';
 import { GET_STREAM_OPEN, SEND_TO_SESSION, STREAM_TAIL } from './redis-scripts.js';
@@ -22,7 +21,7 @@ const BATCH = 256;
 interface Tail {
   streamId: string;
   sessionId: string;
-  res: ServerResponse;
+  events: McpEventSink;
   /** Redis entry id of the last event written (`0` before the first). */
   after: string;
   running: boolean;
@@ -61,7 +60,7 @@ export class RedisRelay implements McpRelay {
     this.scripts = new RedisScripts(client);
   }
 
-  async serveStream(res: ServerResponse, request: McpRelayStreamRequest): Promise<void> {
+  async serveStream(sink: McpResponseSink, request: McpRelayStreamRequest): Promise<void> {
     const { sessionId } = request;
     let resumed: { streamId: string; position: string } | undefined;
     if (request.lastEventId !== undefined) {
@@ -72,9 +71,7 @@ export class RedisRelay implements McpRelay {
       }
     }
     if (resumed) {
-      res.writeHead(200, SSE_HEADERS);
-      res.flushHeaders();
-      return this.attach(res, resumed.streamId, sessionId, resumed.position, request.keepAliveMs);
+      return this.attach(sink.stream(), resumed.streamId, sessionId, resumed.position, request.keepAliveMs);
     }
     // A new GET stream (or an unknown Last-Event-ID, as with one instance): it replaces the
     // session's previous stream, which ends wherever it is tailed.
@@ -87,10 +84,9 @@ export class RedisRelay implements McpRelay {
       this.options.streamTtlMs,
       this.options.idleTtlMs,
     ]);
-    res.writeHead(200, SSE_HEADERS);
-    if (request.priming) writeFlushed(res, `id: ${streamId}.0\nretry: ${request.retryMs}\ndata: \n\n`);
-    else res.flushHeaders();
-    this.attach(res, streamId, sessionId, '0', request.keepAliveMs);
+    const events = sink.stream();
+    if (request.priming) events.prime(`${streamId}.0`, request.retryMs);
+    this.attach(events, streamId, sessionId, '0', request.keepAliveMs);
   }
 
   async sendToSession(sessionId: string, message: JsonRpcMessage): Promise<boolean> {
@@ -176,8 +172,8 @@ export class RedisRelay implements McpRelay {
     this.responseHandlers.clear();
   }
 
-  private attach(res: ServerResponse, streamId: string, sessionId: string, after: string, keepAliveMs: number): void {
-    const tail: Tail = { streamId, sessionId, res, after, running: false, again: false, closed: false };
+  private attach(events: McpEventSink, streamId: string, sessionId: string, after: string, keepAliveMs: number): void {
+    const tail: Tail = { streamId, sessionId, events, after, running: false, again: false, closed: false };
     if (this.closed) return this.end(tail);
     let set = this.tails.get(streamId);
     if (!set) this.tails.set(streamId, (set = new Set()));
@@ -185,11 +181,11 @@ export class RedisRelay implements McpRelay {
     // The tick also re-reads: it bounds the delay of an event whose poke was lost, and notices a
     // POST stream whose owner died.
     tail.timer = setInterval(() => {
-      if (!res.writableEnded) writeFlushed(res, ':\n\n');
+      if (!events.ended) events.comment();
       this.pump(tail);
     }, keepAliveMs);
     tail.timer.unref();
-    res.on('close', () => this.detach(tail));
+    events.onClose(() => this.detach(tail));
     this.pump(tail);
   }
 
@@ -221,7 +217,7 @@ export class RedisRelay implements McpRelay {
       if (tail.closed) return;
       for (const [id, fields] of entries) {
         const index = fields.indexOf('m');
-        if (index >= 0) writeFlushed(tail.res, `id: ${tail.streamId}.${id}\nevent: message\ndata: ${fields[index + 1]}\n\n`);
+        if (index >= 0) tail.events.event(fields[index + 1], `${tail.streamId}.${id}`);
         tail.after = id;
       }
       if (entries.length === BATCH) continue;
@@ -240,7 +236,7 @@ export class RedisRelay implements McpRelay {
 
   private end(tail: Tail): void {
     this.detach(tail);
-    if (!tail.res.writableEnded) tail.res.end();
+    if (!tail.events.ended) tail.events.end();
   }
 
   private detach(tail: Tail): void {

@@ -10,6 +10,7 @@ import type { McpRelayStreamRequest } from '../protocol/relay.js';
 import { McpRedisBackend } from './redis-backend.js';
 import { redisOptionProblems } from './redis-client.js';
 import { newStreamId, parseEventId } from './redis-event.store.js';
+import { NodeResponseSink } from '../transport/node-sink.js';
 
 
 
@@ -164,7 +165,7 @@ describe('Redis stores', { skip }, () => {
             retryMs: 500,
             keepAliveMs: 200,
           };
-          void backend.relay.serveStream(res, request);
+          void backend.relay.serveStream(new NodeResponseSink(res), request);
         });
         server.listen(0, '127.0.0.1', () => resolve(server));
       });

@@ -2,6 +2,7 @@ import { Catch, HttpException, Inject, Optional, type ArgumentsHost, type Except
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpAuthenticator, carriesBearer } from '../auth/mcp-authenticator.js';
 import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
+import { httpExceptionMessage } from '../protocol/errors.js';
 import { ErrorCode, failure } from '../protocol/json-rpc.js';
 import { nodeHttpOf } from './fastify.adapter.js';
 
@@ -19,9 +20,7 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
     const { req, res } = nodeHttpOf(host.switchToHttp().getRequest<IncomingMessage>(), host.switchToHttp().getResponse<ServerResponse>());
     if (res.headersSent) return void res.end();
     const status = exception.getStatus();
-    const response = exception.getResponse();
-    const detail = typeof response === 'string' ? response : ((response as { message?: unknown }).message ?? exception.message);
-    const message = Array.isArray(detail) ? detail.join('; ') : String(detail);
+    const message = httpExceptionMessage(exception)!;
     if (this.auth && (status === 401 || status === 403)) {
       // RFC 6750 §3.1: a request that carried no credentials gets a challenge without an error code.
       const error = status === 403 ? 'insufficient_scope' : carriesBearer(req?.headers?.authorization) ? 'invalid_token' : undefined;

@@ -6,7 +6,7 @@ import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_NOTIFICA
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { assertSupportedPlatform, scopeFastifyMcpRoutes, type FastifyInstanceLike } from './fastify.adapter.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
-import type { McpChangeEvent, McpNotificationBus } from '../protocol/notification-bus.js';
+import { changeEventOf, type McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpServer } from '../protocol/server.js';
 import type { Subscription } from 'rxjs';
 import type { McpSessionStore } from '../protocol/session-store.js';
@@ -93,13 +93,7 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
   onModuleInit(): void {
     // Registry changes go out through the bus, so with a shared bus every instance's streams hear
     // of a change made on any one of them.
-    this.changes = this.registry.changes$.subscribe((change) => {
-      const event: McpChangeEvent =
-        (change as { kind: string }).kind === 'resource-updated'
-          ? { type: 'resource-updated', uri: (change as unknown as { uri: string }).uri }
-          : { type: 'list-changed', kind: change.kind as 'tools' | 'prompts' | 'resources' };
-      void this.bus.publish(event);
-    });
+    this.changes = this.registry.changes$.subscribe((change) => void this.bus.publish(changeEventOf(change)));
     this.stopDelivery = this.bus.subscribe((event) => void this.handler.deliverChange(event));
     this.installParserErrorHandler();
   }

@@ -259,7 +259,16 @@ describe('McpStdioServer, legacy session', () => {
     assert.equal(app.get(McpRegistry).removeTool('late_tool'), true);
   });
 
+  it('refuses a batch on a session negotiated after 2025-03-26, as over HTTP', async () => {
+    wire.send([{ jsonrpc: '2.0', id: 'n1', method: 'ping' }]);
+    const refused = await wire.next((m) => m.error?.code === -32600 && m.id === null && /batches/.test(m.error.message));
+    assert.match(refused.error.message, /2025-03-26/);
+    assert.equal(wire.received.some((m) => m.id === 'n1'), false);
+  });
+
   it('answers a batch with one array', async () => {
+    const { result } = await wire.request(30, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'old-client', version: '1' } });
+    assert.equal(result.protocolVersion, '2025-03-26');
     wire.send([
       { jsonrpc: '2.0', id: 'b1', method: 'ping' },
       { jsonrpc: '2.0', method: 'notifications/progress', params: {} },

@@ -1,30 +1,15 @@
 import { ConsoleLogger, type INestApplicationContext, type LogLevel as NestLogLevel } from '@nestjs/common';
-import { serializeMessage } from '../protocol/serialize.js';
 import { Console } from 'node:console';
 import { createInterface, type Interface } from 'node:readline';
-import type { Subscription } from 'rxjs';
+import type { McpScopeCheck } from '../engine/sink.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
-import type { RequestEnvelope } from '../protocol/context.js';
-import { ServerRequestBroker } from '../protocol/interaction.js';
-import {
-  ErrorCode,
-  classifyMessage,
-  failure,
-  isResponse,
-  success,
-  type JsonRpcFailure,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-} from '../protocol/json-rpc.js';
-import type { Implementation, JsonObject, LogLevel } from '../protocol/mcp-types.js';
-import { hasModernMeta, readModernMeta } from '../protocol/modern-meta.js';
-import { changeNotificationMethod, type McpChangeEvent, type McpNotificationBus } from '../protocol/notification-bus.js';
+import { ErrorCode, failure, type JsonRpcMessage } from '../protocol/json-rpc.js';
+import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
+import type { McpNotificationBus } from '../protocol/notification-bus.js';
+import { serializeMessage } from '../protocol/serialize.js';
 import type { McpServer } from '../protocol/server.js';
-import { LATEST_LEGACY_VERSION } from '../protocol/versions.js';
+import { McpConnection } from '../engine/connection.js';
 
 /**
  * Options of {@link McpStdioServer}.
@@ -51,20 +36,10 @@ export interface McpStdioServerOptions {
   refuseScopedCalls?: boolean;
 }
 
-/** What `initialize` established: on stdio the process is the session. */
-interface LegacySession {
-  protocolVersion: string;
-  capabilities: JsonObject;
-  clientInfo?: Implementation;
-  logLevel?: LogLevel;
-  subscriptions: Set<string>;
-}
-
-type Respond = (message: JsonRpcResponse) => void;
-
 /**
  * MCP over stdio: newline-delimited JSON-RPC on stdin/stdout, for clients that start the server
- * as a subprocess. It drives the same {@link McpServer} as the HTTP endpoint, for both eras:
+ * as a subprocess. It drives the same {@link McpEngine} as the HTTP endpoint, for both eras; the
+ * process is one legacy session, so there are no session headers:
  *
  * - a message whose `params._meta` carries `io.modelcontextprotocol/protocolVersion` is a
  *   2026-07-28 request, validated like over HTTP minus the headers (-32602 for a missing or
@@ -83,9 +58,7 @@ export class McpStdioServer {
   private readonly input: NodeJS.ReadableStream;
   private readonly output: NodeJS.WritableStream;
   private readonly maxMessageBytes: number;
-  private readonly broker = new ServerRequestBroker();
-  private readonly inflight = new Map<string, Subscription>();
-  private session?: LegacySession;
+  private readonly connection: McpConnection;
   private lines?: Interface;
   private stopBus?: () => void;
   private finished = false;
@@ -94,12 +67,20 @@ export class McpStdioServer {
   readonly closed: Promise<void> = new Promise((resolve) => (this.resolveClosed = resolve));
 
   constructor(
-    private readonly server: McpServer,
+    server: McpServer,
     private readonly options: McpStdioServerOptions = {},
   ) {
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
     this.maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
+    this.connection = new McpConnection(server, {
+      defaultLogLevel: 'defaultLogLevel' in options ? options.defaultLogLevel : 'info',
+      checkScopes: options.refuseScopedCalls ? refuseScopedCall : undefined,
+      session: {
+        message: (message) => this.write(message),
+        serialized: (data) => this.writeLine(data),
+      },
+    });
   }
 
   /** Starts reading. Resolves at once; await {@link closed} to learn when the client hung up. */
@@ -113,7 +94,7 @@ export class McpStdioServer {
       if (error.code !== 'EPIPE') this.warn(`stdout failed: ${error.message}`);
       this.close();
     });
-    this.stopBus = this.options.bus?.subscribe((event) => this.deliverChange(event));
+    this.stopBus = this.options.bus?.subscribe((event) => this.connection.deliverChange(event));
     return this;
   }
 
@@ -122,8 +103,7 @@ export class McpStdioServer {
     if (this.finished) return;
     this.finished = true;
     this.stopBus?.();
-    for (const subscription of this.inflight.values()) subscription.unsubscribe();
-    this.inflight.clear();
+    this.connection.close();
     this.lines?.close();
     this.resolveClosed();
   }
@@ -141,171 +121,16 @@ export class McpStdioServer {
       this.write(failure(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON. Send one JSON-RPC message per line.'));
       return;
     }
-    if (Array.isArray(value)) return this.batch(value);
-    this.dispatch(value, (response) => this.write(response));
+    void this.connection.receive(value).catch((error: unknown) => this.warn(`a message failed: ${error instanceof Error ? error.message : String(error)}`));
   }
 
-  /** A JSON-RPC batch (2025-03-26 clients): one array of responses once every request answered. */
-  private batch(items: unknown[]): void {
-    if (items.length === 0) {
-      this.write(failure(null, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch.'));
-      return;
-    }
-    const responses: JsonRpcResponse[] = [];
-    let expected = 0;
-    let settled = false;
-    const flush = (): void => {
-      if (settled || responses.length < expected) return;
-      settled = true;
-      if (responses.length > 0) this.write(responses);
-    };
-    for (const item of items) {
-      const parsed = classifyMessage(item);
-      if (parsed.kind === 'request' || parsed.kind === 'invalid') expected++;
-    }
-    for (const item of items) {
-      this.dispatch(item, (response) => {
-        responses.push(response);
-        flush();
-      });
-    }
-    flush();
+  private write(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+    this.writeLine(Array.isArray(message) ? JSON.stringify(message) : serializeMessage(message as JsonRpcMessage));
   }
 
-  private dispatch(value: unknown, respond: Respond): void {
-    const parsed = classifyMessage(value);
-    switch (parsed.kind) {
-      case 'invalid':
-        return respond(failure(parsed.id, ErrorCode.InvalidRequest, `Invalid Request: ${parsed.reason}`));
-      case 'response':
-        // Late, duplicate or unknown answers are dropped, as over HTTP.
-        this.broker.resolve(parsed.message);
-        return;
-      case 'notification':
-        return this.notification(parsed.message);
-      case 'request':
-        return this.request(parsed.message, respond);
-    }
-  }
-
-  private notification(message: JsonRpcNotification): void {
-    if (message.method !== 'notifications/cancelled') return;
-    const requestId = message.params?.requestId;
-    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-    const key = inflightKey(requestId);
-    this.inflight.get(key)?.unsubscribe();
-    this.inflight.delete(key);
-  }
-
-  private request(request: JsonRpcRequest, respond: Respond): void {
-    const modern = hasModernMeta(request.params);
-    if (!modern && request.method === 'initialize') return respond(this.initialize(request));
-    const envelope = modern ? this.modernEnvelope(request) : this.legacyEnvelope(request);
-    if ('error' in envelope) return respond(envelope);
-    if (this.options.refuseScopedCalls && this.server.requiredScopes(request.method, request.params)?.length) {
-      return respond(
-        failure(
-          request.id,
-          ErrorCode.InvalidRequest,
-          `Forbidden: "${request.method}" of ${JSON.stringify(scopedTarget(request.params))} needs OAuth scopes, and stdio carries no access token. Call it over HTTP with a token.`,
-        ),
-      );
-    }
-    const key = inflightKey(request.id);
-    if (this.inflight.has(key)) {
-      return respond(
-        failure(request.id, ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(request.id)} is still in flight; use a new id for every request.`),
-      );
-    }
-    let done = false;
-    const subscription = this.server.handle(request, envelope).subscribe({
-      next: (message) => {
-        if (!isResponse(message)) return this.write(message);
-        done = true;
-        this.inflight.delete(key);
-        respond(message);
-      },
-      error: () => {
-        done = true;
-        this.inflight.delete(key);
-        respond(failure(request.id, ErrorCode.InternalError, 'Internal error.'));
-      },
-    });
-    if (!done) this.inflight.set(key, subscription);
-  }
-
-  private modernEnvelope(request: JsonRpcRequest): RequestEnvelope | JsonRpcFailure {
-    const meta = readModernMeta(request.params, request.id);
-    if ('error' in meta) return meta;
-    return {
-      era: 'modern',
-      protocolVersion: meta.protocolVersion,
-      capabilities: meta.capabilities,
-      clientInfo: meta.clientInfo,
-      logLevel: meta.logLevel,
-    };
-  }
-
-  private legacyEnvelope(request: JsonRpcRequest): RequestEnvelope | JsonRpcFailure {
-    const session = this.session;
-    if (!session) {
-      if (request.method === 'ping') return { era: 'legacy', protocolVersion: LATEST_LEGACY_VERSION, capabilities: {} };
-      return failure(
-        request.id,
-        ErrorCode.InvalidRequest,
-        `Invalid Request: "${request.method}" before initialize. Send initialize first (protocol 2025-11-25 and older), or put params._meta["io.modelcontextprotocol/protocolVersion"] on every request (2026-07-28).`,
-      );
-    }
-    return {
-      era: 'legacy',
-      protocolVersion: session.protocolVersion,
-      capabilities: session.capabilities,
-      clientInfo: session.clientInfo,
-      logLevel: session.logLevel,
-      setLogLevel: (level) => {
-        session.logLevel = level;
-      },
-      broker: this.broker,
-      subscribe: (uri) => {
-        session.subscriptions.add(uri);
-      },
-      unsubscribe: (uri) => {
-        session.subscriptions.delete(uri);
-      },
-    };
-  }
-
-  /** `initialize` (re)starts the process's legacy session. */
-  private initialize(request: JsonRpcRequest): JsonRpcResponse {
-    const params = request.params ?? {};
-    const { protocolVersion, result } = this.server.initializeResult(params.protocolVersion);
-    this.session = {
-      protocolVersion,
-      capabilities: isObject(params.capabilities) ? params.capabilities : {},
-      clientInfo: isObject(params.clientInfo) ? (params.clientInfo as unknown as Implementation) : undefined,
-      logLevel: 'defaultLogLevel' in this.options ? this.options.defaultLogLevel : 'info',
-      subscriptions: new Set(),
-    };
-    return success(request.id, result);
-  }
-
-  /** Legacy sessions hear of list changes and of updates to the resources they subscribed to. */
-  private deliverChange(event: McpChangeEvent): void {
-    const session = this.session;
-    if (!session || this.finished) return;
-    if (event.type === 'resource-updated') {
-      if (session.subscriptions.has(event.uri)) {
-        this.write({ jsonrpc: '2.0', method: changeNotificationMethod(event), params: { uri: event.uri } });
-      }
-      return;
-    }
-    this.write({ jsonrpc: '2.0', method: changeNotificationMethod(event) });
-  }
-
-  private write(message: JsonRpcMessage | JsonRpcMessage[]): void {
-    if (this.finished) return;
-    // JSON.stringify never emits a raw newline, so one message is always one line.
-    this.output.write(`${Array.isArray(message) ? JSON.stringify(message) : serializeMessage(message)}\n`);
+  /** JSON.stringify never emits a raw newline, so one message is always one line. */
+  private writeLine(data: string): void {
+    if (!this.finished) this.output.write(`${data}\n`);
   }
 
   private warn(message: string): void {
@@ -313,6 +138,16 @@ export class McpStdioServer {
     else process.stderr.write(`[McpStdioServer] ${message}\n`);
   }
 }
+
+/** stdio carries no token: with McpModule's `auth` set, a call that needs scopes cannot be authorized. */
+const refuseScopedCall: McpScopeCheck = (_required, _principal, request) => ({
+  status: 403,
+  body: failure(
+    request.id,
+    ErrorCode.InvalidRequest,
+    `Forbidden: "${request.method}" of ${JSON.stringify(scopedTarget(request.params))} needs OAuth scopes, and stdio carries no access token. Call it over HTTP with a token.`,
+  ),
+});
 
 /**
  * Options of {@link McpStdio.serve}.
@@ -408,14 +243,6 @@ function redirectConsoleToStderr(): () => void {
   console.info = toStderr.info.bind(toStderr);
   console.debug = toStderr.debug.bind(toStderr);
   return () => Object.assign(console, saved);
-}
-
-function inflightKey(id: JsonRpcId): string {
-  return `${typeof id}:${String(id)}`;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The capability a scoped request names: a tool or prompt name, a resource URI, or a completion ref's target. */

@@ -1,0 +1,285 @@
+import type { McpEventStore } from '../protocol/event-store.js';
+import { httpStatusFor } from '../protocol/errors.js';
+import { ServerRequestBroker } from '../protocol/interaction.js';
+import {
+  ErrorCode,
+  classifyMessage,
+  failure,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../protocol/json-rpc.js';
+import type { LogLevel } from '../protocol/mcp-types.js';
+import type { McpChangeEvent } from '../protocol/notification-bus.js';
+import type { McpRelay } from '../protocol/relay.js';
+import type { McpServer } from '../protocol/server.js';
+import type { McpSessionEndReason, McpSessionStore } from '../protocol/session-store.js';
+import { DEFAULT_MCP_LIMITS, type ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
+import { runBatch } from './batch.js';
+import { LegacySessions, type McpSessionMode } from './legacy-sessions.js';
+import { CallWriter, type CallChannel } from './respond.js';
+import type { McpBodyOutcome, McpRefusal, McpResponseSink, McpScopeCheck, McpTransportFacts } from './sink.js';
+import { StreamHub } from './streams.js';
+import { isModernMessage, modernEnvelope } from './wire-rules.js';
+
+export interface McpEngineOptions {
+  /** Legacy-era session handling (see {@link McpSessionMode}). The modern era is always stateless. */
+  sessions: McpSessionMode;
+  /** McpModule's resolved `limits`. @default DEFAULT_MCP_LIMITS */
+  limits?: ResolvedMcpLimits;
+  /** Legacy log threshold before the client calls `logging/setLevel`. */
+  defaultLogLevel?: LogLevel;
+  /** Interval of keep-alive comments on long-lived streams and slow calls; 0 sends none. */
+  keepAliveMs: number;
+  /** Stores legacy stream events for `Last-Event-ID` resumption (stateful sessions only). */
+  eventStore?: McpEventStore;
+  /** The `retry:` hint of priming events. @default 1000 */
+  retryMs?: number;
+  /** Several instances as one server: legacy GET streams, session messages and client answers. */
+  relay?: McpRelay;
+  /** Scope decision for requests that need OAuth scopes; none = scopes are not enforced here. */
+  checkScopes?: McpScopeCheck;
+  /** `sessions.maxSessions`, named in the refusal when the store is full. @default 10000 */
+  maxSessions?: number;
+}
+
+/** Scope of the calls of a `process`-mode connection: one connection, one id space. */
+const CONNECTION_SCOPE = 'connection';
+
+/** The methods an endpoint with these sessions answers. */
+export function allowedMethods(sessions: McpSessionMode): string {
+  return sessions === 'stateful' ? 'GET, POST, DELETE' : 'POST';
+}
+
+/**
+ * The transport-agnostic MCP engine: given a parsed message, the transport's facts and a response
+ * sink, it decides era, session, envelope and answer, for both eras. Legacy sessions, batches,
+ * `initialize`, cancellation, change delivery, resumption and server-to-client requests live here
+ * once; a transport only reads bytes in and writes bytes out.
+ */
+export class McpEngine {
+  /** Legacy server-to-client requests awaiting the client's answer. */
+  readonly broker = new ServerRequestBroker();
+  private readonly streams: StreamHub;
+  private readonly calls: CallWriter;
+  private readonly sessions: LegacySessions;
+  private readonly limits: ResolvedMcpLimits;
+  private readonly stopRelay?: () => void;
+  private readonly stopSessionEnds?: () => void;
+
+  constructor(
+    private readonly server: McpServer,
+    store: McpSessionStore,
+    private readonly options: McpEngineOptions,
+  ) {
+    this.limits = options.limits ?? DEFAULT_MCP_LIMITS;
+    this.streams = new StreamHub({ eventStore: options.eventStore, relay: options.relay, keepAliveMs: options.keepAliveMs, retryMs: options.retryMs ?? 1000 });
+    this.calls = new CallWriter(this.streams, options.eventStore);
+    this.sessions = new LegacySessions(server, store, this.broker, this.streams, {
+      mode: options.sessions,
+      limits: this.limits,
+      maxSessions: options.maxSessions ?? 10_000,
+      defaultLogLevel: options.defaultLogLevel,
+    });
+    // An answer published by the instance it reached resolves here if this instance awaits it.
+    this.stopRelay = options.relay?.onResponse((response, sessionId) => this.broker.resolve(response, sessionId));
+    this.stopSessionEnds = store.onSessionEnd?.((sessionId, reason) => void this.endSession(sessionId, reason));
+  }
+
+  /** One incoming body (a message or a batch), as the transport read it. */
+  message(body: McpBodyOutcome, facts: McpTransportFacts, sink: McpResponseSink): void | Promise<void> {
+    if (!body.ok) return sink.json(body.status, failure(null, body.code, body.message));
+    const value = body.value;
+    if (Array.isArray(value)) return this.batch(value, facts, sink);
+    const parsed = classifyMessage(value);
+    if (parsed.kind === 'invalid') return sink.json(400, failure(parsed.id, ErrorCode.InvalidRequest, `Invalid Request: ${parsed.reason}`));
+    if (parsed.kind === 'response') return this.clientResponse(parsed.message, facts, sink);
+    const message = parsed.message;
+    const id = parsed.kind === 'request' ? parsed.message.id : null;
+    if (id !== null && this.answered(this.authorize(facts, [message as JsonRpcRequest]), sink)) return;
+    if (isModernMessage(message, facts)) return this.modern(message, id, facts, sink);
+    return this.legacy(message, id, facts, sink);
+  }
+
+  /** A legacy GET: the session's stream, or the resume of one after `Last-Event-ID`. */
+  async stream(facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+    if (this.options.sessions === 'stateless') {
+      return sink.json(405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed: this endpoint keeps no sessions, so there is no GET stream. Use POST.'), {
+        Allow: allowedMethods('stateless'),
+      });
+    }
+    const context = await this.sessions.envelope(facts, null);
+    if (this.answered(context, sink) || !context.session) return;
+    const lastEventId = facts.header('last-event-id');
+    return this.streams.serveGet(sink, context.session, context.protocolVersion, lastEventId);
+  }
+
+  /** A legacy DELETE: ends the caller's session. */
+  async end(facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+    if (this.options.sessions === 'stateless') {
+      return sink.json(405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed: this endpoint keeps no sessions to delete.'), { Allow: allowedMethods('stateless') });
+    }
+    const sessionId = facts.header('mcp-session-id');
+    if (sessionId === undefined) {
+      return sink.json(400, failure(null, ErrorCode.InvalidRequest, 'Bad Request: DELETE needs the Mcp-Session-Id header of the session to end.'));
+    }
+    if (!(await this.sessions.delete(facts, sessionId))) {
+      return sink.json(404, failure(null, ErrorCode.InvalidRequest, 'Session not found: it expired or was already deleted.'));
+    }
+    await this.endSession(sessionId, 'deleted');
+    sink.empty(200);
+  }
+
+  /** Sends a server-initiated message on a legacy session's GET stream (see StreamHub.sendToSession). */
+  sendToSession(sessionId: string, message: JsonRpcMessage): boolean {
+    return this.streams.sendToSession(sessionId, message);
+  }
+
+  /** Delivers a change to the legacy sessions that have a GET stream here. */
+  deliverChange(event: McpChangeEvent): void {
+    this.streams.deliverChange(event);
+  }
+
+  /** Ends every open stream and call; called on shutdown. */
+  close(): void {
+    this.calls.cancelAll();
+    this.streams.close();
+    this.stopRelay?.();
+    this.stopSessionEnds?.();
+  }
+
+  /**
+   * Everything a legacy session holds ends with it, whatever ended it (DELETE, idle expiry,
+   * eviction at its owner's cap): its GET stream, relay stream, in-flight calls and stored events.
+   */
+  private async endSession(sessionId: string, _reason: 'deleted' | McpSessionEndReason): Promise<void> {
+    this.streams.endSession(sessionId);
+    this.calls.cancelAll(sessionId);
+    // An ended session's events can never be resumed: release them now rather than at expiry.
+    await this.options.eventStore?.dropSession?.(sessionId);
+  }
+
+  /** Writes a refusal; true when there was one. */
+  private answered<T extends object>(outcome: T | McpRefusal | undefined, sink: McpResponseSink): outcome is McpRefusal {
+    if (outcome === undefined || !('status' in outcome && 'body' in outcome)) return false;
+    sink.json(outcome.status, outcome.body, outcome.headers);
+    return true;
+  }
+
+  /**
+   * The one scope decision for every way a request arrives (alone or in a batch): each request
+   * needs its scopes, and when one lacks them the caller is refused before any runs.
+   */
+  private authorize(facts: McpTransportFacts, requests: readonly JsonRpcRequest[]): McpRefusal | undefined {
+    const check = this.options.checkScopes;
+    if (!check) return undefined;
+    for (const request of requests) {
+      const required = this.server.requiredScopes(request.method, request.params);
+      if (!required?.length) continue;
+      const refusal = check(required, facts.principal, request);
+      if (refusal) return refusal;
+    }
+    return undefined;
+  }
+
+  private cancelScope(sessionId: string | undefined): string | undefined {
+    return this.options.sessions === 'process' ? CONNECTION_SCOPE : sessionId;
+  }
+
+  // ---------------------------------------------------------------- modern era (2026-07-28)
+
+  private modern(message: JsonRpcRequest | JsonRpcNotification, id: JsonRpcId | null, facts: McpTransportFacts, sink: McpResponseSink): void {
+    const envelope = modernEnvelope(this.server, facts, message, id);
+    if ('error' in envelope) return sink.json(httpStatusFor(envelope.error.code), envelope);
+    if (id === null) {
+      // Over HTTP a modern call is cancelled by closing its response; a connection cancels by id.
+      const scope = this.cancelScope(undefined);
+      if (scope !== undefined && message.method === 'notifications/cancelled') this.calls.cancel(scope, message.params?.requestId);
+      return sink.empty(202);
+    }
+    this.call(message as JsonRpcRequest, envelope, facts, sink, { era: 'modern' });
+  }
+
+  // ---------------------------------------------------------------- legacy era (2025-03-26 … 2025-11-25)
+
+  private async legacy(message: JsonRpcRequest | JsonRpcNotification, id: JsonRpcId | null, facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+    if (message.method === 'initialize' && id !== null) {
+      const answer = await this.sessions.initialize(facts, message as JsonRpcRequest);
+      return sink.json(answer.status, answer.body, answer.headers);
+    }
+    const context = await this.sessions.envelope(facts, id, message.method);
+    if (this.answered(context, sink)) return;
+    if (id === null) {
+      this.notification(message as JsonRpcNotification, context.session?.id);
+      return sink.empty(202);
+    }
+    const channel: CallChannel = { detachRequested: false };
+    if (context.session && context.protocolVersion >= '2025-11-25' && this.options.eventStore) {
+      context.closeStream = () => {
+        if (channel.stream) channel.stream.detach();
+        else channel.detachRequested = true;
+      };
+    }
+    this.call(message as JsonRpcRequest, context, facts, sink, { era: 'legacy', sessionId: context.session?.id, channel });
+  }
+
+  private call(
+    request: JsonRpcRequest,
+    envelope: Parameters<McpServer['handle']>[1],
+    facts: McpTransportFacts,
+    sink: McpResponseSink,
+    call: { era: 'legacy' | 'modern'; sessionId?: string; channel?: CallChannel },
+  ): void {
+    const cancelScope = call.era === 'legacy' || this.options.sessions === 'process' ? this.cancelScope(call.sessionId) : undefined;
+    if (cancelScope !== undefined && this.calls.isInflight(cancelScope, request.id)) {
+      return sink.json(
+        400,
+        failure(request.id, ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(request.id)} is still in flight; use a new id for every request.`),
+      );
+    }
+    this.calls.respond({
+      sink,
+      messages: this.server.handle(request, envelope),
+      era: call.era,
+      acceptsStream: facts.acceptsStream,
+      cancelScope,
+      sessionId: call.sessionId,
+      requestId: request.id,
+      channel: call.channel,
+      protocolVersion: envelope.protocolVersion,
+    });
+  }
+
+  private notification(message: JsonRpcNotification, sessionId: string | undefined): void {
+    const scope = this.cancelScope(sessionId);
+    if (message.method === 'notifications/cancelled' && scope !== undefined) this.calls.cancel(scope, message.params?.requestId);
+  }
+
+  private async batch(items: unknown[], facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+    const outcome = await runBatch(this.server, items, this.limits.maxBatchLength, {
+      envelope: () => this.sessions.envelope(facts, null),
+      authorize: (requests) => this.authorize(facts, requests),
+      notification: (message, envelope) => this.notification(message, envelope.session?.id),
+    });
+    if (this.answered(outcome, sink)) return;
+    if (outcome.responses.length === 0) return sink.empty(202);
+    sink.json(200, outcome.responses);
+  }
+
+  /** A client's answer to a server-to-client request (legacy era). Late or unknown answers are ignored. */
+  private async clientResponse(message: JsonRpcResponse, facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+    let owner: string | undefined;
+    if (this.options.sessions === 'stateful') {
+      // The same binding as requests: only the session's own principal may answer on it.
+      const session = await this.sessions.resolve(facts, null);
+      if (this.answered(session, sink)) return;
+      owner = session.id;
+    } else if (this.options.sessions === 'process') {
+      owner = this.sessions.connectionSession;
+    }
+    if (!this.broker.resolve(message, owner) && this.options.relay) void this.options.relay.publishResponse(message, owner);
+    sink.empty(202);
+  }
+}

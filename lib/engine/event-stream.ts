@@ -1,0 +1,104 @@
+import type { McpEventStore } from '../protocol/event-store.js';
+import type { JsonRpcMessage } from '../protocol/json-rpc.js';
+import { serializeMessage } from '../protocol/serialize.js';
+import type { McpEventSink } from './sink.js';
+
+export interface EventStreamOptions {
+  /** Resumable streams store every event and number it. */
+  store?: McpEventStore;
+  streamId?: string;
+  /** Send a priming event first (2025-11-25+ clients only: older ones choke on empty data). */
+  priming: boolean;
+  /** The `retry:` hint sent with the priming event. */
+  retryMs: number;
+}
+
+/**
+ * One stream of events. Writes are chained so that ids stay in order even with an async event
+ * store. A resumable stream can be detached from its sink (the server closes it; the call goes
+ * on) and later attached to a GET that resumes with Last-Event-ID.
+ */
+export class EventStream {
+  private sink: McpEventSink | undefined;
+  private tail: Promise<void> = Promise.resolve();
+  private ended = false;
+
+  constructor(
+    sink: McpEventSink,
+    private readonly options: EventStreamOptions,
+  ) {
+    this.sink = sink;
+    if (options.priming && options.streamId !== undefined) sink.prime(`${options.streamId}.0`, options.retryMs);
+  }
+
+  get streamId(): string | undefined {
+    return this.options.streamId;
+  }
+
+  get detached(): boolean {
+    return this.sink === undefined && !this.ended;
+  }
+
+  get finished(): boolean {
+    return this.ended;
+  }
+
+  send(message: JsonRpcMessage): void {
+    this.enqueue(message, false);
+  }
+
+  /** Sends the final message and ends the stream. */
+  end(message?: JsonRpcMessage): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (message) this.enqueue(message, true);
+    else this.tail = this.tail.then(() => this.closeSink());
+    this.tail = this.tail.then(() => this.options.store?.finish?.(this.options.streamId ?? ''));
+  }
+
+  comment(): void {
+    if (this.sink && !this.ended) this.sink.comment();
+  }
+
+  /** Ends the current sink but keeps the stream alive for a later resume. */
+  detach(): void {
+    if (!this.options.store || this.ended) return;
+    this.tail = this.tail.then(() => {
+      const sink = this.sink;
+      this.sink = undefined;
+      sink?.end();
+    });
+  }
+
+  /**
+   * Continues a detached stream on a resuming sink: replays what the client missed, then forwards
+   * live events. Done in the write chain, so no event falls between the replay and the live tail.
+   */
+  resume(sink: McpEventSink, sessionId: string, lastEventId: string): void {
+    this.tail = this.tail.then(async () => {
+      const replay = await this.options.store?.replay(sessionId, lastEventId);
+      for (const event of replay?.events ?? []) sink.event(JSON.stringify(event.message), event.id);
+      this.sink?.end();
+      this.sink = sink;
+      if (this.ended) this.closeSink();
+    });
+  }
+
+  private enqueue(message: JsonRpcMessage, last: boolean): void {
+    const data = serializeMessage(message);
+    this.tail = this.tail
+      .then(async () => {
+        const id = this.options.store && this.options.streamId !== undefined ? await this.options.store.append(this.options.streamId, message) : undefined;
+        const sink = this.sink;
+        if (sink && !sink.ended) sink.event(data, id);
+        if (last) this.closeSink();
+      })
+      .catch(() => this.closeSink());
+  }
+
+  private closeSink(): void {
+    const sink = this.sink;
+    this.sink = undefined;
+    if (sink && !sink.ended) sink.end();
+  }
+}

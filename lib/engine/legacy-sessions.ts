@@ -1,0 +1,260 @@
+import type { RequestEnvelope } from '../protocol/context.js';
+import { McpError } from '../protocol/errors.js';
+import type { ServerRequestBroker } from '../protocol/interaction.js';
+import { ErrorCode, failure, success, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc.js';
+import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
+import { isObject, type McpServer } from '../protocol/server.js';
+import { newSessionId, type McpSession, type McpSessionStore } from '../protocol/session-store.js';
+import type { ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
+import {
+  DEFAULT_LEGACY_VERSION,
+  LATEST_LEGACY_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
+  isSupportedLegacyVersion,
+} from '../protocol/versions.js';
+import type { McpRefusal, McpTransportFacts } from './sink.js';
+import type { StreamHub } from './streams.js';
+
+/**
+ * How an engine keeps legacy sessions: `stateful` in the session store, named by `Mcp-Session-Id`;
+ * `stateless` not at all; `process` as one session for the whole connection (stdio, in process),
+ * which `initialize` (re)starts and every later message belongs to.
+ */
+export type McpSessionMode = 'stateful' | 'stateless' | 'process';
+
+export interface LegacySessionsOptions {
+  mode: McpSessionMode;
+  limits: ResolvedMcpLimits;
+  /** `sessions.maxSessions`, named in the refusal when the store is full. */
+  maxSessions: number;
+  defaultLogLevel?: LogLevel;
+}
+
+/** Seconds a client refused for `sessions.maxSessions` is asked to wait before retrying. */
+const SESSIONS_FULL_RETRY_AFTER_S = 30;
+/** Client capabilities the protocol defines; a session keeps these and drops the rest. */
+const KEPT_CAPABILITIES = ['roots', 'sampling', 'elicitation', 'experimental', 'tasks', 'extensions'] as const;
+/** `clientInfo` (Implementation) fields a session keeps. */
+const KEPT_CLIENT_INFO = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons'] as const;
+
+/** A JSON answer: an error to refuse with, or `initialize`'s result. */
+export type JsonAnswer = { status: number; headers?: Record<string, string>; body: McpRefusal['body'] | ReturnType<typeof success> };
+
+const refuse = (status: number, id: JsonRpcId | null, code: number, message: string): McpRefusal => ({ status, body: failure(id, code, message) });
+
+/**
+ * Legacy sessions (2025-03-26 … 2025-11-25): `initialize` with its bounded params and per-owner
+ * caps, the resolution of every later message to its session and principal, and the version rule.
+ */
+export class LegacySessions {
+  /** In `process` mode, the connection's session once `initialize` ran. */
+  private current?: string;
+
+  constructor(
+    private readonly server: McpServer,
+    private readonly store: McpSessionStore,
+    private readonly broker: ServerRequestBroker,
+    private readonly streams: StreamHub,
+    private readonly options: LegacySessionsOptions,
+  ) {}
+
+  /** In `process` mode, the connection's session id once `initialize` ran. */
+  get connectionSession(): string | undefined {
+    return this.current;
+  }
+
+  /**
+   * The session a message names, for every request and client answer. A session belongs to the
+   * principal that opened it; to anyone else it does not exist.
+   */
+  async resolve(facts: McpTransportFacts, id: JsonRpcId | null): Promise<McpSession | McpRefusal> {
+    const sessionId = this.options.mode === 'process' ? this.current : facts.header('mcp-session-id');
+    if (sessionId === undefined) {
+      return refuse(400, id, ErrorCode.InvalidRequest, 'Bad Request: the Mcp-Session-Id header is required. Call initialize first and send the session id it returns on every request.');
+    }
+    const session = await this.store.get(sessionId);
+    if (!session || (session.principal ?? null) !== (facts.principal?.id ?? null)) {
+      return refuse(404, id, ErrorCode.InvalidRequest, 'Session not found: it expired or was deleted. Start a new session with initialize.');
+    }
+    return session;
+  }
+
+  /** The envelope of a non-initialize legacy message, or the refusal to answer. */
+  async envelope(facts: McpTransportFacts, id: JsonRpcId | null, method?: string): Promise<RequestEnvelope | McpRefusal> {
+    let session: McpSession | undefined;
+    if (this.options.mode === 'process' && this.current === undefined) {
+      if (method !== 'ping') {
+        return refuse(
+          400,
+          id,
+          ErrorCode.InvalidRequest,
+          `Invalid Request: ${method === undefined ? 'a batch' : `"${method}"`} before initialize. Send initialize first (protocol 2025-11-25 and older), or put params._meta["io.modelcontextprotocol/protocolVersion"] on every request (2026-07-28).`,
+        );
+      }
+    } else if (this.options.mode !== 'stateless') {
+      const resolved = await this.resolve(facts, id);
+      if ('status' in resolved) return resolved;
+      session = resolved;
+    }
+    let version = session?.protocolVersion ?? (this.options.mode === 'process' ? LATEST_LEGACY_VERSION : DEFAULT_LEGACY_VERSION);
+    const headerVersion = facts.header('mcp-protocol-version');
+    if (headerVersion !== undefined) {
+      if (!isSupportedLegacyVersion(headerVersion)) {
+        return refuse(
+          400,
+          id,
+          ErrorCode.InvalidRequest,
+          `Bad Request: unsupported MCP-Protocol-Version "${headerVersion}". Supported: ${[...LEGACY_PROTOCOL_VERSIONS, ...MODERN_PROTOCOL_VERSIONS].join(', ')}.`,
+        );
+      }
+      // On a session, features follow the version negotiated at initialize, never a per-request
+      // claim: a downgrade to 2025-03-26 would re-enable batches and make every era rule depend on
+      // what the client says per request.
+      if (session && headerVersion !== session.protocolVersion) {
+        return refuse(
+          400,
+          id,
+          ErrorCode.InvalidRequest,
+          `Bad Request: the MCP-Protocol-Version header "${headerVersion}" does not match the version this session negotiated ("${session.protocolVersion}"). Send the negotiated version on every request, or initialize a new session to use another one.`,
+        );
+      }
+      version = headerVersion;
+    }
+    return this.sessionEnvelope(facts, version, session);
+  }
+
+  /** `initialize`: negotiates the version and, with sessions, opens one for the caller. */
+  async initialize(facts: McpTransportFacts, message: JsonRpcRequest): Promise<JsonAnswer> {
+    const params = message.params ?? {};
+    const { protocolVersion, result } = this.server.initializeResult(params.protocolVersion);
+    const headers: Record<string, string> = {};
+    if (this.options.mode !== 'stateless') {
+      const limits = this.options.limits;
+      // Only what the protocol defines is kept, and bounded: every session holds it until it ends.
+      const capabilities = pick(params.capabilities, KEPT_CAPABILITIES, isObject);
+      const clientInfo = isObject(params.clientInfo) ? pick(params.clientInfo, KEPT_CLIENT_INFO, (v, field) => (field === 'icons' ? Array.isArray(v) : typeof v === 'string')) : undefined;
+      const keptBytes = Buffer.byteLength(JSON.stringify({ capabilities, clientInfo }));
+      if (keptBytes > limits.initializeParamsBytes) {
+        return refuse(
+          400,
+          message.id,
+          ErrorCode.InvalidParams,
+          `Invalid params: the initialize capabilities and clientInfo are ${keptBytes} bytes, over the ${limits.initializeParamsBytes}-byte limit a session keeps (limits.initializeParamsBytes). Send smaller capabilities and clientInfo, or raise McpModule's limits.initializeParamsBytes.`,
+        );
+      }
+      const session: McpSession = { id: newSessionId(), protocolVersion, capabilities };
+      if (clientInfo) session.clientInfo = clientInfo as unknown as McpSession['clientInfo'];
+      const principal = facts.principal?.id;
+      if (principal !== undefined) session.principal = principal;
+      session.owner = principal !== undefined ? `principal:${principal}` : `address:${facts.clientAddress ?? 'unknown'}`;
+      if (this.options.mode === 'process') {
+        // The connection's session restarts; the previous one (and its stream) ends with it.
+        if (this.current !== undefined) await this.store.delete(this.current);
+        session.logLevel = this.options.defaultLogLevel;
+        await this.store.create(session);
+        this.current = session.id;
+        return { status: 200, body: success(message.id, result) };
+      }
+      const maxPerOwner = principal !== undefined ? limits.sessionsPerPrincipal : limits.sessionsPerAddress;
+      const created = await this.store.create(session, { maxPerOwner });
+      if (created && !created.created) {
+        const answer = refuse(
+          503,
+          message.id,
+          ErrorCode.ServerBusy,
+          `Server busy: it holds its maximum of ${this.options.maxSessions} sessions (sessions.maxSessions) and none has expired. Retry after ${SESSIONS_FULL_RETRY_AFTER_S} s, end unused sessions with DELETE, or raise McpModule's sessions.maxSessions.`,
+        );
+        return { ...answer, headers: { 'Retry-After': String(SESSIONS_FULL_RETRY_AFTER_S) } };
+      }
+      headers['Mcp-Session-Id'] = session.id;
+    }
+    return { status: 200, headers, body: success(message.id, result) };
+  }
+
+  /** Ends the caller's own session (DELETE); false when it names none of theirs. */
+  async delete(facts: McpTransportFacts, sessionId: string): Promise<boolean> {
+    const owned = await this.store.get(sessionId);
+    return owned !== undefined && (owned.principal ?? null) === (facts.principal?.id ?? null) && (await this.store.delete(sessionId));
+  }
+
+  private sessionEnvelope(facts: McpTransportFacts, version: string, current: McpSession | undefined): RequestEnvelope {
+    const store = this.store;
+    return {
+      era: 'legacy',
+      protocolVersion: version,
+      capabilities: current?.capabilities ?? {},
+      clientInfo: current?.clientInfo,
+      session: current,
+      transportRequest: facts.transportRequest,
+      principal: facts.principal?.id,
+      auth: facts.principal,
+      logLevel: current ? (this.options.mode === 'process' ? current.logLevel : (current.logLevel ?? this.options.defaultLogLevel)) : this.options.defaultLogLevel,
+      setLogLevel: current
+        ? async (level) => {
+            current.logLevel = level;
+            await store.update(current);
+          }
+        : undefined,
+      broker: this.broker,
+      subscribe: current
+        ? async (uri) => {
+            const subscriptions = new Set(current.subscriptions ?? []);
+            if (subscriptions.has(uri)) return;
+            const max = this.options.limits.subscriptionsPerSession;
+            if (subscriptions.size >= max) {
+              throw new McpError(
+                ErrorCode.InvalidParams,
+                `Too many subscriptions: this session already holds ${max} resource subscriptions, the limit (limits.subscriptionsPerSession). Call resources/unsubscribe for some first, or raise McpModule's limits.subscriptionsPerSession.`,
+              );
+            }
+            current.subscriptions = [...subscriptions, uri];
+            await store.update(current);
+            this.streams.subscribed(current.id, uri, true);
+          }
+        : undefined,
+      unsubscribe: current
+        ? async (uri) => {
+            if (!current.subscriptions?.includes(uri)) return;
+            current.subscriptions = current.subscriptions.filter((u) => u !== uri);
+            await store.update(current);
+            this.streams.subscribed(current.id, uri, false);
+          }
+        : undefined,
+    };
+  }
+}
+
+/** The listed fields of `value` that pass `keep`, as a new object. */
+function pick(value: unknown, fields: readonly string[], keep: (v: unknown, field: string) => boolean): JsonObject {
+  const kept: JsonObject = {};
+  if (!isObject(value)) return kept;
+  for (const field of fields) {
+    const v = (value as JsonObject)[field];
+    if (Object.hasOwn(value, field) && keep(v, field)) kept[field] = v;
+  }
+  return kept;
+}
+
+/**
+ * The one session of a `process`-mode connection: it lives as long as the connection, so it
+ * never expires and needs no caps.
+ */
+export class ConnectionSessionStore implements McpSessionStore {
+  private session?: McpSession;
+
+  create(session: McpSession): void {
+    this.session = session;
+  }
+  get(id: string): McpSession | undefined {
+    return this.session?.id === id ? this.session : undefined;
+  }
+  update(session: McpSession): void {
+    if (this.session?.id === session.id) this.session = session;
+  }
+  delete(id: string): boolean {
+    if (this.session?.id !== id) return false;
+    this.session = undefined;
+    return true;
+  }
+}

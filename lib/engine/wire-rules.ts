@@ -1,0 +1,111 @@
+import type { RequestEnvelope } from '../protocol/context.js';
+import { decodeHeaderValue } from '../protocol/header-value.js';
+import { ErrorCode, failure, type JsonRpcFailure, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc.js';
+import { readModernMeta } from '../protocol/modern-meta.js';
+import { isObject, type McpServer } from '../protocol/server.js';
+import { META_PROTOCOL_VERSION, isModernVersionString } from '../protocol/versions.js';
+import type { McpTransportFacts } from './sink.js';
+
+const NAME_HEADER_METHODS: Record<string, 'name' | 'uri'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+/** A message is 2026-07-28 when its `_meta` names a version, or its version header is a modern one. */
+export function isModernMessage(message: JsonRpcRequest | JsonRpcNotification, facts: McpTransportFacts): boolean {
+  const meta = message.params?._meta;
+  if (isObject(meta) && META_PROTOCOL_VERSION in meta) return true;
+  const headerVersion = facts.header('mcp-protocol-version');
+  return headerVersion !== undefined && isModernVersionString(headerVersion);
+}
+
+/**
+ * The envelope of a 2026-07-28 message, from its `_meta`; where the Streamable HTTP header rules
+ * apply, the headers that repeat the body (version, method, name, tool headers) must agree with it.
+ */
+export function modernEnvelope(
+  server: McpServer,
+  facts: McpTransportFacts,
+  message: JsonRpcRequest | JsonRpcNotification,
+  id: JsonRpcId | null,
+): RequestEnvelope | JsonRpcFailure {
+  const rules = facts.headerRules;
+  const meta = readModernMeta(message.params, id, rules ? (version) => versionHeaderProblem(facts, version, id) : undefined);
+  if ('error' in meta) return meta;
+  if (rules && id !== null) {
+    const problem = headerProblem(server, facts, message as JsonRpcRequest);
+    if (problem) return problem;
+  }
+  return {
+    era: 'modern',
+    protocolVersion: meta.protocolVersion,
+    capabilities: meta.capabilities,
+    clientInfo: meta.clientInfo,
+    transportRequest: facts.transportRequest,
+    logLevel: meta.logLevel,
+    principal: facts.principal?.id,
+    auth: facts.principal,
+  };
+}
+
+function versionHeaderProblem(facts: McpTransportFacts, version: string, id: JsonRpcId | null): JsonRpcFailure | undefined {
+  const headerVersion = facts.header('mcp-protocol-version');
+  if (headerVersion === undefined) {
+    return failure(id, ErrorCode.HeaderMismatch, `Header mismatch: the MCP-Protocol-Version header is required and must equal "${version}".`);
+  }
+  if (headerVersion !== version) {
+    return failure(id, ErrorCode.HeaderMismatch, `Header mismatch: MCP-Protocol-Version header "${headerVersion}" does not match the body's protocol version "${version}".`);
+  }
+  return undefined;
+}
+
+function headerProblem(server: McpServer, facts: McpTransportFacts, message: JsonRpcRequest): JsonRpcFailure | undefined {
+  const id = message.id;
+  const methodHeader = facts.header('mcp-method');
+  if (methodHeader === undefined || methodHeader.trim() !== message.method) {
+    return failure(
+      id,
+      ErrorCode.HeaderMismatch,
+      methodHeader === undefined
+        ? `Header mismatch: the Mcp-Method header is required and must equal "${message.method}".`
+        : `Header mismatch: Mcp-Method header "${methodHeader}" does not match the body method "${message.method}".`,
+    );
+  }
+  if (!server.hasMethod('modern', message.method)) return server.methodNotFoundResponse(id, message.method, 'modern');
+  const nameField = Object.hasOwn(NAME_HEADER_METHODS, message.method) ? NAME_HEADER_METHODS[message.method] : undefined;
+  if (nameField !== undefined) {
+    const problem = nameHeaderProblem(facts, message.params?.[nameField], nameField);
+    if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
+  }
+  if (message.method === 'tools/call') {
+    const problem = server.checkToolHeaders(message.params ?? {}, (name) => facts.header(name));
+    if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
+  }
+  return undefined;
+}
+
+function nameHeaderProblem(facts: McpTransportFacts, bodyValue: unknown, field: 'name' | 'uri'): string | undefined {
+  const raw = facts.header('mcp-name');
+  if (raw === undefined) return `Header mismatch: the Mcp-Name header is required and must equal params.${field}.`;
+  const decoded = decodeHeaderValue(raw);
+  if (!decoded.ok) return 'Header mismatch: the Mcp-Name header has invalid characters or a malformed =?base64?…?= value.';
+  if (typeof bodyValue !== 'string' || decoded.value !== bodyValue.trim()) {
+    return `Header mismatch: Mcp-Name header "${decoded.value}" does not match params.${field}.`;
+  }
+  return undefined;
+}
+
+/** On the modern era some JSON-RPC errors carry a mandated HTTP status. */
+export function modernErrorStatus(code: number): number {
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400;
+    default:
+      return 200;
+  }
+}

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { Module } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { filter, firstValueFrom, take } from 'rxjs';
-import { McpModule } from 'nestjs-model-context';
+import { Ctx, McpContext, McpModule, McpRequest, RequireScopes, Tool } from 'nestjs-model-context';
 import { McpTestClient, McpTestError, type McpTestEra } from 'nestjs-model-context/testing';
 import { AppModule as BasicApp } from '../../sample/01-basic/app.module.js';
 import { Priority, type TaskDto } from '../../sample/01-basic/dto/task.dto.js';
@@ -355,4 +355,55 @@ describe('testing kit: options', () => {
       await mcp.close();
     }
   });
+
+  it('speaks an older legacy revision when asked', async () => {
+    moduleRef = await compile(BasicApp);
+    const mcp = await McpTestClient.create(moduleRef, { era: '2025-03-26' });
+    try {
+      assert.equal(mcp.protocolVersion, '2025-03-26');
+      assert.equal((await mcp.listTools()).length, 5);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  for (const era of ERAS) {
+    it(`hands principal and headers to the tool and to @RequireScopes on ${era}`, async () => {
+      @Injectable()
+      class WhoTools {
+        @Tool({ description: 'Says who calls.' })
+        whoami(@Ctx() ctx: McpContext, @McpRequest() request: { headers: Record<string, string> }): string {
+          return `${ctx.principal} via ${request.headers['x-tenant']}`;
+        }
+
+        @RequireScopes('admin')
+        @Tool({ description: 'Admins only.' })
+        admin(): string {
+          return 'admin done';
+        }
+      }
+      @Module({
+        imports: [
+          McpModule.forRoot({
+            name: 'who',
+            version: '1.0.0',
+            auth: { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://auth.example.com'], verifyToken: () => null },
+          }),
+        ],
+        providers: [WhoTools],
+      })
+      class WhoModule {}
+      moduleRef = await compile(WhoModule);
+      const alice = await McpTestClient.create(moduleRef, { era, principal: { id: 'alice', scopes: ['admin'] }, headers: { 'X-Tenant': 'acme' } });
+      const bob = await McpTestClient.create(moduleRef, { era, principal: { id: 'bob', scopes: [] } });
+      try {
+        assert.equal(textOf(await alice.callTool('whoami')), 'alice via acme');
+        assert.equal(textOf(await alice.callTool('admin')), 'admin done');
+        await assert.rejects(bob.callTool('admin'), (error: unknown) => error instanceof McpTestError && /scope\(s\) admin/.test(error.message));
+      } finally {
+        await alice.close();
+        await bob.close();
+      }
+    });
+  }
 });

@@ -16,8 +16,8 @@ export class BuildReportDto {
 
 /**
  * A long-running tool written as an Observable: each emitted `Emit.progress(...)` becomes a
- * progress notification on the call's SSE stream, the last plain value is the result, and the
- * teardown runs as soon as the client cancels or disconnects.
+ * progress notification on the call's SSE stream (an `Emit.log(...)` a log message), the last
+ * plain value is the result, and the teardown runs as soon as the client cancels or disconnects.
  */
 @Injectable()
 export class ReportTools {
@@ -31,6 +31,7 @@ export class ReportTools {
         done++;
         subscriber.next(Emit.progress(done, sections, `Section ${done} of ${sections}`));
         if (done === sections) {
+          subscriber.next(Emit.log('info', `Report "${title}" built with ${sections} sections.`, 'reports'));
           subscriber.next({ title, sections, summary: `"${title}" has ${sections} sections.` });
           subscriber.complete();
         }

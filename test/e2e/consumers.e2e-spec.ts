@@ -49,9 +49,9 @@ describe('consumer apps installed from the packed tarball', () => {
   it('packs the built library (ESM and CommonJS), its typings, LICENSE and README, and nothing else', () => {
     const outside = packedFiles.filter((f) => !/^dist\/(lib|cjs)\//.test(f));
     assert.deepEqual(outside.sort(), ['LICENSE', 'README.md', 'package.json']);
-    assert.deepEqual(packedFiles.filter((f) => /spec|test|sample/.test(f)), []);
+    assert.deepEqual(packedFiles.filter((f) => /\.spec\.|(^|\/)(test|tests|sample)\//.test(f)), []);
     for (const build of ['lib', 'cjs']) {
-      for (const file of ['index.js', 'index.d.ts', 'mcp.module.js', 'schema/json-schema.factory.js']) {
+      for (const file of ['index.js', 'index.d.ts', 'mcp.module.js', 'schema/json-schema.factory.js', 'testing/index.js', 'testing/index.d.ts']) {
         assert.ok(packedFiles.includes(`dist/${build}/${file}`), `dist/${build}/${file} is not packed`);
       }
     }

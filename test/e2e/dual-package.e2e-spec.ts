@@ -4,7 +4,9 @@
  * on DI tokens and metadata keys, so an app that loads both still wires one module.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import * as esmConstants from '../../lib/mcp.constants.js';
@@ -27,5 +29,24 @@ describe('dual package', () => {
     assert.equal((require('../../cjs/redis/redis-backend.js') as { MCP_REDIS: symbol }).MCP_REDIS, esmRedis);
     const { isEmission } = require('../../cjs/protocol/emission.js') as { isEmission(value: unknown): boolean };
     assert.equal(isEmission(esmEmit.progress(1)), true);
+  });
+
+  it('resolves the testing subpath in both builds, each on its own copy of the library', () => {
+    assert.equal(fileURLToPath(import.meta.resolve('nestjs-model-context/testing')), fileURLToPath(new URL('../../lib/testing/index.js', import.meta.url)));
+    assert.equal(require.resolve('nestjs-model-context/testing'), fileURLToPath(new URL('../../cjs/testing/index.js', import.meta.url)));
+    const cjs = require('nestjs-model-context/testing') as Record<string, unknown>;
+    assert.equal(typeof cjs.McpTestClient, 'function');
+    assert.equal(typeof cjs.McpTestError, 'function');
+    // The CommonJS kit reaches the CommonJS transport, not the ESM one.
+    assert.ok(require.cache[fileURLToPath(new URL('../../cjs/transport/in-process.transport.js', import.meta.url))]);
+  });
+
+  it('keeps the testing kit out of the main entry', () => {
+    for (const build of ['lib', 'cjs']) {
+      const dir = fileURLToPath(new URL(`../../${build}/`, import.meta.url));
+      const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.js') && !f.startsWith('testing'));
+      assert.ok(files.includes('index.js'));
+      for (const file of files) assert.doesNotMatch(readFileSync(join(dir, file), 'utf8'), /testing\/(index|mcp-test-client)\.js/, `dist/${build}/${file} loads the testing kit`);
+    }
   });
 });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,10 +16,26 @@ const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/pack
 
 /** The files of the first ```ts block under "## Quick start". */
 export function quickStartFiles(readme: string): Map<string, string> {
-  const section = readme.slice(readme.indexOf('## Quick start'));
-  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  assert.ok(block, 'README.md has no ```ts block under "## Quick start"');
+  return blockFiles(readme, '## Quick start');
+}
+
+/**
+ * The files of the ```ts blocks under `heading` (up to the next `## ` heading), each starting at a
+ * `// <name>.ts` line; `blocks` is how many blocks to read (the first by default).
+ */
+export function blockFiles(readme: string, heading: string, blocks = 1): Map<string, string> {
+  const start = readme.indexOf(`${heading}\n`);
+  assert.ok(start >= 0, `README.md has no "${heading}" section`);
+  const end = readme.indexOf('\n## ', start + heading.length);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  const found = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.ok(found.length >= blocks, `README.md has ${found.length} \`\`\`ts block(s) under "${heading}", not ${blocks}`);
   const files = new Map<string, string>();
+  for (const block of found.slice(0, blocks)) readFiles(block, files);
+  return files;
+}
+
+function readFiles(block: string, files: Map<string, string>): void {
   let current: string | undefined;
   for (const line of block.split('\n')) {
     const header = /^\/\/ ([\w.-]+\.ts)$/.exec(line);
@@ -28,13 +44,48 @@ export function quickStartFiles(readme: string): Map<string, string> {
       files.set(current, '');
     } else if (current) files.set(current, files.get(current) + line + '\n');
   }
-  return files;
 }
+
+const compilerOptions = {
+  target: 'ES2022',
+  module: 'NodeNext',
+  moduleResolution: 'NodeNext',
+  types: ['node'],
+  strict: true,
+  experimentalDecorators: true,
+  emitDecoratorMetadata: true,
+  skipLibCheck: true,
+};
+
+function tscRun(project: string, cwd: string): Promise<{ code: number; output: string }> {
+  return run(process.execPath, [tsc, '-p', project], cwd);
+}
+
+function run(command: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) =>
+    // Without NODE_TEST_CONTEXT, a `node --test` child runs its files instead of reporting to this runner.
+    execFile(command, args, { cwd, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, NODE_TEST_CONTEXT: undefined } }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, output: `${stdout}${stderr}` })),
+  );
+}
+
+/** Just what the Jest example uses, so it type-checks without @types/jest. */
+const JEST_GLOBALS = `
+declare function describe(name: string, fn: () => void): void;
+declare function it(name: string, fn: () => Promise<void> | void): void;
+declare function beforeAll(fn: () => Promise<void> | void): void;
+declare function afterAll(fn: () => Promise<void> | void): void;
+interface Matchers { toBe(value: unknown): void; toEqual(value: unknown): void; toMatch(value: RegExp | string): void; toBeUndefined(): void }
+declare function expect(value: unknown): Matchers;
+`;
 
 describe('README', () => {
   // Inside the repository (no package.json of its own), so `nestjs-model-context` is the package itself.
   const dir = join(root, 'dist', '.readme-quickstart');
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const testingDir = join(root, 'dist', '.readme-testing');
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(testingDir, { recursive: true, force: true });
+  });
 
   it('Quick start compiles as written', async () => {
     const files = quickStartFiles(readFileSync(join(root, 'README.md'), 'utf8'));
@@ -65,5 +116,47 @@ describe('README', () => {
       ),
     );
     assert.equal(result.code, 0, `tsc on the README Quick start:\n${result.output}`);
+  });
+
+  it('Testing your tools: the node:test example compiles and passes against the Quick start app', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const app = quickStartFiles(readme);
+    const examples = blockFiles(readme, '## Testing your tools', 2);
+    assert.deepEqual([...examples.keys()], ['tasks.tools.spec.ts', 'tasks.tools.jest-spec.ts']);
+    const esm = join(testingDir, 'node-test');
+    rmSync(esm, { recursive: true, force: true });
+    mkdirSync(esm, { recursive: true });
+    for (const name of ['tasks.tools.ts', 'app.module.ts']) writeFileSync(join(esm, name), app.get(name)!);
+    writeFileSync(join(esm, 'tasks.tools.spec.ts'), examples.get('tasks.tools.spec.ts')!);
+    writeFileSync(join(esm, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, outDir: 'out' }, include: ['*.ts'] }));
+    const compiled = await tscRun(join(esm, 'tsconfig.json'), esm);
+    assert.equal(compiled.code, 0, `tsc on the README node:test example:\n${compiled.output}`);
+    const tested = await run(process.execPath, ['--test', join(esm, 'out', 'tasks.tools.spec.js')], esm);
+    assert.equal(tested.code, 0, `node --test on the README node:test example:\n${tested.output}`);
+    assert.match(tested.output, /# pass 8\b/);
+    assert.match(tested.output, /# fail 0\b/);
+  });
+
+  it('Testing your tools: the Jest example type-checks as CommonJS against the require build', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const app = quickStartFiles(readme);
+    const example = blockFiles(readme, '## Testing your tools', 2).get('tasks.tools.jest-spec.ts');
+    assert.ok(example);
+    const cjs = join(testingDir, 'jest');
+    rmSync(cjs, { recursive: true, force: true });
+    mkdirSync(join(cjs, 'node_modules'), { recursive: true });
+    // A CommonJS app of its own: the package comes from node_modules, through its "require" condition.
+    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'readme-jest', private: true, type: 'commonjs' }));
+    symlinkSync(root, join(cjs, 'node_modules', 'nestjs-model-context'), 'dir');
+    for (const name of ['tasks.tools.ts', 'app.module.ts']) writeFileSync(join(cjs, name), app.get(name)!);
+    writeFileSync(join(cjs, 'tasks.tools.jest-spec.ts'), example);
+    writeFileSync(join(cjs, 'jest-globals.d.ts'), JEST_GLOBALS);
+    writeFileSync(join(cjs, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true, listFiles: true }, include: ['*.ts'] }));
+    const checked = await tscRun(join(cjs, 'tsconfig.json'), cjs);
+    assert.equal(checked.code, 0, `tsc on the README Jest example:\n${checked.output.split('\n').filter((l) => /error TS/.test(l)).join('\n')}`);
+    const files = checked.output.split('\n').map((line) => line.trim());
+    assert.ok(files.includes(join(root, 'dist/cjs/testing/index.d.ts')), 'the Jest example is checked against the CommonJS typings');
+    assert.ok(!files.includes(join(root, 'dist/lib/testing/index.d.ts')), 'the Jest example must not reach the ESM typings');
+    assert.equal(createRequire(join(cjs, 'package.json')).resolve('nestjs-model-context/testing'), join(root, 'dist/cjs/testing/index.js'));
   });
 });

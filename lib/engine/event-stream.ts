@@ -22,6 +22,8 @@ export class EventStream {
   private sink: McpEventSink | undefined;
   private tail: Promise<void> = Promise.resolve();
   private ended = false;
+  /** Bytes of events waiting in the chain, not yet handed to the sink. */
+  private queued = 0;
 
   constructor(
     sink: McpEventSink,
@@ -86,14 +88,24 @@ export class EventStream {
 
   private enqueue(message: JsonRpcMessage, last: boolean): void {
     const data = serializeMessage(message);
+    // Events wait in the chain while earlier appends are in flight (a Redis round trip each), so
+    // they count against the sink's buffer cap as if written: past it the sink closes, and its
+    // close cancels the call.
+    const size = data.length;
+    if (!last && this.sink?.hold && !this.sink.hold(this.queued + size)) return;
+    this.queued += size;
     this.tail = this.tail
       .then(async () => {
         const id = this.options.store && this.options.streamId !== undefined ? await this.options.store.append(this.options.streamId, message) : undefined;
+        this.queued -= size;
         const sink = this.sink;
         if (sink && !sink.ended) sink.event(data, id);
         if (last) this.closeSink();
       })
-      .catch(() => this.closeSink());
+      .catch(() => {
+        this.queued -= size;
+        this.closeSink();
+      });
   }
 
   private closeSink(): void {

@@ -12,6 +12,13 @@ export type McpAnswerHeaders = Readonly<Record<string, string>>;
 export interface McpEventSink {
   /** Writes one message. False when nothing can be written any more (closed, or over its buffer cap). */
   event(data: string, id?: string): boolean;
+  /**
+   * Tells the sink that `bytes` more are waiting to be written (event-store appends in flight).
+   * False, and the sink is closed, when they and what it holds unread pass its buffer cap: a
+   * producer faster than the store or the reader must not make the server queue without bound.
+   * Sinks without a cap leave it out.
+   */
+  hold?(bytes: number): boolean;
   /** A resumable stream's first event: its id and the client's reconnection delay, no data. */
   prime(id: string, retryMs: number): void;
   /** A keep-alive that carries nothing. */

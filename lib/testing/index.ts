@@ -17,6 +17,7 @@ export type {
   McpTestProgress,
 } from './interfaces.js';
 export type { CallToolResult, ContentBlock, ToolDescriptor } from '../protocol/mcp-types.js';
-export type { ReadResourceResult, ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
+export type { ReadResourceResult } from '../protocol/resource-contents.js';
+export type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
 export type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
 export type { CompletionResult } from '../protocol/completion.js';

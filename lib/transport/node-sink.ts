@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { McpAnswerHeaders, McpEventSink, McpResponseSink } from '../engine/sink.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import { serializeMessage } from '../protocol/serialize.js';
-import { SSE_HEADERS, writeFlushed } from './sse.js';
+import { SSE_HEADERS, holdBytes, writeFlushed } from './sse.js';
 
 /**
  * The engine's response sink on a Node `ServerResponse`: JSON bodies with their length, SSE
@@ -56,6 +56,10 @@ class NodeEventSink implements McpEventSink {
 
   event(data: string, id?: string): boolean {
     return writeFlushed(this.res, id === undefined ? `event: message\ndata: ${data}\n\n` : `id: ${id}\nevent: message\ndata: ${data}\n\n`);
+  }
+
+  hold(bytes: number): boolean {
+    return holdBytes(this.res, bytes);
   }
 
   prime(id: string, retryMs: number): void {

@@ -29,8 +29,17 @@ export function writeFlushed(res: ServerResponse, chunk: string): boolean {
   if (res.destroyed || res.writableEnded) return false;
   res.write(chunk);
   (res as ServerResponse & { flush?: () => void }).flush?.();
+  return holdBytes(res, 0);
+}
+
+/**
+ * Whether the response may take `extra` more bytes on top of what it holds unread; past its cap
+ * it is destroyed (its 'close' cancels the call) and the answer is false.
+ */
+export function holdBytes(res: ServerResponse, extra: number): boolean {
+  if (res.destroyed || res.writableEnded) return false;
   const limit = bufferLimits.get(res);
-  if (limit !== undefined && res.writableLength > limit) {
+  if (limit !== undefined && res.writableLength + extra > limit) {
     res.destroy();
     return false;
   }

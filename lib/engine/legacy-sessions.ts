@@ -11,6 +11,7 @@ import {
   LATEST_LEGACY_VERSION,
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSIONS,
+  isModernVersionString,
   isSupportedLegacyVersion,
 } from '../protocol/versions.js';
 import type { McpRefusal, McpTransportFacts } from './sink.js';
@@ -105,7 +106,9 @@ export class LegacySessions {
           400,
           id,
           ErrorCode.InvalidRequest,
-          `Bad Request: unsupported MCP-Protocol-Version "${headerVersion}". Supported: ${[...LEGACY_PROTOCOL_VERSIONS, ...MODERN_PROTOCOL_VERSIONS].join(', ')}.`,
+          isModernVersionString(headerVersion)
+            ? `Bad Request: MCP-Protocol-Version "${headerVersion}" is a stateless revision, which ${session ? `this session (negotiated at ${session.protocolVersion})` : 'a legacy request'} does not speak. Send ${headerVersion} requests with the version in params._meta and no Mcp-Session-Id, or send ${session ? 'the negotiated version' : `one of ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`} here.`
+            : `Bad Request: unsupported MCP-Protocol-Version "${headerVersion}". Supported: ${[...LEGACY_PROTOCOL_VERSIONS, ...MODERN_PROTOCOL_VERSIONS].join(', ')}.`,
         );
       }
       // On a session, features follow the version negotiated at initialize, never a per-request
@@ -147,7 +150,7 @@ export class LegacySessions {
       if (clientInfo) session.clientInfo = clientInfo as unknown as McpSession['clientInfo'];
       const principal = facts.principal?.id;
       if (principal !== undefined) session.principal = principal;
-      session.owner = principal !== undefined ? `principal:${principal}` : `address:${facts.clientAddress ?? 'unknown'}`;
+      session.owner = principal !== undefined ? `principal:${principal}` : `address:${addressOwner(facts.clientAddress)}`;
       if (this.options.mode === 'process') {
         // The connection's session restarts; the previous one (and its stream) ends with it.
         if (this.current !== undefined) await this.store.delete(this.current);
@@ -257,4 +260,21 @@ export class ConnectionSessionStore implements McpSessionStore {
     this.session = undefined;
     return true;
   }
+}
+
+/**
+ * Who an anonymous caller is for `limits.sessionsPerAddress`. One IPv6 host is usually given a
+ * whole /64, so counting exact IPv6 addresses would let one host make as many sessions as it has
+ * addresses: IPv6 callers are counted per /64 (an IPv4-mapped address counts as its IPv4).
+ */
+export function addressOwner(address: string | undefined): string {
+  if (address === undefined) return 'unknown';
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.split('%')[0]!.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = address.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }

@@ -381,3 +381,21 @@ describe('Sessions on Redis: caps per caller, refusal at sessions.maxSessions', 
     }
   });
 });
+
+describe('Sessions: an IPv6 host counts as its /64 for limits.sessionsPerAddress', () => {
+  let running: RunningApp;
+  before(async () => {
+    running = await start({ limits: { sessionsPerAddress: 2 } });
+  });
+  after(() => running.close());
+
+  it('one host rotating through the addresses of its /64 still holds at most the cap', async () => {
+    const neighbour = { ip: '2001:db8:0:1::7' };
+    const kept = await initialize(running.url, neighbour);
+    const flood: string[] = [];
+    for (let i = 1; i <= 5; i++) flood.push(await initialize(running.url, { ip: `2001:db8::${i.toString(16)}` }));
+    assert.equal(await pingStatus(running.url, { ip: '2001:db8::1' }, flood[0]!), 404, 'the /64 is one caller: its oldest session ended');
+    assert.equal(await pingStatus(running.url, { ip: '2001:db8::5' }, flood[4]!), 200);
+    assert.equal(await pingStatus(running.url, neighbour, kept), 200, 'another /64 is another caller');
+  });
+});

@@ -150,6 +150,10 @@ describe(`security on the wire: bearer app (verifyToken) on ${platform}`, () => 
       assert.match((res.json as Json).error.message, new RegExp(`"${claimed}" does not match the version this session negotiated \\("2025-11-25"\\)`));
     }
     assert.equal(noteWrites.count, writes, 'no refused write_note ran');
+    // A stateless-era version on a session's GET says what to do, not that it is unsupported.
+    const modern = await rpc(server.url, undefined, { httpMethod: 'GET', sessionId, headers: { ...alice, 'MCP-Protocol-Version': '2026-07-28' }, timeoutMs: 5000 });
+    assert.equal(modern.status, 400, modern.text);
+    assert.match((modern.json as Json).error.message, /"2026-07-28" is a stateless revision, which this session \(negotiated at 2025-11-25\) does not speak/);
     // Without the header the negotiated version governs: a priming event opens the stream (2025-11-25 only).
     const res = await rpc(server.url, call('v', 'who_answers'), {
       sessionId,

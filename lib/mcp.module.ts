@@ -94,6 +94,8 @@ const coreProviders: Provider[] = [
         maxSessions: options.sessions.maxSessions,
         sharedStateSecret: options.requestState.shared === true,
         eventStoreBytesPerStream: options.limits.eventStoreBytesPerStream,
+        eventStoreBytesPerSession: options.limits.eventStoreBytesPerSession,
+        eventStoreBytesTotal: options.limits.eventStoreBytesTotal,
         logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
       });
     },

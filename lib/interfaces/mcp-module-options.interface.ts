@@ -183,7 +183,7 @@ export interface McpLimitOptions {
   eventStoreBytesPerStream?: number;
   /** Bytes of SSE events kept per legacy session, across its streams. @default 4194304 (4 MiB) */
   eventStoreBytesPerSession?: number;
-  /** Bytes of SSE events kept in all (the in-memory store). @default 67108864 (64 MiB) */
+  /** Bytes of SSE events kept in all (with Redis: by every instance sharing the key prefix). @default 67108864 (64 MiB) */
   eventStoreBytesTotal?: number;
   /** `resources/subscribe` subscriptions one session may hold. @default 100 */
   subscriptionsPerSession?: number;

@@ -22,6 +22,10 @@ export interface RedisBackendSettings {
   connectTimeoutMs?: number;
   /** `limits.eventStoreBytesPerStream`. @default 1048576 */
   eventStoreBytesPerStream?: number;
+  /** `limits.eventStoreBytesPerSession`. @default 4194304 */
+  eventStoreBytesPerSession?: number;
+  /** `limits.eventStoreBytesTotal`. @default 67108864 */
+  eventStoreBytesTotal?: number;
 }
 
 const HEARTBEAT_MS = 5_000;
@@ -61,6 +65,8 @@ export class McpRedisBackend {
     this.events = new RedisEventStore(client, keys, {
       maxEventsPerStream,
       maxBytesPerStream: settings.eventStoreBytesPerStream,
+      maxBytesPerSession: settings.eventStoreBytesPerSession,
+      maxBytesTotal: settings.eventStoreBytesTotal,
       ttlMs: streamTtlMs,
       instanceId: this.instanceId,
       logger,

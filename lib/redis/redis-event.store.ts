@@ -8,6 +8,10 @@ export interface RedisEventStoreOptions {
   maxEventsPerStream: number;
   /** Bytes of events kept per stream (`limits.eventStoreBytesPerStream`); the oldest go first. @default 1048576 */
   maxBytesPerStream?: number;
+  /** Bytes of events kept per session, across its streams (`limits.eventStoreBytesPerSession`); its least recently written stream loses its oldest first. @default 4194304 */
+  maxBytesPerSession?: number;
+  /** Bytes of events kept in all, by every instance sharing the key prefix (`limits.eventStoreBytesTotal`); the least recently written stream loses its oldest first. @default 67108864 */
+  maxBytesTotal?: number;
   ttlMs: number;
   /** This instance's id, recorded as the owner of the streams it opens. */
   instanceId: string;
@@ -42,9 +46,13 @@ export function parseEventId(sessionId: string, eventId: string): { streamId: st
 }
 
 /**
- * SSE events in Redis Streams, one per SSE stream, capped in events and in bytes (the oldest go
- * first: a resume after dropped events replays those left, with a gap in the ids) and expiring
- * after `ttlMs` without events; a session's streams are deleted when it is (`dropSession`). Event ids are `<streamId>.<redis entry id>`: Redis assigns entry ids in order,
+ * SSE events in Redis Streams, one per SSE stream, capped in events and in bytes per stream, per
+ * session and in all, with the in-memory store's order (the oldest go first: of the stream, of the
+ * session's least recently written stream, of the least recently written stream overall; a resume
+ * after dropped events replays those left, with a gap in the ids) and expiring after `ttlMs`
+ * without events; a session's streams are deleted when it is (`dropSession`). The bytes counted are
+ * those of each message's JSON; the bounds are checked atomically on each append, so they hold
+ * across instances. Event ids are `<streamId>.<redis entry id>`: Redis assigns entry ids in order,
  * so ids stay unique and ordered when another instance continues a stream, even after the key
  * expired and was created again.
  *
@@ -81,6 +89,8 @@ export class RedisEventStore implements McpEventStore {
       this.options.maxEventsPerStream,
       this.options.ttlMs,
       this.options.maxBytesPerStream ?? 1024 * 1024,
+      this.options.maxBytesPerSession ?? 4 * 1024 * 1024,
+      this.options.maxBytesTotal ?? 64 * 1024 * 1024,
     ])) as string;
     return `${streamId}.${id}`;
   }
@@ -107,6 +117,16 @@ export class RedisEventStore implements McpEventStore {
     } catch (error) {
       this.options.logger?.warn(`Could not delete the SSE streams of an ended session from Redis (they expire on their own): ${describeError(error)}`);
     }
+  }
+
+  /** Bytes of events held in all (each message's JSON), by every instance on this key prefix, for monitoring. */
+  async storedBytes(): Promise<number> {
+    return Number((await this.client.call('GET', `${this.keys.prefix}eventtotal`)) ?? 0);
+  }
+
+  /** Bytes of events held for one session, across its streams. */
+  async sessionBytes(sessionId: string): Promise<number> {
+    return Number((await this.client.call('GET', `${this.keys.prefix}sessionbytes:${sessionId}`)) ?? 0);
   }
 
   /** The connection belongs to the Redis backend, which closes it. */

@@ -12,8 +12,16 @@
  *   p..'stream:'..sid       Redis Stream of SSE events (field m = JSON), MAXLEN ~ cap, PX TTL
  *   p..'stream:'..sid..':meta'  HASH k = 'g'|'p' (GET or POST stream), o = owner instance,
  *                           f = '1' once finished, t = '1' while another instance tails it,
- *                           s = session id (POST streams), b = bytes of the events kept
+ *                           s = session id (POST streams)
  *   p..'sessionstreams:'..id  SET of the POST streams of a session (dropped with it), PX TTL
+ * Byte accounting of the events STREAM_APPEND keeps (a stream leaves it when its events are gone,
+ * dropped or expired: entries of expired streams are removed a few at a time on each append):
+ *   p..'eventstreams'       ZSET sid → last append (ms, Redis clock): least recently written first
+ *   p..'eventbytes'         HASH sid → bytes of the stream's events
+ *   p..'eventsession'       HASH sid → its session id ('' for none)
+ *   p..'eventtotal'         bytes of all the events accounted; these four PX TTL
+ *   p..'sessionevents:'..id  ZSET sid → last append of one session's streams, PX TTL
+ *   p..'sessionbytes:'..id  bytes of one session's events, PX TTL
  *   p..'instance:'..id      heartbeat, PX
  *   p..'nonce:'..n          single-use requestState nonces, PX until the state expires
  */
@@ -113,51 +121,135 @@ redis.call('PEXPIRE', streams, ARGV[5])
 return 1`;
 
 /**
- * ARGV: p, streamId, json, maxLen, ttlMs, maxBytes. Appends one event, then drops the oldest ones
- * until the stream holds at most maxLen events and maxBytes bytes of them; pokes tailing
- * instances. Returns the Redis entry id (time-based: unique and ordered, even across instances
- * and key expiry).
+ * Lua helpers shared by the scripts that touch the byte accounting; they expect `p` (the prefix)
+ * to be set. A counter is only decremented while it exists: DECRBY on an expired key would create
+ * it again without a TTL.
  */
-export const STREAM_APPEND = `
-local p, sid = ARGV[1], ARGV[2]
-local key, meta = p .. 'stream:' .. sid, p .. 'stream:' .. sid .. ':meta'
-local maxLen, maxBytes = tonumber(ARGV[4]), tonumber(ARGV[6])
-local id = redis.call('XADD', key, '*', 'm', ARGV[3])
-local bytes = redis.call('HINCRBY', meta, 'b', #ARGV[3])
--- Each pass removes one entry, so the loop ends once the stream fits (or is empty).
-while bytes > maxBytes or redis.call('XLEN', key) > maxLen do
+const EVENT_ACCOUNTING = `
+local byTime, sizes, owners, total = p .. 'eventstreams', p .. 'eventbytes', p .. 'eventsession', p .. 'eventtotal'
+local function decrease(key, n)
+  if n ~= 0 and redis.call('EXISTS', key) == 1 then redis.call('DECRBY', key, n) end
+end
+-- Takes a stream out of the accounting (its events are gone: dropped, expired or deleted).
+local function forget(sid)
+  local bytes = tonumber(redis.call('HGET', sizes, sid) or '0')
+  local session = redis.call('HGET', owners, sid)
+  redis.call('HDEL', sizes, sid)
+  redis.call('HDEL', owners, sid)
+  redis.call('ZREM', byTime, sid)
+  decrease(total, bytes)
+  if session and session ~= '' then
+    redis.call('ZREM', p .. 'sessionevents:' .. session, sid)
+    decrease(p .. 'sessionbytes:' .. session, bytes)
+  end
+end
+-- Drops the oldest event of a stream; a stream left without events (or expired) is forgotten.
+local function dropOldest(sid)
+  local key = p .. 'stream:' .. sid
   local first = redis.call('XRANGE', key, '-', '+', 'COUNT', 1)[1]
   if not first then
-    redis.call('HSET', meta, 'b', 0)
-    break
+    forget(sid)
+    return
   end
   local size = 0
   for i = 1, #first[2], 2 do
     if first[2][i] == 'm' then size = #first[2][i + 1] end
   end
   redis.call('XDEL', key, first[1])
-  bytes = redis.call('HINCRBY', meta, 'b', -size)
+  redis.call('HINCRBY', sizes, sid, -size)
+  decrease(total, size)
+  local session = redis.call('HGET', owners, sid)
+  if session and session ~= '' then decrease(p .. 'sessionbytes:' .. session, size) end
+  if redis.call('XLEN', key) == 0 then forget(sid) end
 end
-redis.call('PEXPIRE', key, ARGV[5])
-redis.call('PEXPIRE', meta, ARGV[5])
-local session = redis.call('HGET', meta, 's')
-if session then redis.call('PEXPIRE', p .. 'sessionstreams:' .. session, ARGV[5]) end
+-- Forgets up to n of the least recently written streams of an index whose key expired.
+local function sweep(index, n)
+  for _, sid in ipairs(redis.call('ZRANGE', index, 0, n - 1)) do
+    if redis.call('EXISTS', p .. 'stream:' .. sid) == 0 then forget(sid) end
+  end
+end`;
+
+/**
+ * ARGV: p, streamId, json, maxLen, ttlMs, maxBytes, maxSessionBytes, maxTotalBytes. Appends one
+ * event, then drops the oldest events until the stream holds at most maxLen events and maxBytes
+ * bytes, its session at most maxSessionBytes (from the session's least recently written stream
+ * first), and all streams at most maxTotalBytes (from the least recently written stream first),
+ * as the in-memory store does. Pokes tailing instances. Returns the Redis entry id (time-based:
+ * unique and ordered, even across instances and key expiry).
+ */
+export const STREAM_APPEND = `
+local p, sid, ttl = ARGV[1], ARGV[2], ARGV[5]
+local key, meta = p .. 'stream:' .. sid, p .. 'stream:' .. sid .. ':meta'
+local maxLen, maxBytes, maxSession, maxTotal = tonumber(ARGV[4]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+${EVENT_ACCOUNTING}
+local clock = redis.call('TIME')
+local now = clock[1] * 1000 + math.floor(clock[2] / 1000)
+local session = redis.call('HGET', meta, 's') or ''
+local sessionIndex, sessionBytes = p .. 'sessionevents:' .. session, p .. 'sessionbytes:' .. session
+-- A stream whose key expired and is written again starts from zero bytes.
+if redis.call('EXISTS', key) == 0 then forget(sid) end
+sweep(byTime, 3)
+if session ~= '' then sweep(sessionIndex, 3) end
+local id = redis.call('XADD', key, '*', 'm', ARGV[3])
+local size = #ARGV[3]
+redis.call('HINCRBY', sizes, sid, size)
+redis.call('HSET', owners, sid, session)
+redis.call('ZADD', byTime, now, sid)
+redis.call('INCRBY', total, size)
+for _, k in ipairs({ key, meta, byTime, sizes, owners, total }) do redis.call('PEXPIRE', k, ttl) end
+if session ~= '' then
+  redis.call('ZADD', sessionIndex, now, sid)
+  redis.call('INCRBY', sessionBytes, size)
+  redis.call('PEXPIRE', sessionIndex, ttl)
+  redis.call('PEXPIRE', sessionBytes, ttl)
+  redis.call('PEXPIRE', p .. 'sessionstreams:' .. session, ttl)
+end
+-- Each pass drops one event or forgets one stream, so every loop ends.
+while redis.call('HEXISTS', sizes, sid) == 1 and (tonumber(redis.call('HGET', sizes, sid)) > maxBytes or redis.call('XLEN', key) > maxLen) do
+  dropOldest(sid)
+end
+if session ~= '' then
+  while tonumber(redis.call('GET', sessionBytes) or '0') > maxSession do
+    local oldest = redis.call('ZRANGE', sessionIndex, 0, 0)[1]
+    if not oldest then
+      redis.call('DEL', sessionBytes)
+      break
+    end
+    dropOldest(oldest)
+  end
+end
+while tonumber(redis.call('GET', total) or '0') > maxTotal do
+  local oldest = redis.call('ZRANGE', byTime, 0, 0)[1]
+  if not oldest then
+    redis.call('DEL', total)
+    break
+  end
+  dropOldest(oldest)
+end
 if redis.call('HEXISTS', meta, 't') == 1 then redis.call('PUBLISH', p .. 'relay', 's ' .. sid) end
 return id`;
 
 /**
- * ARGV: p, sessionId. Deletes the POST streams of a session that ended; instances tailing one of
- * them are poked and end it (its metadata is gone). Returns the number of streams deleted.
+ * ARGV: p, sessionId. Deletes the POST streams of a session that ended, and their bytes from the
+ * accounting; instances tailing one of them are poked and end it (its metadata is gone). Returns
+ * the number of streams deleted.
  */
 export const SESSION_STREAMS_DROP = `
-local p = ARGV[1]
-local set = p .. 'sessionstreams:' .. ARGV[2]
+local p, session = ARGV[1], ARGV[2]
+${EVENT_ACCOUNTING}
+local set = p .. 'sessionstreams:' .. session
 local streams = redis.call('SMEMBERS', set)
 for _, sid in ipairs(streams) do
+  forget(sid)
   redis.call('DEL', p .. 'stream:' .. sid, p .. 'stream:' .. sid .. ':meta')
   redis.call('PUBLISH', p .. 'relay', 's ' .. sid)
 end
-redis.call('DEL', set)
+-- Streams whose SET entry is gone still hold bytes in the session's index: forget them too.
+for _, sid in ipairs(redis.call('ZRANGE', p .. 'sessionevents:' .. session, 0, -1)) do
+  forget(sid)
+  redis.call('DEL', p .. 'stream:' .. sid, p .. 'stream:' .. sid .. ':meta')
+end
+redis.call('DEL', set, p .. 'sessionevents:' .. session, p .. 'sessionbytes:' .. session)
 return #streams`;
 
 /** ARGV: p, streamId, ttlMs. Marks a stream finished; tailers end after its last event. */

@@ -246,6 +246,110 @@ describe('Redis stores', { skip }, () => {
   });
 });
 
+describe('Redis event store bytes', { skip }, () => {
+  const prefix = `mcp-test:${randomBytes(6).toString('hex')}:`;
+  const settings = {
+    name: 'spec',
+    idleTtlMs: 60_000,
+    maxSessions: 100,
+    sharedStateSecret: false,
+    eventStoreBytesPerStream: 10_000,
+    eventStoreBytesPerSession: 5_000,
+    eventStoreBytesTotal: 20_000,
+  };
+  let a: McpRedisBackend;
+  const message = (i: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { i, text: 'x'.repeat(950) } });
+  const size = (i: number) => JSON.stringify(message(i)).length;
+  /** Bytes really held in a stream's Redis key (the JSON of its entries). */
+  const held = async (streamId: string) => {
+    const entries = (await a.client.call('XRANGE', `${prefix}stream:${streamId}`, '-', '+')) as [string, string[]][];
+    return entries.reduce((n, [, fields]) => n + fields[1]!.length, 0);
+  };
+
+  before(async () => {
+    a = await McpRedisBackend.connect({ url: REDIS_URL, keyPrefix: prefix }, settings);
+  });
+  after(async () => {
+    const keys = (await a.client.call('KEYS', `${prefix}*`)) as string[];
+    if (keys.length) await a.client.call('DEL', ...keys);
+    await a.close();
+  });
+
+  it('keeps at most maxBytesPerSession across the streams of a session, the least recently written losing its oldest first', async () => {
+    const streams = [a.events.openStream('bytes-1'), a.events.openStream('bytes-1'), a.events.openStream('bytes-1')];
+    for (const streamId of streams) for (let i = 0; i < 3; i++) await a.events.append(streamId, message(i));
+    const kept = await Promise.all(streams.map(held));
+    const sum = kept.reduce((n, b) => n + b, 0);
+    assert.ok(sum <= 5_000, `the session holds ${sum} bytes: ${kept.join(', ')}`);
+    assert.ok(sum > 5_000 - 2 * size(0), `only what the bound needs is dropped: ${sum}`);
+    assert.equal(kept[0], 0, 'the least recently written stream lost everything first');
+    assert.equal(kept[2], 3 * size(0), 'the newest stream is whole');
+    assert.equal(await a.events.sessionBytes('bytes-1'), sum, 'the bookkeeping matches what Redis holds');
+    const end = await a.events.replay('bytes-1', `${streams[2]}.0`);
+    assert.equal(end?.events.length, 3, 'the newest events replay');
+  });
+
+  it('keeps at most maxBytesTotal across sessions, the least recently written stream losing its oldest first', async () => {
+    const streams: string[] = [];
+    for (let s = 0; s < 8; s++) {
+      const streamId = a.events.openStream(`total-${s}`);
+      streams.push(streamId);
+      for (let i = 0; i < 4; i++) await a.events.append(streamId, message(i));
+    }
+    const kept = await Promise.all(streams.map(held));
+    const sum = kept.reduce((n, b) => n + b, 0);
+    const stored = await a.events.storedBytes();
+    assert.ok(stored <= 20_000, `the store counts ${stored} bytes`);
+    const total = (await Promise.all([...(((await a.client.call('HKEYS', `${prefix}eventbytes`)) as string[]))].map(held))).reduce((n, b) => n + b, 0);
+    assert.equal(stored, total, 'the count is what the streams hold');
+    assert.ok(sum <= 20_000, `the sessions hold ${sum} bytes: ${kept.join(', ')}`);
+    assert.equal(kept[0], 0, 'the oldest session lost its events first');
+    assert.equal(kept[7], 4 * size(0), 'the newest session is whole');
+  });
+
+  it('releases the bytes of a session that ended', async () => {
+    const streamId = a.events.openStream('ending');
+    await a.events.append(streamId, message(1));
+    const before = await a.events.storedBytes();
+    assert.equal(await a.events.sessionBytes('ending'), size(1));
+    await a.events.dropSession('ending');
+    assert.equal(await a.events.storedBytes(), before - size(1));
+    assert.equal(await a.events.sessionBytes('ending'), 0);
+    assert.equal(await a.client.call('HEXISTS', `${prefix}eventbytes`, streamId), 0);
+    assert.equal(await a.client.call('EXISTS', `${prefix}sessionevents:ending`, `${prefix}sessionbytes:ending`, `${prefix}stream:${streamId}`), 0);
+  });
+
+  it('forgets the bytes of streams whose keys expired, a few on each append, so neither the count nor the bookkeeping leaks', async () => {
+    const start = await a.events.storedBytes();
+    const gone: string[] = [];
+    for (let s = 0; s < 6; s++) {
+      const streamId = a.events.openStream('expiring');
+      gone.push(streamId);
+      await a.events.append(streamId, message(s));
+    }
+    assert.ok((await a.events.storedBytes()) > start);
+    // What the keys' TTL does when it runs out (the bookkeeping is not told).
+    for (const streamId of gone) await a.client.call('DEL', `${prefix}stream:${streamId}`, `${prefix}stream:${streamId}:meta`);
+    const live = a.events.openStream('expiring');
+    for (let i = 0; i < 4; i++) await a.events.append(live, message(i));
+    for (const streamId of gone) assert.equal(await a.client.call('HEXISTS', `${prefix}eventbytes`, streamId), 0, 'an expired stream is forgotten');
+    assert.equal(await a.events.sessionBytes('expiring'), 4 * size(0), 'the session counts only its live stream');
+    const total = (await Promise.all([...(((await a.client.call('HKEYS', `${prefix}eventbytes`)) as string[]))].map(held))).reduce((n, b) => n + b, 0);
+    assert.equal(await a.events.storedBytes(), total, 'the total counts only the streams Redis holds');
+    assert.ok(((await a.client.call('PTTL', `${prefix}eventtotal`)) as number) > 0, 'the bookkeeping expires too');
+    assert.ok(((await a.client.call('PTTL', `${prefix}sessionbytes:expiring`)) as number) > 0);
+  });
+
+  it('starts a stream written again after its key expired from zero', async () => {
+    const streamId = a.events.openStream('again');
+    await a.events.append(streamId, message(1));
+    await a.client.call('DEL', `${prefix}stream:${streamId}`);
+    await a.events.append(streamId, message(2));
+    assert.equal(await a.client.call('HGET', `${prefix}eventbytes`, streamId), String(size(2)));
+    assert.equal(await a.events.sessionBytes('again'), size(2));
+  });
+});
+
 describe('event ids', () => {
   it('parse only for their own session', () => {
     assert.equal(parseEventId('s', 'nodot'), undefined);

@@ -448,7 +448,7 @@ describe('security: the event store is bounded and forgets ended sessions (ISSUE
       redis = new Redis(REDIS_URL);
       server = await startApp(SecurityStreamsModule.register({
         redis: { url: REDIS_URL, keyPrefix: prefix },
-        limits: { eventStoreBytesPerStream: 20_000 },
+        limits: { eventStoreBytesPerStream: 20_000, eventStoreBytesPerSession: 50_000, eventStoreBytesTotal: 200_000 },
       }));
     });
     after(async () => {
@@ -474,6 +474,34 @@ describe('security: the event store is bounded and forgets ended sessions (ISSUE
       const deleted = await rpc(server.url, undefined, { httpMethod: 'DELETE', headers: { Authorization: ALICE }, sessionId });
       assert.equal(deleted.status, 200);
       assert.equal(await redis.exists(streamKey, `${streamKey}:meta`, `${prefix}sessionstreams:${sessionId}`), 0, 'nothing of the session is left');
+    });
+
+    it('keeps at most limits.eventStoreBytesPerSession per session and limits.eventStoreBytesTotal in all, for many sessions of one principal', async () => {
+      const sessions: string[] = [];
+      for (let s = 0; s < 25; s++) {
+        const sessionId = await initialize(server.url, ALICE);
+        sessions.push(sessionId);
+        for (let call = 1; call <= 4; call++) await callChatty(server.url, sessionId, call, 15, 1000);
+      }
+      const streamKeys = (await redis.keys(`${prefix}stream:*`)).filter((key) => !key.endsWith(':meta'));
+      let held = 0;
+      let memory = 0;
+      for (const key of streamKeys) {
+        const entries = await redis.xrange(key, '-', '+');
+        held += entries.reduce((n, [, fields]) => n + Buffer.byteLength(fields[1] ?? ''), 0);
+        memory += (await redis.memory('USAGE', key)) ?? 0;
+      }
+      // Unbounded, the 25 sessions would hold about 25 x 4 x 16 KB = 1.6 MB of events.
+      assert.ok(held <= 200_000, `Redis holds ${held} bytes of events`);
+      assert.ok(memory < 400_000, `the stream keys use ${memory} bytes of Redis memory`);
+      assert.ok(Number(await redis.get(`${prefix}eventtotal`)) <= 200_000);
+      for (const sessionId of sessions.slice(-3)) {
+        assert.ok(Number(await redis.get(`${prefix}sessionbytes:${sessionId}`)) <= 50_000, 'each session stays under its bound');
+      }
+      const last = sessions.at(-1)!;
+      const priming = await callChatty(server.url, last, 5, 2, 100);
+      const res = await replay(server.url, last, priming);
+      assert.equal((res.events ?? []).filter((e) => e.rawData !== '').length, 3, 'the newest stream replays in full');
     });
   });
 });

@@ -208,24 +208,19 @@ end
 while redis.call('HEXISTS', sizes, sid) == 1 and (tonumber(redis.call('HGET', sizes, sid)) > maxBytes or redis.call('XLEN', key) > maxLen) do
   dropOldest(sid)
 end
-if session ~= '' then
-  while tonumber(redis.call('GET', sessionBytes) or '0') > maxSession do
-    local oldest = redis.call('ZRANGE', sessionIndex, 0, 0)[1]
+-- The least recently written stream of an index loses its oldest events until the counter fits.
+local function trimTo(counter, index, max)
+  while tonumber(redis.call('GET', counter) or '0') > max do
+    local oldest = redis.call('ZRANGE', index, 0, 0)[1]
     if not oldest then
-      redis.call('DEL', sessionBytes)
+      redis.call('DEL', counter)
       break
     end
     dropOldest(oldest)
   end
 end
-while tonumber(redis.call('GET', total) or '0') > maxTotal do
-  local oldest = redis.call('ZRANGE', byTime, 0, 0)[1]
-  if not oldest then
-    redis.call('DEL', total)
-    break
-  end
-  dropOldest(oldest)
-end
+if session ~= '' then trimTo(sessionBytes, sessionIndex, maxSession) end
+trimTo(total, byTime, maxTotal)
 if redis.call('HEXISTS', meta, 't') == 1 then redis.call('PUBLISH', p .. 'relay', 's ' .. sid) end
 return id`;
 

@@ -61,7 +61,7 @@ describe('consumer apps installed from the packed tarball', () => {
     assert.equal(typeof map.sourcesContent?.[0], 'string');
   });
 
-  for (const consumer of ['nest12-esm', 'nest11-cjs-jest']) {
+  for (const consumer of ['nest12-esm', 'nest12-fastify', 'nest11-cjs-jest']) {
     it(`${consumer}: installs the tarball and passes its own tests`, { timeout: 600_000 }, async () => {
       const dir = join(work, consumer);
       cpSync(join(root, 'test/consumers', consumer), dir, { recursive: true, filter: (src) => !/node_modules|[\\/]dist$/.test(src) });

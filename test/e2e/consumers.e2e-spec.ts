@@ -26,7 +26,8 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
   });
 }
 
-describe('consumer apps installed from the packed tarball', () => {
+// Its own bound: three registry installs outlast the runner's per-test default (--test-timeout) on a loaded machine.
+describe('consumer apps installed from the packed tarball', { timeout: 1_800_000 }, () => {
   let work: string;
   let tarball: string;
   let packedFiles: string[] = [];

@@ -26,7 +26,8 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
   });
 }
 
-describe('consumer apps installed from the packed tarball', () => {
+// Its own bound: three registry installs outlast the runner's per-test default (--test-timeout) on a loaded machine.
+describe('consumer apps installed from the packed tarball', { timeout: 1_800_000 }, () => {
   let work: string;
   let tarball: string;
   let packedFiles: string[] = [];
@@ -61,7 +62,7 @@ describe('consumer apps installed from the packed tarball', () => {
     assert.equal(typeof map.sourcesContent?.[0], 'string');
   });
 
-  for (const consumer of ['nest12-esm', 'nest11-cjs-jest']) {
+  for (const consumer of ['nest12-esm', 'nest12-fastify', 'nest11-cjs-jest']) {
     it(`${consumer}: installs the tarball and passes its own tests`, { timeout: 600_000 }, async () => {
       const dir = join(work, consumer);
       cpSync(join(root, 'test/consumers', consumer), dir, { recursive: true, filter: (src) => !/node_modules|[\\/]dist$/.test(src) });

@@ -1,7 +1,8 @@
 /**
  * Consumer apps (test/consumers/*) install the package from its `npm pack` tarball, not from the
- * source tree, and run their own tests: a Nest 12 ESM enterprise-style app (node:test, both MCP
- * eras) and a Nest 11 CommonJS app under Jest 29 + ts-jest in the default `nest new` setup.
+ * source tree, and run their own tests: a Nest 12 ESM enterprise-style app on Express and the same
+ * app on Fastify (node:test, both MCP eras, the SDK over HTTP and the testing kit), and a Nest 11
+ * CommonJS app under Jest 29 + ts-jest in the default `nest new` setup.
  * npm's cache serves repeated runs (`--prefer-offline`); the only network used is the registry.
  */
 import assert from 'node:assert/strict';

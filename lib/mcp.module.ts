@@ -121,7 +121,6 @@ const coreProviders: Provider[] = [
       new McpHttpHandler(server, store, {
         sessions: options.sessions.mode,
         maxBodyBytes: options.maxBodyBytes,
-        maxBatchLength: options.limits.maxBatchLength,
         originPolicy: new OriginPolicy({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }),
         defaultLogLevel: options.defaultLogLevel,
         keepAliveMs: options.keepAliveMs,

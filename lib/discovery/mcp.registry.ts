@@ -26,8 +26,6 @@ import { McpHandlerFactory, type McpRuntimeHandler } from '../execution/mcp-hand
 import type { McpCall } from '../execution/mcp-call.interface.js';
 import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
 
-// The definitions moved to dynamic-definitions.ts; their old import path stays valid.
-export type * from './dynamic-definitions.js';
 
 interface Registered<T> {
   runtime: T;

@@ -1,6 +1,6 @@
 import type { RequestEnvelope } from '../protocol/context.js';
 import { ErrorCode, classifyMessage, failure, isResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc.js';
-import type { McpServer } from '../protocol/server.js';
+import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpRefusal } from './sink.js';
 
 export interface BatchSteps {
@@ -20,7 +20,7 @@ const refuse = (message: string): McpRefusal => ({ status: 400, body: failure(nu
  * A JSON-RPC batch (2025-03-26 and older clients only): bounded by `limits.maxBatchLength`,
  * refused whole when one request lacks its scopes, and answered once every request settled.
  */
-export async function runBatch(server: McpServer, items: unknown[], maxBatchLength: number, steps: BatchSteps): Promise<BatchOutcome> {
+export async function runBatch(server: McpDispatcher, items: unknown[], maxBatchLength: number, steps: BatchSteps): Promise<BatchOutcome> {
   if (items.length === 0) return refuse('Invalid Request: an empty batch.');
   if (items.length > maxBatchLength) {
     return refuse(

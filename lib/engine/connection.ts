@@ -2,7 +2,7 @@ import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
-import type { McpServer } from '../protocol/server.js';
+import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
 import { McpEngine } from './engine.js';
 import { ConnectionSessionStore } from './legacy-sessions.js';
@@ -48,7 +48,7 @@ export class McpConnection {
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
-    server: McpServer,
+    server: McpDispatcher,
     private readonly options: McpConnectionOptions,
   ) {
     this.engine = new McpEngine(server, new ConnectionSessionStore(), {

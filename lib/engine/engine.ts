@@ -14,7 +14,7 @@ import {
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
 import type { McpRelay } from '../protocol/relay.js';
-import type { McpServer } from '../protocol/server.js';
+import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpSessionEndReason, McpSessionStore } from '../protocol/session-store.js';
 import { DEFAULT_MCP_LIMITS, type ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
 import { runBatch } from './batch.js';
@@ -70,7 +70,7 @@ export class McpEngine {
   private readonly stopSessionEnds?: () => void;
 
   constructor(
-    private readonly server: McpServer,
+    private readonly server: McpDispatcher,
     store: McpSessionStore,
     private readonly options: McpEngineOptions,
   ) {
@@ -227,7 +227,7 @@ export class McpEngine {
 
   private call(
     request: JsonRpcRequest,
-    envelope: Parameters<McpServer['handle']>[1],
+    envelope: Parameters<McpDispatcher['handle']>[1],
     facts: McpTransportFacts,
     sink: McpResponseSink,
     call: { era: 'legacy' | 'modern'; sessionId?: string; channel?: CallChannel },

@@ -3,7 +3,7 @@ import { McpError } from '../protocol/errors.js';
 import type { ServerRequestBroker } from '../protocol/interaction.js';
 import { ErrorCode, failure, success, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc.js';
 import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
-import { isObject, type McpServer } from '../protocol/server.js';
+import { isObject, type McpDispatcher } from '../protocol/dispatcher.js';
 import { newSessionId, type McpSession, type McpSessionStore } from '../protocol/session-store.js';
 import type { ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
 import {
@@ -53,7 +53,7 @@ export class LegacySessions {
   private current?: string;
 
   constructor(
-    private readonly server: McpServer,
+    private readonly server: McpDispatcher,
     private readonly store: McpSessionStore,
     private readonly broker: ServerRequestBroker,
     private readonly streams: StreamHub,

@@ -2,7 +2,7 @@ import type { RequestEnvelope } from '../protocol/context.js';
 import { decodeHeaderValue } from '../protocol/header-value.js';
 import { ErrorCode, failure, type JsonRpcFailure, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc.js';
 import { readModernMeta } from '../protocol/modern-meta.js';
-import { isObject, type McpServer } from '../protocol/server.js';
+import { isObject, type McpDispatcher } from '../protocol/dispatcher.js';
 import { META_PROTOCOL_VERSION, isModernVersionString } from '../protocol/versions.js';
 import type { McpTransportFacts } from './sink.js';
 
@@ -25,7 +25,7 @@ export function isModernMessage(message: JsonRpcRequest | JsonRpcNotification, f
  * apply, the headers that repeat the body (version, method, name, tool headers) must agree with it.
  */
 export function modernEnvelope(
-  server: McpServer,
+  server: McpDispatcher,
   facts: McpTransportFacts,
   message: JsonRpcRequest | JsonRpcNotification,
   id: JsonRpcId | null,
@@ -60,7 +60,7 @@ function versionHeaderProblem(facts: McpTransportFacts, version: string, id: Jso
   return undefined;
 }
 
-function headerProblem(server: McpServer, facts: McpTransportFacts, message: JsonRpcRequest): JsonRpcFailure | undefined {
+function headerProblem(server: McpDispatcher, facts: McpTransportFacts, message: JsonRpcRequest): JsonRpcFailure | undefined {
   const id = message.id;
   const methodHeader = facts.header('mcp-method');
   if (methodHeader === undefined || methodHeader.trim() !== message.method) {
@@ -78,10 +78,8 @@ function headerProblem(server: McpServer, facts: McpTransportFacts, message: Jso
     const problem = nameHeaderProblem(facts, message.params?.[nameField], nameField);
     if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
   }
-  if (message.method === 'tools/call') {
-    const problem = server.checkToolHeaders(message.params ?? {}, (name) => facts.header(name));
-    if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
-  }
+  const problem = server.checkHeaders(message.method, message.params ?? {}, (name) => facts.header(name));
+  if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
   return undefined;
 }
 

@@ -217,11 +217,6 @@ export class McpDispatcher {
     return this.headerChecks.get(method)?.(params, getHeader);
   }
 
-  /** @deprecated Use {@link checkHeaders} with `'tools/call'`; kept until the transports switch. */
-  checkToolHeaders(params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
-    return this.checkHeaders('tools/call', params, getHeader);
-  }
-
   /**
    * OAuth scopes the target of a request needs, for the transport to enforce before it runs: the
    * tool of `tools/call`, the resource or template serving the URI of `resources/read` and

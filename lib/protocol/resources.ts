@@ -9,8 +9,6 @@ import { isPlainObject, toReadResourceResult, type ResourceAnnotations } from '.
 import { MAX_URI_LENGTH, type UriTemplateMatch } from './uri-template.js';
 import { type ProtocolEra, BOTH_ERAS } from './versions.js';
 
-// The feature host moved to feature-host.ts; its old import path stays valid.
-export { handlerError, lastValue, union, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 
 /** What `resources/list` advertises for one resource. */
 export interface ResourceDescriptor {

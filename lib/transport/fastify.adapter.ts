@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { ErrorCode, failure } from '../protocol/json-rpc.js';
+import { BodyRefusals } from './body-refusals.js';
 
 /**
  * Everything Fastify-specific in McpModule. `fastify` is not imported (it is an optional peer,
@@ -201,36 +202,21 @@ function parserErrorAnswer(
 ): { status: number; code: number; message: string } | undefined {
   if (error.mcpEncoding !== undefined) {
     if (error.statusCode === 415) return { status: 415, code: ErrorCode.InvalidRequest, message: `Unsupported Content-Encoding "${error.mcpEncoding}": send the body uncompressed, or compressed with gzip, deflate or br.` };
-    return {
-      status: 400,
-      code: ErrorCode.ParseError,
-      message: `Parse error: the request body could not be decoded with Content-Encoding "${error.mcpEncoding}" (${error.message}). Send it compressed with that encoding, or uncompressed without the header.`,
-    };
+    return BodyRefusals.undecodable(error.mcpEncoding, error.message);
   }
   switch (error.code) {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, code: ErrorCode.ParseError, message: 'Parse error: the request body is empty; send one JSON-RPC message (or, for 2025-03-26 sessions, a batch) as JSON.' };
+      return BodyRefusals.empty();
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { status: 400, code: ErrorCode.ParseError, message: 'Parse error: the request body is not valid JSON.' };
-    case 'FST_ERR_CTP_BODY_TOO_LARGE': {
-      // Fastify refused the body before McpModule saw it: its limit is the one to raise.
-      const limit = typeof bodyLimit === 'number' ? `${bodyLimit} bytes` : 'its limit';
-      return {
-        status: 413,
-        code: ErrorCode.InvalidRequest,
-        message: `Payload Too Large: the request body exceeds Fastify's bodyLimit of ${limit}. Raise it with new FastifyAdapter({ bodyLimit }) when creating the Nest app; McpModule's own maxBodyBytes (${maxBodyBytes} bytes) applies after it.`,
-      };
-    }
+      return BodyRefusals.notJson();
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return BodyRefusals.overFrameworkLimit("Fastify's bodyLimit", bodyLimit, 'new FastifyAdapter({ bodyLimit })', maxBodyBytes);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return {
-        status: 415,
-        code: ErrorCode.InvalidRequest,
-        message: `Unsupported Media Type: an MCP POST body is JSON; send it with "Content-Type: application/json" (got ${JSON.stringify(headerOf(request, 'content-type') ?? 'none')}).`,
-      };
+      return BodyRefusals.notJsonContentType(headerOf(request, 'content-type'));
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 400, code: ErrorCode.ParseError, message: 'Parse error: the request body is shorter or longer than its Content-Length header says.' };
   }
   // Fastify 4's JSON parser passed its SyntaxError on; Fastify 5 raises FST_ERR_CTP_INVALID_JSON_BODY.
-  if (error instanceof SyntaxError) return { status: 400, code: ErrorCode.ParseError, message: 'Parse error: the request body is not valid JSON.' };
+  if (error instanceof SyntaxError) return BodyRefusals.notJson();
   return undefined;
 }

@@ -9,20 +9,19 @@ import { ErrorCode, failure, type JsonRpcMessage } from '../protocol/json-rpc.js
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
 import type { McpRelay } from '../protocol/relay.js';
-import type { McpServer } from '../protocol/server.js';
+import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpSessionStore } from '../protocol/session-store.js';
 import type { ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
 import { DEFAULT_MCP_LIMITS } from '../interfaces/mcp-module-options.interface.js';
 import { NodeResponseSink } from './node-sink.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { limitSseBuffer } from './sse.js';
+import { BodyRefusals, type BodyRefusal } from './body-refusals.js';
 
 export interface McpHttpHandlerOptions {
   /** Legacy-era session handling. The modern era is always stateless. */
   sessions: 'stateful' | 'stateless';
   maxBodyBytes: number;
-  /** Most messages in one JSON-RPC batch (`limits.maxBatchLength`). */
-  maxBatchLength: number;
   originPolicy: OriginPolicy;
   /** Legacy log threshold before the client calls `logging/setLevel`. */
   defaultLogLevel?: LogLevel;
@@ -82,7 +81,7 @@ export class McpHttpHandler {
   private readonly limits: ResolvedMcpLimits;
 
   constructor(
-    server: McpServer,
+    server: McpDispatcher,
     store: McpSessionStore,
     private readonly options: McpHttpHandlerOptions,
   ) {
@@ -90,7 +89,7 @@ export class McpHttpHandler {
     const auth = options.auth;
     this.engine = new McpEngine(server, store, {
       sessions: options.sessions,
-      limits: { ...this.limits, maxBatchLength: options.maxBatchLength },
+      limits: this.limits,
       defaultLogLevel: options.defaultLogLevel,
       keepAliveMs: options.keepAliveMs,
       eventStore: options.eventStore,
@@ -177,12 +176,7 @@ export class McpHttpHandler {
    */
   private post(req: IncomingMessage): McpBodyOutcome | Promise<McpBodyOutcome> {
     if (!isJsonContentType(header(req, 'content-type'))) {
-      return {
-        ok: false,
-        status: 415,
-        code: ErrorCode.InvalidRequest,
-        message: `Unsupported Media Type: an MCP POST body is JSON; send it with "Content-Type: application/json" (got ${JSON.stringify(header(req, 'content-type') ?? 'none')}).`,
-      };
+      return BodyRefusals.notJsonContentType(header(req, 'content-type'));
     }
     return this.readBody(req);
   }
@@ -191,19 +185,15 @@ export class McpHttpHandler {
     const preParsed = (req as IncomingMessage & { body?: unknown }).body;
     const limit = this.options.maxBodyBytes;
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      return { ok: false, status: 413, code: ErrorCode.InvalidRequest, message: this.tooLargeMessage() };
-    }
+    if (Number.isFinite(declared) && declared > limit) return BodyRefusals.overMaxBodyBytes(limit);
     // A JSON body parser turns an empty body into {}; it is not JSON, so it is a parse error.
-    if (declared === 0) return { ok: false, status: 400, code: ErrorCode.ParseError, message: EMPTY_BODY_MESSAGE };
+    if (declared === 0) return BodyRefusals.empty();
     if (preParsed !== undefined && !Buffer.isBuffer(preParsed) && typeof preParsed !== 'string') {
       return { ok: true, value: preParsed };
     }
     if (preParsed === undefined) return this.streamBody(req);
     const text = Buffer.isBuffer(preParsed) ? preParsed.toString('utf8') : (preParsed as string);
-    if (Buffer.byteLength(text) > limit) {
-      return { ok: false, status: 413, code: ErrorCode.InvalidRequest, message: this.tooLargeMessage() };
-    }
+    if (Buffer.byteLength(text) > limit) return BodyRefusals.overMaxBodyBytes(limit);
     return parseBody(text);
   }
 
@@ -213,25 +203,19 @@ export class McpHttpHandler {
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
-      if (size > this.options.maxBodyBytes) {
-        return { ok: false, status: 413, code: ErrorCode.InvalidRequest, message: this.tooLargeMessage() };
-      }
+      if (size > this.options.maxBodyBytes) return BodyRefusals.overMaxBodyBytes(this.options.maxBodyBytes);
       chunks.push(chunk as Buffer);
     }
     return parseBody(Buffer.concat(chunks).toString('utf8'));
   }
-
-  private tooLargeMessage(): string {
-    return `Payload Too Large: the request body exceeds ${this.options.maxBodyBytes} bytes, McpModule's maxBodyBytes limit. Raise McpModule.forRoot({ maxBodyBytes }) to accept it.`;
-  }
 }
 
 function parseBody(text: string): McpBodyOutcome {
-  if (text.trim() === '') return { ok: false, status: 400, code: ErrorCode.ParseError, message: EMPTY_BODY_MESSAGE };
+  if (text.trim() === '') return BodyRefusals.empty();
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
-    return { ok: false, status: 400, code: ErrorCode.ParseError, message: 'Parse error: the request body is not valid JSON.' };
+    return BodyRefusals.notJson();
   }
 }
 
@@ -243,40 +227,24 @@ export function parserErrorOutcome(
   error: { type?: string; status?: number; body?: unknown; limit?: number; message?: string },
   contentEncoding: string | undefined,
   maxBodyBytes: number,
-): (McpBodyOutcome & { ok: false }) | undefined {
-  const refuse = (status: number, code: number, message: string) => ({ ok: false as const, status, code, message });
+): BodyRefusal | undefined {
   if (error.type === 'entity.parse.failed') {
     // A strict JSON parser also refuses valid JSON that is not an object or array.
-    if (typeof error.body === 'string' && isJson(error.body)) {
-      return refuse(400, ErrorCode.InvalidRequest, 'Invalid Request: a JSON-RPC message must be a JSON object.');
-    }
-    return refuse(400, ErrorCode.ParseError, 'Parse error: the request body is not valid JSON.');
+    return typeof error.body === 'string' && isJson(error.body) ? BodyRefusals.notAMessage() : BodyRefusals.notJson();
   }
   if (error.type === 'entity.too.large' || error.status === 413) {
-    // The app's parser refused the body before McpModule saw it: its limit is the one to raise.
-    const limit = typeof error.limit === 'number' ? `${error.limit} bytes` : 'its limit';
-    return refuse(
-      413,
-      ErrorCode.InvalidRequest,
-      `Payload Too Large: the request body exceeds the app's JSON body-parser limit of ${limit}. Raise it with app.useBodyParser('json', { limit }) (Express) when creating the Nest app; McpModule's own maxBodyBytes (${maxBodyBytes} bytes) applies after it.`,
-    );
+    return BodyRefusals.overFrameworkLimit("the app's JSON body-parser limit", error.limit, "app.useBodyParser('json', { limit }) (Express)", maxBodyBytes);
   }
   if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
-    return refuse(415, ErrorCode.InvalidRequest, 'Unsupported body encoding: send UTF-8 JSON.');
+    return { ok: false, status: 415, code: ErrorCode.InvalidRequest, message: 'Unsupported body encoding: send UTF-8 JSON.' };
   }
   // A decompression failure (zlib/brotli) carries no body-parser type, only the codec's message.
   const encoding = contentEncoding?.trim().toLowerCase();
   if (error.type === undefined && error.status === 400 && encoding !== undefined && encoding !== 'identity') {
-    return refuse(
-      400,
-      ErrorCode.ParseError,
-      `Parse error: the request body could not be decoded with Content-Encoding "${encoding}" (${error.message ?? 'invalid data'}). Send it compressed with that encoding, or uncompressed without the header.`,
-    );
+    return BodyRefusals.undecodable(encoding, error.message ?? 'invalid data');
   }
   return undefined;
 }
-
-const EMPTY_BODY_MESSAGE = 'Parse error: the request body is empty; send one JSON-RPC message (or, for 2025-03-26 sessions, a batch) as JSON.';
 
 /** `application/json`, with or without parameters such as `charset`. */
 function isJsonContentType(value: string | undefined): boolean {

@@ -9,7 +9,7 @@ import { MCP_AUTHENTICATOR, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERV
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
-import type { McpServer } from '../protocol/server.js';
+import type { McpDispatcher } from '../protocol/dispatcher.js';
 
 /**
  * Options of one {@link McpInProcessTransport.send}.
@@ -66,7 +66,7 @@ export class McpInProcessTransport {
    */
   readonly notifications: Observable<JsonRpcMessage> = this.session.asObservable();
 
-  constructor(server: McpServer, options: McpInProcessTransportOptions = {}) {
+  constructor(server: McpDispatcher, options: McpInProcessTransportOptions = {}) {
     this.connection = new McpConnection(server, {
       defaultLogLevel: 'defaultLogLevel' in options ? options.defaultLogLevel : 'info',
       checkScopes: options.checkScopes,
@@ -77,9 +77,9 @@ export class McpInProcessTransport {
 
   /** A transport on an application's McpModule (its tools, resources, prompts, auth and options). */
   static forApp(app: INestApplicationContext): McpInProcessTransport {
-    let server: McpServer;
+    let server: McpDispatcher;
     try {
-      server = app.get<symbol, McpServer>(MCP_SERVER, { strict: false });
+      server = app.get<symbol, McpDispatcher>(MCP_SERVER, { strict: false });
     } catch {
       throw new Error('McpInProcessTransport.forApp() found no McpModule in this application: import McpModule.forRoot({ name, version }) in the module under test.');
     }

@@ -7,7 +7,7 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import { assertSupportedPlatform, scopeFastifyMcpRoutes, type FastifyInstanceLike } from './fastify.adapter.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { changeEventOf, type McpNotificationBus } from '../protocol/notification-bus.js';
-import type { McpServer } from '../protocol/server.js';
+import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { Subscription } from 'rxjs';
 import type { McpSessionStore } from '../protocol/session-store.js';
 import type { McpHttpHandler } from './http-handler.js';
@@ -32,7 +32,7 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
     @Inject(MCP_ENDPOINT_PATH) private readonly path: string,
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
-    @Inject(MCP_SERVER) private readonly server: McpServer,
+    @Inject(MCP_SERVER) private readonly server: McpDispatcher,
     private readonly registry: McpRegistry,
     private readonly config: ApplicationConfig,
     @Inject(MCP_ENDPOINT_VERSION) private readonly version: McpEndpointVersion,

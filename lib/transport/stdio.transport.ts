@@ -8,7 +8,7 @@ import { ErrorCode, failure, type JsonRpcMessage } from '../protocol/json-rpc.js
 import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
 import { serializeMessage } from '../protocol/serialize.js';
-import type { McpServer } from '../protocol/server.js';
+import type { McpDispatcher } from '../protocol/dispatcher.js';
 import { McpConnection } from '../engine/connection.js';
 
 /**
@@ -67,7 +67,7 @@ export class McpStdioServer {
   readonly closed: Promise<void> = new Promise((resolve) => (this.resolveClosed = resolve));
 
   constructor(
-    server: McpServer,
+    server: McpDispatcher,
     private readonly options: McpStdioServerOptions = {},
   ) {
     this.input = options.input ?? process.stdin;
@@ -208,9 +208,9 @@ export const McpStdio = {
    * `logger: false`). With several McpModules in one app, the first one is served.
    */
   async serve(app: INestApplicationContext, options: McpStdioServeOptions = {}): Promise<McpStdioServer> {
-    let server: McpServer;
+    let server: McpDispatcher;
     try {
-      server = app.get<symbol, McpServer>(MCP_SERVER, { strict: false });
+      server = app.get<symbol, McpDispatcher>(MCP_SERVER, { strict: false });
     } catch {
       throw new Error(
         'McpStdio.serve() found no McpModule in this application: import McpModule.forRoot({ name, version }) in the module you pass to NestFactory.createApplicationContext().',

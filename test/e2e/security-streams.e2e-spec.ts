@@ -7,7 +7,7 @@ import { InMemoryEventStore, McpRegistry } from 'nestjs-model-context';
 import { FLOOD_MAX, SecurityStreamsModule, gates, nextFloodOutcome } from '../fixtures/security-streams.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernHeaders, modernMeta, rpc } from '../utils/clients.js';
-import { REDIS_URL, redisAvailable } from '../utils/redis.js';
+import { REDIS_URL, clearRedisPrefix, redisAvailable } from '../utils/redis.js';
 import { SseParser, type SseEvent } from '../utils/sse.js';
 
 const skipRedis = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
@@ -126,11 +126,7 @@ for (const store of ['in-memory', 'Redis'] as const) describe(`security: resumab
   });
   after(async () => {
     await server.close();
-    if (store !== 'Redis') return;
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    if (store === 'Redis') await clearRedisPrefix(prefix);
   });
 
   for (const [label, otherToken] of [
@@ -205,11 +201,7 @@ for (const store of ['in-memory', 'Redis'] as const) describe(`security: a clien
   });
   after(async () => {
     await server.close();
-    if (store !== 'Redis') return;
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    if (store === 'Redis') await clearRedisPrefix(prefix);
   });
 
   const floodCall = (id: number, meta: Json) =>

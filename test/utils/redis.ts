@@ -19,3 +19,15 @@ export async function redisAvailable(): Promise<boolean> {
   if (!up && process.env.CI === 'true') throw new Error(`Redis is not answering at ${REDIS_URL}; CI needs it (.ci/run starts one).`);
   return up;
 }
+
+/** Deletes the keys a test wrote under its own prefix, so runs never see each other's state. */
+export async function clearRedisPrefix(prefix: string): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(REDIS_URL);
+  try {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}

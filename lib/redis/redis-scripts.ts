@@ -16,10 +16,11 @@
  *   p..'sessionstreams:'..id  SET of the POST streams of a session (dropped with it), PX TTL
  * Byte accounting of the events STREAM_APPEND keeps (a stream leaves it when its events are gone,
  * dropped or expired: entries of expired streams are removed a few at a time on each append):
- *   p..'eventstreams'       ZSET sid → last append (ms, Redis clock): least recently written first
+ *   p..'eventstreams'       ZSET sid → order of its last append (p..'eventclock', a counter):
+ *                           least recently written first
  *   p..'eventbytes'         HASH sid → bytes of the stream's events
  *   p..'eventsession'       HASH sid → its session id ('' for none)
- *   p..'eventtotal'         bytes of all the events accounted; these four PX TTL
+ *   p..'eventtotal'         bytes of all the events accounted; these five PX TTL
  *   p..'sessionevents:'..id  ZSET sid → last append of one session's streams, PX TTL
  *   p..'sessionbytes:'..id  bytes of one session's events, PX TTL
  *   p..'instance:'..id      heartbeat, PX
@@ -182,8 +183,9 @@ local p, sid, ttl = ARGV[1], ARGV[2], ARGV[5]
 local key, meta = p .. 'stream:' .. sid, p .. 'stream:' .. sid .. ':meta'
 local maxLen, maxBytes, maxSession, maxTotal = tonumber(ARGV[4]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 ${EVENT_ACCOUNTING}
-local clock = redis.call('TIME')
-local now = clock[1] * 1000 + math.floor(clock[2] / 1000)
+-- Write order, not wall time: appends in the same millisecond must still rank, or the trim could
+-- pick the stream written last as the least recent one.
+local now = redis.call('INCR', p .. 'eventclock')
 local session = redis.call('HGET', meta, 's') or ''
 local sessionIndex, sessionBytes = p .. 'sessionevents:' .. session, p .. 'sessionbytes:' .. session
 -- A stream whose key expired and is written again starts from zero bytes.
@@ -196,7 +198,7 @@ redis.call('HINCRBY', sizes, sid, size)
 redis.call('HSET', owners, sid, session)
 redis.call('ZADD', byTime, now, sid)
 redis.call('INCRBY', total, size)
-for _, k in ipairs({ key, meta, byTime, sizes, owners, total }) do redis.call('PEXPIRE', k, ttl) end
+for _, k in ipairs({ key, meta, byTime, sizes, owners, total, p .. 'eventclock' }) do redis.call('PEXPIRE', k, ttl) end
 if session ~= '' then
   redis.call('ZADD', sessionIndex, now, sid)
   redis.call('INCRBY', sessionBytes, size)

@@ -92,8 +92,8 @@ export class McpDispatcher {
   private readonly shutdownSubject = new Subject<void>();
   private readonly scopeResolvers = new Map<string, ScopeResolver>();
   private readonly headerChecks = new Map<string, HeaderCheck>();
-  /** Set by the resources feature: refuses URIs that nothing serves. */
-  checkSubscribable?: (uri: string, era: ProtocolEra) => void;
+  /** Set by the resources feature: refuses URIs that nothing serves, then runs their guards. */
+  checkSubscribable?: (uri: string, era: ProtocolEra) => (ctx: McpContext) => Promise<void>;
 
   constructor(
     private readonly config: McpDispatcherConfig,

@@ -45,9 +45,10 @@ export interface McpFeatureHost {
   setHeaderCheck(method: string, check: (params: JsonObject, getHeader: (name: string) => string | undefined) => string | undefined): void;
   /**
    * Checks a URI a client asks to be notified about (`subscriptions/listen` filters); throws the
-   * error `resources/read` would give for it.
+   * error `resources/read` would give for it. The function it returns runs the resource's guards
+   * for a caller and rejects with their refusal.
    */
-  checkSubscribable?: (uri: string, era: ProtocolEra) => void;
+  checkSubscribable?: (uri: string, era: ProtocolEra) => (ctx: McpContext) => Promise<void>;
 }
 
 /** Every scope of several lists, once; undefined when there is none. */

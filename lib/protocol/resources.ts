@@ -93,13 +93,16 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     if (!access) throw notFound(uri, era);
     return access;
   };
-  host.checkSubscribable = checkSubscribable;
+  // What a caller may not read it may not watch either: the guards of the resource run first.
+  const mayWatch = (access: McpAccess, uri: string, ctx: McpContext): Promise<void> =>
+    meetGuards(access, ctx, {}).catch((error: unknown) => Promise.reject(handlerError(error, `Subscription to ${quote(uri)}`, options)));
+  host.checkSubscribable = (uri, era) => {
+    const access = checkSubscribable(uri, era);
+    return (ctx) => mayWatch(access, uri, ctx);
+  };
   host.setMethod('resources/subscribe', ['legacy'], (params, ctx, env) => {
     const uri = subscriptionUri(params, 'resources/subscribe');
-    const access = checkSubscribable(uri, env.era);
-    // What a caller may not read it may not watch either.
-    return meetGuards(access, ctx, {})
-      .catch((error: unknown) => Promise.reject(handlerError(error, `Subscription to ${quote(uri)}`, options)))
+    return mayWatch(checkSubscribable(uri, env.era), uri, ctx)
       .then(() => env.subscribe?.(uri))
       .then(() => ({}));
   });

@@ -1,4 +1,4 @@
-import { Observable } from 'rxjs';
+import { Observable, defer, switchMap } from 'rxjs';
 import type { McpContext } from './context.js';
 import { McpError } from './errors.js';
 import { ErrorCode } from './json-rpc.js';
@@ -17,13 +17,16 @@ interface ListenFilter {
 export interface ListenOptions {
   /** `limits.subscriptionsPerSession`: most URIs in `resourceSubscriptions`. */
   maxResourceSubscriptions: number;
-  /** Throws the `resources/read` error for a URI no resource or template serves. */
-  checkUri?: (uri: string) => void;
+  /**
+   * Throws the `resources/read` error for a URI no resource or template serves; the function it
+   * returns runs the resource's guards for the caller.
+   */
+  checkUri?: (uri: string) => (ctx: McpContext) => Promise<void>;
 }
 
-function parseFilter(params: JsonObject, options: ListenOptions): ListenFilter {
+function parseFilter(params: JsonObject, options: ListenOptions): { filter: ListenFilter; guards: Array<(ctx: McpContext) => Promise<void>> } {
   const raw = params.notifications;
-  if (raw === undefined) return {};
+  if (raw === undefined) return { filter: {}, guards: [] };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new McpError(ErrorCode.InvalidParams, 'subscriptions/listen: "notifications" must be an object such as { "toolsListChanged": true }.');
   }
@@ -44,10 +47,11 @@ function parseFilter(params: JsonObject, options: ListenOptions): ListenFilter {
         `subscriptions/listen: "resourceSubscriptions" names ${unique.length} URIs; the limit is ${options.maxResourceSubscriptions} (limits.subscriptionsPerSession). Listen to fewer resources, or raise McpModule's limits.subscriptionsPerSession.`,
       );
     }
-    for (const uri of unique) options.checkUri?.(uri);
+    const guards = options.checkUri ? unique.map((uri) => options.checkUri!(uri)) : [];
     filter.resourceSubscriptions = unique;
+    return { filter, guards };
   }
-  return filter;
+  return { filter, guards: [] };
 }
 
 function wants(filter: ListenFilter, event: McpChangeEvent): boolean {
@@ -64,9 +68,12 @@ function wants(filter: ListenFilter, event: McpChangeEvent): boolean {
  * `complete` result when the server shuts the subscription down.
  */
 export function listen(params: JsonObject, ctx: McpContext, bus: McpNotificationBus, shutdown$: Observable<void>, options: ListenOptions): Observable<JsonObject> {
-  const filter = parseFilter(params, options);
+  const { filter, guards } = parseFilter(params, options);
   const tag = { [META_SUBSCRIPTION_ID]: ctx.requestId };
-  return new Observable<JsonObject>((subscriber) => {
+  // What a caller may not read it may not watch: every named resource's guards pass before the
+  // acknowledgement, one after another so a refusal stops the rest.
+  const admitted = defer(() => guards.reduce((chain, guard) => chain.then(() => guard(ctx)), Promise.resolve()));
+  const stream = new Observable<JsonObject>((subscriber) => {
     ctx.notify('notifications/subscriptions/acknowledged', { notifications: filter, _meta: tag });
     const unsubscribe = bus.subscribe((event) => {
       if (!wants(filter, event)) return;
@@ -82,4 +89,5 @@ export function listen(params: JsonObject, ctx: McpContext, bus: McpNotification
       stop.unsubscribe();
     };
   });
+  return guards.length ? admitted.pipe(switchMap(() => stream)) : stream;
 }

@@ -120,6 +120,15 @@ describe('authorization on every capability (issue 15, section D)', () => {
     assert.deepEqual(allowed.body.result, {}, JSON.stringify(allowed.body));
   });
 
+  it('refuses subscriptions/listen to a URI whose guards refuse reading it (2026-07-28)', async () => {
+    for (const uri of ['admin://report', 'secret://plans/osprey', 'runtime://vault/osprey']) {
+      const refused = await call('modern', 'plain-token', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['public://readme', uri] } });
+      assert.match(refused.body?.error?.message ?? '', /Forbidden/, `${uri}: ${JSON.stringify(refused.body)}`);
+    }
+    const blocked = await call('modern', 'blocked-token', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['runtime://status'] } });
+    assert.match(blocked.body?.error?.message ?? '', /Forbidden/, JSON.stringify(blocked.body));
+  });
+
   it('refuses a runtime guard class the application does not provide, instead of skipping it', () => {
     @Injectable()
     class UnprovidedGuard implements CanActivate {

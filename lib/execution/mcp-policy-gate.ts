@@ -130,23 +130,35 @@ export class McpPolicyGate implements OnApplicationBootstrap {
       plan ??= this.plan(target);
       if (plan.concurrency === undefined && !plan.throttled) return invoke(call);
       const current = plan;
-      // A call cancelled while it waits for admission still gets its slot back.
+      // A call cancelled while it waits for admission still gives its slot back; a call that
+      // ends gives it back before its result goes out, so the caller's next call finds it free
+      // on any instance.
       return new Observable<unknown>((subscriber) => {
         let closed = false;
-        let release: (() => void) | undefined;
+        let release: (() => Promise<void>) | undefined;
         let inner: { unsubscribe(): void } | undefined;
+        const settle = (then: () => void): void => {
+          const giveBack = release;
+          release = undefined;
+          if (!giveBack) return then();
+          giveBack().then(then, then);
+        };
         this.admit(target, current, call).then(
           (granted) => {
-            if (closed) return granted?.();
+            if (closed) return void granted?.();
             release = granted;
-            inner = invoke(call).subscribe(subscriber);
+            inner = invoke(call).subscribe({
+              next: (value) => subscriber.next(value),
+              error: (error: unknown) => settle(() => subscriber.error(error)),
+              complete: () => settle(() => subscriber.complete()),
+            });
           },
           (error: unknown) => subscriber.error(error),
         );
         return () => {
           closed = true;
           inner?.unsubscribe();
-          release?.();
+          void release?.();
           release = undefined;
         };
       });
@@ -160,7 +172,7 @@ export class McpPolicyGate implements OnApplicationBootstrap {
   }
 
   /** Counts the call against its rate limits, then takes a concurrency slot; refuses with a tool error. */
-  private async admit(target: McpPolicyTarget, plan: Plan, call: McpCall): Promise<(() => void) | undefined> {
+  private async admit(target: McpPolicyTarget, plan: Plan, call: McpCall): Promise<(() => Promise<void>) | undefined> {
     if (plan.throttled) await this.throttle(target, call);
     if (plan.concurrency === undefined) return undefined;
     const outcome = await this.leases.acquire(target.key, plan.concurrency);

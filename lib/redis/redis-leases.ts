@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { RedisScripts, type McpRedisClient } from './redis-client.js';
 
 /*
@@ -26,9 +26,9 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]))
 return renewed
 `;
 
-/** A held slot; `release()` is idempotent. */
+/** A held slot; `release()` is idempotent and settles once the slot is free again. */
 export interface McpLease {
-  release(): void;
+  release(): Promise<void>;
 }
 
 /** Outcome of asking for a slot: the lease, or how many calls hold the slots. */
@@ -51,7 +51,7 @@ export class InMemoryLeases implements McpLeaseBackend {
     return {
       ok: true,
       lease: {
-        release: () => {
+        release: async () => {
           if (!held) return;
           held = false;
           const left = (this.running.get(key) ?? 1) - 1;
@@ -76,8 +76,10 @@ export class RedisLeases implements McpLeaseBackend {
     this.scripts = new RedisScripts(client);
   }
 
+  /** One key per capability, its own hash tag (hashed when the key could break the tag). */
   keyOf(key: string): string {
-    return `${this.keyPrefix}leases:{${key}}`;
+    const tag = /^[^{}\s]{1,200}$/.test(key) ? key : createHash('sha256').update(key).digest('base64url');
+    return `${this.keyPrefix}leases:{${tag}}`;
   }
 
   async acquire(key: string, max: number): Promise<McpLeaseOutcome> {
@@ -92,11 +94,12 @@ export class RedisLeases implements McpLeaseBackend {
     return {
       ok: true,
       lease: {
-        release: () => {
+        release: async () => {
           if (!held) return;
           held = false;
           clearInterval(renew);
-          void this.scripts.run(RELEASE, [redisKey], [id]).catch(this.onError);
+          // A failed release only keeps the slot until the lease expires.
+          await this.scripts.run(RELEASE, [redisKey], [id]).catch(this.onError);
         },
       },
     };

@@ -61,9 +61,11 @@ interface Plan {
   throttled: boolean;
 }
 
-/** Loads `@nestjs/throttler` only when a policy needs it: it is an optional peer dependency. */
-async function loadThrottler(why: string): Promise<Record<string, any>> {
-  const specifier = '@nestjs/throttler';
+/**
+ * Loads `@nestjs/throttler` only when a policy needs it: it is an optional peer dependency.
+ * @internal `specifier` is for the test of a missing package.
+ */
+export async function loadThrottler(why: string, specifier = '@nestjs/throttler'): Promise<Record<string, any>> {
   try {
     const loaded = (await import(specifier)) as Record<string, any>;
     return loaded.ThrottlerStorage ? loaded : ((loaded.default as Record<string, any>) ?? loaded);

@@ -18,7 +18,7 @@ import { Redis } from 'ioredis';
 import { McpConcurrency, McpRegistry } from '../../lib/index.js';
 import { Holds, PoliciesModule, type PoliciesFixtureOptions } from '../fixtures/policies.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
-import { MODERN_PROTOCOL_VERSION, modernRpc } from '../utils/clients.js';
+import { MODERN_PROTOCOL_VERSION, connectSdkClient, modernRpc } from '../utils/clients.js';
 import { REDIS_URL, clearRedisPrefix, redisAvailable } from '../utils/redis.js';
 
 type Json = Record<string, any>;
@@ -138,6 +138,21 @@ describe('per-tool policies on one instance (in memory)', () => {
     }
   });
 
+  it('anonymous legacy sessions from one address are counted per session', async () => {
+    const a = await connectSdkClient(server.url);
+    const b = await connectSdkClient(server.url);
+    try {
+      assert.notEqual(a.sessionId, b.sessionId);
+      for (let i = 0; i < 2; i++) assert.equal((await a.client.callTool({ name: 'two_per_minute', arguments: {} })).isError ?? false, false);
+      const refused = (await a.client.callTool({ name: 'two_per_minute', arguments: {} })) as Json;
+      assert.equal(refused.isError, true, 'the third call of session A ran');
+      const other = (await b.client.callTool({ name: 'two_per_minute', arguments: {} })) as Json;
+      assert.equal(other.isError ?? false, false, `session B was refused with session A's bucket: ${textOf(other)}`);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
   it('@Throttle on a class limits its tools, and @SkipThrottle on a method exempts it', async () => {
     await assertOk(server.url, 'once_per_minute');
     const second = await callTool(server.url, 'once_per_minute');
@@ -183,7 +198,7 @@ describe("the app's ThrottlerModule configuration", () => {
 
   it('limits through the storage the app gave, one key per tool and caller, only on tools that ask', async () => {
     await assertOk(server.url, 'five_per_minute');
-    await assertOk(server.url, 'unlimited');
+    await assertOk(server.url, 'plain');
     assert.deepEqual(keys, ['tool:five_per_minute:default:address:127.0.0.1']);
   });
 });
@@ -238,6 +253,17 @@ describe('per-tool policies across two instances sharing Redis', { skip: skipRed
     await again;
     holds.releaseAll();
     assert.equal((await next).isError, false, 'the slot did not come back after the first call ended');
+  });
+
+  it('under a global ThrottlerGuard every tool is limited per tool and caller, except @SkipThrottle ones', async () => {
+    await assertOk(a.url, 'unlimited');
+    await assertOk(b.url, 'once_per_minute');
+    await assertOk(a.url, 'plain');
+    const keys = (await redis.keys(`${prefix}throttle:*`)).sort();
+    assert.ok(keys.includes(`${prefix}throttle:{tool:once_per_minute:default:address:127.0.0.1}`), keys.join(', '));
+    assert.ok(!keys.some((key) => key.includes('tool:unlimited:')), `@SkipThrottle was counted: ${keys.join(', ')}`);
+    // Tools with no limit of their own are counted by the configured default throttler.
+    assert.ok(keys.includes(`${prefix}throttle:{tool:plain:default:address:127.0.0.1}`), keys.join(', '));
   });
 
   it('a lease another instance holds refuses a call, and one whose instance stopped renewing it expires', async () => {

@@ -90,6 +90,8 @@ export class McpPolicyGate implements OnApplicationBootstrap {
   private readonly leases: McpLeaseBackend;
   private throttler?: Promise<{ config?: ThrottlerModuleConfig; storage: McpThrottlerStorage }>;
   private globalGuard = false;
+  /** Set when a registered capability carries a rate limit: the bootstrap then checks the package is there. */
+  private limitedLabel?: string;
 
   constructor(
     private readonly moduleRef: ModuleRef,
@@ -107,7 +109,11 @@ export class McpPolicyGate implements OnApplicationBootstrap {
    * passes MCP calls on, and this gate throttles them per capability and caller instead.
    */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.throttlerOptions() === undefined) return;
+    if (this.throttlerOptions() === undefined) {
+      // A missing package fails the start, not the first call of the limited tool.
+      if (this.limitedLabel !== undefined) await loadThrottler(`The rate limit of ${this.limitedLabel} (@Throttle or @McpRateLimit)`);
+      return;
+    }
     const { ThrottlerGuard } = await loadThrottler('ThrottlerModule');
     const config = (this.externalContextCreator as unknown as { container?: { applicationConfig?: { getGlobalGuards(): unknown[] } } }).container?.applicationConfig;
     for (const guard of config?.getGlobalGuards() ?? []) {
@@ -127,6 +133,7 @@ export class McpPolicyGate implements OnApplicationBootstrap {
 
   /** The invoker with the target's policies in front; the invoker itself when it has none. */
   gate(target: McpPolicyTarget, invoke: McpInvoker): McpInvoker {
+    if (this.limitedLabel === undefined && hasThrottleMetadata(target)) this.limitedLabel = target.label;
     let plan: Plan | undefined;
     return (call) => {
       plan ??= this.plan(target);
@@ -169,8 +176,7 @@ export class McpPolicyGate implements OnApplicationBootstrap {
 
   private plan(target: McpPolicyTarget): Plan {
     const concurrency = (Reflect.getMetadata(CONCURRENCY_METADATA, target.method) ?? Reflect.getMetadata(CONCURRENCY_METADATA, target.owner)) as number | undefined;
-    const marked = [target.method, target.owner].some((where) => Reflect.getMetadataKeys(where).some((key) => typeof key === 'string' && (key.startsWith(LIMIT) || key.startsWith(TTL))));
-    return { concurrency, throttled: marked || this.globalGuard };
+    return { concurrency, throttled: hasThrottleMetadata(target) || this.globalGuard };
   }
 
   /** Counts the call against its rate limits, then takes a concurrency slot; refuses with a tool error. */
@@ -263,6 +269,10 @@ export class McpPolicyGate implements OnApplicationBootstrap {
       return undefined;
     }
   }
+}
+
+function hasThrottleMetadata(target: McpPolicyTarget): boolean {
+  return [target.method, target.owner].some((where) => Reflect.getMetadataKeys(where).some((key) => typeof key === 'string' && (key.startsWith(LIMIT) || key.startsWith(TTL))));
 }
 
 /** Who a rate limit counts: the principal, else the legacy session, else the client address. */

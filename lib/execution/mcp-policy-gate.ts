@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type ExecutionContext, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type ExecutionContext, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { Observable } from 'rxjs';
@@ -85,13 +85,14 @@ export async function loadThrottler(why: string, specifier = '@nestjs/throttler'
  * across instances.
  */
 @Injectable()
-export class McpPolicyGate implements OnApplicationBootstrap {
+export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('McpModule');
   private readonly leases: McpLeaseBackend;
   private throttler?: Promise<{ config?: ThrottlerModuleConfig; storage: McpThrottlerStorage }>;
   private globalGuard = false;
   /** Set when a registered capability carries a rate limit: the bootstrap then checks the package is there. */
   private limitedLabel?: string;
+  private ownedStorage?: McpThrottlerStorage;
 
   constructor(
     private readonly moduleRef: ModuleRef,
@@ -99,7 +100,13 @@ export class McpPolicyGate implements OnApplicationBootstrap {
     @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
     @Inject(MCP_REDIS) private readonly redis: McpRedisBackend | null,
   ) {
-    const report = (error: unknown): void => this.logger.warn(`Concurrency lease in Redis: ${error instanceof Error ? error.message : String(error)}`);
+    // Renewals fail together while Redis is away: one warning per 10 s, not one per lease.
+    let lastReport = 0;
+    const report = (error: unknown): void => {
+      if (Date.now() - lastReport < 10_000) return;
+      lastReport = Date.now();
+      this.logger.warn(`Concurrency leases in Redis: ${error instanceof Error ? error.message : String(error)} (a lease not renewed frees its slot after limits.concurrencyLeaseMs)`);
+    };
     this.leases = redis ? new RedisLeases(redis.client, redis.keys.prefix, options.limits.concurrencyLeaseMs, report) : new InMemoryLeases();
   }
 
@@ -129,6 +136,12 @@ export class McpPolicyGate implements OnApplicationBootstrap {
       (guard as Record<symbol, unknown>)[PATCHED] = true;
     }
     this.globalGuard = (config?.getGlobalGuards() ?? []).some((guard) => guard instanceof ThrottlerGuard);
+  }
+
+  /** Stops the sweep timer of an in-memory throttler storage the gate created itself. */
+  async onApplicationShutdown(): Promise<void> {
+    const owned = this.ownedStorage as { onApplicationShutdown?(): void } | undefined;
+    owned?.onApplicationShutdown?.();
   }
 
   /** The invoker with the target's policies in front; the invoker itself when it has none. */
@@ -258,7 +271,7 @@ export class McpPolicyGate implements OnApplicationBootstrap {
     let storage: McpThrottlerStorage | undefined = config?.storage;
     if (!storage && this.redis) storage = new McpRedisThrottlerStorage(this.redis.client, `${this.redis.keys.prefix}throttle:`);
     if (!storage && config) storage = this.moduleRef.get(throttler.ThrottlerStorage, { strict: false }) as McpThrottlerStorage;
-    storage ??= new throttler.ThrottlerStorageService() as McpThrottlerStorage;
+    storage ??= this.ownedStorage = new throttler.ThrottlerStorageService() as McpThrottlerStorage;
     return { config, storage };
   }
 

@@ -46,15 +46,8 @@ export { PromptMessage, type GetPromptResult } from './protocol/prompts.js';
 export type { CompletionValues } from './protocol/completion.js';
 export { resolveSafePath, UnsafePathError, MAX_SAFE_PATH_LENGTH, type UnsafePathReason } from './protocol/safe-path.util.js';
 export { McpExecutionContext, MCP_CONTEXT_TYPE, type McpContextType } from './execution/mcp-execution-context.js';
-export {
-  McpConcurrency,
-  McpConcurrencyInterceptor,
-  McpRateLimit,
-  McpRateLimitInterceptor,
-  McpTimeout,
-  McpTimeoutInterceptor,
-  type McpRateLimitOptions,
-} from './execution/mcp-policies.js';
+export { McpConcurrency, McpRateLimit, McpTimeout, McpTimeoutInterceptor, type McpRateLimitOptions } from './execution/mcp-policies.js';
+export { McpRedisThrottlerStorage, type McpThrottlerStorage, type McpThrottlerStorageRecord } from './redis/redis-throttler.storage.js';
 export { RequireScopes } from './auth/require-scopes.decorator.js';
 export { principalFromUser, type McpAuthOptions, type McpPrincipal } from './auth/mcp-auth.interface.js';
 export { McpHttpExceptionFilter } from './transport/mcp-http-exception.filter.js';

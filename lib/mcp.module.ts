@@ -46,6 +46,7 @@ import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
 import { McpMetadataDocuments, McpMetadataModule, decorateMcpMetadataController } from './transport/mcp-metadata.controller.js';
 import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
+import { McpPolicyGate } from './execution/mcp-policy-gate.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 
 const coreProviders: Provider[] = [
@@ -53,6 +54,7 @@ const coreProviders: Provider[] = [
   McpRegistry,
   McpMetadataAccessor,
   McpHandlerFactory,
+  McpPolicyGate,
   McpExplorer,
   {
     provide: MCP_SERVER,

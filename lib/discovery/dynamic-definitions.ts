@@ -16,8 +16,9 @@ import type { CompletionContext } from '../decorators/complete.decorator.js';
 export interface DynamicCapabilityOptions {
   /**
    * Method decorators applied to the handler as if it were a provider method: `UseGuards()`,
-   * `UseInterceptors()`, `UseFilters()`, `UsePipes()`, `RequireScopes()`, `McpTimeout()` and
-   * `SetMetadata()`-based ones such as a `Roles()` decorator read by a guard. Enhancer classes
+   * `UseInterceptors()`, `UseFilters()`, `UsePipes()`, `RequireScopes()`, `McpTimeout()`,
+   * `McpConcurrency()`, `Throttle()` / `SkipThrottle()` (counted by the capability's name, as for a
+   * decorated one) and `SetMetadata()`-based ones such as a `Roles()` decorator read by a guard. Enhancer classes
    * must be providers of the application (or pass instances); an unknown one is refused.
    *
    * @example decorators: [UseGuards(RolesGuard), Roles('admin'), RequireScopes('reports:read')]

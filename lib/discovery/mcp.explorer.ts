@@ -78,7 +78,8 @@ export class McpExplorer implements OnModuleInit {
         const site = `${className}#${methodName}`;
         const declared = this.definition(metadata, prototype, methodName, site);
         const definition = { ...declared, ...this.access(wrapper, instance, prototype, methodName, declared.name) };
-        const runtime = factory.build(definition, toolCall(definition.name, this.invokerFor(wrapper, instance, methodName)), site);
+        const invoker = this.gated(`tool:${definition.name}`, `tool "${definition.name}"`, prototype, methodName, this.invokerFor(wrapper, instance, methodName));
+        const runtime = factory.build(definition, toolCall(definition.name, invoker), site);
         this.registry.register(runtime, site);
       }
     }
@@ -117,7 +118,7 @@ export class McpExplorer implements OnModuleInit {
       const { methodName: _m, name, ...rest } = resource;
       const runtime = registry.resourceFactory.buildResource(
         { ...rest, name: name ?? toSnakeCase(methodName), ...this.access(wrapper, instance, prototype, methodName, rest.uri) },
-        resourceCall(rest.uri, invoker),
+        resourceCall(rest.uri, this.gated(`resource:${rest.uri}`, `resource "${rest.uri}"`, prototype, methodName, invoker)),
         site,
       );
       registry.registerResource(runtime, site);
@@ -131,7 +132,7 @@ export class McpExplorer implements OnModuleInit {
           args: args ?? this.argsDto(prototype, methodName, site, 'resource template', false),
           ...this.access(wrapper, instance, prototype, methodName, rest.uriTemplate),
         },
-        templateCall(invoker),
+        templateCall(this.gated(`template:${rest.uriTemplate}`, `resource template "${rest.uriTemplate}"`, prototype, methodName, invoker)),
         site,
       );
       registry.registerResourceTemplate(runtime, site);
@@ -141,7 +142,7 @@ export class McpExplorer implements OnModuleInit {
       const name = declaredName ?? toSnakeCase(methodName);
       const runtime = registry.promptFactory.build(
         { ...rest, name, args: args ?? this.argsDto(prototype, methodName, site, 'prompt', true), ...this.access(wrapper, instance, prototype, methodName, name) },
-        promptCall(name, invoker),
+        promptCall(name, this.gated(`prompt:${name}`, `prompt "${name}"`, prototype, methodName, invoker)),
         site,
       );
       registry.registerPrompt(runtime, site);
@@ -223,6 +224,14 @@ export class McpExplorer implements OnModuleInit {
     const type = paramtypes[indices[0]];
     if (typeof type !== 'function' || PRIMITIVES.has(type)) throw new Error(messages.AMBIGUOUS_INPUT(site));
     return { ...rest, name, input: type as Type<unknown> };
+  }
+
+  /**
+   * Policies read their decorators from the class and method, and count by the capability's key:
+   * a request-scoped provider's fresh instance per call shares one count.
+   */
+  private gated(key: string, label: string, prototype: object, methodName: string, invoke: McpInvoker): McpInvoker {
+    return this.handlers.gated({ key, label, owner: prototype.constructor, method: (prototype as Record<string, Function>)[methodName]! }, invoke);
   }
 
   /** Singletons are wrapped once; request-scoped providers resolve an instance per call. */

@@ -90,7 +90,7 @@ export class McpRegistry implements McpFeatureCatalog {
     const { handler, decorators, ...rest } = definition;
     if (this.toolMap.has(definition.name)) throw new Error(messages.TOOL_DUPLICATE_RUNTIME(definition.name));
     const site = `McpRegistry.addTool(${definition.name})`;
-    const runtime = this.runtime(site, decorators, (call) => handler(call.arguments as TArgs, call.context));
+    const runtime = this.runtime(site, decorators, (call) => handler(call.arguments as TArgs, call.context), `tool:${rest.name}`, `tool "${rest.name}"`);
     this.register(
       this.factory.build({ ...rest, ...capabilityAccess(rest.name, runtime.authorize, runtime.requiredScopes) }, toolCall(rest.name, runtime.invoke), site),
       site,
@@ -152,7 +152,7 @@ export class McpRegistry implements McpFeatureCatalog {
     const { handler, decorators, ...rest } = definition;
     if (this.resourceMap.has(definition.uri)) throw new Error(messages.RUNTIME_DUPLICATE('Resource', definition.uri, 'removeResource'));
     const site = `McpRegistry.addResource(${definition.uri})`;
-    const runtime = this.runtime(site, decorators, (call) => handler(call.context));
+    const runtime = this.runtime(site, decorators, (call) => handler(call.context), `resource:${rest.uri}`, `resource "${rest.uri}"`);
     this.registerResource(
       this.resourceFactory.buildResource({ ...rest, ...capabilityAccess(rest.uri, runtime.authorize, runtime.requiredScopes) }, resourceCall(rest.uri, runtime.invoke), site),
       site,
@@ -175,7 +175,7 @@ export class McpRegistry implements McpFeatureCatalog {
     const key = definition.uriTemplate;
     if (this.templateMap.has(key)) throw new Error(messages.RUNTIME_DUPLICATE('Resource template', key, 'removeResourceTemplate'));
     const site = `McpRegistry.addResourceTemplate(${key})`;
-    const pipeline = this.runtime(site, decorators, (call) => handler(call.arguments as TVars, call.name, call.context));
+    const pipeline = this.runtime(site, decorators, (call) => handler(call.arguments as TVars, call.name, call.context), `template:${key}`, `resource template "${key}"`);
     const runtime = this.resourceFactory.buildTemplate(
       { ...rest, ...capabilityAccess(key, pipeline.authorize, pipeline.requiredScopes) },
       templateCall(pipeline.invoke),
@@ -203,7 +203,7 @@ export class McpRegistry implements McpFeatureCatalog {
     const { handler, complete, decorators, ...rest } = definition;
     if (this.promptMap.has(definition.name)) throw new Error(messages.RUNTIME_DUPLICATE('Prompt', definition.name, 'removePrompt'));
     const site = `McpRegistry.addPrompt(${definition.name})`;
-    const pipeline = this.runtime(site, decorators, (call) => handler(call.arguments as TArgs, call.context));
+    const pipeline = this.runtime(site, decorators, (call) => handler(call.arguments as TArgs, call.context), `prompt:${rest.name}`, `prompt "${rest.name}"`);
     const runtime = this.promptFactory.build(
       { ...rest, ...capabilityAccess(rest.name, pipeline.authorize, pipeline.requiredScopes) },
       promptCall(rest.name, pipeline.invoke),
@@ -325,8 +325,18 @@ export class McpRegistry implements McpFeatureCatalog {
   }
 
   /** Runtime handlers take the Nest pipeline's path; outside Nest (a bare registry) they are called as they are. */
-  private runtime(site: string, decorators: readonly MethodDecorator[] | undefined, run: (call: McpCall) => unknown): McpRuntimeHandler {
-    if (this.pipeline) return this.pipeline.createRuntime(run, decorators, site);
+  private runtime(
+    site: string,
+    decorators: readonly MethodDecorator[] | undefined,
+    run: (call: McpCall) => unknown,
+    policyKey?: string,
+    label?: string,
+  ): McpRuntimeHandler {
+    if (this.pipeline) {
+      const handler = this.pipeline.createRuntime(run, decorators, site);
+      if (policyKey === undefined || !handler.policyHost) return handler;
+      return { ...handler, invoke: this.pipeline.gated({ key: policyKey, label: label ?? site, ...handler.policyHost }, handler.invoke) };
+    }
     if (this.handlers) throw new Error(messages.RUNTIME_BEFORE_DISCOVERY(site));
     if (decorators?.length) throw new Error(messages.RUNTIME_DECORATORS_WITHOUT_NEST(site));
     return { invoke: (call) => defer(() => toObservable(run(call))) };

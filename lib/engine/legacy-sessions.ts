@@ -190,6 +190,7 @@ export class LegacySessions {
       clientInfo: current?.clientInfo,
       session: current,
       transportRequest: facts.transportRequest,
+      clientAddress: () => facts.clientAddress,
       principal: facts.principal?.id,
       auth: facts.principal,
       logLevel: current ? (this.options.mode === 'process' ? current.logLevel : (current.logLevel ?? this.options.defaultLogLevel)) : this.options.defaultLogLevel,

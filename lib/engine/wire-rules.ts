@@ -43,6 +43,7 @@ export function modernEnvelope(
     capabilities: meta.capabilities,
     clientInfo: meta.clientInfo,
     transportRequest: facts.transportRequest,
+    clientAddress: () => facts.clientAddress,
     logLevel: meta.logLevel,
     principal: facts.principal?.id,
     auth: facts.principal,

@@ -1,4 +1,4 @@
-import { HttpException, Injectable, Logger, type Type } from '@nestjs/common';
+import { HttpException, Injectable, Logger, Optional, type Type } from '@nestjs/common';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
 import { Injector } from '@nestjs/core/injector/injector.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
@@ -13,6 +13,7 @@ import { McpCancelledError } from '../protocol/dispatcher.js';
 import type { McpCall } from './mcp-call.interface.js';
 import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
+import { McpPolicyGate, type McpPolicyTarget } from './mcp-policy-gate.js';
 import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import * as messages from '../mcp.messages.js';
 
@@ -24,6 +25,8 @@ export type McpGuardCheck = (call: McpCall) => Promise<void>;
 /** A runtime-registered handler wired into the Nest pipeline, with what authorization needs. */
 export interface McpRuntimeHandler {
   invoke: McpInvoker;
+  /** The carrier class and method, whose decorators hold the handler's policies. */
+  policyHost?: { owner: Function; method: Function };
   authorize?: McpGuardCheck;
   requiredScopes?: string[];
 }
@@ -58,7 +61,13 @@ export class McpHandlerFactory {
   constructor(
     private readonly externalContextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
+    @Optional() private readonly policies?: McpPolicyGate,
   ) {}
+
+  /** The invoker behind the capability's own policies (concurrency, rate limits), counted by `target.key`. */
+  gated(target: McpPolicyTarget, invoke: McpInvoker): McpInvoker {
+    return this.policies ? this.policies.gate(target, invoke) : invoke;
+  }
 
   /**
    * For a request-scoped provider (or one that depends on one): a fresh instance per MCP call,
@@ -109,6 +118,7 @@ export class McpHandlerFactory {
     const callIndex = this.ensureCallParam(instance, McpRuntimeCapability, RUNTIME_METHOD, carrier);
     return {
       invoke: this.wrap(instance, RUNTIME_METHOD, method, (_self, params) => run(params[callIndex] as McpCall), callIndex),
+      policyHost: { owner: McpRuntimeCapability, method },
       authorize: this.createGuardCheck(instance, RUNTIME_METHOD),
       requiredScopes: requiredScopesOf(McpRuntimeCapability, method),
     };

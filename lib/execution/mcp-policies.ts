@@ -1,6 +1,4 @@
 import {
-  HttpException,
-  HttpStatus,
   Injectable,
   RequestTimeoutException,
   SetMetadata,
@@ -10,13 +8,18 @@ import {
   type ExecutionContext,
   type NestInterceptor,
 } from '@nestjs/common';
-import { Observable, finalize, throwError, timeout } from 'rxjs';
+import { Observable, throwError, timeout } from 'rxjs';
 import type { McpCall } from './mcp-call.interface.js';
 import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
 
 const TIMEOUT_METADATA = 'mcp:policy:timeout';
-const CONCURRENCY_METADATA = 'mcp:policy:concurrency';
-const RATE_LIMIT_METADATA = 'mcp:policy:rate-limit';
+/** @internal Read by McpPolicyGate. */
+export const CONCURRENCY_METADATA = 'mcp:policy:concurrency';
+// @nestjs/throttler's metadata keys for its "default" throttler: @McpRateLimit writes what
+// @Throttle({ default: ... }) writes, so both take one path.
+const THROTTLE_LIMIT_DEFAULT = 'THROTTLER:LIMIT' + 'default';
+const THROTTLE_TTL_DEFAULT = 'THROTTLER:TTL' + 'default';
+const THROTTLE_TRACKER_DEFAULT = 'THROTTLER:TRACKER' + 'default';
 
 /** @publicApi */
 export interface McpRateLimitOptions {
@@ -25,8 +28,8 @@ export interface McpRateLimitOptions {
   /** Window length in milliseconds. */
   windowMs: number;
   /**
-   * What the limit is counted by. @default the authenticated principal, else the session, else
-   * one shared bucket
+   * What the limit is counted by. @default the authenticated principal, else the legacy session,
+   * else the client address
    */
   key?: (call: McpCall) => string;
 }
@@ -59,59 +62,6 @@ export class McpTimeoutInterceptor implements NestInterceptor {
   }
 }
 
-/** Refuses a call while too many calls of the same handler run. */
-@Injectable()
-export class McpConcurrencyInterceptor implements NestInterceptor {
-  private readonly running = new WeakMap<Function, number>();
-
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const max = metadataOf<number>(context, CONCURRENCY_METADATA);
-    const call = callOf(context);
-    if (!max || !call) return next.handle();
-    const handler = context.getHandler();
-    const active = this.running.get(handler) ?? 0;
-    if (active >= max) {
-      throw new HttpException(
-        `Tool "${call.name}" is busy: ${active} call(s) are running and the limit is ${max}. Try again shortly.`,
-        HttpStatus.TOO_MANY_REQUESTS,
-      );
-    }
-    this.running.set(handler, active + 1);
-    return next.handle().pipe(finalize(() => this.running.set(handler, (this.running.get(handler) ?? 1) - 1)));
-  }
-}
-
-/** Fixed-window rate limit per key (principal, session, or a function of the call). */
-@Injectable()
-export class McpRateLimitInterceptor implements NestInterceptor {
-  private readonly windows = new WeakMap<Function, Map<string, { count: number; resetAt: number }>>();
-
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const options = metadataOf<McpRateLimitOptions>(context, RATE_LIMIT_METADATA);
-    const call = callOf(context);
-    if (!options || !call) return next.handle();
-    const handler = context.getHandler();
-    let buckets = this.windows.get(handler);
-    if (!buckets) this.windows.set(handler, (buckets = new Map()));
-    const key = options.key?.(call) ?? call.context.principal ?? call.context.sessionId ?? '*';
-    const now = Date.now();
-    let bucket = buckets.get(key);
-    if (!bucket || bucket.resetAt <= now) {
-      if (buckets.size > 10_000) for (const [k, b] of buckets) if (b.resetAt <= now) buckets.delete(k);
-      bucket = { count: 0, resetAt: now + options.windowMs };
-      buckets.set(key, bucket);
-    }
-    if (++bucket.count > options.limit) {
-      const seconds = Math.ceil((bucket.resetAt - now) / 1000);
-      throw new HttpException(
-        `Rate limit for tool "${call.name}" reached: ${options.limit} call(s) per ${options.windowMs} ms. Try again in ${seconds} s.`,
-        HttpStatus.TOO_MANY_REQUESTS,
-      );
-    }
-    return next.handle();
-  }
-}
-
 /**
  * Cancels the call (its AbortSignal fires, an Observable handler is torn down) after `ms`
  * milliseconds; the model gets a readable tool error.
@@ -123,21 +73,34 @@ export function McpTimeout(ms: number): MethodDecorator & ClassDecorator {
 }
 
 /**
- * At most `max` calls of this handler run at once in this process; more are refused with a
- * readable tool error.
+ * At most `max` calls of this capability run at once (on a class: of each of its capabilities);
+ * more are refused with a readable tool error. Counted per capability, whatever the provider's
+ * scope; with the `redis` option, across every instance (leases of `limits.concurrencyLeaseMs`
+ * that a running call renews, so the slots of an instance that died come back).
  *
  * @publicApi
  */
 export function McpConcurrency(max: number): MethodDecorator & ClassDecorator {
-  return applyDecorators(SetMetadata(CONCURRENCY_METADATA, max), UseInterceptors(McpConcurrencyInterceptor));
+  if (!Number.isSafeInteger(max) || max < 1) {
+    throw new Error(`@McpConcurrency(${String(max)}): the limit must be a positive integer, such as @McpConcurrency(1).`);
+  }
+  return SetMetadata(CONCURRENCY_METADATA, max);
 }
 
 /**
- * At most `limit` calls per `windowMs` per key (by default the authenticated principal, else the
- * session); more are refused with a readable tool error.
+ * Shorthand for `@Throttle({ default: { limit, ttl: windowMs } })` of `@nestjs/throttler` (an
+ * optional peer dependency, needed once a limited capability is called): at most `limit` calls
+ * per `windowMs` per caller, through the app's ThrottlerModule storage (Redis with the `redis`
+ * option), refused with a readable tool error.
  *
  * @publicApi
  */
 export function McpRateLimit(options: McpRateLimitOptions): MethodDecorator & ClassDecorator {
-  return applyDecorators(SetMetadata(RATE_LIMIT_METADATA, options), UseInterceptors(McpRateLimitInterceptor));
+  const { limit, windowMs, key } = options ?? ({} as McpRateLimitOptions);
+  if (!Number.isSafeInteger(limit) || limit < 1 || !Number.isSafeInteger(windowMs) || windowMs < 1) {
+    throw new Error('@McpRateLimit needs a positive integer "limit" and "windowMs", such as @McpRateLimit({ limit: 5, windowMs: 60_000 }).');
+  }
+  const decorators = [SetMetadata(THROTTLE_LIMIT_DEFAULT, limit), SetMetadata(THROTTLE_TTL_DEFAULT, windowMs)];
+  if (key) decorators.push(SetMetadata(THROTTLE_TRACKER_DEFAULT, (_req: unknown, context: ExecutionContext) => key(context.getArgByIndex<McpCall>(2))));
+  return applyDecorators(...decorators);
 }

@@ -198,6 +198,11 @@ export interface McpLimitOptions {
    * 400 / -32602. @default 16384 (16 KiB)
    */
   initializeParamsBytes?: number;
+  /**
+   * With `redis`: how long an `@McpConcurrency` slot stays held by an instance that stopped
+   * renewing it (it died). A running call renews its lease every third of this. @default 30000
+   */
+  concurrencyLeaseMs?: number;
 }
 
 /** Limits after defaults. @internal */
@@ -214,6 +219,7 @@ export const DEFAULT_MCP_LIMITS: ResolvedMcpLimits = {
   subscriptionsPerSession: 100,
   sseBufferBytes: 1024 * 1024,
   initializeParamsBytes: 16 * 1024,
+  concurrencyLeaseMs: 30_000,
 };
 
 /** @publicApi */

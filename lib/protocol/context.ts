@@ -31,6 +31,8 @@ export interface RequestEnvelope {
   session?: McpSession;
   /** The transport's own request object (an HTTP request), for handlers that need headers. */
   transportRequest?: unknown;
+  /** Reads the caller's network address; a function, so that requests that never ask pay nothing. */
+  clientAddress?: () => string | undefined;
   /** Level below which `notifications/message` are dropped; undefined = send none. */
   logLevel?: LogLevel;
   /** Persists a legacy session's `logging/setLevel`. */
@@ -305,6 +307,13 @@ export class McpContext {
   /** The raw transport request (an Express/Node `IncomingMessage` over HTTP, undefined on stdio). */
   get request(): unknown {
     return this.envelope.transportRequest;
+  }
+  /**
+   * The caller's network address over HTTP: Express's `req.ip` (which honours 'trust proxy'),
+   * else the socket's remote address. Undefined where the transport has none (stdio, in-process).
+   */
+  get clientAddress(): string | undefined {
+    return this.envelope.clientAddress?.();
   }
   get progressToken(): string | number | undefined {
     const token = this.meta.progressToken;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { describeError, loadIoredis, RedisKeys, type McpRedisClient, type McpRedisOptions, type RedisLogger } from './redis-client.js';
+import { describeError, loadIoredis, RedisKeys, RedisScripts, type McpRedisClient, type McpRedisOptions, type RedisLogger } from './redis-client.js';
+import { HEARTBEAT } from './redis-scripts.js';
 import { RedisEventStore } from './redis-event.store.js';
 import { RedisNotificationBus } from './redis-notification.bus.js';
 import { RedisRelay } from './redis-relay.js';
@@ -49,6 +50,8 @@ export class McpRedisBackend {
   stateSecret?: Buffer;
   private heartbeat?: NodeJS.Timeout;
   private closed = false;
+  private readonly scripts: RedisScripts;
+  private readonly indexTtlMs: number;
 
   private constructor(
     readonly client: McpRedisClient,
@@ -61,6 +64,9 @@ export class McpRedisBackend {
     const maxEventsPerStream = options.maxEventsPerStream ?? 1000;
     const streamTtlMs = options.streamTtlMs ?? 5 * 60_000;
     const logger = settings.logger;
+    this.scripts = new RedisScripts(client);
+    // The indexes live as long as a session can, and at least until the next heartbeat.
+    this.indexTtlMs = Math.max(settings.idleTtlMs, HEARTBEAT_TTL_MS);
     this.sessions = new RedisSessionStore(client, keys, { idleTtlMs: settings.idleTtlMs, maxSessions: settings.maxSessions });
     this.events = new RedisEventStore(client, keys, {
       maxEventsPerStream,
@@ -82,6 +88,9 @@ export class McpRedisBackend {
     let client: McpRedisClient;
     if (options.client) {
       client = options.client;
+    } else if (options.cluster) {
+      const Cluster = await loadIoredisCluster();
+      client = new Cluster(options.cluster.nodes, { redisOptions: { maxRetriesPerRequest: 3 }, ...options.cluster.options });
     } else {
       const Redis = await loadIoredis();
       const connection = { maxRetriesPerRequest: 3, ...options.connection };
@@ -89,7 +98,14 @@ export class McpRedisBackend {
     }
     const subscriber = client.duplicate();
     const backend = new McpRedisBackend(client, subscriber, options.client === undefined, keys, options, settings);
-    const where = options.url !== undefined ? redactUrl(options.url) : options.client ? 'the given client' : 'the configured connection';
+    const where =
+      options.url !== undefined
+        ? redactUrl(options.url)
+        : options.client
+          ? 'the given client'
+          : options.cluster
+            ? `the cluster ${options.cluster.nodes.map((node) => (typeof node === 'string' ? redactUrl(node) : `${node.host}:${node.port}`)).join(', ')}`
+            : 'the configured connection';
     backend.reportErrors(settings.logger, where);
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === keys.relayChannel) backend.relay.dispatch(message);
@@ -151,7 +167,8 @@ export class McpRedisBackend {
   }
 
   private async beat(): Promise<void> {
-    await this.client.call('SET', this.keys.instance(this.instanceId), '1', 'PX', HEARTBEAT_TTL_MS);
+    const keys = [this.keys.instance(this.instanceId), this.keys.sessionIndex, this.keys.getStreams];
+    await this.scripts.run(HEARTBEAT, keys, [HEARTBEAT_TTL_MS, this.indexTtlMs]);
   }
 
   /**
@@ -176,6 +193,15 @@ export class McpRedisBackend {
     if (this.ownsClient) this.client.on('error', report);
     this.subscriber.on('error', report);
   }
+}
+
+/** `ioredis`'s Cluster class, loaded like the Redis class: only when a cluster is configured. */
+async function loadIoredisCluster(): Promise<new (nodes: unknown[], options?: Record<string, unknown>) => McpRedisClient> {
+  await loadIoredis();
+  const loaded = (await import('ioredis' as string)) as Record<string, unknown>;
+  const ctor = loaded.Cluster as (new (nodes: unknown[], options?: Record<string, unknown>) => McpRedisClient) | undefined;
+  if (typeof ctor !== 'function') throw new Error('McpModule: the installed "ioredis" package exports no Cluster class. Install ioredis 5 ("npm install ioredis@5").');
+  return ctor;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

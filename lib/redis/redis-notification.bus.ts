@@ -36,8 +36,7 @@ export class RedisNotificationBus implements McpNotificationBus {
         ? { jsonrpc: '2.0', method: changeNotificationMethod(event), params: { uri: event.uri } }
         : { jsonrpc: '2.0', method: changeNotificationMethod(event) };
     try {
-      await this.scripts.run(BUS_PUBLISH, [], [
-        this.keys.prefix,
+      await this.scripts.run(BUS_PUBLISH, [this.keys.getStreams], [
         JSON.stringify(event),
         JSON.stringify(notification),
         event.type === 'resource-updated' ? 'resource' : 'list',

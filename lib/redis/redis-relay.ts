@@ -76,8 +76,7 @@ export class RedisRelay implements McpRelay {
     // A new GET stream (or an unknown Last-Event-ID, as with one instance): it replaces the
     // session's previous stream, which ends wherever it is tailed.
     const streamId = newStreamId(sessionId);
-    await this.scripts.run(GET_STREAM_OPEN, [], [
-      this.keys.prefix,
+    await this.scripts.run(GET_STREAM_OPEN, [this.keys.getStreams, this.keys.streamMeta(streamId)], [
       sessionId,
       streamId,
       this.options.instanceId,
@@ -91,8 +90,7 @@ export class RedisRelay implements McpRelay {
 
   async sendToSession(sessionId: string, message: JsonRpcMessage): Promise<boolean> {
     try {
-      const sent = await this.scripts.run(SEND_TO_SESSION, [], [
-        this.keys.prefix,
+      const sent = await this.scripts.run(SEND_TO_SESSION, [this.keys.getStreams, this.keys.session(sessionId)], [
         sessionId,
         JSON.stringify(message),
         this.options.maxEventsPerStream,
@@ -207,13 +205,8 @@ export class RedisRelay implements McpRelay {
   private async drain(tail: Tail): Promise<void> {
     for (;;) {
       tail.again = false;
-      const [state, entries] = (await this.scripts.run(STREAM_TAIL, [], [
-        this.keys.prefix,
-        tail.streamId,
-        tail.sessionId,
-        tail.after,
-        BATCH,
-      ])) as [string, RedisStreamEntry[]];
+      const keys = [this.keys.streamMeta(tail.streamId), this.keys.stream(tail.streamId), this.keys.getStreams, this.keys.session(tail.sessionId)];
+      const [state, entries] = (await this.scripts.run(STREAM_TAIL, keys, [tail.streamId, tail.after, BATCH, tail.sessionId])) as [string, RedisStreamEntry[]];
       if (tail.closed) return;
       for (const [id, fields] of entries) {
         const index = fields.indexOf('m');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { REDIS_URL, redisAvailable } from '../../test/utils/redis.js';
+import { clusterRedis, deleteKeys, keysMatching, redisSuitesSkip, singleRedis, startRedisCluster, type RedisClusterHandle } from '../../test/utils/redis-cluster.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,25 +14,39 @@ import { NodeResponseSink } from '../transport/node-sink.js';
 
 
 
-const available = await redisAvailable();
-const skip = available ? false : `no Redis at ${REDIS_URL}`;
+const skip = await redisSuitesSkip();
+// The same suites run on the single Redis and on a 3-master Cluster this file starts.
+let cluster: RedisClusterHandle | undefined;
+if (!skip) cluster = await startRedisCluster();
+after(() => cluster?.stop());
+const targets = [singleRedis, clusterRedis(() => cluster!)];
 
 type Json = Record<string, any>;
+type Ioredis = Parameters<typeof keysMatching>[0];
 
-describe('Redis stores', { skip }, () => {
+/** Deletes what a suite wrote under its (tagged) prefix, on one Redis or every Cluster master. */
+async function clearPrefix(backend: McpRedisBackend): Promise<void> {
+  const client = backend.client as unknown as Ioredis;
+  await deleteKeys(client, await keysMatching(client, `${backend.keys.prefix}*`));
+}
+
+for (const target of targets) {
+
+describe(`Redis stores (${target.name})`, { skip }, () => {
   const prefix = `mcp-test:${randomBytes(6).toString('hex')}:`;
+  /** The prefix as the keys carry it: wrapped in a hash tag. */
+  const P = `{${prefix}}`;
   const settings = { name: 'spec', idleTtlMs: 60_000, maxSessions: 3, sharedStateSecret: true };
   let a: McpRedisBackend;
   let b: McpRedisBackend;
 
   before(async () => {
-    a = await McpRedisBackend.connect({ url: REDIS_URL, keyPrefix: prefix, maxEventsPerStream: 50 }, settings);
-    b = await McpRedisBackend.connect({ url: REDIS_URL, keyPrefix: prefix, maxEventsPerStream: 50 }, settings);
+    a = await McpRedisBackend.connect({ ...target.option(), keyPrefix: prefix, maxEventsPerStream: 50 }, settings);
+    b = await McpRedisBackend.connect({ ...target.option(), keyPrefix: prefix, maxEventsPerStream: 50 }, settings);
   });
 
   after(async () => {
-    const keys = (await a.client.call('KEYS', `${prefix}*`)) as string[];
-    if (keys.length) await a.client.call('DEL', ...keys);
+    await clearPrefix(a);
     await a.close();
     await b.close();
   });
@@ -45,7 +59,7 @@ describe('Redis stores', { skip }, () => {
   it('keeps sessions with an idle TTL, shared between instances', async () => {
     await a.sessions.create({ id: 's1', protocolVersion: '2025-11-25', capabilities: { roots: {} } });
     assert.deepEqual(await b.sessions.get('s1'), { id: 's1', protocolVersion: '2025-11-25', capabilities: { roots: {} } });
-    const ttl = (await a.client.call('PTTL', `${prefix}session:s1`)) as number;
+    const ttl = (await a.client.call('PTTL', `${P}session:s1`)) as number;
     assert.ok(ttl > 50_000 && ttl <= 60_000, `ttl ${ttl}`);
     await b.sessions.update({ id: 's1', protocolVersion: '2025-11-25', capabilities: {}, logLevel: 'error' });
     assert.equal((await a.sessions.get('s1'))?.logLevel, 'error');
@@ -91,22 +105,22 @@ describe('Redis stores', { skip }, () => {
     assert.equal(await b.events.replay('sess-A', 'garbage'), undefined);
     assert.equal(await b.events.replay('sess-A', `${newStreamId('sess-A')}.0`), undefined, 'unknown stream');
     await a.events.finish(streamId);
-    assert.equal(await a.client.call('HGET', `${prefix}stream:${streamId}:meta`, 'f'), '1');
+    assert.equal(await a.client.call('HGET', `${P}stream:${streamId}:meta`, 'f'), '1');
   });
 
   it('caps each stream and gives it a TTL', async () => {
     const streamId = a.events.openStream('sess-cap');
     for (let i = 0; i < 400; i++) await a.events.append(streamId, { jsonrpc: '2.0', method: 'n', params: { i } });
-    const length = (await a.client.call('XLEN', `${prefix}stream:${streamId}`)) as number;
+    const length = (await a.client.call('XLEN', `${P}stream:${streamId}`)) as number;
     assert.ok(length < 400 && length >= 50, `length ${length}`);
-    assert.ok(((await a.client.call('PTTL', `${prefix}stream:${streamId}`)) as number) > 0);
+    assert.ok(((await a.client.call('PTTL', `${P}stream:${streamId}`)) as number) > 0);
   });
 
   it('refuses a requestState nonce the second time, on any instance', async () => {
     const expiresAt = Date.now() + 5_000;
     assert.equal(await a.replayGuard.consume('nonce-1', expiresAt), true);
     assert.equal(await b.replayGuard.consume('nonce-1', expiresAt), false);
-    const ttl = (await a.client.call('PTTL', `${prefix}nonce:nonce-1`)) as number;
+    const ttl = (await a.client.call('PTTL', `${P}nonce:nonce-1`)) as number;
     assert.ok(ttl > 0 && ttl <= 5_000);
   });
 
@@ -144,7 +158,7 @@ describe('Redis stores', { skip }, () => {
     assert.equal(up.store.status, 'up');
     assert.equal(up.store.store, 'redis');
     assert.equal(typeof up.store.latencyMs, 'number');
-    const closed = await McpRedisBackend.connect({ url: REDIS_URL, keyPrefix: prefix }, settings);
+    const closed = await McpRedisBackend.connect({ ...target.option(), keyPrefix: prefix }, settings);
     await closed.close();
     const down = await new McpHealthIndicator(closed).isHealthy('store', { timeoutMs: 300 });
     assert.equal(down.store.status, 'down');
@@ -246,8 +260,9 @@ describe('Redis stores', { skip }, () => {
   });
 });
 
-describe('Redis event store bytes', { skip }, () => {
+describe(`Redis event store bytes (${target.name})`, { skip }, () => {
   const prefix = `mcp-test:${randomBytes(6).toString('hex')}:`;
+  const P = `{${prefix}}`;
   const settings = {
     name: 'spec',
     idleTtlMs: 60_000,
@@ -262,16 +277,15 @@ describe('Redis event store bytes', { skip }, () => {
   const size = (i: number) => JSON.stringify(message(i)).length;
   /** Bytes really held in a stream's Redis key (the JSON of its entries). */
   const held = async (streamId: string) => {
-    const entries = (await a.client.call('XRANGE', `${prefix}stream:${streamId}`, '-', '+')) as [string, string[]][];
+    const entries = (await a.client.call('XRANGE', `${P}stream:${streamId}`, '-', '+')) as [string, string[]][];
     return entries.reduce((n, [, fields]) => n + fields[1]!.length, 0);
   };
 
   before(async () => {
-    a = await McpRedisBackend.connect({ url: REDIS_URL, keyPrefix: prefix }, settings);
+    a = await McpRedisBackend.connect({ ...target.option(), keyPrefix: prefix }, settings);
   });
   after(async () => {
-    const keys = (await a.client.call('KEYS', `${prefix}*`)) as string[];
-    if (keys.length) await a.client.call('DEL', ...keys);
+    await clearPrefix(a);
     await a.close();
   });
 
@@ -300,7 +314,7 @@ describe('Redis event store bytes', { skip }, () => {
     const sum = kept.reduce((n, b) => n + b, 0);
     const stored = await a.events.storedBytes();
     assert.ok(stored <= 20_000, `the store counts ${stored} bytes`);
-    const total = (await Promise.all([...(((await a.client.call('HKEYS', `${prefix}eventbytes`)) as string[]))].map(held))).reduce((n, b) => n + b, 0);
+    const total = (await Promise.all([...(((await a.client.call('HKEYS', `${P}eventbytes`)) as string[]))].map(held))).reduce((n, b) => n + b, 0);
     assert.equal(stored, total, 'the count is what the streams hold');
     assert.ok(sum <= 20_000, `the sessions hold ${sum} bytes: ${kept.join(', ')}`);
     assert.equal(kept[0], 0, 'the oldest session lost its events first');
@@ -315,8 +329,8 @@ describe('Redis event store bytes', { skip }, () => {
     await a.events.dropSession('ending');
     assert.equal(await a.events.storedBytes(), before - size(1));
     assert.equal(await a.events.sessionBytes('ending'), 0);
-    assert.equal(await a.client.call('HEXISTS', `${prefix}eventbytes`, streamId), 0);
-    assert.equal(await a.client.call('EXISTS', `${prefix}sessionevents:ending`, `${prefix}sessionbytes:ending`, `${prefix}stream:${streamId}`), 0);
+    assert.equal(await a.client.call('HEXISTS', `${P}eventbytes`, streamId), 0);
+    assert.equal(await a.client.call('EXISTS', `${P}sessionevents:ending`, `${P}sessionbytes:ending`, `${P}stream:${streamId}`), 0);
   });
 
   it('forgets the bytes of streams whose keys expired, a few on each append, so neither the count nor the bookkeeping leaks', async () => {
@@ -329,26 +343,28 @@ describe('Redis event store bytes', { skip }, () => {
     }
     assert.ok((await a.events.storedBytes()) > start);
     // What the keys' TTL does when it runs out (the bookkeeping is not told).
-    for (const streamId of gone) await a.client.call('DEL', `${prefix}stream:${streamId}`, `${prefix}stream:${streamId}:meta`);
+    for (const streamId of gone) await a.client.call('DEL', `${P}stream:${streamId}`, `${P}stream:${streamId}:meta`);
     const live = a.events.openStream('expiring');
     for (let i = 0; i < 4; i++) await a.events.append(live, message(i));
-    for (const streamId of gone) assert.equal(await a.client.call('HEXISTS', `${prefix}eventbytes`, streamId), 0, 'an expired stream is forgotten');
+    for (const streamId of gone) assert.equal(await a.client.call('HEXISTS', `${P}eventbytes`, streamId), 0, 'an expired stream is forgotten');
     assert.equal(await a.events.sessionBytes('expiring'), 4 * size(0), 'the session counts only its live stream');
-    const total = (await Promise.all([...(((await a.client.call('HKEYS', `${prefix}eventbytes`)) as string[]))].map(held))).reduce((n, b) => n + b, 0);
+    const total = (await Promise.all([...(((await a.client.call('HKEYS', `${P}eventbytes`)) as string[]))].map(held))).reduce((n, b) => n + b, 0);
     assert.equal(await a.events.storedBytes(), total, 'the total counts only the streams Redis holds');
-    assert.ok(((await a.client.call('PTTL', `${prefix}eventtotal`)) as number) > 0, 'the bookkeeping expires too');
-    assert.ok(((await a.client.call('PTTL', `${prefix}sessionbytes:expiring`)) as number) > 0);
+    assert.ok(((await a.client.call('PTTL', `${P}eventtotal`)) as number) > 0, 'the bookkeeping expires too');
+    assert.ok(((await a.client.call('PTTL', `${P}sessionbytes:expiring`)) as number) > 0);
   });
 
   it('starts a stream written again after its key expired from zero', async () => {
     const streamId = a.events.openStream('again');
     await a.events.append(streamId, message(1));
-    await a.client.call('DEL', `${prefix}stream:${streamId}`);
+    await a.client.call('DEL', `${P}stream:${streamId}`);
     await a.events.append(streamId, message(2));
-    assert.equal(await a.client.call('HGET', `${prefix}eventbytes`, streamId), String(size(2)));
+    assert.equal(await a.client.call('HGET', `${P}eventbytes`, streamId), String(size(2)));
     assert.equal(await a.events.sessionBytes('again'), size(2));
   });
 });
+
+}
 
 describe('event ids', () => {
   it('parse only for their own session', () => {

@@ -1,11 +1,12 @@
 /**
  * Two real app processes sharing one Redis, behind a round-robin proxy written here: sessions,
  * GET streams, notifications, elicitation answers and failover must not care which instance a
- * request reaches. Needs Redis at REDIS_URL (default 127.0.0.1:6379): skipped without it, except
- * under CI=true where a missing Redis fails the run.
+ * request reaches. Runs twice: on the Redis at REDIS_URL (default 127.0.0.1:6379) and on a
+ * 3-master Redis Cluster this file starts (redis-server and redis-cli on PATH). Skipped without
+ * them, except under CI=true where a missing Redis or redis-server fails the run.
  */
 import assert from 'node:assert/strict';
-import { REDIS_URL, redisAvailable } from '../utils/redis.js';
+import { clusterRedis, keysMatching, redisSuitesSkip, singleRedis, startRedisCluster, type RedisClusterHandle, type RedisTarget } from '../utils/redis-cluster.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
@@ -14,7 +15,6 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Redis } from 'ioredis';
 import { connectSdkClient, modernHeaders, modernMeta, modernRpc, rpc } from '../utils/clients.js';
 import { readSse, type SseEvent } from '../utils/sse.js';
 
@@ -24,7 +24,10 @@ const APP = fileURLToPath(new URL('../fixtures/scale-out.app.js', import.meta.ur
 const ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
 
-const skip = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
+const skip = await redisSuitesSkip();
+let cluster: RedisClusterHandle | undefined;
+if (!skip) cluster = await startRedisCluster();
+after(() => cluster?.stop());
 
 /** One app process. */
 class Instance {
@@ -36,11 +39,12 @@ class Instance {
   constructor(
     readonly name: string,
     private readonly prefix: string,
+    private readonly target: RedisTarget,
   ) {}
 
   async start(): Promise<void> {
     const child = spawn(process.execPath, ['--enable-source-maps', APP], {
-      env: { ...process.env, REDIS_URL, MCP_KEY_PREFIX: this.prefix, INSTANCE: this.name, PORT: '0' },
+      env: { ...process.env, ...this.target.env(), MCP_KEY_PREFIX: this.prefix, INSTANCE: this.name, PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
@@ -209,15 +213,18 @@ async function waitFor(predicate: () => boolean, ms = 3000, what = 'condition'):
 
 const messagesOf = (events: SseEvent[]): Json[] => events.filter((e) => e.data !== '' && typeof e.data === 'object').map((e) => e.data as Json);
 
-describe('scale-out: two instances, one Redis, a round-robin proxy', { skip }, () => {
+for (const target of [singleRedis, clusterRedis(() => cluster!)])
+describe(`scale-out: two instances, one Redis (${target.name}), a round-robin proxy`, { skip }, () => {
   const prefix = `mcp-e2e:${randomBytes(6).toString('hex')}:`;
-  const a = new Instance('A', prefix);
-  const b = new Instance('B', prefix);
+  /** The prefix as the keys carry it: wrapped in a hash tag. */
+  const P = `{${prefix}}`;
+  const a = new Instance('A', prefix, target);
+  const b = new Instance('B', prefix, target);
   const proxy = new RoundRobinProxy([a, b]);
-  let redis: Redis;
+  let redis: Awaited<ReturnType<RedisTarget['client']>>;
 
   before(async () => {
-    redis = new Redis(REDIS_URL);
+    redis = await target.client();
     await Promise.all([a.start(), b.start()]);
     await proxy.start();
   });
@@ -225,8 +232,7 @@ describe('scale-out: two instances, one Redis, a round-robin proxy', { skip }, (
   after(async () => {
     await proxy.stop();
     await Promise.all([a.stop(), b.stop()]);
-    const keys = (await redis.keys(`${prefix}*`)) as string[];
-    if (keys.length) await redis.del(...keys);
+    for (const key of await keysMatching(redis, `${P}*`)) await redis.del(key);
     await redis.quit();
   });
 
@@ -362,10 +368,10 @@ describe('scale-out: two instances, one Redis, a round-robin proxy', { skip }, (
   });
 
   it('keeps every key under a TTL (except the one shared requestState secret)', async () => {
-    const keys = (await redis.keys(`${prefix}*`)) as string[];
+    const keys = await keysMatching(redis, `${P}*`);
     assert.ok(keys.length > 0);
     const untimed: string[] = [];
-    for (const key of keys) if ((await redis.pttl(key)) < 0 && key !== `${prefix}state-secret`) untimed.push(key);
+    for (const key of keys) if ((await redis.pttl(key)) < 0 && key !== `${P}state-secret`) untimed.push(key);
     assert.deepEqual(untimed, []);
   });
 

@@ -15,6 +15,8 @@
  *   P..'sessions'           ZSET, all scores 0, members '<owner tag>:<id>' of live (and a few
  *                           expired) sessions, plus the member '' the heartbeat keeps: ZLEXCOUNT
  *                           counts one owner's sessions, ZCARD all of them
+ *   P..'owned:'..tag        ZSET member → lower bound of the session's deadline, of one owner
+ *                           at its cap, kept by SESSION_ADMIT only, PX idle TTL
  *   P..'sessionsfull'       set while every session in the index is live and the index is full,
  *                           PX until the first could expire: refusals then cost no scan
  *   P..'getstreams'         HASH session id → id of its current GET stream (field '' kept by the
@@ -54,44 +56,96 @@ local function endSession(member, id)
 end`;
 
 /**
- * KEYS: P..'sessions', P..'session:'..id, P..'sessionsfull'. ARGV: member, owner tag ('' for no
- * cap), maxPerOwner, maxSessions. Run only when the pipelined create (SET, ZADD, ZLEXCOUNT,
- * ZCARD) counted more than a cap allows: the counts include entries of expired sessions, which
- * this drops. Within the owner's cap it ends that owner's least recently used sessions (smallest
- * remaining TTL: expired ones are gone already), never another owner's; then, beyond maxSessions
+ * KEYS: P..'sessions', P..'session:'..id, P..'sessionsfull', P..'owned:'..tag. ARGV: member, owner
+ * tag ('' for no cap), maxPerOwner, maxSessions, idleTtlMs. Run only when the pipelined create
+ * (SET, ZADD, ZLEXCOUNT, ZCARD) counted more than a cap allows: the counts include entries of
+ * expired sessions, which this drops. Within the owner's cap it ends that owner's least recently
+ * used sessions (expired ones are dropped first), never another owner's; then, beyond maxSessions
  * live sessions, it withdraws the new one. Returns { admitted (1 or 0), ids it ended }.
+ *
+ * The owner's order of last use comes from its sessions' remaining TTLs, kept between runs in
+ * P..'owned:'..tag as lower bounds of each session's deadline (a request only pushes a deadline
+ * later). The entry with the smallest bound whose bound is still exact is the least recently used
+ * one; a stale bound is raised and the next one tried. So a flood of creates from one owner reads
+ * one TTL per create, not one per session of the owner.
  */
 export const SESSION_ADMIT = `
 ${prefixFrom('sessions')}
 local index, mine, tag = KEYS[1], ARGV[1], ARGV[2]
-local perOwner, max = tonumber(ARGV[3]), tonumber(ARGV[4])
+local perOwner, max, idle = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 ${END_SESSION}
 local idOf = function(member) return string.sub(member, string.find(member, ':', 1, true) + 1) end
+-- Milliseconds left of a session (-2 once it is gone).
+local function remaining(member)
+  local left = redis.call('PTTL', p .. 'session:' .. idOf(member))
+  if left == -1 then return idle end
+  return left
+end
 local evicted = {}
 if tag ~= '' then
-  local live = {}
-  for _, member in ipairs(redis.call('ZRANGEBYLEX', index, '[' .. tag .. ':', '(' .. tag .. ';')) do
-    if member ~= mine then
-      local left = redis.call('PTTL', p .. 'session:' .. idOf(member))
-      if left < 0 then redis.call('ZREM', index, member) else live[#live + 1] = { member, left } end
+  local cache = KEYS[4]
+  local clock = redis.call('TIME')
+  local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+  local members = redis.call('ZRANGEBYLEX', index, '[' .. tag .. ':', '(' .. tag .. ';')
+  local count = #members
+  if count > perOwner then
+    -- Sessions created since the last run have no bound yet (the new one included: its TTL was
+    -- set by the pipelined SET a moment ago, and a bound must never exceed the deadline).
+    for i = 1, #members, 500 do
+      local chunk = {}
+      for j = i, math.min(i + 499, #members) do chunk[#chunk + 1] = members[j] end
+      local bounds = redis.call('ZMSCORE', cache, unpack(chunk))
+      for j = 1, #chunk do
+        if not bounds[j] then
+          local member = chunk[j]
+          local left = remaining(member)
+          if left < 0 then
+            redis.call('ZREM', index, member)
+            count = count - 1
+          else
+            redis.call('ZADD', cache, now + left, member)
+          end
+        end
+      end
     end
+    while count > perOwner do
+      local first = redis.call('ZRANGE', cache, 0, 1, 'WITHSCORES')
+      local member, bound = first[1], tonumber(first[2])
+      if member == mine then member, bound = first[3], tonumber(first[4]) end
+      if not member then break end
+      local left = remaining(member)
+      if left < 0 then
+        redis.call('ZREM', cache, member)
+        if redis.call('ZREM', index, member) == 1 then count = count - 1 end
+      elseif now + left > bound + 2 then
+        redis.call('ZADD', cache, now + left, member)
+      else
+        endSession(member, idOf(member))
+        redis.call('ZREM', cache, member)
+        redis.call('DEL', KEYS[3])
+        evicted[#evicted + 1] = idOf(member)
+        count = count - 1
+      end
+    end
+    redis.call('PEXPIRE', cache, idle)
   end
-  table.sort(live, function(x, y) return x[2] < y[2] end)
-  local excess = #live + 1 - perOwner
-  for i = 1, excess do
-    endSession(live[i][1], idOf(live[i][1]))
-    evicted[#evicted + 1] = idOf(live[i][1])
-  end
-  if excess > 0 then redis.call('DEL', KEYS[3]) end
 end
 local count = function() return redis.call('ZCARD', index) - (redis.call('ZSCORE', index, '') and 1 or 0) end
 if count() > max and redis.call('EXISTS', KEYS[3]) == 0 then
-  local soonest
-  for _, member in ipairs(redis.call('ZRANGE', index, 0, -1)) do
-    if member ~= '' and member ~= mine then
-      local left = redis.call('PTTL', p .. 'session:' .. idOf(member))
+  -- Drops expired entries until the count fits; when none is left to drop, every session is
+  -- live and the index is full until the soonest one expires (or one ends): recorded, so that
+  -- the refusals until then cost no scan.
+  local soonest, from = nil, 0
+  while count() > max do
+    local chunk = redis.call('ZRANGE', index, from, from + 99)
+    if #chunk == 0 then break end
+    for _, member in ipairs(chunk) do
+      local left = (member ~= '' and member ~= mine) and remaining(member) or idle
       if left < 0 then redis.call('ZREM', index, member)
-      elseif not soonest or left < soonest then soonest = left end
+      else
+        from = from + 1
+        if member ~= '' and member ~= mine and (not soonest or left < soonest) then soonest = left end
+      end
     end
   end
   if count() > max and soonest then redis.call('SET', KEYS[3], '1', 'PX', math.max(1, soonest)) end

@@ -53,8 +53,8 @@ export class RedisSessionStore implements McpSessionStore {
     if ((tag === '-' || owned <= limits!.maxPerOwner) && total <= this.options.maxSessions) return { created: true };
     const [admitted, evicted] = (await this.scripts.run(
       SESSION_ADMIT,
-      [index, key, this.keys.sessionsFull],
-      [member, tag === '-' ? '' : tag, limits?.maxPerOwner ?? 0, this.options.maxSessions],
+      [index, key, this.keys.sessionsFull, `${this.keys.prefix}owned:${tag}`],
+      [member, tag === '-' ? '' : tag, limits?.maxPerOwner ?? 0, this.options.maxSessions, this.options.idleTtlMs],
     )) as [number, string[]];
     for (const id of evicted) {
       this.options.onEvict?.(id, 'capacity');

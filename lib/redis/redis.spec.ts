@@ -89,6 +89,33 @@ describe(`Redis stores (${target.name})`, { skip }, () => {
     for (const id of ['e1', 'e2', 'e5']) assert.equal(await a.sessions.delete(id), true);
   });
 
+  it('ends the least recently used session of an owner at its cap, also after the order changed since the last eviction', async () => {
+    const owned = (id: string) => ({ id, protocolVersion: '2025-11-25', capabilities: {}, owner: 'principal:lru' });
+    // Distinct milliseconds: the order of last use is read from the sessions' remaining TTLs.
+    const tick = () => new Promise((r) => setTimeout(r, 5));
+    const ended: string[] = [];
+    // Each instance reports the sessions its own creates ended.
+    const stops = [a, b].map((backend) => backend.sessions.onSessionEnd((id) => ended.push(id)));
+    for (const id of ['l1', 'l2', 'l3']) {
+      assert.deepEqual(await a.sessions.create(owned(id), { maxPerOwner: 2 }), { created: true });
+      await tick();
+    }
+    assert.deepEqual(ended, ['l1'], 'the oldest went first');
+    await b.sessions.get('l2'); // l3 is now the least recently used
+    await tick();
+    assert.deepEqual(await b.sessions.create(owned('l4'), { maxPerOwner: 2 }), { created: true });
+    await tick();
+    await a.sessions.get('l4');
+    await tick();
+    await a.sessions.get('l2'); // l4 next
+    await tick();
+    assert.deepEqual(await a.sessions.create(owned('l5'), { maxPerOwner: 2 }), { created: true });
+    for (const stop of stops) stop();
+    assert.deepEqual(ended, ['l1', 'l3', 'l4']);
+    for (const id of ['l2', 'l5']) assert.equal(await a.sessions.delete(id), true, id);
+    for (const id of ['l1', 'l3', 'l4']) assert.equal(await a.sessions.get(id), undefined, id);
+  });
+
   it('stores SSE events in order, replays after an id, and binds streams to their session', async () => {
     const streamId = a.events.openStream('sess-A');
     assert.equal(typeof streamId, 'string', 'openStream is synchronous');

@@ -62,12 +62,13 @@ export class McpRedisBackend {
     settings: RedisBackendSettings,
   ) {
     const maxEventsPerStream = options.maxEventsPerStream ?? 1000;
+    const shardedPubSub = shardedPubSubOf(options);
     const streamTtlMs = options.streamTtlMs ?? 5 * 60_000;
     const logger = settings.logger;
     this.scripts = new RedisScripts(client);
     // The indexes live as long as a session can, and at least until the next heartbeat.
     this.indexTtlMs = Math.max(settings.idleTtlMs, HEARTBEAT_TTL_MS);
-    this.sessions = new RedisSessionStore(client, keys, { idleTtlMs: settings.idleTtlMs, maxSessions: settings.maxSessions });
+    this.sessions = new RedisSessionStore(client, keys, { idleTtlMs: settings.idleTtlMs, maxSessions: settings.maxSessions, shardedPubSub });
     this.events = new RedisEventStore(client, keys, {
       maxEventsPerStream,
       maxBytesPerStream: settings.eventStoreBytesPerStream,
@@ -76,10 +77,11 @@ export class McpRedisBackend {
       ttlMs: streamTtlMs,
       instanceId: this.instanceId,
       logger,
+      shardedPubSub,
     });
-    this.bus = new RedisNotificationBus(client, keys, { maxEventsPerStream, streamTtlMs, logger });
+    this.bus = new RedisNotificationBus(client, keys, { maxEventsPerStream, streamTtlMs, logger, shardedPubSub });
     this.replayGuard = new RedisReplayGuard(client, keys);
-    this.relay = new RedisRelay(client, keys, { instanceId: this.instanceId, maxEventsPerStream, streamTtlMs, idleTtlMs: settings.idleTtlMs, logger });
+    this.relay = new RedisRelay(client, keys, { instanceId: this.instanceId, maxEventsPerStream, streamTtlMs, idleTtlMs: settings.idleTtlMs, logger, shardedPubSub });
   }
 
   /** Connects (or adopts `options.client`), checks Redis answers, and subscribes. */
@@ -90,7 +92,7 @@ export class McpRedisBackend {
       client = options.client;
     } else if (options.cluster) {
       const Cluster = await loadIoredisCluster();
-      client = new Cluster(options.cluster.nodes, { redisOptions: { maxRetriesPerRequest: 3 }, ...options.cluster.options });
+      client = new Cluster(options.cluster.nodes, { redisOptions: { maxRetriesPerRequest: 3 }, shardedSubscribers: shardedPubSubOf(options), ...options.cluster.options });
     } else {
       const Redis = await loadIoredis();
       const connection = { maxRetriesPerRequest: 3, ...options.connection };
@@ -107,15 +109,21 @@ export class McpRedisBackend {
             ? `the cluster ${options.cluster.nodes.map((node) => (typeof node === 'string' ? redactUrl(node) : `${node.host}:${node.port}`)).join(', ')}`
             : 'the configured connection';
     backend.reportErrors(settings.logger, where);
-    subscriber.on('message', (channel: string, message: string) => {
+    const sharded = shardedPubSubOf(options);
+    subscriber.on(sharded ? 'smessage' : 'message', (channel: string, message: string) => {
       if (channel === keys.relayChannel) backend.relay.dispatch(message);
       else if (channel === keys.busChannel) backend.bus.dispatch(message);
     });
     // ioredis subscribes again after a reconnect; pokes sent meanwhile were lost, so re-read.
     subscriber.on('ready', () => backend.relay.catchUp());
+    if (sharded) subscriber.on('subscribersReady', () => backend.relay.catchUp());
     try {
       await withTimeout(
-        Promise.all([client.call('PING'), subscriber.subscribe(keys.busChannel, keys.relayChannel)]),
+        Promise.all([
+          client.call('PING'),
+          // Both channels carry the prefix's hash tag: one slot, so one sharded subscription.
+          sharded ? shardedSubscribe(subscriber, keys) : subscriber.subscribe(keys.busChannel, keys.relayChannel),
+        ]),
         settings.connectTimeoutMs ?? 5_000,
       );
       if (settings.sharedStateSecret) backend.stateSecret = await backend.sharedSecret();
@@ -193,6 +201,18 @@ export class McpRedisBackend {
     if (this.ownsClient) this.client.on('error', report);
     this.subscriber.on('error', report);
   }
+}
+
+/** Sharded pub/sub is the default on a Cluster the module connects to itself. */
+function shardedPubSubOf(options: McpRedisOptions): boolean {
+  return options.shardedPubSub ?? options.cluster !== undefined;
+}
+
+function shardedSubscribe(subscriber: McpRedisClient, keys: RedisKeys): Promise<unknown> {
+  if (typeof subscriber.ssubscribe !== 'function') {
+    return Promise.reject(new Error('"redis.shardedPubSub" needs a client with ssubscribe (ioredis 5.4 or later); upgrade ioredis or set shardedPubSub: false'));
+  }
+  return subscriber.ssubscribe(keys.busChannel, keys.relayChannel);
 }
 
 /** `ioredis`'s Cluster class, loaded like the Redis class: only when a cluster is configured. */

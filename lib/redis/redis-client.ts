@@ -10,6 +10,8 @@ export interface McpRedisClient {
   call(command: string, ...args: Array<string | number | Buffer>): Promise<unknown>;
   duplicate(): McpRedisClient;
   subscribe(...channels: string[]): Promise<unknown>;
+  /** Sharded pub/sub (ioredis 5.4+), used with `shardedPubSub`. */
+  ssubscribe?(...channels: string[]): Promise<unknown>;
   on(event: string, listener: (...args: any[]) => void): unknown;
   quit(): Promise<unknown>;
   disconnect(): void;
@@ -35,6 +37,13 @@ export interface McpRedisOptions {
    * `Cluster` options. Every key carries the prefix's hash tag, so one deployment lives in one slot.
    */
   cluster?: { nodes: Array<string | { host: string; port: number }>; options?: Record<string, unknown> };
+  /**
+   * Sharded pub/sub (SPUBLISH/SSUBSCRIBE, Redis 7): in a Cluster a message then stays on the shard
+   * of the deployment's slot instead of being broadcast to every node. A `client` that is an
+   * ioredis `Cluster` needs `shardedSubscribers: true` for it.
+   * @default true with `cluster`, false otherwise
+   */
+  shardedPubSub?: boolean;
   /**
    * An existing `ioredis` client (`new Redis(...)` or `new Cluster(...)`). The module duplicates it for pub/sub and never closes it;
    * closing it is up to you, after the application has shut down.
@@ -75,21 +84,26 @@ export async function loadIoredis(): Promise<new (...args: unknown[]) => McpRedi
  * (NOSCRIPT), so each call sends the digest rather than the source.
  */
 export class RedisScripts {
-  private readonly digests = new Map<string, string>();
+  private readonly digests = new Map<string, { sha: string; source: string }>();
 
-  constructor(private readonly client: McpRedisClient) {}
+  /** `sharded`: the scripts publish with SPUBLISH (sharded pub/sub, Redis 7) instead of PUBLISH. */
+  constructor(
+    private readonly client: McpRedisClient,
+    private readonly sharded = false,
+  ) {}
 
   async run(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    let sha = this.digests.get(script);
-    if (sha === undefined) {
-      sha = createHash('sha1').update(script).digest('hex');
-      this.digests.set(script, sha);
+    let loaded = this.digests.get(script);
+    if (loaded === undefined) {
+      const source = this.sharded ? script.replaceAll("redis.call('PUBLISH',", "redis.call('SPUBLISH',") : script;
+      loaded = { sha: createHash('sha1').update(source).digest('hex'), source };
+      this.digests.set(script, loaded);
     }
     try {
-      return await this.client.call('EVALSHA', sha, keys.length, ...keys, ...args);
+      return await this.client.call('EVALSHA', loaded.sha, keys.length, ...keys, ...args);
     } catch (error) {
       if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-      return this.client.call('EVAL', script, keys.length, ...keys, ...args);
+      return this.client.call('EVAL', loaded.source, keys.length, ...keys, ...args);
     }
   }
 }
@@ -202,6 +216,7 @@ export function redisOptionProblems(options: {
   if (redis.keyPrefix !== undefined && (typeof redis.keyPrefix !== 'string' || redis.keyPrefix.length === 0 || /\s/.test(redis.keyPrefix))) {
     problems.push('"redis.keyPrefix" must be a non-empty string without spaces');
   }
+  if (redis.shardedPubSub !== undefined && typeof redis.shardedPubSub !== 'boolean') problems.push('"redis.shardedPubSub" must be true or false');
   for (const key of ['maxEventsPerStream', 'streamTtlMs'] as const) {
     const value = redis[key];
     if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) problems.push(`"redis.${key}" must be a positive integer`);

@@ -16,6 +16,8 @@ export interface RedisEventStoreOptions {
   /** This instance's id, recorded as the owner of the streams it opens. */
   instanceId: string;
   logger?: RedisLogger;
+  /** Publish with SPUBLISH (sharded pub/sub) rather than PUBLISH. @default false */
+  shardedPubSub?: boolean;
 }
 
 const TAG_LENGTH = 8;
@@ -66,7 +68,7 @@ export class RedisEventStore implements McpEventStore {
     private readonly keys: RedisKeys,
     private readonly options: RedisEventStoreOptions,
   ) {
-    this.scripts = new RedisScripts(client);
+    this.scripts = new RedisScripts(client, options.shardedPubSub);
   }
 
   /**

@@ -12,6 +12,8 @@ export interface RedisRelayOptions {
   /** Session idle timeout: the GET-stream index lives as long as its sessions. */
   idleTtlMs: number;
   logger?: RedisLogger;
+  /** Publish with SPUBLISH (sharded pub/sub) rather than PUBLISH. @default false */
+  shardedPubSub?: boolean;
 }
 
 /** Entries read per round trip while a tail catches up. */
@@ -57,7 +59,11 @@ export class RedisRelay implements McpRelay {
     private readonly keys: RedisKeys,
     private readonly options: RedisRelayOptions,
   ) {
-    this.scripts = new RedisScripts(client);
+    this.scripts = new RedisScripts(client, options.shardedPubSub);
+  }
+
+  private get publish(): string {
+    return this.options.shardedPubSub ? 'SPUBLISH' : 'PUBLISH';
   }
 
   async serveStream(sink: McpResponseSink, request: McpRelayStreamRequest): Promise<void> {
@@ -111,7 +117,7 @@ export class RedisRelay implements McpRelay {
       const streamId = (await this.client.call('HGET', this.keys.getStreams, sessionId)) as string | null;
       if (streamId === null) return;
       await this.client.call('HDEL', this.keys.getStreams, sessionId);
-      await this.client.call('PUBLISH', this.keys.relayChannel, `s ${streamId}`);
+      await this.client.call(this.publish, this.keys.relayChannel, `s ${streamId}`);
     } catch (error) {
       this.options.logger?.warn(`Could not end the GET stream of a deleted session in Redis: ${describeError(error)}`);
     }
@@ -119,7 +125,7 @@ export class RedisRelay implements McpRelay {
 
   async publishResponse(response: JsonRpcResponse, sessionId: string | undefined): Promise<void> {
     try {
-      await this.client.call('PUBLISH', this.keys.relayChannel, `r ${JSON.stringify({ response, sessionId: sessionId ?? null })}`);
+      await this.client.call(this.publish, this.keys.relayChannel, `r ${JSON.stringify({ response, sessionId: sessionId ?? null })}`);
     } catch (error) {
       this.options.logger?.error(`Could not route a client's answer through Redis: ${describeError(error)}`);
     }

@@ -8,6 +8,8 @@ export interface RedisSessionStoreOptions {
   /** Most live sessions in all; beyond it `create` refuses (after dropping expired ones). */
   maxSessions: number;
   onEvict?: (sessionId: string, reason: 'capacity') => void;
+  /** Publish with SPUBLISH (sharded pub/sub) rather than PUBLISH. @default false */
+  shardedPubSub?: boolean;
 }
 
 /**
@@ -32,7 +34,7 @@ export class RedisSessionStore implements McpSessionStore {
     private readonly keys: RedisKeys,
     private readonly options: RedisSessionStoreOptions,
   ) {
-    this.scripts = new RedisScripts(client);
+    this.scripts = new RedisScripts(client, options.shardedPubSub);
   }
 
   async create(session: McpSession, limits?: McpSessionCreateOptions): Promise<McpSessionCreateResult> {

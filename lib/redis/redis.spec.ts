@@ -164,6 +164,20 @@ describe(`Redis stores (${target.name})`, { skip }, () => {
     ]);
   });
 
+  it(`listens with ${target.name === 'cluster' ? 'sharded pub/sub (SSUBSCRIBE) on the slot of its keys' : 'plain pub/sub'}`, async () => {
+    const client = a.client as unknown as Ioredis;
+    const nodes = 'nodes' in client && typeof client.nodes === 'function' ? client.nodes('master') : [client];
+    const listed = async (kind: 'CHANNELS' | 'SHARDCHANNELS') =>
+      (await Promise.all(nodes.map((node) => node.call('PUBSUB', kind, `${P}*`) as Promise<string[]>))).flat().sort();
+    const wanted = [`${P}bus`, `${P}relay`];
+    if (target.name === 'cluster') {
+      assert.deepEqual([...new Set(await listed('SHARDCHANNELS'))], wanted);
+      assert.deepEqual(await listed('CHANNELS'), []);
+    } else {
+      assert.deepEqual(await listed('CHANNELS'), wanted);
+    }
+  });
+
   it('rejects bad redis options with reasons', () => {
     assert.deepEqual(redisOptionProblems({}), []);
     const problems = redisOptionProblems({ redis: { url: 5 as never, keyPrefix: '' }, notificationBus: {}, sessions: { store: {} } }).join('; ');

@@ -601,6 +601,11 @@ console.log(table);
 console.log('\nTargets:');
 for (const t of targets) console.log(`  ${t.ok ? 'met ' : 'MISS'}  ${t.target}: ${t.value}`);
 
+// Redis commands per operation (bench/redis-commands.mjs, also `npm run bench:redis`).
+const redisCommands = spawnSync(process.execPath, [join(benchDir, 'redis-commands.mjs')], { env: { ...process.env, BENCH_DIST: config.dist }, encoding: 'utf8' });
+console.log(redisCommands.stdout || `Redis commands per operation: not measured (${(redisCommands.stderr || redisCommands.error?.message || '').trim().split('\n').at(-1)})`);
+targets.push({ target: 'Redis commands per operation (2026-07-28 tools/call 0, legacy tools/call ≤ 2, session open ≤ 4)', value: redisCommands.status === 0 ? 'met' : 'missed or not measured', ok: redisCommands.status === 0 });
+
 const output = previous
   ? { ...previous, summary, targets, table }
   : {
@@ -612,6 +617,7 @@ const output = previous
       runs,
       targets,
       table,
+      redisCommands: redisCommands.stdout?.trim().split('\n') ?? [],
       elapsedSeconds: Math.round((Date.now() - started) / 1000),
       waitedForQuietSeconds: Math.round(waitedMs / 1000),
     };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { describeError, loadIoredis, RedisKeys, type McpRedisClient, type McpRedisOptions, type RedisLogger } from './redis-client.js';
+import { describeError, loadIoredis, RedisKeys, RedisScripts, type McpRedisClient, type McpRedisOptions, type RedisLogger } from './redis-client.js';
+import { HEARTBEAT } from './redis-scripts.js';
 import { RedisEventStore } from './redis-event.store.js';
 import { RedisNotificationBus } from './redis-notification.bus.js';
 import { RedisRelay } from './redis-relay.js';
@@ -49,6 +50,8 @@ export class McpRedisBackend {
   stateSecret?: Buffer;
   private heartbeat?: NodeJS.Timeout;
   private closed = false;
+  private readonly scripts: RedisScripts;
+  private readonly indexTtlMs: number;
 
   private constructor(
     readonly client: McpRedisClient,
@@ -59,9 +62,13 @@ export class McpRedisBackend {
     settings: RedisBackendSettings,
   ) {
     const maxEventsPerStream = options.maxEventsPerStream ?? 1000;
+    const shardedPubSub = shardedPubSubOf(options);
     const streamTtlMs = options.streamTtlMs ?? 5 * 60_000;
     const logger = settings.logger;
-    this.sessions = new RedisSessionStore(client, keys, { idleTtlMs: settings.idleTtlMs, maxSessions: settings.maxSessions });
+    this.scripts = new RedisScripts(client);
+    // The indexes live as long as a session can, and at least until the next heartbeat.
+    this.indexTtlMs = Math.max(settings.idleTtlMs, HEARTBEAT_TTL_MS);
+    this.sessions = new RedisSessionStore(client, keys, { idleTtlMs: settings.idleTtlMs, maxSessions: settings.maxSessions, shardedPubSub });
     this.events = new RedisEventStore(client, keys, {
       maxEventsPerStream,
       maxBytesPerStream: settings.eventStoreBytesPerStream,
@@ -70,10 +77,11 @@ export class McpRedisBackend {
       ttlMs: streamTtlMs,
       instanceId: this.instanceId,
       logger,
+      shardedPubSub,
     });
-    this.bus = new RedisNotificationBus(client, keys, { maxEventsPerStream, streamTtlMs, logger });
+    this.bus = new RedisNotificationBus(client, keys, { maxEventsPerStream, streamTtlMs, logger, shardedPubSub });
     this.replayGuard = new RedisReplayGuard(client, keys);
-    this.relay = new RedisRelay(client, keys, { instanceId: this.instanceId, maxEventsPerStream, streamTtlMs, idleTtlMs: settings.idleTtlMs, logger });
+    this.relay = new RedisRelay(client, keys, { instanceId: this.instanceId, maxEventsPerStream, streamTtlMs, idleTtlMs: settings.idleTtlMs, logger, shardedPubSub });
   }
 
   /** Connects (or adopts `options.client`), checks Redis answers, and subscribes. */
@@ -82,6 +90,9 @@ export class McpRedisBackend {
     let client: McpRedisClient;
     if (options.client) {
       client = options.client;
+    } else if (options.cluster) {
+      const Cluster = await loadIoredisCluster();
+      client = new Cluster(options.cluster.nodes, { redisOptions: { maxRetriesPerRequest: 3 }, shardedSubscribers: shardedPubSubOf(options), ...options.cluster.options });
     } else {
       const Redis = await loadIoredis();
       const connection = { maxRetriesPerRequest: 3, ...options.connection };
@@ -89,17 +100,30 @@ export class McpRedisBackend {
     }
     const subscriber = client.duplicate();
     const backend = new McpRedisBackend(client, subscriber, options.client === undefined, keys, options, settings);
-    const where = options.url !== undefined ? redactUrl(options.url) : options.client ? 'the given client' : 'the configured connection';
+    const where =
+      options.url !== undefined
+        ? redactUrl(options.url)
+        : options.client
+          ? 'the given client'
+          : options.cluster
+            ? `the cluster ${options.cluster.nodes.map((node) => (typeof node === 'string' ? redactUrl(node) : `${node.host}:${node.port}`)).join(', ')}`
+            : 'the configured connection';
     backend.reportErrors(settings.logger, where);
-    subscriber.on('message', (channel: string, message: string) => {
+    const sharded = shardedPubSubOf(options);
+    subscriber.on(sharded ? 'smessage' : 'message', (channel: string, message: string) => {
       if (channel === keys.relayChannel) backend.relay.dispatch(message);
       else if (channel === keys.busChannel) backend.bus.dispatch(message);
     });
     // ioredis subscribes again after a reconnect; pokes sent meanwhile were lost, so re-read.
     subscriber.on('ready', () => backend.relay.catchUp());
+    if (sharded) subscriber.on('subscribersReady', () => backend.relay.catchUp());
     try {
       await withTimeout(
-        Promise.all([client.call('PING'), subscriber.subscribe(keys.busChannel, keys.relayChannel)]),
+        Promise.all([
+          client.call('PING'),
+          // Both channels carry the prefix's hash tag: one slot, so one sharded subscription.
+          sharded ? shardedSubscribe(subscriber, keys) : subscriber.subscribe(keys.busChannel, keys.relayChannel),
+        ]),
         settings.connectTimeoutMs ?? 5_000,
       );
       if (settings.sharedStateSecret) backend.stateSecret = await backend.sharedSecret();
@@ -151,7 +175,8 @@ export class McpRedisBackend {
   }
 
   private async beat(): Promise<void> {
-    await this.client.call('SET', this.keys.instance(this.instanceId), '1', 'PX', HEARTBEAT_TTL_MS);
+    const keys = [this.keys.instance(this.instanceId), this.keys.sessionIndex, this.keys.getStreams];
+    await this.scripts.run(HEARTBEAT, keys, [HEARTBEAT_TTL_MS, this.indexTtlMs]);
   }
 
   /**
@@ -176,6 +201,27 @@ export class McpRedisBackend {
     if (this.ownsClient) this.client.on('error', report);
     this.subscriber.on('error', report);
   }
+}
+
+/** Sharded pub/sub is the default on a Cluster the module connects to itself. */
+function shardedPubSubOf(options: McpRedisOptions): boolean {
+  return options.shardedPubSub ?? options.cluster !== undefined;
+}
+
+function shardedSubscribe(subscriber: McpRedisClient, keys: RedisKeys): Promise<unknown> {
+  if (typeof subscriber.ssubscribe !== 'function') {
+    return Promise.reject(new Error('"redis.shardedPubSub" needs a client with ssubscribe (ioredis 5.4 or later); upgrade ioredis or set shardedPubSub: false'));
+  }
+  return subscriber.ssubscribe(keys.busChannel, keys.relayChannel);
+}
+
+/** `ioredis`'s Cluster class, loaded like the Redis class: only when a cluster is configured. */
+async function loadIoredisCluster(): Promise<new (nodes: unknown[], options?: Record<string, unknown>) => McpRedisClient> {
+  await loadIoredis();
+  const loaded = (await import('ioredis' as string)) as Record<string, unknown>;
+  const ctor = loaded.Cluster as (new (nodes: unknown[], options?: Record<string, unknown>) => McpRedisClient) | undefined;
+  if (typeof ctor !== 'function') throw new Error('McpModule: the installed "ioredis" package exports no Cluster class. Install ioredis 5 ("npm install ioredis@5").');
+  return ctor;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

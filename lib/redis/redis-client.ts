@@ -10,6 +10,8 @@ export interface McpRedisClient {
   call(command: string, ...args: Array<string | number | Buffer>): Promise<unknown>;
   duplicate(): McpRedisClient;
   subscribe(...channels: string[]): Promise<unknown>;
+  /** Sharded pub/sub (ioredis 5.4+), used with `shardedPubSub`. */
+  ssubscribe?(...channels: string[]): Promise<unknown>;
   on(event: string, listener: (...args: any[]) => void): unknown;
   quit(): Promise<unknown>;
   disconnect(): void;
@@ -25,15 +27,31 @@ export interface McpRedisClient {
 export interface McpRedisOptions {
   /** A `redis://` or `rediss://` URL. The module opens (and closes) two connections. */
   url?: string;
-  /** Extra `ioredis` constructor options, merged with `url`. */
+  /**
+   * Extra `ioredis` constructor options, merged with `url`. For Sentinel: `{ sentinels: [{ host,
+   * port }], name: 'mymaster' }` (ioredis follows failovers).
+   */
   connection?: Record<string, unknown>;
   /**
-   * An existing `ioredis` client. The module duplicates it for pub/sub and never closes it;
+   * A Redis Cluster (or a managed Redis in cluster mode): its seed nodes and extra `ioredis`
+   * `Cluster` options. Every key carries the prefix's hash tag, so one deployment lives in one slot.
+   */
+  cluster?: { nodes: Array<string | { host: string; port: number }>; options?: Record<string, unknown> };
+  /**
+   * Sharded pub/sub (SPUBLISH/SSUBSCRIBE, Redis 7): in a Cluster a message then stays on the shard
+   * of the deployment's slot instead of being broadcast to every node. A `client` that is an
+   * ioredis `Cluster` needs `shardedSubscribers: true` for it.
+   * @default true with `cluster`, false otherwise
+   */
+  shardedPubSub?: boolean;
+  /**
+   * An existing `ioredis` client (`new Redis(...)` or `new Cluster(...)`). The module duplicates it for pub/sub and never closes it;
    * closing it is up to you, after the application has shut down.
    */
   client?: McpRedisClient;
   /**
-   * Prefix of every key and channel. Instances that serve one endpoint must share it.
+   * Prefix of every key and channel. Instances that serve one endpoint must share it. Without a
+   * hash tag (`{...}`) it is wrapped in one, so the keys are `{mcp:<name>:}…`.
    * @default `mcp:<name>:`
    */
   keyPrefix?: string;
@@ -66,34 +84,52 @@ export async function loadIoredis(): Promise<new (...args: unknown[]) => McpRedi
  * (NOSCRIPT), so each call sends the digest rather than the source.
  */
 export class RedisScripts {
-  private readonly digests = new Map<string, string>();
+  private readonly digests = new Map<string, { sha: string; source: string }>();
 
-  constructor(private readonly client: McpRedisClient) {}
+  /** `sharded`: the scripts publish with SPUBLISH (sharded pub/sub, Redis 7) instead of PUBLISH. */
+  constructor(
+    private readonly client: McpRedisClient,
+    private readonly sharded = false,
+  ) {}
 
   async run(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    let sha = this.digests.get(script);
-    if (sha === undefined) {
-      sha = createHash('sha1').update(script).digest('hex');
-      this.digests.set(script, sha);
+    let loaded = this.digests.get(script);
+    if (loaded === undefined) {
+      const source = this.sharded ? script.replaceAll("redis.call('PUBLISH',", "redis.call('SPUBLISH',") : script;
+      loaded = { sha: createHash('sha1').update(source).digest('hex'), source };
+      this.digests.set(script, loaded);
     }
     try {
-      return await this.client.call('EVALSHA', sha, keys.length, ...keys, ...args);
+      return await this.client.call('EVALSHA', loaded.sha, keys.length, ...keys, ...args);
     } catch (error) {
       if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-      return this.client.call('EVAL', script, keys.length, ...keys, ...args);
+      return this.client.call('EVAL', loaded.source, keys.length, ...keys, ...args);
     }
   }
 }
 
-/** Key and channel names, all under one prefix. */
+/**
+ * Key and channel names, all under one prefix that carries a Redis Cluster hash tag: a prefix
+ * without one is wrapped in braces (`mcp:app:` → `{mcp:app:}`), so that every key of a
+ * deployment is in one slot and each Lua script can touch all the keys it needs.
+ */
 export class RedisKeys {
-  constructor(readonly prefix: string) {}
+  readonly prefix: string;
+
+  constructor(prefix: string) {
+    this.prefix = /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
+  }
 
   session(id: string): string {
     return `${this.prefix}session:${id}`;
   }
+  /** All sessions, by owner tag (lexicographic ZSET). */
   get sessionIndex(): string {
     return `${this.prefix}sessions`;
+  }
+  /** Set while the session index is full of live sessions. */
+  get sessionsFull(): string {
+    return `${this.prefix}sessionsfull`;
   }
   /** Session id → the id of its current GET stream. */
   get getStreams(): string {
@@ -104,6 +140,26 @@ export class RedisKeys {
   }
   streamMeta(streamId: string): string {
     return `${this.prefix}stream:${streamId}:meta`;
+  }
+  /** The POST streams of a session. */
+  sessionStreams(sessionId: string): string {
+    return `${this.prefix}sessionstreams:${sessionId}`;
+  }
+  sessionEvents(sessionId: string): string {
+    return `${this.prefix}sessionevents:${sessionId}`;
+  }
+  sessionBytes(sessionId: string): string {
+    return `${this.prefix}sessionbytes:${sessionId}`;
+  }
+  /** Keys of the byte accounting of the event store, in STREAM_APPEND's KEYS order. */
+  get eventAccounting(): string[] {
+    return ['eventstreams', 'eventbytes', 'eventsession', 'eventtotal'].map((name) => this.prefix + name);
+  }
+  get eventClock(): string {
+    return `${this.prefix}eventclock`;
+  }
+  get eventTotal(): string {
+    return `${this.prefix}eventtotal`;
   }
   nonce(nonce: string): string {
     return `${this.prefix}nonce:${nonce}`;
@@ -148,12 +204,19 @@ export function redisOptionProblems(options: {
   if (redis.client !== undefined && (typeof redis.client !== 'object' || typeof redis.client.call !== 'function' || typeof redis.client.duplicate !== 'function')) {
     problems.push('"redis.client" must be an ioredis client (new Redis(...))');
   }
-  if (redis.client !== undefined && (redis.url !== undefined || redis.connection !== undefined)) {
-    problems.push('"redis" takes either a client or url/connection, not both');
+  if (redis.client !== undefined && (redis.url !== undefined || redis.connection !== undefined || redis.cluster !== undefined)) {
+    problems.push('"redis" takes either a client or url/connection/cluster, not both');
+  }
+  if (redis.cluster !== undefined) {
+    if (typeof redis.cluster !== 'object' || redis.cluster === null || !Array.isArray(redis.cluster.nodes) || redis.cluster.nodes.length === 0) {
+      problems.push('"redis.cluster" must be { nodes: ["redis://host:port", ...] } with at least one seed node');
+    }
+    if (redis.url !== undefined) problems.push('"redis" takes either a url or a cluster, not both (put the nodes in "redis.cluster.nodes")');
   }
   if (redis.keyPrefix !== undefined && (typeof redis.keyPrefix !== 'string' || redis.keyPrefix.length === 0 || /\s/.test(redis.keyPrefix))) {
     problems.push('"redis.keyPrefix" must be a non-empty string without spaces');
   }
+  if (redis.shardedPubSub !== undefined && typeof redis.shardedPubSub !== 'boolean') problems.push('"redis.shardedPubSub" must be true or false');
   for (const key of ['maxEventsPerStream', 'streamTtlMs'] as const) {
     const value = redis[key];
     if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) problems.push(`"redis.${key}" must be a positive integer`);

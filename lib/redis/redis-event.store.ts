@@ -16,6 +16,8 @@ export interface RedisEventStoreOptions {
   /** This instance's id, recorded as the owner of the streams it opens. */
   instanceId: string;
   logger?: RedisLogger;
+  /** Publish with SPUBLISH (sharded pub/sub) rather than PUBLISH. @default false */
+  shardedPubSub?: boolean;
 }
 
 const TAG_LENGTH = 8;
@@ -66,7 +68,7 @@ export class RedisEventStore implements McpEventStore {
     private readonly keys: RedisKeys,
     private readonly options: RedisEventStoreOptions,
   ) {
-    this.scripts = new RedisScripts(client);
+    this.scripts = new RedisScripts(client, options.shardedPubSub);
   }
 
   /**
@@ -76,14 +78,14 @@ export class RedisEventStore implements McpEventStore {
   openStream(sessionId: string): string {
     const streamId = newStreamId(sessionId);
     this.scripts
-      .run(STREAM_OPEN, [], [this.keys.prefix, streamId, 'p', this.options.instanceId, this.options.ttlMs, sessionId])
+      .run(STREAM_OPEN, [this.keys.streamMeta(streamId), this.keys.sessionStreams(sessionId)], [streamId, 'p', this.options.instanceId, this.options.ttlMs, sessionId])
       .catch((error) => this.options.logger?.warn(`Could not record SSE stream ${streamId} in Redis: ${describeError(error)}`));
     return streamId;
   }
 
   async append(streamId: string, message: JsonRpcMessage): Promise<string> {
-    const id = (await this.scripts.run(STREAM_APPEND, [], [
-      this.keys.prefix,
+    const keys = [this.keys.eventClock, this.keys.stream(streamId), this.keys.streamMeta(streamId), ...this.keys.eventAccounting];
+    const id = (await this.scripts.run(STREAM_APPEND, keys, [
       streamId,
       JSON.stringify(message),
       this.options.maxEventsPerStream,
@@ -108,12 +110,13 @@ export class RedisEventStore implements McpEventStore {
 
   async finish(streamId: string): Promise<void> {
     if (!streamId) return;
-    await this.scripts.run(STREAM_FINISH, [], [this.keys.prefix, streamId, this.options.ttlMs]);
+    await this.scripts.run(STREAM_FINISH, [this.keys.streamMeta(streamId), this.keys.relayChannel], [streamId, this.options.ttlMs]);
   }
 
   async dropSession(sessionId: string): Promise<void> {
     try {
-      await this.scripts.run(SESSION_STREAMS_DROP, [], [this.keys.prefix, sessionId]);
+      const keys = [this.keys.sessionStreams(sessionId), this.keys.sessionEvents(sessionId), this.keys.sessionBytes(sessionId)];
+      await this.scripts.run(SESSION_STREAMS_DROP, keys, [sessionId]);
     } catch (error) {
       this.options.logger?.warn(`Could not delete the SSE streams of an ended session from Redis (they expire on their own): ${describeError(error)}`);
     }
@@ -121,12 +124,12 @@ export class RedisEventStore implements McpEventStore {
 
   /** Bytes of events held in all (each message's JSON), by every instance on this key prefix, for monitoring. */
   async storedBytes(): Promise<number> {
-    return Number((await this.client.call('GET', `${this.keys.prefix}eventtotal`)) ?? 0);
+    return Number((await this.client.call('GET', this.keys.eventTotal)) ?? 0);
   }
 
   /** Bytes of events held for one session, across its streams. */
   async sessionBytes(sessionId: string): Promise<number> {
-    return Number((await this.client.call('GET', `${this.keys.prefix}sessionbytes:${sessionId}`)) ?? 0);
+    return Number((await this.client.call('GET', this.keys.sessionBytes(sessionId))) ?? 0);
   }
 
   /** The connection belongs to the Redis backend, which closes it. */

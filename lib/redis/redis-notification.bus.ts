@@ -6,6 +6,8 @@ export interface RedisNotificationBusOptions {
   maxEventsPerStream: number;
   streamTtlMs: number;
   logger?: RedisLogger;
+  /** Publish with SPUBLISH (sharded pub/sub) rather than PUBLISH. @default false */
+  shardedPubSub?: boolean;
 }
 
 /**
@@ -26,7 +28,7 @@ export class RedisNotificationBus implements McpNotificationBus {
     private readonly keys: RedisKeys,
     private readonly options: RedisNotificationBusOptions,
   ) {
-    this.scripts = new RedisScripts(client);
+    this.scripts = new RedisScripts(client, options.shardedPubSub);
   }
 
   /** Never rejects: a change that cannot be announced is logged, not thrown at the registry. */
@@ -36,8 +38,7 @@ export class RedisNotificationBus implements McpNotificationBus {
         ? { jsonrpc: '2.0', method: changeNotificationMethod(event), params: { uri: event.uri } }
         : { jsonrpc: '2.0', method: changeNotificationMethod(event) };
     try {
-      await this.scripts.run(BUS_PUBLISH, [], [
-        this.keys.prefix,
+      await this.scripts.run(BUS_PUBLISH, [this.keys.getStreams], [
         JSON.stringify(event),
         JSON.stringify(notification),
         event.type === 'resource-updated' ? 'resource' : 'list',

@@ -12,6 +12,8 @@ export interface RedisRelayOptions {
   /** Session idle timeout: the GET-stream index lives as long as its sessions. */
   idleTtlMs: number;
   logger?: RedisLogger;
+  /** Publish with SPUBLISH (sharded pub/sub) rather than PUBLISH. @default false */
+  shardedPubSub?: boolean;
 }
 
 /** Entries read per round trip while a tail catches up. */
@@ -57,7 +59,11 @@ export class RedisRelay implements McpRelay {
     private readonly keys: RedisKeys,
     private readonly options: RedisRelayOptions,
   ) {
-    this.scripts = new RedisScripts(client);
+    this.scripts = new RedisScripts(client, options.shardedPubSub);
+  }
+
+  private get publish(): string {
+    return this.options.shardedPubSub ? 'SPUBLISH' : 'PUBLISH';
   }
 
   async serveStream(sink: McpResponseSink, request: McpRelayStreamRequest): Promise<void> {
@@ -76,8 +82,7 @@ export class RedisRelay implements McpRelay {
     // A new GET stream (or an unknown Last-Event-ID, as with one instance): it replaces the
     // session's previous stream, which ends wherever it is tailed.
     const streamId = newStreamId(sessionId);
-    await this.scripts.run(GET_STREAM_OPEN, [], [
-      this.keys.prefix,
+    await this.scripts.run(GET_STREAM_OPEN, [this.keys.getStreams, this.keys.streamMeta(streamId)], [
       sessionId,
       streamId,
       this.options.instanceId,
@@ -91,8 +96,7 @@ export class RedisRelay implements McpRelay {
 
   async sendToSession(sessionId: string, message: JsonRpcMessage): Promise<boolean> {
     try {
-      const sent = await this.scripts.run(SEND_TO_SESSION, [], [
-        this.keys.prefix,
+      const sent = await this.scripts.run(SEND_TO_SESSION, [this.keys.getStreams, this.keys.session(sessionId)], [
         sessionId,
         JSON.stringify(message),
         this.options.maxEventsPerStream,
@@ -113,7 +117,7 @@ export class RedisRelay implements McpRelay {
       const streamId = (await this.client.call('HGET', this.keys.getStreams, sessionId)) as string | null;
       if (streamId === null) return;
       await this.client.call('HDEL', this.keys.getStreams, sessionId);
-      await this.client.call('PUBLISH', this.keys.relayChannel, `s ${streamId}`);
+      await this.client.call(this.publish, this.keys.relayChannel, `s ${streamId}`);
     } catch (error) {
       this.options.logger?.warn(`Could not end the GET stream of a deleted session in Redis: ${describeError(error)}`);
     }
@@ -121,7 +125,7 @@ export class RedisRelay implements McpRelay {
 
   async publishResponse(response: JsonRpcResponse, sessionId: string | undefined): Promise<void> {
     try {
-      await this.client.call('PUBLISH', this.keys.relayChannel, `r ${JSON.stringify({ response, sessionId: sessionId ?? null })}`);
+      await this.client.call(this.publish, this.keys.relayChannel, `r ${JSON.stringify({ response, sessionId: sessionId ?? null })}`);
     } catch (error) {
       this.options.logger?.error(`Could not route a client's answer through Redis: ${describeError(error)}`);
     }
@@ -207,13 +211,8 @@ export class RedisRelay implements McpRelay {
   private async drain(tail: Tail): Promise<void> {
     for (;;) {
       tail.again = false;
-      const [state, entries] = (await this.scripts.run(STREAM_TAIL, [], [
-        this.keys.prefix,
-        tail.streamId,
-        tail.sessionId,
-        tail.after,
-        BATCH,
-      ])) as [string, RedisStreamEntry[]];
+      const keys = [this.keys.streamMeta(tail.streamId), this.keys.stream(tail.streamId), this.keys.getStreams, this.keys.session(tail.sessionId)];
+      const [state, entries] = (await this.scripts.run(STREAM_TAIL, keys, [tail.streamId, tail.after, BATCH, tail.sessionId])) as [string, RedisStreamEntry[]];
       if (tail.closed) return;
       for (const [id, fields] of entries) {
         const index = fields.indexOf('m');

@@ -1,124 +1,204 @@
 /*
  * Lua scripts: each runs atomically in Redis, so multi-key updates need no locks and cost one
- * round trip. They build key names from the prefix passed in ARGV[1], which ties them to a single
- * Redis (or a primary with replicas); Redis Cluster is not supported.
+ * round trip.
  *
- * Key layout under the prefix p:
- *   p..'session:'..id       JSON string, PX idle TTL
- *   p..'sessions'           ZSET id → last access (ms): live sessions, for the maxSessions bound
- *   p..'owner:'..owner      ZSET id → last access (ms) of one owner's sessions, for its cap
- *   p..'owners'             HASH session id → owner (principal:… or address:…)
- *   p..'getstreams'         HASH session id → id of its current GET stream
- *   p..'stream:'..sid       Redis Stream of SSE events (field m = JSON), MAXLEN ~ cap, PX TTL
- *   p..'stream:'..sid..':meta'  HASH k = 'g'|'p' (GET or POST stream), o = owner instance,
+ * Redis Cluster: every key of a deployment carries one hash tag, the key prefix P = `{prefix}`
+ * (see RedisKeys), so all of them live in one slot and any script may touch any of them. Each
+ * script takes the keys its arguments name through KEYS (which is also how a Cluster client routes
+ * it). Keys of things a script finds inside Redis (the least recently used session of an owner,
+ * the least recently written stream, the session a stream belongs to) cannot be named by the
+ * caller: they are built from the prefix of KEYS[1], so they carry the same tag and slot.
+ *
+ * Key layout under P:
+ *   P..'session:'..id       JSON string, PX idle TTL (refreshed by GETEX on every request: the
+ *                           remaining TTL is what orders an owner's sessions by last use)
+ *   P..'sessions'           ZSET, all scores 0, members '<owner tag>:<id>' of live (and a few
+ *                           expired) sessions, plus the member '' the heartbeat keeps: ZLEXCOUNT
+ *                           counts one owner's sessions, ZCARD all of them
+ *   P..'owned:'..tag        ZSET member → lower bound of the session's deadline, of one owner
+ *                           at its cap, kept by SESSION_ADMIT only, PX idle TTL
+ *   P..'sessionsfull'       set while every session in the index is live and the index is full,
+ *                           PX until the first could expire: refusals then cost no scan
+ *   P..'getstreams'         HASH session id → id of its current GET stream (field '' kept by the
+ *                           heartbeat); the heartbeat keeps both indexes' TTL, so a request does
+ *                           not need to
+ *   P..'stream:'..sid       Redis Stream of SSE events (field m = JSON), MAXLEN ~ cap, PX TTL
+ *   P..'stream:'..sid..':meta'  HASH k = 'g'|'p' (GET or POST stream), o = owner instance,
  *                           f = '1' once finished, t = '1' while another instance tails it,
  *                           s = session id (POST streams)
- *   p..'sessionstreams:'..id  SET of the POST streams of a session (dropped with it), PX TTL
+ *   P..'sessionstreams:'..id  SET of the POST streams of a session (dropped with it), PX TTL
  * Byte accounting of the events STREAM_APPEND keeps (a stream leaves it when its events are gone,
  * dropped or expired: entries of expired streams are removed a few at a time on each append):
- *   p..'eventstreams'       ZSET sid → order of its last append (p..'eventclock', a counter):
+ *   P..'eventstreams'       ZSET sid → order of its last append (P..'eventclock', a counter):
  *                           least recently written first
- *   p..'eventbytes'         HASH sid → bytes of the stream's events
- *   p..'eventsession'       HASH sid → its session id ('' for none)
- *   p..'eventtotal'         bytes of all the events accounted; these five PX TTL
- *   p..'sessionevents:'..id  ZSET sid → last append of one session's streams, PX TTL
- *   p..'sessionbytes:'..id  bytes of one session's events, PX TTL
- *   p..'instance:'..id      heartbeat, PX
- *   p..'nonce:'..n          single-use requestState nonces, PX until the state expires
+ *   P..'eventbytes'         HASH sid → bytes of the stream's events
+ *   P..'eventsession'       HASH sid → its session id ('' for none)
+ *   P..'eventtotal'         bytes of all the events accounted; these five PX TTL
+ *   P..'sessionevents:'..id  ZSET sid → last append of one session's streams, PX TTL
+ *   P..'sessionbytes:'..id  bytes of one session's events, PX TTL
+ *   P..'instance:'..id      heartbeat, PX
+ *   P..'nonce:'..n          single-use requestState nonces, PX until the state expires
  */
 
+/** Lua: `p`, the tagged prefix, from KEYS[1] whose name under the prefix is `suffix`. */
+const prefixFrom = (suffix: string): string => `local p = string.sub(KEYS[1], 1, ${-suffix.length - 1})`;
+
+/** Lua: ends one session the index names (member '<tag>:<id>'): its key, entry and GET stream. */
+const END_SESSION = `
+local function endSession(member, id)
+  redis.call('DEL', p .. 'session:' .. id)
+  redis.call('ZREM', p .. 'sessions', member)
+  local stream = redis.call('HGET', p .. 'getstreams', id)
+  if stream then
+    redis.call('HDEL', p .. 'getstreams', id)
+    redis.call('PUBLISH', p .. 'relay', 's ' .. stream)
+  end
+end`;
+
 /**
- * ARGV: p, id, json, idleTtlMs, nowMs, maxSessions, owner ('' for none), maxPerOwner.
- * Within the owner's cap: ends that owner's least recently used sessions (expired ones first, as
- * they are the oldest), never another owner's. Then, at maxSessions live sessions (expired ones
- * dropped first), refuses. Returns { created (1 or 0), ids of the owner's sessions it ended }.
+ * KEYS: P..'sessions', P..'session:'..id, P..'sessionsfull', P..'owned:'..tag. ARGV: member, owner
+ * tag ('' for no cap), maxPerOwner, maxSessions, idleTtlMs. Run only when the pipelined create
+ * (SET, ZADD, ZLEXCOUNT, ZCARD) counted more than a cap allows: the counts include entries of
+ * expired sessions, which this drops. Within the owner's cap it ends that owner's least recently
+ * used sessions (expired ones are dropped first), never another owner's; then, beyond maxSessions
+ * live sessions, it withdraws the new one. Returns { admitted (1 or 0), ids it ended }.
+ *
+ * The owner's order of last use comes from its sessions' remaining TTLs, kept between runs in
+ * P..'owned:'..tag as lower bounds of each session's deadline (a request only pushes a deadline
+ * later). The entry with the smallest bound whose bound is still exact is the least recently used
+ * one; a stale bound is raised and the next one tried. So a flood of creates from one owner reads
+ * one TTL per create, not one per session of the owner.
  */
-export const SESSION_CREATE = `
-local p, id, owner = ARGV[1], ARGV[2], ARGV[7]
-local ttl, now, max, perOwner = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[8])
-local index, owners = p .. 'sessions', p .. 'owners'
-redis.call('ZREMRANGEBYSCORE', index, '-inf', now - ttl)
+export const SESSION_ADMIT = `
+${prefixFrom('sessions')}
+local index, mine, tag = KEYS[1], ARGV[1], ARGV[2]
+local perOwner, max, idle = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+${END_SESSION}
+local idOf = function(member) return string.sub(member, string.find(member, ':', 1, true) + 1) end
+-- Milliseconds left of a session (-2 once it is gone).
+local function remaining(member)
+  local left = redis.call('PTTL', p .. 'session:' .. idOf(member))
+  if left == -1 then return idle end
+  return left
+end
 local evicted = {}
-local mine = p .. 'owner:' .. owner
-if owner ~= '' then
-  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', mine, '-inf', now - ttl)) do redis.call('HDEL', owners, gone) end
-  redis.call('ZREMRANGEBYSCORE', mine, '-inf', now - ttl)
-  local excess = redis.call('ZCARD', mine) - perOwner + 1
-  if excess > 0 then
-    local victims = redis.call('ZPOPMIN', mine, excess)
-    for i = 1, #victims, 2 do
-      local victim = victims[i]
-      redis.call('DEL', p .. 'session:' .. victim)
-      redis.call('ZREM', index, victim)
-      redis.call('HDEL', owners, victim)
-      local stream = redis.call('HGET', p .. 'getstreams', victim)
-      if stream then
-        redis.call('HDEL', p .. 'getstreams', victim)
-        redis.call('PUBLISH', p .. 'relay', 's ' .. stream)
+if tag ~= '' then
+  local cache = KEYS[4]
+  local clock = redis.call('TIME')
+  local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+  local members = redis.call('ZRANGEBYLEX', index, '[' .. tag .. ':', '(' .. tag .. ';')
+  local count = #members
+  if count > perOwner then
+    -- Sessions created since the last run have no bound yet (the new one included: its TTL was
+    -- set by the pipelined SET a moment ago, and a bound must never exceed the deadline).
+    for i = 1, #members, 500 do
+      local chunk = {}
+      for j = i, math.min(i + 499, #members) do chunk[#chunk + 1] = members[j] end
+      local bounds = redis.call('ZMSCORE', cache, unpack(chunk))
+      for j = 1, #chunk do
+        if not bounds[j] then
+          local member = chunk[j]
+          local left = remaining(member)
+          if left < 0 then
+            redis.call('ZREM', index, member)
+            count = count - 1
+          else
+            redis.call('ZADD', cache, now + left, member)
+          end
+        end
       end
-      evicted[#evicted + 1] = victim
     end
+    while count > perOwner do
+      local first = redis.call('ZRANGE', cache, 0, 1, 'WITHSCORES')
+      local member, bound = first[1], tonumber(first[2])
+      if member == mine then member, bound = first[3], tonumber(first[4]) end
+      if not member then break end
+      local left = remaining(member)
+      if left < 0 then
+        redis.call('ZREM', cache, member)
+        if redis.call('ZREM', index, member) == 1 then count = count - 1 end
+      elseif now + left > bound + 2 then
+        redis.call('ZADD', cache, now + left, member)
+      else
+        endSession(member, idOf(member))
+        redis.call('ZREM', cache, member)
+        redis.call('DEL', KEYS[3])
+        evicted[#evicted + 1] = idOf(member)
+        count = count - 1
+      end
+    end
+    redis.call('PEXPIRE', cache, idle)
   end
 end
-if redis.call('ZCARD', index) >= max then return { 0, evicted } end
-redis.call('SET', p .. 'session:' .. id, ARGV[3], 'PX', ttl)
-redis.call('ZADD', index, now, id)
-redis.call('PEXPIRE', index, ttl)
-if owner ~= '' then
-  redis.call('ZADD', mine, now, id)
-  redis.call('PEXPIRE', mine, ttl)
-  redis.call('HSET', owners, id, owner)
-  redis.call('PEXPIRE', owners, ttl)
+local count = function() return redis.call('ZCARD', index) - (redis.call('ZSCORE', index, '') and 1 or 0) end
+if count() > max and redis.call('EXISTS', KEYS[3]) == 0 then
+  -- Drops expired entries until the count fits; when none is left to drop, every session is
+  -- live and the index is full until the soonest one expires (or one ends): recorded, so that
+  -- the refusals until then cost no scan.
+  local soonest, from = nil, 0
+  while count() > max do
+    local chunk = redis.call('ZRANGE', index, from, from + 99)
+    if #chunk == 0 then break end
+    for _, member in ipairs(chunk) do
+      local left = (member ~= '' and member ~= mine) and remaining(member) or idle
+      if left < 0 then redis.call('ZREM', index, member)
+      else
+        from = from + 1
+        if member ~= '' and member ~= mine and (not soonest or left < soonest) then soonest = left end
+      end
+    end
+  end
+  if count() > max and soonest then redis.call('SET', KEYS[3], '1', 'PX', math.max(1, soonest)) end
+end
+if count() > max then
+  redis.call('DEL', KEYS[2])
+  redis.call('ZREM', index, mine)
+  return { 0, evicted }
 end
 return { 1, evicted }`;
 
-/** ARGV: p, id, idleTtlMs, nowMs. Returns the session JSON (idle timer refreshed) or nil. */
-export const SESSION_GET = `
-local p, id, ttl = ARGV[1], ARGV[2], ARGV[3]
-local value = redis.call('GETEX', p .. 'session:' .. id, 'PX', ttl)
-if value then
-  redis.call('ZADD', p .. 'sessions', 'XX', ARGV[4], id)
-  redis.call('PEXPIRE', p .. 'sessions', ttl)
-  redis.call('PEXPIRE', p .. 'getstreams', ttl)
-  local owner = redis.call('HGET', p .. 'owners', id)
-  if owner then
-    redis.call('ZADD', p .. 'owner:' .. owner, 'XX', ARGV[4], id)
-    redis.call('PEXPIRE', p .. 'owner:' .. owner, ttl)
-    redis.call('PEXPIRE', p .. 'owners', ttl)
-  end
-end
-return value`;
-
-/** ARGV: p, id, json, idleTtlMs. Replaces a live session only (like the in-memory store). */
-export const SESSION_UPDATE = `
-local key = ARGV[1] .. 'session:' .. ARGV[2]
-if redis.call('EXISTS', key) == 0 then return 0 end
-redis.call('SET', key, ARGV[3], 'PX', ARGV[4])
-return 1`;
-
-/** ARGV: p, id. Returns the id of the GET stream it had ('' for none), or false if unknown. */
+/**
+ * KEYS: P..'sessions', P..'session:'..id, P..'getstreams', P..'sessionsfull'. ARGV: id.
+ * Returns the id of the GET stream it had ('' for none), or false if unknown.
+ */
 export const SESSION_DELETE = `
-local p, id = ARGV[1], ARGV[2]
-if redis.call('DEL', p .. 'session:' .. id) == 0 then return false end
-redis.call('ZREM', p .. 'sessions', id)
-local owner = redis.call('HGET', p .. 'owners', id)
-if owner then
-  redis.call('ZREM', p .. 'owner:' .. owner, id)
-  redis.call('HDEL', p .. 'owners', id)
-end
-local stream = redis.call('HGET', p .. 'getstreams', id)
-redis.call('HDEL', p .. 'getstreams', id)
+${prefixFrom('sessions')}
+local id = ARGV[1]
+local value = redis.call('GET', KEYS[2])
+if not value then return false end
+redis.call('DEL', KEYS[2])
+local ok, decoded = pcall(cjson.decode, value)
+local owner = ok and type(decoded) == 'table' and type(decoded.owner) == 'string' and decoded.owner or nil
+if owner then redis.call('ZREM', KEYS[1], string.sub(redis.sha1hex(owner), 1, 16) .. ':' .. id) end
+redis.call('ZREM', KEYS[1], '-:' .. id)
+redis.call('DEL', KEYS[4])
+local stream = redis.call('HGET', KEYS[3], id)
+redis.call('HDEL', KEYS[3], id)
 if stream then redis.call('PUBLISH', p .. 'relay', 's ' .. stream) end
 return stream or ''`;
 
-/** ARGV: p, streamId, kind, owner, ttlMs, sessionId. Records a new stream (fire-and-forget at open). */
+/**
+ * KEYS: P..'instance:'..id, P..'sessions', P..'getstreams'. ARGV: heartbeatTtlMs, indexTtlMs.
+ * The instance's heartbeat, which also keeps the two indexes every request relies on alive (and
+ * under a TTL, so they go once no instance runs), instead of each request refreshing them.
+ */
+export const HEARTBEAT = `
+redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+redis.call('ZADD', KEYS[2], 0, '')
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[3], '', '')
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+return 1`;
+
+/**
+ * KEYS: P..'stream:'..sid..':meta', P..'sessionstreams:'..session. ARGV: streamId, kind, owner,
+ * ttlMs, sessionId. Records a new stream (fire-and-forget at open).
+ */
 export const STREAM_OPEN = `
-local meta = ARGV[1] .. 'stream:' .. ARGV[2] .. ':meta'
-redis.call('HSET', meta, 'k', ARGV[3], 'o', ARGV[4], 's', ARGV[6])
-redis.call('PEXPIRE', meta, ARGV[5])
-local streams = ARGV[1] .. 'sessionstreams:' .. ARGV[6]
-redis.call('SADD', streams, ARGV[2])
-redis.call('PEXPIRE', streams, ARGV[5])
+redis.call('HSET', KEYS[1], 'k', ARGV[2], 'o', ARGV[3], 's', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 1`;
 
 /**
@@ -171,34 +251,37 @@ local function sweep(index, n)
 end`;
 
 /**
- * ARGV: p, streamId, json, maxLen, ttlMs, maxBytes, maxSessionBytes, maxTotalBytes. Appends one
- * event, then drops the oldest events until the stream holds at most maxLen events and maxBytes
- * bytes, its session at most maxSessionBytes (from the session's least recently written stream
- * first), and all streams at most maxTotalBytes (from the least recently written stream first),
- * as the in-memory store does. Pokes tailing instances. Returns the Redis entry id (time-based:
- * unique and ordered, even across instances and key expiry).
+ * KEYS: P..'eventclock', P..'stream:'..sid, P..'stream:'..sid..':meta', P..'eventstreams',
+ * P..'eventbytes', P..'eventsession', P..'eventtotal'. ARGV: streamId, json, maxLen, ttlMs,
+ * maxBytes, maxSessionBytes, maxTotalBytes. Appends one event, then drops the oldest events until
+ * the stream holds at most maxLen events and maxBytes bytes, its session at most maxSessionBytes
+ * (from the session's least recently written stream first), and all streams at most
+ * maxTotalBytes (from the least recently written stream first), as the in-memory store does.
+ * Pokes tailing instances. Returns the Redis entry id (time-based: unique and ordered, even
+ * across instances and key expiry).
  */
 export const STREAM_APPEND = `
-local p, sid, ttl = ARGV[1], ARGV[2], ARGV[5]
-local key, meta = p .. 'stream:' .. sid, p .. 'stream:' .. sid .. ':meta'
-local maxLen, maxBytes, maxSession, maxTotal = tonumber(ARGV[4]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+${prefixFrom('eventclock')}
+local sid, ttl = ARGV[1], ARGV[4]
+local key, meta = KEYS[2], KEYS[3]
+local maxLen, maxBytes, maxSession, maxTotal = tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 ${EVENT_ACCOUNTING}
 -- Write order, not wall time: appends in the same millisecond must still rank, or the trim could
 -- pick the stream written last as the least recent one.
-local now = redis.call('INCR', p .. 'eventclock')
+local now = redis.call('INCR', KEYS[1])
 local session = redis.call('HGET', meta, 's') or ''
 local sessionIndex, sessionBytes = p .. 'sessionevents:' .. session, p .. 'sessionbytes:' .. session
 -- A stream whose key expired and is written again starts from zero bytes.
 if redis.call('EXISTS', key) == 0 then forget(sid) end
 sweep(byTime, 3)
 if session ~= '' then sweep(sessionIndex, 3) end
-local id = redis.call('XADD', key, '*', 'm', ARGV[3])
-local size = #ARGV[3]
+local id = redis.call('XADD', key, '*', 'm', ARGV[2])
+local size = #ARGV[2]
 redis.call('HINCRBY', sizes, sid, size)
 redis.call('HSET', owners, sid, session)
 redis.call('ZADD', byTime, now, sid)
 redis.call('INCRBY', total, size)
-for _, k in ipairs({ key, meta, byTime, sizes, owners, total, p .. 'eventclock' }) do redis.call('PEXPIRE', k, ttl) end
+for _, k in ipairs({ key, meta, byTime, sizes, owners, total, KEYS[1] }) do redis.call('PEXPIRE', k, ttl) end
 if session ~= '' then
   redis.call('ZADD', sessionIndex, now, sid)
   redis.call('INCRBY', sessionBytes, size)
@@ -227,131 +310,135 @@ if redis.call('HEXISTS', meta, 't') == 1 then redis.call('PUBLISH', p .. 'relay'
 return id`;
 
 /**
- * ARGV: p, sessionId. Deletes the POST streams of a session that ended, and their bytes from the
+ * KEYS: P..'sessionstreams:'..session, P..'sessionevents:'..session, P..'sessionbytes:'..session.
+ * ARGV: sessionId. Deletes the POST streams of a session that ended, and their bytes from the
  * accounting; instances tailing one of them are poked and end it (its metadata is gone). Returns
  * the number of streams deleted.
  */
 export const SESSION_STREAMS_DROP = `
-local p, session = ARGV[1], ARGV[2]
+local p = string.sub(KEYS[1], 1, -#('sessionstreams:' .. ARGV[1]) - 1)
 ${EVENT_ACCOUNTING}
-local set = p .. 'sessionstreams:' .. session
-local streams = redis.call('SMEMBERS', set)
+local streams = redis.call('SMEMBERS', KEYS[1])
 for _, sid in ipairs(streams) do
   forget(sid)
   redis.call('DEL', p .. 'stream:' .. sid, p .. 'stream:' .. sid .. ':meta')
   redis.call('PUBLISH', p .. 'relay', 's ' .. sid)
 end
 -- Streams whose SET entry is gone still hold bytes in the session's index: forget them too.
-for _, sid in ipairs(redis.call('ZRANGE', p .. 'sessionevents:' .. session, 0, -1)) do
+for _, sid in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
   forget(sid)
   redis.call('DEL', p .. 'stream:' .. sid, p .. 'stream:' .. sid .. ':meta')
 end
-redis.call('DEL', set, p .. 'sessionevents:' .. session, p .. 'sessionbytes:' .. session)
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return #streams`;
 
-/** ARGV: p, streamId, ttlMs. Marks a stream finished; tailers end after its last event. */
+/**
+ * KEYS: P..'stream:'..sid..':meta', P..'relay' (a channel, named like a key so that it carries
+ * the tag). ARGV: streamId, ttlMs. Marks a stream finished; tailers end after its last event.
+ */
 export const STREAM_FINISH = `
-local p, sid = ARGV[1], ARGV[2]
-local meta = p .. 'stream:' .. sid .. ':meta'
-redis.call('HSET', meta, 'f', '1')
-redis.call('PEXPIRE', meta, ARGV[3])
-if redis.call('HEXISTS', meta, 't') == 1 then redis.call('PUBLISH', p .. 'relay', 's ' .. sid) end
+redis.call('HSET', KEYS[1], 'f', '1')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if redis.call('HEXISTS', KEYS[1], 't') == 1 then redis.call('PUBLISH', KEYS[2], 's ' .. ARGV[1]) end
 return 1`;
 
 /**
- * ARGV: p, sessionId, streamId, owner, streamTtlMs, idleTtlMs. Makes streamId the session's GET
- * stream, ends the previous one on whichever instance tails it, and drops a few entries of
- * sessions that expired (the hash would otherwise keep them until the next change event).
+ * KEYS: P..'getstreams', P..'stream:'..sid..':meta'. ARGV: sessionId, streamId, owner,
+ * streamTtlMs, idleTtlMs. Makes streamId the session's GET stream, ends the previous one on
+ * whichever instance tails it, and drops a few entries of sessions that expired (the hash would
+ * otherwise keep them until the next change event).
  */
 export const GET_STREAM_OPEN = `
-local p, session, sid = ARGV[1], ARGV[2], ARGV[3]
-local streams = p .. 'getstreams'
+${prefixFrom('getstreams')}
+local streams, session, sid = KEYS[1], ARGV[1], ARGV[2]
 local previous = redis.call('HGET', streams, session)
 redis.call('HSET', streams, session, sid)
-redis.call('PEXPIRE', streams, ARGV[6])
-local meta = p .. 'stream:' .. sid .. ':meta'
-redis.call('HSET', meta, 'k', 'g', 'o', ARGV[4], 't', '1')
-redis.call('PEXPIRE', meta, ARGV[5])
+redis.call('PEXPIRE', streams, ARGV[5])
+redis.call('HSET', KEYS[2], 'k', 'g', 'o', ARGV[3], 't', '1')
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
 for _, other in ipairs(redis.call('HRANDFIELD', streams, 4)) do
-  if redis.call('EXISTS', p .. 'session:' .. other) == 0 then redis.call('HDEL', streams, other) end
+  if other ~= '' and redis.call('EXISTS', p .. 'session:' .. other) == 0 then redis.call('HDEL', streams, other) end
 end
 if previous and previous ~= sid then redis.call('PUBLISH', p .. 'relay', 's ' .. previous) end
 return 1`;
 
 /**
- * ARGV: p, streamId, sessionId, afterId, count. One read of a tailed stream: its state first, then
- * the entries after afterId, so that a stream seen as finished has all its events in the same
- * reply. Returns { state, entries } where state is 'live' or 'end'.
+ * KEYS: P..'stream:'..sid..':meta', P..'stream:'..sid, P..'getstreams', P..'session:'..session.
+ * ARGV: streamId, afterId, count, sessionId. One read of a tailed stream: its state first, then the entries
+ * after afterId, so that a stream seen as finished has all its events in the same reply. Returns
+ * { state, entries } where state is 'live' or 'end'.
  */
 export const STREAM_TAIL = `
-local p, sid, session = ARGV[1], ARGV[2], ARGV[3]
-local meta = p .. 'stream:' .. sid .. ':meta'
-local m = redis.call('HMGET', meta, 'k', 'o', 'f')
+local p = string.sub(KEYS[1], 1, -#('stream:' .. ARGV[1] .. ':meta') - 1)
+local m = redis.call('HMGET', KEYS[1], 'k', 'o', 'f')
 local state = 'live'
 if m[1] == 'p' then
   if m[3] == '1' then state = 'end'
   elseif not m[2] or redis.call('EXISTS', p .. 'instance:' .. m[2]) == 0 then state = 'end' end
-elseif redis.call('HGET', p .. 'getstreams', session) ~= sid or redis.call('EXISTS', p .. 'session:' .. session) == 0 then
+elseif redis.call('HGET', KEYS[3], ARGV[4]) ~= ARGV[1] or redis.call('EXISTS', KEYS[4]) == 0 then
   state = 'end'
 end
-if m[1] then redis.call('HSET', meta, 't', '1') end
-local entries = redis.call('XRANGE', p .. 'stream:' .. sid, '(' .. ARGV[4], '+', 'COUNT', ARGV[5])
+if m[1] then redis.call('HSET', KEYS[1], 't', '1') end
+local entries = redis.call('XRANGE', KEYS[2], '(' .. ARGV[2], '+', 'COUNT', ARGV[3])
 return { state, entries }`;
 
 /**
- * ARGV: p, sessionId, json, maxLen, streamTtlMs. Appends to the session's GET stream, wherever it
- * is held (or to be replayed when the client comes back). Returns 1, or 0 without a GET stream.
+ * KEYS: P..'getstreams', P..'session:'..session. ARGV: sessionId, json, maxLen, streamTtlMs.
+ * Appends to the session's GET stream, wherever it is held (or to be replayed when the client
+ * comes back). Returns 1, or 0 without a GET stream.
  */
 export const SEND_TO_SESSION = `
-local p, session = ARGV[1], ARGV[2]
-local sid = redis.call('HGET', p .. 'getstreams', session)
+${prefixFrom('getstreams')}
+local sid = redis.call('HGET', KEYS[1], ARGV[1])
 if not sid then return 0 end
-if redis.call('EXISTS', p .. 'session:' .. session) == 0 then
-  redis.call('HDEL', p .. 'getstreams', session)
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  redis.call('HDEL', KEYS[1], ARGV[1])
   return 0
 end
 local key = p .. 'stream:' .. sid
-redis.call('XADD', key, 'MAXLEN', '~', ARGV[4], '*', 'm', ARGV[3])
-redis.call('PEXPIRE', key, ARGV[5])
+redis.call('XADD', key, 'MAXLEN', '~', ARGV[3], '*', 'm', ARGV[2])
+redis.call('PEXPIRE', key, ARGV[4])
 redis.call('PUBLISH', p .. 'relay', 's ' .. sid)
 return 1`;
 
 /**
- * ARGV: p, eventJson, notificationJson, 'list' | 'resource', uri, maxLen, streamTtlMs.
- * A change event: appended once, here, to the GET stream of every legacy session that wants it
- * (list changes: all; resource updates: sessions subscribed to the URI), then announced to every
- * instance (their tails pick the appends up; their subscriptions/listen streams get the event).
- * Appending at the source rather than on each holder means an event is stored even while no
- * instance holds the stream, and never twice. Returns the number of GET streams reached.
+ * KEYS: P..'getstreams'. ARGV: eventJson, notificationJson, 'list' | 'resource', uri, maxLen,
+ * streamTtlMs. A change event: appended once, here, to the GET stream of every legacy session
+ * that wants it (list changes: all; resource updates: sessions subscribed to the URI), then
+ * announced to every instance (their tails pick the appends up; their subscriptions/listen streams
+ * get the event). Appending at the source rather than on each holder means an event is stored even
+ * while no instance holds the stream, and never twice. Returns the number of GET streams reached.
  */
 export const BUS_PUBLISH = `
-local p = ARGV[1]
-local streams = p .. 'getstreams'
+${prefixFrom('getstreams')}
+local streams = KEYS[1]
 local all = redis.call('HGETALL', streams)
 local poked = {}
 for i = 1, #all, 2 do
   local session, sid = all[i], all[i + 1]
-  local value = redis.call('GET', p .. 'session:' .. session)
-  if not value then
-    redis.call('HDEL', streams, session)
-  else
-    local wanted = ARGV[4] == 'list'
-    if not wanted then
-      local ok, decoded = pcall(cjson.decode, value)
-      if ok and type(decoded) == 'table' and type(decoded.subscriptions) == 'table' then
-        for _, uri in ipairs(decoded.subscriptions) do
-          if uri == ARGV[5] then wanted = true break end
+  if session ~= '' then
+    local value = redis.call('GET', p .. 'session:' .. session)
+    if not value then
+      redis.call('HDEL', streams, session)
+    else
+      local wanted = ARGV[3] == 'list'
+      if not wanted then
+        local ok, decoded = pcall(cjson.decode, value)
+        if ok and type(decoded) == 'table' and type(decoded.subscriptions) == 'table' then
+          for _, uri in ipairs(decoded.subscriptions) do
+            if uri == ARGV[4] then wanted = true break end
+          end
         end
       end
-    end
-    if wanted then
-      local key = p .. 'stream:' .. sid
-      redis.call('XADD', key, 'MAXLEN', '~', ARGV[6], '*', 'm', ARGV[3])
-      redis.call('PEXPIRE', key, ARGV[7])
-      poked[#poked + 1] = sid
+      if wanted then
+        local key = p .. 'stream:' .. sid
+        redis.call('XADD', key, 'MAXLEN', '~', ARGV[5], '*', 'm', ARGV[2])
+        redis.call('PEXPIRE', key, ARGV[6])
+        poked[#poked + 1] = sid
+      end
     end
   end
 end
 if #poked > 0 then redis.call('PUBLISH', p .. 'relay', 's ' .. table.concat(poked, ' ')) end
-redis.call('PUBLISH', p .. 'bus', ARGV[2])
+redis.call('PUBLISH', p .. 'bus', ARGV[1])
 return #poked`;

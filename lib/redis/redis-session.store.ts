@@ -1,20 +1,27 @@
+import { createHash } from 'node:crypto';
 import type { McpSession, McpSessionCreateOptions, McpSessionCreateResult, McpSessionEndReason, McpSessionStore } from '../protocol/session-store.js';
 import { RedisKeys, RedisScripts, type McpRedisClient } from './redis-client.js';
-import { SESSION_CREATE, SESSION_DELETE, SESSION_GET, SESSION_UPDATE } from './redis-scripts.js';
+import { SESSION_ADMIT, SESSION_DELETE } from './redis-scripts.js';
 
 export interface RedisSessionStoreOptions {
   idleTtlMs: number;
   /** Most live sessions in all; beyond it `create` refuses (after dropping expired ones). */
   maxSessions: number;
   onEvict?: (sessionId: string, reason: 'capacity') => void;
+  /** Publish with SPUBLISH (sharded pub/sub) rather than PUBLISH. @default false */
+  shardedPubSub?: boolean;
 }
 
 /**
  * Legacy sessions in Redis, so that any instance can serve any session. Each session is one JSON
- * string whose TTL is the idle timeout (refreshed on every read, as the in-memory store does).
- * Sorted sets of last-access times, one in all and one per owner, let `create` end an owner's
- * least recently used session beyond its cap and refuse beyond `maxSessions`, in one script.
- * Redis expiry does the sweeping (a tailed GET stream of an expired session ends at its next read).
+ * string whose TTL is the idle timeout. A request costs one command, `GETEX` (which refreshes the
+ * TTL): the remaining TTL is what orders sessions by last use, so no index is written per request.
+ * One lexicographic index names every session by owner, for `maxSessions` and the per-owner cap:
+ * `create` writes the session and its entry and reads both counts in one pipelined round trip (4
+ * commands), and only when a count is over its cap runs a script that drops expired entries, ends
+ * the owner's least recently used sessions, or withdraws the new one when Redis holds
+ * `maxSessions` live sessions. Redis expiry does the sweeping (a tailed GET stream of an expired
+ * session ends at its next read).
  *
  * @publicApi
  */
@@ -23,29 +30,39 @@ export class RedisSessionStore implements McpSessionStore {
   private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason) => void>();
 
   constructor(
-    client: McpRedisClient,
+    private readonly client: McpRedisClient,
     private readonly keys: RedisKeys,
     private readonly options: RedisSessionStoreOptions,
   ) {
-    this.scripts = new RedisScripts(client);
+    this.scripts = new RedisScripts(client, options.shardedPubSub);
   }
 
   async create(session: McpSession, limits?: McpSessionCreateOptions): Promise<McpSessionCreateResult> {
-    const [created, evicted] = (await this.scripts.run(SESSION_CREATE, [], [
-      this.keys.prefix,
-      session.id,
-      JSON.stringify(session),
-      this.options.idleTtlMs,
-      Date.now(),
-      this.options.maxSessions,
-      limits && session.owner !== undefined ? session.owner : '',
-      limits?.maxPerOwner ?? 0,
-    ])) as [number, string[]];
+    const tag = limits && session.owner !== undefined ? ownerTag(session.owner) : '-';
+    const member = `${tag}:${session.id}`;
+    const index = this.keys.sessionIndex;
+    const key = this.keys.session(session.id);
+    // Sent back to back, not awaited one by one: one round trip. Not atomic, which the caps do not
+    // need: a create that sees a count over its cap settles it in the script below.
+    const [, , owned, total] = (await Promise.all([
+      this.client.call('SET', key, JSON.stringify(session), 'PX', this.options.idleTtlMs),
+      this.client.call('ZADD', index, 0, member),
+      this.client.call('ZLEXCOUNT', index, `[${tag}:`, `(${tag};`),
+      this.client.call('ZCARD', index),
+    ])) as [unknown, unknown, number, number];
+    // The total counts the heartbeat's '' entry too, so the script also runs at exactly
+    // maxSessions: it counts without it.
+    if ((tag === '-' || owned <= limits!.maxPerOwner) && total <= this.options.maxSessions) return { created: true };
+    const [admitted, evicted] = (await this.scripts.run(
+      SESSION_ADMIT,
+      [index, key, this.keys.sessionsFull, `${this.keys.prefix}owned:${tag}`],
+      [member, tag === '-' ? '' : tag, limits?.maxPerOwner ?? 0, this.options.maxSessions, this.options.idleTtlMs],
+    )) as [number, string[]];
     for (const id of evicted) {
       this.options.onEvict?.(id, 'capacity');
       for (const listener of this.listeners) listener(id, 'evicted');
     }
-    return created === 1 ? { created: true } : { created: false, reason: 'capacity' };
+    return admitted === 1 ? { created: true } : { created: false, reason: 'capacity' };
   }
 
   onSessionEnd(listener: (sessionId: string, reason: McpSessionEndReason) => void): () => void {
@@ -54,7 +71,7 @@ export class RedisSessionStore implements McpSessionStore {
   }
 
   async get(id: string): Promise<McpSession | undefined> {
-    const value = (await this.scripts.run(SESSION_GET, [], [this.keys.prefix, id, this.options.idleTtlMs, Date.now()])) as string | null;
+    const value = (await this.client.call('GETEX', this.keys.session(id), 'PX', this.options.idleTtlMs)) as string | null;
     if (value === null) return undefined;
     try {
       return JSON.parse(value) as McpSession;
@@ -63,15 +80,21 @@ export class RedisSessionStore implements McpSessionStore {
     }
   }
 
+  /** Replaces a live session only (XX), like the in-memory store. */
   async update(session: McpSession): Promise<void> {
-    await this.scripts.run(SESSION_UPDATE, [], [this.keys.prefix, session.id, JSON.stringify(session), this.options.idleTtlMs]);
+    await this.client.call('SET', this.keys.session(session.id), JSON.stringify(session), 'PX', this.options.idleTtlMs, 'XX');
   }
 
   async delete(id: string): Promise<boolean> {
-    const result = await this.scripts.run(SESSION_DELETE, [], [this.keys.prefix, id]);
+    const result = await this.scripts.run(SESSION_DELETE, [this.keys.sessionIndex, this.keys.session(id), this.keys.getStreams, this.keys.sessionsFull], [id]);
     return result !== null;
   }
 
   /** The connection belongs to the Redis backend, which closes it. */
   close(): void {}
+}
+
+/** An owner's name in the session index: fixed length, no separator, the same as SESSION_DELETE computes. */
+export function ownerTag(owner: string): string {
+  return createHash('sha1').update(owner).digest('hex').slice(0, 16);
 }

@@ -1,11 +1,12 @@
 /**
  * Two real app processes sharing one Redis, behind a round-robin proxy written here: sessions,
  * GET streams, notifications, elicitation answers and failover must not care which instance a
- * request reaches. Needs Redis at REDIS_URL (default 127.0.0.1:6379): skipped without it, except
- * under CI=true where a missing Redis fails the run.
+ * request reaches. Runs twice: on the Redis at REDIS_URL (default 127.0.0.1:6379) and on a
+ * 3-master Redis Cluster this file starts (redis-server and redis-cli on PATH). Skipped without
+ * them, except under CI=true where a missing Redis or redis-server fails the run.
  */
 import assert from 'node:assert/strict';
-import { REDIS_URL, redisAvailable } from '../utils/redis.js';
+import { clusterRedis, keysMatching, redisSuitesSkip, singleRedis, startRedisCluster, type RedisClusterHandle, type RedisTarget } from '../utils/redis-cluster.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
@@ -14,7 +15,6 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Redis } from 'ioredis';
 import { connectSdkClient, modernHeaders, modernMeta, modernRpc, rpc } from '../utils/clients.js';
 import { readSse, type SseEvent } from '../utils/sse.js';
 
@@ -24,7 +24,10 @@ const APP = fileURLToPath(new URL('../fixtures/scale-out.app.js', import.meta.ur
 const ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
 
-const skip = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
+const skip = await redisSuitesSkip();
+let cluster: RedisClusterHandle | undefined;
+if (!skip) cluster = await startRedisCluster();
+after(() => cluster?.stop());
 
 /** One app process. */
 class Instance {
@@ -36,11 +39,12 @@ class Instance {
   constructor(
     readonly name: string,
     private readonly prefix: string,
+    private readonly target: RedisTarget,
   ) {}
 
   async start(): Promise<void> {
     const child = spawn(process.execPath, ['--enable-source-maps', APP], {
-      env: { ...process.env, REDIS_URL, MCP_KEY_PREFIX: this.prefix, INSTANCE: this.name, PORT: '0' },
+      env: { ...process.env, ...this.target.env(), MCP_KEY_PREFIX: this.prefix, INSTANCE: this.name, PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
@@ -209,224 +213,227 @@ async function waitFor(predicate: () => boolean, ms = 3000, what = 'condition'):
 
 const messagesOf = (events: SseEvent[]): Json[] => events.filter((e) => e.data !== '' && typeof e.data === 'object').map((e) => e.data as Json);
 
-describe('scale-out: two instances, one Redis, a round-robin proxy', { skip }, () => {
-  const prefix = `mcp-e2e:${randomBytes(6).toString('hex')}:`;
-  const a = new Instance('A', prefix);
-  const b = new Instance('B', prefix);
-  const proxy = new RoundRobinProxy([a, b]);
-  let redis: Redis;
+for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
+  describe(`scale-out: two instances, one Redis (${target.name}), a round-robin proxy`, { skip }, () => {
+    const prefix = `mcp-e2e:${randomBytes(6).toString('hex')}:`;
+    /** The prefix as the keys carry it: wrapped in a hash tag. */
+    const P = `{${prefix}}`;
+    const a = new Instance('A', prefix, target);
+    const b = new Instance('B', prefix, target);
+    const proxy = new RoundRobinProxy([a, b]);
+    let redis: Awaited<ReturnType<RedisTarget['client']>>;
 
-  before(async () => {
-    redis = new Redis(REDIS_URL);
-    await Promise.all([a.start(), b.start()]);
-    await proxy.start();
-  });
+    before(async () => {
+      redis = await target.client();
+      await Promise.all([a.start(), b.start()]);
+      await proxy.start();
+    });
 
-  after(async () => {
-    await proxy.stop();
-    await Promise.all([a.stop(), b.stop()]);
-    const keys = (await redis.keys(`${prefix}*`)) as string[];
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-  });
+    after(async () => {
+      await proxy.stop();
+      await Promise.all([a.stop(), b.stop()]);
+      for (const key of await keysMatching(redis, `${P}*`)) await redis.del(key);
+      await redis.quit();
+    });
 
-  it('serves one legacy SDK session from both instances, alternately', async () => {
-    const conn = await connectSdkClient(proxy.url);
-    try {
-      const names: string[] = [];
-      for (let i = 0; i < 4; i++) {
-        const result = await conn.client.callTool({ name: 'whoami', arguments: {} });
-        names.push((result.content as Json[])[0].text);
-      }
-      assert.deepEqual(new Set(names), new Set(['A', 'B']), `calls ran on ${names.join(', ')}`);
-      const tools = await conn.client.listTools();
-      assert.ok(tools.tools.some((t) => t.name === 'whoami'));
-      const sessionId = conn.transport.sessionId!;
-      const served = new Set(proxy.log.filter((e) => e.sessionId === sessionId).map((e) => e.backend));
-      assert.deepEqual(served, new Set(['A', 'B']));
-    } finally {
-      await conn.close();
-    }
-  });
-
-  it('delivers to a GET stream on A a notification triggered through B', async () => {
-    const sessionId = await legacySession(a.url);
-    const stream = follow(await openGet(a.url, sessionId));
-    try {
-      await waitFor(() => stream.events.length >= 1, 3000, 'priming event');
-      const added = await call(b.url, sessionId, 'add_tool', { name: `dyn_${Date.now()}` });
-      assert.match(resultText(added), /on B$/);
-      await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'), 2000, 'list_changed on A');
-
-      // A resource subscription recorded through B, an update announced through B.
-      const subscribed = await rpc(b.url, { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'test://watched' } }, { headers: legacyHeaders(sessionId) });
-      assert.equal(subscribed.status, 200);
-      await call(b.url, sessionId, 'touch', { uri: 'test://unwatched' });
-      await call(b.url, sessionId, 'touch', { uri: 'test://watched' });
-      await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/resources/updated'), 2000, 'resources/updated on A');
-      await new Promise((r) => setTimeout(r, 100));
-      const updates = messagesOf(stream.events).filter((m) => m.method === 'notifications/resources/updated');
-      assert.deepEqual(updates.map((m) => m.params.uri), ['test://watched']);
-    } finally {
-      stream.stop();
-    }
-  });
-
-  it('sends a server-to-client request produced on B to the GET stream on A, and routes the answer back', async () => {
-    const sessionId = await legacySession(a.url, { elicitation: {} });
-    const stream = follow(await openGet(a.url, sessionId));
-    try {
-      await waitFor(() => stream.events.length >= 1, 3000, 'priming event');
-      // A plain-JSON call (no SSE accepted) cannot carry the request; the GET stream does.
-      const pending = call(b.url, sessionId, 'confirm', {}, { Accept: 'application/json' });
-      await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'elicitation/create'), 3000, 'elicitation/create on A');
-      const request = messagesOf(stream.events).find((m) => m.method === 'elicitation/create')!;
-      const answered = await rpc(a.url, { jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { ok: true } } }, { headers: legacyHeaders(sessionId) });
-      assert.equal(answered.status, 202);
-      assert.equal(resultText(await pending), 'B got ok=true');
-    } finally {
-      stream.stop();
-    }
-  });
-
-  it('resumes a call waiting on A with an elicitation answer that lands on B', async () => {
-    const sessionId = await legacySession(a.url, { elicitation: {} });
-    let answer: Promise<unknown> | undefined;
-    const res = await rpc(a.url, { jsonrpc: '2.0', id: 'e1', method: 'tools/call', params: { name: 'confirm', arguments: {} } }, {
-      headers: legacyHeaders(sessionId),
-      timeoutMs: 15_000,
-      onEvent: (event) => {
-        const message = event.data as Json;
-        if (message?.method === 'elicitation/create') {
-          answer = rpc(b.url, { jsonrpc: '2.0', id: message.id, result: { action: 'accept', content: { ok: false } } }, { headers: legacyHeaders(sessionId) });
+    it('serves one legacy SDK session from both instances, alternately', async () => {
+      const conn = await connectSdkClient(proxy.url);
+      try {
+        const names: string[] = [];
+        for (let i = 0; i < 4; i++) {
+          const result = await conn.client.callTool({ name: 'whoami', arguments: {} });
+          names.push((result.content as Json[])[0].text);
         }
-      },
+        assert.deepEqual(new Set(names), new Set(['A', 'B']), `calls ran on ${names.join(', ')}`);
+        const tools = await conn.client.listTools();
+        assert.ok(tools.tools.some((t) => t.name === 'whoami'));
+        const sessionId = conn.transport.sessionId!;
+        const served = new Set(proxy.log.filter((e) => e.sessionId === sessionId).map((e) => e.backend));
+        assert.deepEqual(served, new Set(['A', 'B']));
+      } finally {
+        await conn.close();
+      }
     });
-    assert.equal(((await answer) as { status: number }).status, 202);
-    assert.equal(resultText(res), 'A got ok=false');
 
-    // The same through the proxy with the official client: wherever the answer lands, it counts.
-    const conn = await connectSdkClient(proxy.url, { onElicit: async () => ({ action: 'accept', content: { ok: true } }) });
-    try {
-      const texts: string[] = [];
-      for (let i = 0; i < 3; i++) texts.push(((await conn.client.callTool({ name: 'confirm', arguments: {} })).content as Json[])[0].text);
-      assert.ok(texts.every((t) => /^[AB] got ok=true$/.test(t)), texts.join('; '));
-    } finally {
-      await conn.close();
-    }
-  });
+    it('delivers to a GET stream on A a notification triggered through B', async () => {
+      const sessionId = await legacySession(a.url);
+      const stream = follow(await openGet(a.url, sessionId));
+      try {
+        await waitFor(() => stream.events.length >= 1, 3000, 'priming event');
+        const added = await call(b.url, sessionId, 'add_tool', { name: `dyn_${Date.now()}` });
+        assert.match(resultText(added), /on B$/);
+        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'), 2000, 'list_changed on A');
 
-  it('streams list_changed to a modern listen stream on A within a second of a registration on B', async () => {
-    const response = await fetch(a.url, {
-      method: 'POST',
-      headers: { ...ACCEPT, ...modernHeaders('subscriptions/listen') },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'L1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, promptsListChanged: false }, _meta: modernMeta() } }),
+        // A resource subscription recorded through B, an update announced through B.
+        const subscribed = await rpc(b.url, { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'test://watched' } }, { headers: legacyHeaders(sessionId) });
+        assert.equal(subscribed.status, 200);
+        await call(b.url, sessionId, 'touch', { uri: 'test://unwatched' });
+        await call(b.url, sessionId, 'touch', { uri: 'test://watched' });
+        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/resources/updated'), 2000, 'resources/updated on A');
+        await new Promise((r) => setTimeout(r, 100));
+        const updates = messagesOf(stream.events).filter((m) => m.method === 'notifications/resources/updated');
+        assert.deepEqual(updates.map((m) => m.params.uri), ['test://watched']);
+      } finally {
+        stream.stop();
+      }
     });
-    const stream = follow(response);
-    try {
-      await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/subscriptions/acknowledged'), 3000, 'acknowledgement');
-      const added = await modernRpc(b.url, 'tools/call', { name: 'add_tool', arguments: { name: `modern_${Date.now()}` } });
-      assert.match(resultText(added), /on B$/);
-      await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'), 10_000, 'list_changed from B');
-      const change = messagesOf(stream.events).find((m) => m.method === 'notifications/tools/list_changed')!;
-      assert.equal(change.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
-    } finally {
-      stream.stop();
-    }
-  });
 
-  it('resumes a POST stream through B while its call still runs on A', async () => {
-    const sessionId = await legacySession(a.url);
-    const controller = new AbortController();
-    const response = await fetch(a.url, {
-      method: 'POST',
-      headers: legacyHeaders(sessionId),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 't1', method: 'tools/call', params: { name: 'tick', arguments: { count: 30, intervalMs: 20 }, _meta: { progressToken: 'tk' } } }),
-      signal: controller.signal,
+    it('sends a server-to-client request produced on B to the GET stream on A, and routes the answer back', async () => {
+      const sessionId = await legacySession(a.url, { elicitation: {} });
+      const stream = follow(await openGet(a.url, sessionId));
+      try {
+        await waitFor(() => stream.events.length >= 1, 3000, 'priming event');
+        // A plain-JSON call (no SSE accepted) cannot carry the request; the GET stream does.
+        const pending = call(b.url, sessionId, 'confirm', {}, { Accept: 'application/json' });
+        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'elicitation/create'), 3000, 'elicitation/create on A');
+        const request = messagesOf(stream.events).find((m) => m.method === 'elicitation/create')!;
+        const answered = await rpc(a.url, { jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { ok: true } } }, { headers: legacyHeaders(sessionId) });
+        assert.equal(answered.status, 202);
+        assert.equal(resultText(await pending), 'B got ok=true');
+      } finally {
+        stream.stop();
+      }
     });
-    // Read a few events, then resume through B from the last one seen. The call goes on on A
-    // (a client disconnect would cancel it, so the first reader keeps its connection open).
-    const first = follow(response);
-    await waitFor(() => messagesOf(first.events).length >= 5, 3000, 'first progress events');
-    const seen = first.events.filter((e) => e.id);
-    const lastId = seen.at(-1)!.id!;
-    const countBefore = messagesOf(first.events.slice(0, first.events.indexOf(seen.at(-1)!) + 1)).length;
-    const resumed = follow(await openGet(b.url, sessionId, lastId));
-    await resumed.done;
-    controller.abort();
-    const progress = [...messagesOf(first.events).slice(0, countBefore), ...messagesOf(resumed.events)]
-      .filter((m) => m.method === 'notifications/progress')
-      .map((m) => m.params.progress);
-    assert.deepEqual(progress, Array.from({ length: 30 }, (_, i) => i + 1));
-    assert.equal(resultText({ events: resumed.events }), 'ticked 30 on A');
-  });
 
-  it('keeps every key under a TTL (except the one shared requestState secret)', async () => {
-    const keys = (await redis.keys(`${prefix}*`)) as string[];
-    assert.ok(keys.length > 0);
-    const untimed: string[] = [];
-    for (const key of keys) if ((await redis.pttl(key)) < 0 && key !== `${prefix}state-secret`) untimed.push(key);
-    assert.deepEqual(untimed, []);
-  });
+    it('resumes a call waiting on A with an elicitation answer that lands on B', async () => {
+      const sessionId = await legacySession(a.url, { elicitation: {} });
+      let answer: Promise<unknown> | undefined;
+      const res = await rpc(a.url, { jsonrpc: '2.0', id: 'e1', method: 'tools/call', params: { name: 'confirm', arguments: {} } }, {
+        headers: legacyHeaders(sessionId),
+        timeoutMs: 15_000,
+        onEvent: (event) => {
+          const message = event.data as Json;
+          if (message?.method === 'elicitation/create') {
+            answer = rpc(b.url, { jsonrpc: '2.0', id: message.id, result: { action: 'accept', content: { ok: false } } }, { headers: legacyHeaders(sessionId) });
+          }
+        },
+      });
+      assert.equal(((await answer) as { status: number }).status, 202);
+      assert.equal(resultText(res), 'A got ok=false');
 
-  it('fails over: A is killed mid-stream, the client resumes through B, no event lost, none twice', async () => {
-    const sessionId = await legacySession(proxy.url);
-    const total = 120;
-    for (let i = 1; i <= total; i++) {
-      const res = await rpc(proxy.url, { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: `test://pulse/${i}` } }, { headers: legacyHeaders(sessionId) });
-      assert.equal(res.status, 200);
-    }
-    const first = follow(await openGet(a.url, sessionId));
-    await waitFor(() => first.events.length >= 1, 3000, 'priming event');
-    const pulses = (events: SseEvent[]) => events.filter((e) => (e.data as Json)?.method === 'notifications/resources/updated');
-    const pulsing = call(b.url, sessionId, 'pulse', { count: total, intervalMs: 8, prefix: 'test://pulse/' });
-    await waitFor(() => pulses(first.events).length >= 30, 5000, '30 pulses on A');
-    await a.kill();
-    await first.done;
-    const beforeKill = pulses(first.events);
-    assert.ok(beforeKill.length < total, 'A died mid-stream');
-    const lastId = first.events.filter((e) => e.id).at(-1)!.id!;
-    // Pulses go on while no instance holds the stream; the client comes back a little later.
-    await new Promise((r) => setTimeout(r, 250));
-    const logMark = proxy.log.length;
-    const second = follow(await openGet(proxy.url, sessionId, lastId));
-    assert.equal(proxy.log[logMark]?.backend, 'B', 'the proxy skipped the dead instance');
-    assert.equal(resultText(await pulsing), `pulsed ${total} on B`);
-    await waitFor(() => beforeKill.length + pulses(second.events).length >= total, 5000, 'all pulses');
-    await new Promise((r) => setTimeout(r, 200)); // anything extra would be a duplicate
-    second.stop();
-    const all = [...beforeKill, ...pulses(second.events)];
-    const uris = all.map((e) => (e.data as Json).params.uri as string);
-    assert.equal(all.length, total, `received ${all.length} of ${total}`);
-    assert.deepEqual(uris, Array.from({ length: total }, (_, i) => `test://pulse/${i + 1}`), 'in order, each once');
-    const ids = [...first.events, ...second.events].map((e) => e.id).filter(Boolean);
-    assert.equal(new Set(ids).size, ids.length, 'event ids are unique');
-    assert.ok(pulses(second.events).length > 0);
+      // The same through the proxy with the official client: wherever the answer lands, it counts.
+      const conn = await connectSdkClient(proxy.url, { onElicit: async () => ({ action: 'accept', content: { ok: true } }) });
+      try {
+        const texts: string[] = [];
+        for (let i = 0; i < 3; i++) texts.push(((await conn.client.callTool({ name: 'confirm', arguments: {} })).content as Json[])[0].text);
+        assert.ok(texts.every((t) => /^[AB] got ok=true$/.test(t)), texts.join('; '));
+      } finally {
+        await conn.close();
+      }
+    });
 
-    // The session lives on through B alone.
-    const whoami = await call(proxy.url, sessionId, 'whoami');
-    assert.equal(resultText(whoami), 'B');
-  });
+    it('streams list_changed to a modern listen stream on A within a second of a registration on B', async () => {
+      const response = await fetch(a.url, {
+        method: 'POST',
+        headers: { ...ACCEPT, ...modernHeaders('subscriptions/listen') },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'L1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, promptsListChanged: false }, _meta: modernMeta() } }),
+      });
+      const stream = follow(response);
+      try {
+        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/subscriptions/acknowledged'), 3000, 'acknowledgement');
+        const added = await modernRpc(b.url, 'tools/call', { name: 'add_tool', arguments: { name: `modern_${Date.now()}` } });
+        assert.match(resultText(added), /on B$/);
+        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'), 10_000, 'list_changed from B');
+        const change = messagesOf(stream.events).find((m) => m.method === 'notifications/tools/list_changed')!;
+        assert.equal(change.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
+      } finally {
+        stream.stop();
+      }
+    });
 
-  it('lets the official client ride out the failover on its own (SDK GET-stream resume)', async () => {
-    // A is gone; restart it so the client's GET stream can be held there and killed again.
-    await a.start();
-    const conn = await connectSdkClient(proxy.url);
-    try {
-      let changes = 0;
-      conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
-      await new Promise((r) => setTimeout(r, 200));
-      const holder = proxy.log.filter((e) => e.method === 'GET' && e.sessionId === conn.transport.sessionId).at(-1)!.backend;
-      const [dying, surviving] = holder === 'A' ? [a, b] : [b, a];
-      await dying.kill();
-      // The change happens while the client has no stream; it must still arrive, once.
-      await call(surviving.url, conn.transport.sessionId!, 'add_tool', { name: `after_kill_${Date.now()}` });
-      await waitFor(() => changes === 1, 8000, 'list_changed after the SDK reconnected');
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(changes, 1);
-      await dying.start();
-    } finally {
-      await conn.close();
-    }
+    it('resumes a POST stream through B while its call still runs on A', async () => {
+      const sessionId = await legacySession(a.url);
+      const controller = new AbortController();
+      const response = await fetch(a.url, {
+        method: 'POST',
+        headers: legacyHeaders(sessionId),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 't1', method: 'tools/call', params: { name: 'tick', arguments: { count: 30, intervalMs: 20 }, _meta: { progressToken: 'tk' } } }),
+        signal: controller.signal,
+      });
+      // Read a few events, then resume through B from the last one seen. The call goes on on A
+      // (a client disconnect would cancel it, so the first reader keeps its connection open).
+      const first = follow(response);
+      await waitFor(() => messagesOf(first.events).length >= 5, 3000, 'first progress events');
+      const seen = first.events.filter((e) => e.id);
+      const lastId = seen.at(-1)!.id!;
+      const countBefore = messagesOf(first.events.slice(0, first.events.indexOf(seen.at(-1)!) + 1)).length;
+      const resumed = follow(await openGet(b.url, sessionId, lastId));
+      await resumed.done;
+      controller.abort();
+      const progress = [...messagesOf(first.events).slice(0, countBefore), ...messagesOf(resumed.events)]
+        .filter((m) => m.method === 'notifications/progress')
+        .map((m) => m.params.progress);
+      assert.deepEqual(progress, Array.from({ length: 30 }, (_, i) => i + 1));
+      assert.equal(resultText({ events: resumed.events }), 'ticked 30 on A');
+    });
+
+    it('keeps every key under a TTL (except the one shared requestState secret)', async () => {
+      const keys = await keysMatching(redis, `${P}*`);
+      assert.ok(keys.length > 0);
+      const untimed: string[] = [];
+      for (const key of keys) if ((await redis.pttl(key)) < 0 && key !== `${P}state-secret`) untimed.push(key);
+      assert.deepEqual(untimed, []);
+    });
+
+    it('fails over: A is killed mid-stream, the client resumes through B, no event lost, none twice', async () => {
+      const sessionId = await legacySession(proxy.url);
+      const total = 120;
+      for (let i = 1; i <= total; i++) {
+        const res = await rpc(proxy.url, { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: `test://pulse/${i}` } }, { headers: legacyHeaders(sessionId) });
+        assert.equal(res.status, 200);
+      }
+      const first = follow(await openGet(a.url, sessionId));
+      await waitFor(() => first.events.length >= 1, 3000, 'priming event');
+      const pulses = (events: SseEvent[]) => events.filter((e) => (e.data as Json)?.method === 'notifications/resources/updated');
+      const pulsing = call(b.url, sessionId, 'pulse', { count: total, intervalMs: 8, prefix: 'test://pulse/' });
+      await waitFor(() => pulses(first.events).length >= 30, 5000, '30 pulses on A');
+      await a.kill();
+      await first.done;
+      const beforeKill = pulses(first.events);
+      assert.ok(beforeKill.length < total, 'A died mid-stream');
+      const lastId = first.events.filter((e) => e.id).at(-1)!.id!;
+      // Pulses go on while no instance holds the stream; the client comes back a little later.
+      await new Promise((r) => setTimeout(r, 250));
+      const logMark = proxy.log.length;
+      const second = follow(await openGet(proxy.url, sessionId, lastId));
+      assert.equal(proxy.log[logMark]?.backend, 'B', 'the proxy skipped the dead instance');
+      assert.equal(resultText(await pulsing), `pulsed ${total} on B`);
+      await waitFor(() => beforeKill.length + pulses(second.events).length >= total, 5000, 'all pulses');
+      await new Promise((r) => setTimeout(r, 200)); // anything extra would be a duplicate
+      second.stop();
+      const all = [...beforeKill, ...pulses(second.events)];
+      const uris = all.map((e) => (e.data as Json).params.uri as string);
+      assert.equal(all.length, total, `received ${all.length} of ${total}`);
+      assert.deepEqual(uris, Array.from({ length: total }, (_, i) => `test://pulse/${i + 1}`), 'in order, each once');
+      const ids = [...first.events, ...second.events].map((e) => e.id).filter(Boolean);
+      assert.equal(new Set(ids).size, ids.length, 'event ids are unique');
+      assert.ok(pulses(second.events).length > 0);
+
+      // The session lives on through B alone.
+      const whoami = await call(proxy.url, sessionId, 'whoami');
+      assert.equal(resultText(whoami), 'B');
+    });
+
+    it('lets the official client ride out the failover on its own (SDK GET-stream resume)', async () => {
+      // A is gone; restart it so the client's GET stream can be held there and killed again.
+      await a.start();
+      const conn = await connectSdkClient(proxy.url);
+      try {
+        let changes = 0;
+        conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
+        await new Promise((r) => setTimeout(r, 200));
+        const holder = proxy.log.filter((e) => e.method === 'GET' && e.sessionId === conn.transport.sessionId).at(-1)!.backend;
+        const [dying, surviving] = holder === 'A' ? [a, b] : [b, a];
+        await dying.kill();
+        // The change happens while the client has no stream; it must still arrive, once.
+        await call(surviving.url, conn.transport.sessionId!, 'add_tool', { name: `after_kill_${Date.now()}` });
+        await waitFor(() => changes === 1, 8000, 'list_changed after the SDK reconnected');
+        await new Promise((r) => setTimeout(r, 300));
+        assert.equal(changes, 1);
+        await dying.start();
+      } finally {
+        await conn.close();
+      }
+    });
   });
-});
+}

@@ -347,7 +347,8 @@ describe('Sessions on Redis: caps per caller, refusal at sessions.maxSessions', 
     redis = new Redis(REDIS_URL);
   });
   after(async () => {
-    const keys = (await redis.keys(`${prefix}*`)) as string[];
+    // The module wraps a prefix without a hash tag in one: {<prefix>a:}…
+    const keys = (await redis.keys(`{${prefix}*`)) as string[];
     if (keys.length) await redis.del(...keys);
     await redis.quit();
   });

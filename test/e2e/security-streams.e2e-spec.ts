@@ -119,7 +119,7 @@ const hasResult = (id: number) => (events: SseEvent[]) => events.some((e) => (e.
 const streamOf = (eventId: string) => eventId.slice(0, eventId.lastIndexOf('.'));
 
 for (const store of ['in-memory', 'Redis'] as const) describe(`security: resumable streams belong to their session, ${store} event store (ISSUE-15 item 3)`, { skip: store === 'Redis' && skipRedis }, () => {
-  const prefix = `mcp:security-streams:${randomBytes(6).toString('hex')}:`;
+  const prefix = `mcp:security-streams:{${randomBytes(6).toString('hex')}}:`;
   let server: RunningApp;
   before(async () => {
     server = await startApp(SecurityStreamsModule.register(store === 'Redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}));
@@ -194,7 +194,7 @@ const PRODUCED = FLOOD_MAX * 1024;
 // With Redis every event is appended to the shared store before it is written: a producer faster
 // than those round trips queues events in the server unless they count against the cap too.
 for (const store of ['in-memory', 'Redis'] as const) describe(`security: a client that never reads its SSE response, ${store} event store (ISSUE-15 item 10)`, { skip: store === 'Redis' && skipRedis }, () => {
-  const prefix = `mcp:security-slow:${randomBytes(6).toString('hex')}:`;
+  const prefix = `mcp:security-slow:{${randomBytes(6).toString('hex')}}:`;
   let server: RunningApp;
   before(async () => {
     server = await startApp(SecurityStreamsModule.register(store === 'Redis' ? { redis: { url: REDIS_URL, keyPrefix: prefix } } : {}));
@@ -433,7 +433,7 @@ describe('security: the event store is bounded and forgets ended sessions (ISSUE
   });
 
   describe('with Redis', { skip: skipRedis }, () => {
-    const prefix = `mcp:security-streams:${randomBytes(6).toString('hex')}:`;
+    const prefix = `mcp:security-streams:{${randomBytes(6).toString('hex')}}:`;
     let server: RunningApp;
     let redis: Redis;
     before(async () => {

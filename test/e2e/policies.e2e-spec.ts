@@ -206,6 +206,8 @@ describe("the app's ThrottlerModule configuration", () => {
 describe('per-tool policies across two instances sharing Redis', { skip: skipRedis }, () => {
   const holds = new Holds();
   const prefix = `mcp-test:policies:${randomBytes(6).toString('hex')}:`;
+  /** The module keeps every key of a deployment under its prefix as one hash tag. */
+  const stored = `{${prefix}}`;
   let a: RunningApp;
   let b: RunningApp;
   let redis: Redis;
@@ -236,7 +238,7 @@ describe('per-tool policies across two instances sharing Redis', { skip: skipRed
     assert.equal(sixth.isError, true, 'the sixth call ran: each instance counted alone');
     assert.match(sixth.text, /Rate limit for tool "five_per_minute" reached: 5 call\(s\) per minute\. Try again in \d+ s\./);
     // One key per tool and tracker, its own hash tag, so a Redis Cluster can route the script.
-    assert.deepEqual(await redis.keys(`${prefix}throttle:*five_per_minute*`), [`${prefix}throttle:{tool:five_per_minute:default:address:127.0.0.1}`]);
+    assert.deepEqual(await redis.keys(`${stored}throttle:*five_per_minute*`), [`${stored}throttle:{tool:five_per_minute:default:address:127.0.0.1}`]);
   });
 
   it('a concurrency of 1 holds across the instances', async () => {
@@ -259,15 +261,15 @@ describe('per-tool policies across two instances sharing Redis', { skip: skipRed
     await assertOk(a.url, 'unlimited');
     await assertOk(b.url, 'once_per_minute');
     await assertOk(a.url, 'plain');
-    const keys = (await redis.keys(`${prefix}throttle:*`)).sort();
-    assert.ok(keys.includes(`${prefix}throttle:{tool:once_per_minute:default:address:127.0.0.1}`), keys.join(', '));
+    const keys = (await redis.keys(`${stored}throttle:*`)).sort();
+    assert.ok(keys.includes(`${stored}throttle:{tool:once_per_minute:default:address:127.0.0.1}`), keys.join(', '));
     assert.ok(!keys.some((key) => key.includes('tool:unlimited:')), `@SkipThrottle was counted: ${keys.join(', ')}`);
     // Tools with no limit of their own are counted by the configured default throttler.
-    assert.ok(keys.includes(`${prefix}throttle:{tool:plain:default:address:127.0.0.1}`), keys.join(', '));
+    assert.ok(keys.includes(`${stored}throttle:{tool:plain:default:address:127.0.0.1}`), keys.join(', '));
   });
 
   it('a lease another instance holds refuses a call, and one whose instance stopped renewing it expires', async () => {
-    const key = `${prefix}leases:{tool:exclusive}`;
+    const key = `${stored}leases:{tool:exclusive}`;
     const now = Number((await redis.time())[0]) * 1000;
     await redis.zadd(key, now + 60_000, 'lease-of-a-live-instance');
     const refused = await callTool(a.url, 'exclusive');

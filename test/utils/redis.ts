@@ -25,7 +25,8 @@ export async function clearRedisPrefix(prefix: string): Promise<void> {
   const { Redis } = await import('ioredis');
   const redis = new Redis(REDIS_URL);
   try {
-    const keys = await redis.keys(`${prefix}*`);
+    // The module keeps a prefix without a hash tag as `{<prefix>}`; keys written by hand keep it bare.
+    const keys = [...(await redis.keys(`${prefix}*`)), ...(await redis.keys(`{${prefix}}*`))];
     if (keys.length) await redis.del(...keys);
   } finally {
     redis.disconnect();

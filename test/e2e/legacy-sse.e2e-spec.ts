@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { Injectable, Module } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Ctx, McpModule, Tool, type McpContext } from '../../lib/index.js';
 import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
 import { SseParser, type SseEvent } from '../utils/sse.js';
@@ -252,9 +253,18 @@ class SlowTools {
   }
 }
 
+@Injectable()
+class AskingTools {
+  @Tool('confirm', { description: 'Asks the user to confirm.' })
+  async confirm(@Ctx() ctx: McpContext): Promise<string> {
+    const outcome = await ctx.elicit('Proceed?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
+    return outcome.action === 'accept' ? `ok=${String((outcome.content as Json).ok)}` : outcome.action;
+  }
+}
+
 @Module({
   imports: [McpModule.forRoot({ name: 'legacy-sse-e2e', version: '1.0.0', legacySse: true, limits: { sessionsPerAddress: 2 } })],
-  providers: [SlowTools],
+  providers: [SlowTools, AskingTools],
 })
 class LegacySseTestModule {}
 
@@ -270,8 +280,27 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
       const { client } = await connect(`${app.base}/sse`);
       try {
         const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((t) => t.name), ['wait_forever']);
+        assert.deepEqual(tools.map((t) => t.name).sort(), ['confirm', 'wait_forever']);
         assert.equal((await client.ping()) !== undefined, true);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('sends an elicitation on the stream and takes the answer POSTed back', async () => {
+      const transport = new SSEClientTransport(new URL(`${app.base}/sse`));
+      const client = new Client({ name: 'legacy-sse-e2e', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+      const asked: Json[] = [];
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params);
+        return { action: 'accept', content: { ok: true } };
+      });
+      await client.connect(transport);
+      try {
+        const result = (await client.callTool({ name: 'confirm', arguments: {} })) as Json;
+        assert.equal(result.content[0].text, 'ok=true');
+        assert.equal(asked.length, 1);
+        assert.equal(asked[0]!.message, 'Proceed?');
       } finally {
         await client.close();
       }

@@ -6,6 +6,7 @@ export {
   type McpEndpointVersion,
   type McpModuleForRootOptions,
 } from './mcp.module-definition.js';
+export type { McpLegacySseOptions } from './transport/legacy-sse.transport.js';
 export type {
   McpModuleOptions,
   McpOptionsFactory,

@@ -19,6 +19,7 @@ export const MCP_HTTP_HANDLER = Symbol.for('nestjs-model-context:MCP_HTTP_HANDLE
 export const MCP_SESSION_STORE = Symbol.for('nestjs-model-context:MCP_SESSION_STORE');
 export const MCP_NOTIFICATION_BUS = Symbol.for('nestjs-model-context:MCP_NOTIFICATION_BUS');
 export const MCP_AUTHENTICATOR = Symbol.for('nestjs-model-context:MCP_AUTHENTICATOR');
+export const MCP_LEGACY_SSE = Symbol.for('nestjs-model-context:MCP_LEGACY_SSE');
 
 /** Parameter kinds of the module's parameter decorators (kept clear of Nest's RouteParamtypes). */
 export enum McpParamtype {

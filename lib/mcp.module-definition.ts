@@ -1,6 +1,7 @@
 import { ConfigurableModuleBuilder, VERSION_NEUTRAL } from '@nestjs/common';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
 import { MCP_DEFAULT_PATH } from './mcp.constants.js';
+import type { McpLegacySseOptions } from './transport/legacy-sse.transport.js';
 
 /** A controller version as Nest takes it (`@Controller({ version })`). @publicApi */
 export type McpEndpointVersion = string | typeof VERSION_NEUTRAL | Array<string | typeof VERSION_NEUTRAL>;
@@ -30,6 +31,15 @@ export interface McpModuleExtras {
    * @default []
    */
   controllerDecorators: ClassDecorator[];
+  /**
+   * Also serve the legacy HTTP+SSE transport of protocol revision 2024-11-05, for clients that
+   * speak only it: `GET /sse` opens a session's event stream, whose first `endpoint` event names
+   * the URL to POST its messages to (`/messages?sessionId=…`). Off by default. `true` uses those
+   * routes; give `{ path, messagesPath }` for others. Same Origin/Host checks, auth, body and
+   * session limits as Streamable HTTP; sessions live in the process holding the stream.
+   * @default false
+   */
+  legacySse: boolean | McpLegacySseOptions;
 }
 
 export const {
@@ -40,7 +50,7 @@ export const {
 } = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMcpOptions')
-  .setExtras<McpModuleExtras>({ path: MCP_DEFAULT_PATH, isGlobal: false, endpointVersion: VERSION_NEUTRAL, controllerDecorators: [] }, (definition, extras) => ({
+  .setExtras<McpModuleExtras>({ path: MCP_DEFAULT_PATH, isGlobal: false, endpointVersion: VERSION_NEUTRAL, controllerDecorators: [], legacySse: false }, (definition, extras) => ({
     ...definition,
     global: extras.isGlobal,
   }))

@@ -13,6 +13,7 @@ import {
   MCP_ENDPOINT_VERSION,
   MCP_HTTP_HANDLER,
   MCP_AUTHENTICATOR,
+  MCP_LEGACY_SSE,
   MCP_MODULE_ID,
   MCP_NOTIFICATION_BUS,
   MCP_RESOLVED_OPTIONS,
@@ -41,6 +42,8 @@ import { ElicitationSchemas } from './schema/elicitation-schema.js';
 import { InMemorySessionStore, type McpSessionStore } from './protocol/session-store.js';
 import { McpHttpHandler } from './transport/http-handler.js';
 import { createMcpController } from './transport/mcp.controller.js';
+import { createLegacySseController } from './transport/legacy-sse.controller.js';
+import { resolveLegacySse, type ResolvedLegacySseOptions } from './transport/legacy-sse.transport.js';
 import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
@@ -119,7 +122,14 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_HTTP_HANDLER,
-    useFactory: (options: ResolvedMcpOptions, server: McpDispatcher, store: McpSessionStore, auth: McpAuthenticator | null, redis: McpRedisBackend | null) =>
+    useFactory: (
+      options: ResolvedMcpOptions,
+      server: McpDispatcher,
+      store: McpSessionStore,
+      auth: McpAuthenticator | null,
+      redis: McpRedisBackend | null,
+      legacySse: ResolvedLegacySseOptions | null,
+    ) =>
       new McpHttpHandler(server, store, {
         sessions: options.sessions.mode,
         maxBodyBytes: options.maxBodyBytes,
@@ -135,8 +145,9 @@ const coreProviders: Provider[] = [
         auth: auth ?? undefined,
         maxSessions: options.sessions.maxSessions,
         limits: options.limits,
+        legacySse: legacySse ?? undefined,
       }),
-    inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE, MCP_AUTHENTICATOR, MCP_REDIS],
+    inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE, MCP_AUTHENTICATOR, MCP_REDIS, MCP_LEGACY_SSE],
   },
   {
     provide: MCP_AUTHENTICATOR,
@@ -227,14 +238,18 @@ export class McpModule extends McpConfigurableModule implements NestModule {
     // The metadata route is one controller per app (Fastify refuses a route declared twice), so
     // every McpModule's decorators go on it: they are the app's conventions (@Public(), ...).
     decorateMcpMetadataController(decorators);
+    const legacySse = resolveLegacySse(extras.legacySse);
+    const controllers = [createMcpController(endpoint, extras.endpointVersion, decorators)];
+    if (legacySse) controllers.push(createLegacySseController(legacySse, extras.endpointVersion, decorators) as never);
     return {
       ...definition,
       imports: [...(definition.imports ?? []), DiscoveryModule, McpMetadataModule],
-      controllers: [...(definition.controllers ?? []), createMcpController(endpoint, extras.endpointVersion, decorators)],
+      controllers: [...(definition.controllers ?? []), ...controllers],
       providers: [
         ...(definition.providers ?? []),
         ...coreProviders,
         { provide: MCP_ENDPOINT_PATH, useValue: endpoint },
+        { provide: MCP_LEGACY_SSE, useValue: legacySse ?? null },
         { provide: MCP_ENDPOINT_VERSION, useValue: extras.endpointVersion ?? VERSION_NEUTRAL },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],

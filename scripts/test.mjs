@@ -34,9 +34,10 @@ if (selected.length === 0) {
   process.exit(1);
 }
 // Node's runner bounds each FILE by --test-timeout too, whatever its suites declare. The files
-// that install packages from the registry (their own 30-minute bound) run in a second pass, so a
+// that install packages from the registry or start dozens of client processes (bounded inside
+// their own tests) run in a second pass, so a
 // loaded machine does not cancel them at two minutes while every other file keeps the tight bound.
-const SLOW = /consumers\.e2e-spec\.js$/;
+const SLOW = /(consumers|interop)\.e2e-spec\.js$/;
 const passes = [
   { files: selected.filter((f) => !SLOW.test(f)), timeout: 120_000 },
   { files: selected.filter((f) => SLOW.test(f)), timeout: 1_800_000 },

@@ -176,11 +176,14 @@ export class McpContext {
 
   /**
    * Sends the user to a URL (for secrets, payments, OAuth flows: never ask for those in a form).
-   * Resolves to the user's consent outcome, not to the completion of the flow.
+   * Resolves to the user's consent outcome, not to the completion of the flow. `elicitationId`
+   * is sent on the legacy era only: the 2026-07-28 revision dropped it, with the
+   * `notifications/elicitation/complete` channel it keyed.
    */
   async elicitUrl(message: string, url: string, options: { key?: string; elicitationId?: string } = {}): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
     this.require('elicitation.url', { elicitation: { url: {} } }, 'URL elicitation');
-    const params: JsonObject = { mode: 'url', message, url, elicitationId: options.elicitationId ?? `${this.requestId}-${this.inputCounter + 1}` };
+    const params: JsonObject = { mode: 'url', message, url };
+    if (this.era === 'legacy') params.elicitationId = options.elicitationId ?? `${this.requestId}-${this.inputCounter + 1}`;
     return this.ask(options.key ?? `elicitation-${++this.inputCounter}`, 'elicitation/create', params, async (answer) =>
       isObject(answer) && ['accept', 'decline', 'cancel'].includes(answer.action as string)
         ? { action: answer.action as 'accept' | 'decline' | 'cancel' }

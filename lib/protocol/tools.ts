@@ -140,8 +140,10 @@ function toolResult(options: ToolOptions, tool: ToolRuntime, value: unknown, ctx
     if (problem !== null) {
       const ref = randomUUID();
       options.logger.error(`Tool "${tool.name}" returned output that does not match its output schema (ref ${ref}): ${problem}`);
+      // The output schema is public (tools/list), so naming the broken fields tells the caller
+      // nothing new, and tells whoever reads the transcript which field to fix. Values stay out.
       return errorResult(
-        `Tool "${tool.name}" produced output that does not match its declared output schema (reference ${ref}).`,
+        `Tool "${tool.name}" produced output that does not match its declared output schema: ${problem} (reference ${ref}). This is a fault of the tool, not of the arguments: fix the value it returns or its output schema.`,
       ) as Result;
     }
   }

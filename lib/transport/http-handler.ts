@@ -17,6 +17,7 @@ import { NodeResponseSink } from './node-sink.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { limitSseBuffer } from './sse.js';
 import { BodyRefusals, type BodyRefusal } from './body-refusals.js';
+import { LegacySseTransport, type ResolvedLegacySseOptions } from './legacy-sse.transport.js';
 
 export interface McpHttpHandlerOptions {
   /** Legacy-era session handling. The modern era is always stateless. */
@@ -42,7 +43,12 @@ export interface McpHttpHandlerOptions {
   maxSessions?: number;
   /** McpModule's resolved `limits`. @default DEFAULT_MCP_LIMITS */
   limits?: ResolvedMcpLimits;
+  /** Serve the legacy HTTP+SSE transport (2024-11-05) too, at these routes. */
+  legacySse?: ResolvedLegacySseOptions;
 }
+
+type Admission = { ok: true; principal?: McpPrincipal } | { ok: false };
+const ADMITTED: Admission = { ok: true };
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
@@ -79,6 +85,7 @@ class NodeTransportFacts implements McpTransportFacts {
 export class McpHttpHandler {
   private readonly engine: McpEngine;
   private readonly limits: ResolvedMcpLimits;
+  private readonly legacySse?: LegacySseTransport;
 
   constructor(
     server: McpDispatcher,
@@ -98,6 +105,16 @@ export class McpHttpHandler {
       maxSessions: options.maxSessions,
       checkScopes: auth ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id) : undefined,
     });
+    if (options.legacySse) {
+      this.legacySse = new LegacySseTransport(server, {
+        ...options.legacySse,
+        limits: this.limits,
+        maxSessions: options.maxSessions ?? 10_000,
+        keepAliveMs: options.keepAliveMs,
+        defaultLogLevel: options.defaultLogLevel,
+        checkScopes: auth ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id) : undefined,
+      });
+    }
   }
 
   /** Legacy server-to-client requests awaiting the client's answer. */
@@ -109,16 +126,10 @@ export class McpHttpHandler {
     limitSseBuffer(res, this.limits.sseBufferBytes);
     const sink = new NodeResponseSink(res);
     try {
-      const verdict = this.options.originPolicy.check(req);
-      if (!verdict.ok) return sink.json(403, failure(null, ErrorCode.InvalidRequest, `Forbidden: ${verdict.reason}`));
-      // Browser clients can read these only when exposed.
-      if (req.headers.origin !== undefined) res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version');
-      let principal: McpPrincipal | undefined;
-      if (this.options.auth) {
-        const outcome = await this.options.auth.authenticate(req, res);
-        if (!outcome.ok) return;
-        principal = outcome.principal;
-      }
+      const admission = this.admit(req, res, sink);
+      const admitted = admission instanceof Promise ? await admission : admission;
+      if (!admitted.ok) return;
+      const principal = admitted.principal;
       const facts = this.facts(req, principal);
       switch (req.method) {
         case 'POST': {
@@ -142,6 +153,42 @@ export class McpHttpHandler {
     }
   }
 
+  /**
+   * The legacy HTTP+SSE transport's two routes (`stream`: the GET that opens a session,
+   * `messages`: the POSTs into it), behind the same Origin/Host policy, authentication and body
+   * rules as Streamable HTTP.
+   */
+  async handleLegacySse(req: IncomingMessage, res: ServerResponse, route: 'stream' | 'messages'): Promise<void> {
+    const transport = this.legacySse;
+    const sink = new NodeResponseSink(res);
+    if (!transport) return sink.json(404, failure(null, ErrorCode.InvalidRequest, 'Not Found: the legacy SSE transport is off. Enable it with McpModule.forRoot({ legacySse: true }).'));
+    try {
+      const admitted = await this.admit(req, res, sink);
+      if (!admitted.ok) return;
+      if (route === 'stream') return transport.open(req, res, admitted.principal, new NodeTransportFacts(req, undefined, true).clientAddress);
+      const body = this.post(req);
+      return await transport.post(req, res, admitted.principal, body instanceof Promise ? await body : body);
+    } catch (error) {
+      if (!res.headersSent) sink.json(500, failure(null, ErrorCode.InternalError, 'Internal error while handling the MCP request.'));
+      else res.end();
+      throw error;
+    }
+  }
+
+  /** The Origin/Host policy and bearer authentication every route passes; false once refused. */
+  private admit(req: IncomingMessage, res: ServerResponse, sink: NodeResponseSink): Admission | Promise<Admission> {
+    const verdict = this.options.originPolicy.check(req);
+    if (!verdict.ok) {
+      sink.json(403, failure(null, ErrorCode.InvalidRequest, `Forbidden: ${verdict.reason}`));
+      return { ok: false };
+    }
+    // Browser clients can read these only when exposed.
+    if (req.headers.origin !== undefined) res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version');
+    // Without auth there is nothing to await: most calls then answer synchronously.
+    if (!this.options.auth) return ADMITTED;
+    return this.options.auth.authenticate(req, res).then((outcome) => (outcome.ok ? { ok: true, principal: outcome.principal } : { ok: false }));
+  }
+
   /** Maps a body-parser failure (raised before the controller runs) to the JSON-RPC error it is. */
   handleParserError(error: { type?: string; status?: number; body?: unknown; limit?: number; message?: string }, res: ServerResponse, req?: IncomingMessage): boolean {
     const outcome = parserErrorOutcome(error, req?.headers['content-encoding'], this.options.maxBodyBytes);
@@ -153,6 +200,7 @@ export class McpHttpHandler {
   /** Ends every open stream; called on application shutdown. */
   close(): void {
     this.engine.close();
+    this.legacySse?.close();
   }
 
   /** Sends a server-initiated message on a legacy session's GET stream (see McpEngine). */
@@ -163,6 +211,7 @@ export class McpHttpHandler {
   /** Delivers a change to the legacy sessions of this process that have a GET stream. */
   async deliverChange(event: McpChangeEvent): Promise<void> {
     this.engine.deliverChange(event);
+    this.legacySse?.deliverChange(event);
   }
 
   private facts(req: IncomingMessage, principal: McpPrincipal | undefined): McpTransportFacts {

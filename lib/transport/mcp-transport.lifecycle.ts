@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, VERSION_NEUTRAL, VersioningType, type OnApp
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE } from '../mcp.constants.js';
+import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_LEGACY_SSE, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { assertSupportedPlatform, scopeFastifyMcpRoutes, type FastifyInstanceLike } from './fastify.adapter.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
@@ -12,6 +12,7 @@ import type { Subscription } from 'rxjs';
 import type { McpSessionStore } from '../protocol/session-store.js';
 import type { McpHttpHandler } from './http-handler.js';
 import type { McpEndpointVersion } from '../mcp.module-definition.js';
+import type { ResolvedLegacySseOptions } from './legacy-sse.transport.js';
 
 type ErrorMiddleware = (err: unknown, req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
@@ -37,6 +38,7 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
     private readonly config: ApplicationConfig,
     @Inject(MCP_ENDPOINT_VERSION) private readonly version: McpEndpointVersion,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_LEGACY_SSE) private readonly legacySse: ResolvedLegacySseOptions | null,
   ) {}
 
   /**
@@ -87,6 +89,8 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
     assertSupportedPlatform(type);
     if (type === 'fastify') {
       scopeFastifyMcpRoutes(adapter.getInstance<FastifyInstanceLike>(), { path: this.path, maxBodyBytes: this.options.maxBodyBytes });
+      // The legacy transport's POSTs carry messages too: their body errors are JSON-RPC errors.
+      if (this.legacySse) scopeFastifyMcpRoutes(adapter.getInstance<FastifyInstanceLike>(), { path: this.legacySse.messagesPath, maxBodyBytes: this.options.maxBodyBytes });
     }
   }
 
@@ -101,10 +105,10 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
   private installParserErrorHandler(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter || typeof adapter.use !== 'function' || adapter.getType?.() !== 'express') return;
-    const suffix = `/${this.path}`;
+    const suffixes = [`/${this.path}`, ...(this.legacySse ? [`/${this.legacySse.messagesPath}`] : [])];
     const middleware: ErrorMiddleware = (err, req, res, next) => {
       const pathname = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
-      if (pathname.endsWith(suffix) && !res.headersSent && this.handler.handleParserError(err as { type?: string; body?: unknown }, res, req)) {
+      if (suffixes.some((suffix) => pathname.endsWith(suffix)) && !res.headersSent && this.handler.handleParserError(err as { type?: string; body?: unknown }, res, req)) {
         return;
       }
       next(err);

@@ -113,7 +113,7 @@ class TickDto {
 
   @IsInt()
   @Min(0)
-  @Max(1000)
+  @Max(10_000)
   intervalMs!: number;
 }
 
@@ -310,6 +310,9 @@ describe('faults: Redis unreachable for 5 s under load', () => {
     const workers = [worker('legacy'), worker('legacy'), worker('modern')];
     try {
 
+      // A call that answers a few seconds from now, in the outage: its answer cannot be stored.
+      const slow = follow(await startTick(url, sessionId, 1, 3_000, 'slow'));
+      await slow.until((events) => events.length >= 1, 10_000, 'the priming event of the slow call');
       const admin = new (await import('ioredis')).Redis(redis.url);
       await admin.save(); // the restarted Redis loads the session from this dump
       admin.disconnect();
@@ -326,6 +329,8 @@ describe('faults: Redis unreachable for 5 s under load', () => {
       // The stream in flight ends (server close), it does not hang.
       const inflightEnd = await within(inflight.done, 15_000, 'the in-flight progress stream ending');
       assert.equal(inflightEnd.timedOut, false);
+      const slowEnd = await within(slow.done, 15_000, 'the slow call stream ending');
+      assert.equal(slowEnd.timedOut, false);
 
       // Opening a session, a GET stream and a DELETE need Redis too.
       const init = await rpc(url, { jsonrpc: '2.0', id: 'init-down', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'faults', version: '1' } } });

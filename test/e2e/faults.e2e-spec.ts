@@ -85,7 +85,7 @@ class RedisChild {
           if (line.includes('Ready to accept connections')) resolve();
         });
       }),
-      20_000,
+      30_000,
       `redis-server on port ${this.port} ready`,
     );
   }
@@ -426,7 +426,8 @@ class Instance {
           }
         });
       }),
-      20_000,
+      // Generous: a loaded machine compiles and boots a Nest app slowly; only a failure guard.
+      90_000,
       `instance ${this.name} listening`,
     );
     this.url = `http://127.0.0.1:${port}/mcp`;

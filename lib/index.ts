@@ -55,7 +55,7 @@ export { McpHttpExceptionFilter } from './transport/mcp-http-exception.filter.js
 export { InProcessNotificationBus, type McpChangeEvent, type McpNotificationBus } from './protocol/notification-bus.js';
 export type { McpCall } from './execution/mcp-call.interface.js';
 export { McpContext } from './protocol/context.js';
-export { McpError, ToolError } from './protocol/errors.js';
+export { McpError, McpStoreUnavailableError, ToolError } from './protocol/errors.js';
 export { ErrorCode } from './protocol/json-rpc.js';
 export { Content } from './protocol/content.js';
 export { Emit, type McpEmission } from './protocol/emission.js';

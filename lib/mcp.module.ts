@@ -101,7 +101,7 @@ const coreProviders: Provider[] = [
         eventStoreBytesPerStream: options.limits.eventStoreBytesPerStream,
         eventStoreBytesPerSession: options.limits.eventStoreBytesPerSession,
         eventStoreBytesTotal: options.limits.eventStoreBytesTotal,
-        logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
+        logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m), log: (m) => logger.log(m) },
       });
     },
     inject: [MCP_RESOLVED_OPTIONS],

@@ -1,5 +1,5 @@
 import type { McpEventStore } from '../protocol/event-store.js';
-import { httpStatusFor } from '../protocol/errors.js';
+import { httpStatusFor, McpStoreUnavailableError } from '../protocol/errors.js';
 import { ServerRequestBroker } from '../protocol/interaction.js';
 import {
   ErrorCode,
@@ -48,6 +48,13 @@ export interface McpEngineOptions {
 /** Scope of the calls of a `process`-mode connection: one connection, one id space. */
 const CONNECTION_SCOPE = 'connection';
 
+/** The id of a request body, for an error about it; null for anything else. */
+function requestIdOf(value: unknown): JsonRpcId | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
 /** The methods an endpoint with these sessions answers. */
 export function allowedMethods(sessions: McpSessionMode): string {
   return sessions === 'stateful' ? 'GET, POST, DELETE' : 'POST';
@@ -90,6 +97,12 @@ export class McpEngine {
 
   /** One incoming body (a message or a batch), as the transport read it. */
   message(body: McpBodyOutcome, facts: McpTransportFacts, sink: McpResponseSink): void | Promise<void> {
+    const outcome = this.dispatchMessage(body, facts, sink);
+    if (!(outcome instanceof Promise)) return outcome;
+    return outcome.catch((error: unknown) => this.unavailable(error, body.ok ? requestIdOf(body.value) : null, sink));
+  }
+
+  private dispatchMessage(body: McpBodyOutcome, facts: McpTransportFacts, sink: McpResponseSink): void | Promise<void> {
     if (!body.ok) return sink.json(body.status, failure(null, body.code, body.message));
     const value = body.value;
     if (Array.isArray(value)) return this.batch(value, facts, sink);
@@ -105,6 +118,10 @@ export class McpEngine {
 
   /** A legacy GET: the session's stream, or the resume of one after `Last-Event-ID`. */
   async stream(facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+    return this.openStream(facts, sink).catch((error: unknown) => this.unavailable(error, null, sink));
+  }
+
+  private async openStream(facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
     if (this.options.sessions === 'stateless') {
       return sink.json(405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed: this endpoint keeps no sessions, so there is no GET stream. Use POST.'), {
         Allow: allowedMethods('stateless'),
@@ -118,6 +135,10 @@ export class McpEngine {
 
   /** A legacy DELETE: ends the caller's session. */
   async end(facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+    return this.endRequest(facts, sink).catch((error: unknown) => this.unavailable(error, null, sink));
+  }
+
+  private async endRequest(facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
     if (this.options.sessions === 'stateless') {
       return sink.json(405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed: this endpoint keeps no sessions to delete.'), { Allow: allowedMethods('stateless') });
     }
@@ -159,6 +180,17 @@ export class McpEngine {
     this.calls.cancelAll(sessionId);
     // An ended session's events can never be resumed: release them now rather than at expiry.
     await this.options.eventStore?.dropSession?.(sessionId);
+  }
+
+  /**
+   * A store the request needed (sessions, stored events, the relay) is unreachable: 503 with
+   * `Retry-After`, not a 500, since the same request succeeds once the store is back. The outage
+   * itself is logged by the store, once; anything else is rethrown to the transport.
+   */
+  private unavailable(error: unknown, id: JsonRpcId | null, sink: McpResponseSink): void {
+    if (!(error instanceof McpStoreUnavailableError)) throw error;
+    if (sink.started) return;
+    sink.json(503, failure(id, ErrorCode.ServerBusy, error.message), { 'Retry-After': String(error.retryAfterS) });
   }
 
   /** Writes a refusal; true when there was one. */

@@ -55,7 +55,9 @@ export class EventStream {
     this.ended = true;
     if (message) this.enqueue(message, true);
     else this.tail = this.tail.then(() => this.closeSink());
-    this.tail = this.tail.then(() => this.options.store?.finish?.(this.options.streamId ?? ''));
+    // A store that fails here (Redis gone) only loses the early "finished" mark: the stream
+    // expires on its own. Nothing awaits the chain, so a rejection must not escape it.
+    this.tail = this.tail.then(() => this.options.store?.finish?.(this.options.streamId ?? '')).catch(() => undefined);
   }
 
   comment(): void {
@@ -77,13 +79,19 @@ export class EventStream {
    * live events. Done in the write chain, so no event falls between the replay and the live tail.
    */
   resume(sink: McpEventSink, sessionId: string, lastEventId: string): void {
-    this.tail = this.tail.then(async () => {
-      const replay = await this.options.store?.replay(sessionId, lastEventId);
-      for (const event of replay?.events ?? []) sink.event(JSON.stringify(event.message), event.id);
-      this.sink?.end();
-      this.sink = sink;
-      if (this.ended) this.closeSink();
-    });
+    this.tail = this.tail
+      .then(async () => {
+        const replay = await this.options.store?.replay(sessionId, lastEventId);
+        for (const event of replay?.events ?? []) sink.event(JSON.stringify(event.message), event.id);
+        this.sink?.end();
+        this.sink = sink;
+        if (this.ended) this.closeSink();
+      })
+      .catch(() => {
+        // The store could not replay (Redis gone): end the resuming sink, and the client resumes
+        // again later; the stream stays detached and its events stored.
+        if (!sink.ended) sink.end();
+      });
   }
 
   private enqueue(message: JsonRpcMessage, last: boolean): void {

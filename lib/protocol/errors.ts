@@ -70,3 +70,22 @@ export function httpStatusFor(code: number): number {
       return 500;
   }
 }
+
+/**
+ * A store the request needs (sessions, stored SSE events, the cross-instance relay) cannot be
+ * reached right now. The transports answer it with HTTP 503, a `Retry-After` header and a JSON-RPC
+ * error carrying this message, instead of a 500: the request was fine and will succeed once the
+ * store is back, which the server notices on its own.
+ *
+ * @publicApi
+ */
+export class McpStoreUnavailableError extends Error {
+  constructor(
+    message: string,
+    /** Seconds a client is asked to wait before retrying (`Retry-After`). */
+    readonly retryAfterS: number,
+  ) {
+    super(message);
+    this.name = 'McpStoreUnavailableError';
+  }
+}

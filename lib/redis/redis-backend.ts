@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { describeError, loadIoredis, RedisKeys, RedisScripts, type McpRedisClient, type McpRedisOptions, type RedisLogger } from './redis-client.js';
+import { describeError, loadIoredis, redisAddress, RedisHealth, RedisKeys, RedisScripts, type McpRedisClient, type McpRedisOptions, type RedisLogger } from './redis-client.js';
 import { HEARTBEAT } from './redis-scripts.js';
 import { RedisEventStore } from './redis-event.store.js';
 import { RedisNotificationBus } from './redis-notification.bus.js';
@@ -48,6 +48,8 @@ export class McpRedisBackend {
   readonly relay: RedisRelay;
   /** The shared requestState secret, when `sharedStateSecret` was asked for. */
   stateSecret?: Buffer;
+  /** The command connection's outages: bounds commands, names failures, logs transitions. */
+  readonly health: RedisHealth;
   private heartbeat?: NodeJS.Timeout;
   private closed = false;
   private readonly scripts: RedisScripts;
@@ -64,12 +66,19 @@ export class McpRedisBackend {
     const maxEventsPerStream = options.maxEventsPerStream ?? 1000;
     const shardedPubSub = shardedPubSubOf(options);
     const streamTtlMs = options.streamTtlMs ?? 5 * 60_000;
-    const logger = settings.logger;
+    this.health = new RedisHealth(client, {
+      where: redisAddress(options.url, options.connection, options.client),
+      commandTimeoutMs: options.commandTimeoutMs ?? 2_000,
+      retryAfterS: options.retryAfterS ?? 2,
+      logger: settings.logger,
+    });
+    const logger = this.health.logger;
+    const health = this.health;
     this.scripts = new RedisScripts(client);
     // The indexes live as long as a session can, and at least until the next heartbeat.
     this.indexTtlMs = Math.max(settings.idleTtlMs, HEARTBEAT_TTL_MS);
-    this.sessions = new RedisSessionStore(client, keys, { idleTtlMs: settings.idleTtlMs, maxSessions: settings.maxSessions, shardedPubSub });
-    this.events = new RedisEventStore(client, keys, {
+    this.sessions = new RedisSessionStore(health.view('the session store'), keys, { idleTtlMs: settings.idleTtlMs, maxSessions: settings.maxSessions, shardedPubSub });
+    this.events = new RedisEventStore(health.view('the SSE event store'), keys, {
       maxEventsPerStream,
       maxBytesPerStream: settings.eventStoreBytesPerStream,
       maxBytesPerSession: settings.eventStoreBytesPerSession,
@@ -79,9 +88,9 @@ export class McpRedisBackend {
       logger,
       shardedPubSub,
     });
-    this.bus = new RedisNotificationBus(client, keys, { maxEventsPerStream, streamTtlMs, logger, shardedPubSub });
-    this.replayGuard = new RedisReplayGuard(client, keys);
-    this.relay = new RedisRelay(client, keys, { instanceId: this.instanceId, maxEventsPerStream, streamTtlMs, idleTtlMs: settings.idleTtlMs, logger, shardedPubSub });
+    this.bus = new RedisNotificationBus(health.view('the notification bus'), keys, { maxEventsPerStream, streamTtlMs, logger, shardedPubSub });
+    this.replayGuard = new RedisReplayGuard(health.view('the requestState nonce store'), keys);
+    this.relay = new RedisRelay(health.view('the cross-instance relay'), keys, { instanceId: this.instanceId, maxEventsPerStream, streamTtlMs, idleTtlMs: settings.idleTtlMs, logger, shardedPubSub });
   }
 
   /** Connects (or adopts `options.client`), checks Redis answers, and subscribes. */
@@ -158,6 +167,7 @@ export class McpRedisBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.health.close();
     clearInterval(this.heartbeat);
     this.relay.close();
     this.bus.close();
@@ -169,7 +179,8 @@ export class McpRedisBackend {
       }
     };
     await Promise.all([
-      this.client.call('DEL', this.keys.instance(this.instanceId)).catch(() => undefined).then(() => (this.ownsClient ? quit(this.client) : undefined)),
+      // Bounded: a hung Redis must not hold the shutdown.
+      withTimeout(this.client.call('DEL', this.keys.instance(this.instanceId)), 1_000).catch(() => undefined).then(() => (this.ownsClient ? quit(this.client) : undefined)),
       quit(this.subscriber),
     ]);
   }
@@ -194,7 +205,8 @@ export class McpRedisBackend {
   private reportErrors(logger: RedisLogger | undefined, where: string): void {
     let last = 0;
     const report = (error: unknown): void => {
-      if (this.closed || Date.now() - last < 10_000) return;
+      // Once connected, RedisHealth logs each outage once, when it starts and when it ends.
+      if (this.closed || this.health.connected || Date.now() - last < 10_000) return;
       last = Date.now();
       logger?.warn(`Redis at ${where}: ${describeError(error)} (ioredis keeps reconnecting)`);
     };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { McpStoreUnavailableError } from '../protocol/errors.js';
 
 /**
  * The part of an `ioredis` client this module uses. Structural, so that the package's typings do
@@ -59,6 +60,14 @@ export interface McpRedisOptions {
   maxEventsPerStream?: number;
   /** How long an SSE stream stays replayable after its last event. @default 300000 (5 minutes) */
   streamTtlMs?: number;
+  /**
+   * Longest wait for one Redis command. Past it (Redis hung, or a connection that is not yet known
+   * to be lost) the request that needed it answers 503. While the connection is down, commands
+   * fail at once rather than queue. @default 2000
+   */
+  commandTimeoutMs?: number;
+  /** `Retry-After` (seconds) of the 503 answered while Redis is unreachable. @default 2 */
+  retryAfterS?: number;
 }
 
 /** Loads `ioredis` only when Redis is configured: it is an optional peer dependency. */
@@ -184,6 +193,171 @@ export class RedisKeys {
 export interface RedisLogger {
   error(message: string, trace?: string): void;
   warn(message: string): void;
+  /** Informational lines (Redis reachable again); `warn` when absent. */
+  log?(message: string): void;
+}
+
+/** Reply errors that mean "this Redis cannot serve now", not "this command is wrong". */
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY)\b/;
+/** ioredis' own errors and socket errors: the connection, not the command, failed. */
+const CONNECTION_FAILURE =
+  /Connection is closed|Stream isn't writeable|max retries per request|Command timed out|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|socket/i;
+
+export interface RedisHealthOptions {
+  /** Where Redis is, for messages (`host:port`, never a password). */
+  where: string;
+  commandTimeoutMs: number;
+  retryAfterS: number;
+  logger?: RedisLogger;
+}
+
+/**
+ * Watches one command connection and bounds every command sent through its views: a command
+ * waits at most `commandTimeoutMs`, fails at once while the connection is known to be down (so no
+ * request queues behind an outage), and fails as {@link McpStoreUnavailableError} when the
+ * connection rather than the command failed. Outages are logged once when they start and once
+ * when they end; the per-operation warnings of the stores are folded into those two lines, so an
+ * outage under load does not flood the log.
+ */
+export class RedisHealth {
+  private down = false;
+  private wasReady = false;
+  private since = 0;
+  private refused = 0;
+  private suppressed = 0;
+  private lastCause = 'the connection closed';
+  private closed = false;
+  /** A logger for the stores: quiet while an outage already said what is wrong. */
+  readonly logger: RedisLogger;
+
+  constructor(
+    private readonly client: McpRedisClient,
+    private readonly options: RedisHealthOptions,
+  ) {
+    const sink = options.logger;
+    this.logger = {
+      error: (message, trace) => (this.down ? void this.suppressed++ : sink?.error(message, trace)),
+      warn: (message) => (this.down ? void this.suppressed++ : sink?.warn(message)),
+    };
+    this.wasReady = client.status === 'ready';
+    client.on('ready', () => {
+      this.wasReady = true;
+      this.markUp();
+    });
+    client.on('error', (error: unknown) => {
+      this.lastCause = describeError(error);
+    });
+    // 'close' is the moment the connection is lost; 'error' may come before, after, or never.
+    client.on('close', () => {
+      if (this.wasReady) this.markDown(this.lastCause);
+    });
+  }
+
+  /** True once the connection answered: before that, bootstrap reports failures itself. */
+  get connected(): boolean {
+    return this.wasReady;
+  }
+
+  /** The backend is shutting down: the connection closing is no outage. */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** True while the last outage has not ended. */
+  get unavailable(): boolean {
+    return this.down;
+  }
+
+  /** A client for one store: the same connection, its commands bounded, its failures named. */
+  view(store: string): McpRedisClient {
+    const client = this.client;
+    return {
+      call: (command, ...args) => this.call(store, command, args),
+      duplicate: () => client.duplicate(),
+      subscribe: (...channels) => client.subscribe(...channels),
+      ...(client.ssubscribe && { ssubscribe: (...channels: string[]) => client.ssubscribe!(...channels) }),
+      on: (event, listener) => client.on(event, listener),
+      quit: () => client.quit(),
+      disconnect: () => client.disconnect(),
+      get status() {
+        return client.status;
+      },
+    };
+  }
+
+  private async call(store: string, command: string, args: Array<string | number | Buffer>): Promise<unknown> {
+    if (this.wasReady && this.client.status !== 'ready') {
+      this.refused++;
+      throw this.unavailableError(store, this.lastCause);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.options.commandTimeoutMs} ms (redis.commandTimeoutMs)`)), this.options.commandTimeoutMs);
+    });
+    const sent = this.client.call(command, ...args);
+    try {
+      const result = await Promise.race([sent, timeout]);
+      this.wasReady = true;
+      if (this.down) this.markUp();
+      return result;
+    } catch (error) {
+      const cause = describeError(error);
+      if (error instanceof Error && !UNAVAILABLE_REPLY.test(cause) && !CONNECTION_FAILURE.test(cause) && !cause.startsWith('no answer within')) {
+        throw error;
+      }
+      // A command abandoned on timeout may still settle; nothing awaits it any more.
+      sent.catch(() => undefined);
+      this.refused++;
+      this.lastCause = cause;
+      this.markDown(cause);
+      throw this.unavailableError(store, cause);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private unavailableError(store: string, cause: string): McpStoreUnavailableError {
+    return new McpStoreUnavailableError(
+      `Service unavailable: ${store} (Redis at ${this.options.where}) is unreachable: ${cause}. Retry shortly (after ${this.options.retryAfterS} s); the server reconnects on its own.`,
+      this.options.retryAfterS,
+    );
+  }
+
+  private markDown(cause: string): void {
+    if (this.down || this.closed) return;
+    this.down = true;
+    this.since = Date.now();
+    this.refused = 0;
+    this.suppressed = 0;
+    this.options.logger?.error(
+      `Redis at ${this.options.where} is unreachable (${cause}): requests that need it (legacy sessions, resumable SSE streams, cross-instance routing) answer 503 until it is back; ioredis keeps reconnecting, and this is logged again only when it is.`,
+    );
+  }
+
+  private markUp(): void {
+    if (!this.down || this.closed) return;
+    this.down = false;
+    const seconds = ((Date.now() - this.since) / 1000).toFixed(1);
+    const message = `Redis at ${this.options.where} is reachable again after ${seconds} s; ${this.refused} Redis command(s) were refused meanwhile${this.suppressed ? ` and ${this.suppressed} related log line(s) held back` : ''}.`;
+    const logger = this.options.logger;
+    if (logger?.log) logger.log(message);
+    else logger?.warn(message);
+  }
+}
+
+/** `host:port` of a Redis URL or ioredis options, for messages (never the password). */
+export function redisAddress(url: string | undefined, connection: Record<string, unknown> | undefined, client?: McpRedisClient): string {
+  if (url !== undefined) {
+    try {
+      const parsed = new URL(url);
+      return `${parsed.hostname || '127.0.0.1'}:${parsed.port || 6379}`;
+    } catch {
+      return 'the configured URL';
+    }
+  }
+  const options = (connection ?? (client as { options?: Record<string, unknown> } | undefined)?.options) as { host?: unknown; port?: unknown; path?: unknown } | undefined;
+  if (typeof options?.path === 'string') return options.path;
+  return `${typeof options?.host === 'string' ? options.host : '127.0.0.1'}:${typeof options?.port === 'number' || typeof options?.port === 'string' ? options.port : 6379}`;
 }
 
 export function describeError(error: unknown): string {
@@ -217,7 +391,7 @@ export function redisOptionProblems(options: {
     problems.push('"redis.keyPrefix" must be a non-empty string without spaces');
   }
   if (redis.shardedPubSub !== undefined && typeof redis.shardedPubSub !== 'boolean') problems.push('"redis.shardedPubSub" must be true or false');
-  for (const key of ['maxEventsPerStream', 'streamTtlMs'] as const) {
+  for (const key of ['maxEventsPerStream', 'streamTtlMs', 'commandTimeoutMs', 'retryAfterS'] as const) {
     const value = redis[key];
     if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) problems.push(`"redis.${key}" must be a positive integer`);
   }

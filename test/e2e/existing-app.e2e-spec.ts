@@ -1,6 +1,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Body, Controller, Get, Module, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  Body,
+  Catch,
+  Controller,
+  Delete,
+  type ExceptionFilter,
+  Get,
+  ImATeapotException,
+  Module,
+  Param,
+  ParseIntPipe,
+  Post,
+  Put,
+  Query,
+  Res,
+  StreamableFile,
+  UseFilters,
+} from '@nestjs/common';
+import { of, type Observable } from 'rxjs';
 import { NestFactory } from '@nestjs/core';
 import { IsString } from 'class-validator';
 import { ExposeRoute, McpModule } from 'nestjs-model-context';
@@ -302,5 +321,160 @@ describe('route tools that cannot be: bootstrap errors', () => {
       NestFactory.create(MissingModule, { logger: false, abortOnError: false }).then((app) => app.init().finally(() => app.close())),
       /lists FilesController, which is not a controller of the application/,
     );
+  });
+});
+
+class ItemDto {
+  @IsString()
+  label!: string;
+}
+
+@Catch(ImATeapotException)
+class TeapotFilter implements ExceptionFilter {
+  catch(_exception: ImATeapotException, host: ArgumentsHost): void {
+    host.switchToHttp().getResponse<{ status(code: number): { json(body: unknown): void } }>().status(418).json({ message: 'short and stout' });
+  }
+}
+
+@Controller('items')
+class ItemsController {
+  readonly removed: string[] = [];
+
+  @Get()
+  all(): Observable<{ items: string[] }> {
+    // Over HTTP Nest answers with the last value; the tool result is that value too.
+    return of({ items: ['draft'] }, { items: ['a', 'b'] });
+  }
+
+  @Get(':id')
+  one(@Param('id', ParseIntPipe) id: number): { id: number; kind: string } {
+    return { id, kind: typeof id };
+  }
+
+  @Put(':id')
+  replace(@Param('id') id: string, @Body() body: ItemDto): { id: string; label: string } {
+    return { id, label: body.label };
+  }
+
+  @Delete(':id')
+  remove(@Param('id') id: string): { removed: string } {
+    this.removed.push(id);
+    return { removed: id };
+  }
+
+  @Get(':id/file')
+  file(): StreamableFile {
+    return new StreamableFile(Buffer.from('bytes'));
+  }
+
+  @Get('teapot/brew')
+  @UseFilters(TeapotFilter)
+  brew(): never {
+    throw new ImATeapotException();
+  }
+}
+
+describe('expose.routes selection, verbs, prefix and results', () => {
+  let server: RunningApp;
+  before(async () => {
+    @Module({
+      imports: [
+        McpModule.forRoot({
+          name: 'items',
+          version: '1',
+          expose: {
+            routes: [
+              {
+                controllers: [ItemsController],
+                exclude: ['GET /items/:id/file'],
+                tools: { 'DELETE /items/:id': { name: 'delete_item', annotations: { openWorldHint: false } } },
+              },
+            ],
+          },
+        }),
+      ],
+      controllers: [ItemsController],
+    })
+    class ItemsModule {}
+    server = await startApp(ItemsModule, { configure: (app) => void app.setGlobalPrefix('api', { exclude: ['mcp'] }) });
+  });
+  after(() => server.close());
+
+  async function withClient<T>(run: (client: Json) => Promise<T>): Promise<T> {
+    const connection = await connectSdkClient(server.url);
+    try {
+      return await run(connection.client as unknown as Json);
+    } finally {
+      await connection.close();
+    }
+  }
+
+  it('selects by METHOD /path, names from the handler or the map, and derives annotations from the verb', async () => {
+    const tools = await withClient(async (client) => new Map(((await client.listTools()).tools as Json[]).map((t) => [t.name, t])));
+    assert.deepEqual([...tools.keys()].sort(), ['all', 'brew', 'delete_item', 'one', 'replace']);
+    assert.deepEqual(tools.get('all')!.annotations, { readOnlyHint: true });
+    assert.deepEqual(tools.get('replace')!.annotations, { readOnlyHint: false, idempotentHint: true });
+    assert.deepEqual(tools.get('delete_item')!.annotations, { readOnlyHint: false, idempotentHint: true, destructiveHint: true, openWorldHint: false });
+    // The description names the route as served, global prefix included.
+    assert.equal(tools.get('delete_item')!.description, 'DELETE /api/items/:id (ItemsController.remove).');
+    assert.equal(tools.get('one')!.inputSchema.properties.id.type, 'integer');
+    assert.deepEqual([...tools.get('replace')!.inputSchema.required].sort(), ['id', 'label']);
+  });
+
+  it('runs ParseIntPipe, the DELETE handler, and returns the last value of an Observable', async () => {
+    await withClient(async (client) => {
+      const one = await client.callTool({ name: 'one', arguments: { id: 7 } });
+      assert.deepEqual(one.structuredContent, { id: 7, kind: 'number' });
+      const bad = await client.callTool({ name: 'one', arguments: { id: 'x7' } });
+      assert.equal(bad.isError, true);
+      assert.match(textOf(bad), /numeric string is expected/);
+      const removed = await client.callTool({ name: 'delete_item', arguments: { id: '3' } });
+      assert.deepEqual(removed.structuredContent, { removed: '3' });
+      assert.deepEqual(server.app.get(ItemsController).removed, ['3']);
+      const all = await client.callTool({ name: 'all', arguments: {} });
+      assert.deepEqual(all.structuredContent, { items: ['a', 'b'] });
+      const replaced = await client.callTool({ name: 'replace', arguments: { id: '1', label: 'new' } });
+      assert.deepEqual(replaced.structuredContent, { id: '1', label: 'new' });
+    });
+  });
+
+  it("lets the route's own exception filter shape the error, writing to the response as over HTTP", async () => {
+    await withClient(async (client) => {
+      const brewed = await client.callTool({ name: 'brew', arguments: {} });
+      assert.equal(brewed.isError, true);
+      assert.equal(textOf(brewed), 'short and stout');
+    });
+    const rest = await fetch(`${server.base}/api/items/teapot/brew`);
+    assert.equal(rest.status, 418);
+    assert.deepEqual(await rest.json(), { message: 'short and stout' });
+  });
+});
+
+@Controller('downloads')
+class DownloadsController {
+  @Get()
+  @ExposeRoute()
+  download(): StreamableFile {
+    return new StreamableFile(Buffer.from('bytes'));
+  }
+}
+
+describe('a route returning a StreamableFile', () => {
+  it('answers the tool call with an isError result saying what to do instead', async () => {
+    @Module({ imports: [McpModule.forRoot({ name: 'x', version: '1' })], controllers: [DownloadsController] })
+    class DownloadsModule {}
+    const server = await startApp(DownloadsModule);
+    try {
+      const connection = await connectSdkClient(server.url);
+      try {
+        const result = (await connection.client.callTool({ name: 'download', arguments: {} })) as Json;
+        assert.equal(result.isError, true);
+        assert.match(textOf(result), /returned a file stream \(StreamableFile\), which a tool cannot return/);
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -478,3 +478,132 @@ describe('a route returning a StreamableFile', () => {
     }
   });
 });
+
+describe('sample 07 with the official clients on Express and Fastify', () => {
+  const flavours: Array<{ label: string; connect: (url: string) => Promise<{ client: Json; close(): Promise<void> }> }> = [
+    { label: '@modelcontextprotocol/sdk 1.32', connect: (url) => connectSdkClient(url, { headers: AUTH }) as never },
+    { label: '@modelcontextprotocol/sdk 1.12 (legacy)', connect: (url) => connectSdkClient(url, { version: 'legacy', headers: AUTH }) as never },
+    { label: '@modelcontextprotocol/client 2.4 (2026-07-28)', connect: (url) => connectModernClient(url, { headers: AUTH }) as never },
+  ];
+  for (const platform of ['express', 'fastify'] as const) {
+    describe(platform, () => {
+      let server: RunningApp;
+      before(async () => {
+        server = await startApp(AppModule, { platform });
+      });
+      after(() => server.close());
+
+      for (const { label, connect } of flavours) {
+        it(`${label}: lists the seven tools and calls a route, the command and the query`, async () => {
+          const connection = await connect(server.url);
+          try {
+            const { tools } = await connection.client.listTools();
+            assert.equal(tools.length, 7);
+            const order = await connection.client.callTool({ name: 'get_order', arguments: { id: 'ord-1' } });
+            assert.match(textOf(order), /"id":\s*"ORD-1"/);
+            const invalid = await connection.client.callTool({ name: 'create_order', arguments: { customerEmail: 'x', lines: [] } });
+            assert.equal(invalid.isError, true);
+            assert.match(textOf(invalid), /customerEmail must be an email/);
+            const placed = await connection.client.callTool({ name: 'place_order', arguments: { customerEmail: 'z@example.com', sku: 'S', quantity: 1 } });
+            assert.match(textOf(placed), /ORD-\d+/);
+            const stats = await connection.client.callTool({ name: 'order_stats', arguments: {} });
+            assert.match(textOf(stats), /"open":\s*\d+/);
+          } finally {
+            await connection.close();
+          }
+        });
+      }
+
+      it('answers REST on its usual paths', async () => {
+        const response = await fetch(`${server.base}/orders/ORD-1`, { headers: AUTH });
+        assert.equal(response.status, 200);
+        assert.equal(((await response.json()) as Json).id, 'ORD-1');
+      });
+    });
+  }
+});
+
+/*
+ * @nestjs/swagger 12.0.2 cannot be installed next to TypeScript 7 (its optional peer is
+ * typescript ^5.5 || ^6), so these helpers write the metadata its decorators write, under its
+ * keys ('swagger/apiOperation', 'swagger/apiResponse', ...), the way its decorators do.
+ */
+const ApiOperation = (options: { summary?: string; description?: string }): MethodDecorator => (_t, _k, d) => {
+  Reflect.defineMetadata('swagger/apiOperation', options, d.value as object);
+};
+const ApiOkResponse = (options: { type: Function }): MethodDecorator => (_t, _k, d) => {
+  Reflect.defineMetadata('swagger/apiResponse', { '200': { description: '', ...options } }, d.value as object);
+};
+const ApiExcludeEndpoint = (): MethodDecorator => (_t, _k, d) => {
+  Reflect.defineMetadata('swagger/apiExcludeEndpoint', { disable: true }, d.value as object);
+};
+const ApiTags = (...tags: string[]): MethodDecorator => (_t, _k, d) => {
+  Reflect.defineMetadata('swagger/apiUseTags', tags, d.value as object);
+};
+const ApiProperty = (options: { description?: string; example?: unknown }): PropertyDecorator => (target, key) => {
+  Reflect.defineMetadata('swagger/apiModelProperties', options, target, key);
+};
+
+class NoteDto {
+  @ApiProperty({ description: 'The note text', example: 'buy milk' })
+  @IsString()
+  text!: string;
+}
+
+class NoteView {
+  @IsString()
+  text!: string;
+}
+
+@Controller('notes')
+class NotesController {
+  @Post()
+  @ApiTags('notes')
+  @ApiOperation({ summary: 'Add a note', description: 'Adds a note and returns it.' })
+  @ApiOkResponse({ type: NoteView })
+  add(@Body() dto: NoteDto): NoteView {
+    return { text: dto.text };
+  }
+
+  @Get()
+  @ApiTags('notes')
+  @ApiExcludeEndpoint()
+  hidden(): string {
+    return 'hidden';
+  }
+
+  @Get('untagged')
+  untagged(): string {
+    return 'untagged';
+  }
+}
+
+describe('Swagger metadata on exposed routes', () => {
+  it('takes title, description, property docs and output schema from it, and selects by tag and exclusion', async () => {
+    @Module({
+      imports: [McpModule.forRoot({ name: 'notes', version: '1', expose: { routes: [{ controllers: [NotesController], tags: ['notes'] }] } })],
+      controllers: [NotesController],
+    })
+    class NotesModule {}
+    const server = await startApp(NotesModule);
+    try {
+      const connection = await connectSdkClient(server.url);
+      try {
+        const { tools } = (await connection.client.listTools()) as { tools: Json[] };
+        assert.deepEqual(tools.map((t) => t.name), ['add']);
+        const [add] = tools;
+        assert.equal(add!.title, 'Add a note');
+        assert.equal(add!.description, 'Adds a note and returns it.');
+        assert.equal(add!.inputSchema.properties.text.description, 'The note text');
+        assert.deepEqual(add!.inputSchema.properties.text.examples, ['buy milk']);
+        assert.equal(add!.outputSchema.properties.text.type, 'string');
+        const result = (await connection.client.callTool({ name: 'add', arguments: { text: 'hi' } })) as Json;
+        assert.deepEqual(result.structuredContent, { text: 'hi' });
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -15,6 +15,7 @@ import {
   Post,
   Put,
   Query,
+  Req,
   Res,
   StreamableFile,
   UseFilters,
@@ -599,6 +600,47 @@ describe('Swagger metadata on exposed routes', () => {
         assert.equal(add!.outputSchema.properties.text.type, 'string');
         const result = (await connection.client.callTool({ name: 'add', arguments: { text: 'hi' } })) as Json;
         assert.deepEqual(result.structuredContent, { text: 'hi' });
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+@Controller('me')
+class MeController {
+  @Get(':section')
+  @ExposeRoute()
+  me(@Param('section') section: string, @Req() request: { user?: { id: string }; headers: Record<string, string>; url: string; method: string }): Json {
+    return { section, user: request.user?.id, trace: request.headers['x-trace'], url: request.url, method: request.method };
+  }
+}
+
+describe('@Req() of a route tool', () => {
+  it('carries the MCP request headers and the MCP principal as request.user', async () => {
+    @Module({
+      imports: [
+        McpModule.forRoot({
+          name: 'me',
+          version: '1',
+          auth: {
+            resource: 'http://127.0.0.1/mcp',
+            authorizationServers: ['https://auth.example.com'],
+            verifyToken: (token) => (token === 'alice-token' ? { id: 'alice', scopes: [] } : null),
+          },
+        }),
+      ],
+      controllers: [MeController],
+    })
+    class MeModule {}
+    const server = await startApp(MeModule);
+    try {
+      const connection = await connectSdkClient(server.url, { headers: { Authorization: 'Bearer alice-token', 'X-Trace': 'trace-42' } });
+      try {
+        const result = (await connection.client.callTool({ name: 'me', arguments: { section: 'profile' } })) as Json;
+        assert.deepEqual(result.structuredContent, { section: 'profile', user: 'alice', trace: 'trace-42', url: '/me/profile', method: 'GET' });
       } finally {
         await connection.close();
       }

@@ -20,6 +20,11 @@ export interface ExposedToolOptions {
   annotations?: ToolAnnotations;
   /** The result's shape: a DTO class or a JSON Schema. @default the Swagger 200/201 response type, if any */
   output?: Type<unknown> | JsonObject;
+  /**
+   * Scopes the caller's token must grant (enforced when the module's `auth` is set), as
+   * `@RequireScopes()` does for a `@Tool()`. CQRS tools pass no guard, so this is how to protect them.
+   */
+  requiredScopes?: string[];
 }
 
 /**

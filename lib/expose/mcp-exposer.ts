@@ -111,6 +111,7 @@ export class McpExposer implements OnModuleInit {
             ...(Object.keys(annotations).length ? { annotations } : {}),
             input: input.schema,
             output: overrides.output ?? swaggerOutputOf(method),
+            ...(overrides.requiredScopes ? { requiredScopes: [...overrides.requiredScopes] } : {}),
           },
           (_args, raw, context) => invoke(raw as Record<string, unknown>, context),
           site,
@@ -154,6 +155,7 @@ export class McpExposer implements OnModuleInit {
             ...(entry.annotations ? { annotations: entry.annotations } : what === 'QueryBus' ? { annotations: { readOnlyHint: true } } : {}),
             input: entry.message,
             ...(entry.output ? { output: entry.output } : {}),
+            ...(entry.requiredScopes ? { requiredScopes: [...entry.requiredScopes] } : {}),
           },
           // The caster has built and validated the message instance; the bus finds its handler by class.
           (args) => from(bus.execute(args)),

@@ -27,7 +27,10 @@ import { ExposeRoute, McpModule } from 'nestjs-model-context';
 import { AppModule, OrdersAppModule } from '../../sample/07-existing-app/app.module.js';
 import { AuditLog } from '../../sample/07-existing-app/orders/audit.js';
 import { startApp, type RunningApp } from '../utils/app.js';
-import { connectModernClient, connectSdkClient } from '../utils/clients.js';
+import { connectModernClient, connectSdkClient, modernRpc } from '../utils/clients.js';
+import { CqrsModule } from '@nestjs/cqrs';
+import { GetOrderStatsHandler, GetOrderStatsQuery } from '../../sample/07-existing-app/orders/cqrs.js';
+import { OrdersService } from '../../sample/07-existing-app/orders/orders.service.js';
 
 type Json = Record<string, any>;
 const AUTH = { Authorization: 'Bearer dev-token' };
@@ -616,6 +619,11 @@ class MeController {
   me(@Param('section') section: string, @Req() request: { user?: { id: string }; headers: Record<string, string>; url: string; method: string }): Json {
     return { section, user: request.user?.id, trace: request.headers['x-trace'], url: request.url, method: request.method };
   }
+
+  @Get(':section/admin')
+  admin(): string {
+    return 'admin';
+  }
 }
 
 describe('@Req() of a route tool', () => {
@@ -628,11 +636,17 @@ describe('@Req() of a route tool', () => {
           auth: {
             resource: 'http://127.0.0.1/mcp',
             authorizationServers: ['https://auth.example.com'],
-            verifyToken: (token) => (token === 'alice-token' ? { id: 'alice', scopes: [] } : null),
+            verifyToken: (token) => (token === 'alice-token' ? { id: 'alice', scopes: ['orders:read'] } : null),
+          },
+          expose: {
+            routes: [{ controllers: [MeController], include: ['GET /me/:section/admin'], tools: { 'GET /me/:section/admin': { name: 'me_admin', requiredScopes: ['admin'] } } }],
+            queries: [{ message: GetOrderStatsQuery, requiredScopes: ['orders:read'] }],
           },
         }),
+        CqrsModule.forRoot(),
       ],
       controllers: [MeController],
+      providers: [GetOrderStatsHandler, OrdersService, AuditLog],
     })
     class MeModule {}
     const server = await startApp(MeModule);
@@ -641,9 +655,15 @@ describe('@Req() of a route tool', () => {
       try {
         const result = (await connection.client.callTool({ name: 'me', arguments: { section: 'profile' } })) as Json;
         assert.deepEqual(result.structuredContent, { section: 'profile', user: 'alice', trace: 'trace-42', url: '/me/profile', method: 'GET' });
+        // requiredScopes of the options: granted for the query, missing for the admin route.
+        const stats = (await connection.client.callTool({ name: 'get_order_stats', arguments: {} })) as Json;
+        assert.equal(stats.isError, undefined, textOf(stats));
       } finally {
         await connection.close();
       }
+      const refused = await modernRpc(server.url, 'tools/call', { name: 'me_admin', arguments: { section: 'x' } }, { headers: { Authorization: 'Bearer alice-token' } });
+      assert.equal(refused.status, 403);
+      assert.match(refused.headers.get('www-authenticate')!, /error="insufficient_scope", scope="admin"/);
     } finally {
       await server.close();
     }

@@ -1,6 +1,7 @@
 import { ParseBoolPipe, ParseFloatPipe, ParseIntPipe, ParseUUIDPipe, type Type } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { RouteParamtypes } from '@nestjs/common/internal.js';
+// The enum's own file: Nest 11 has no '@nestjs/common/internal' entry.
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { DtoCompiler } from '../discovery/dto-compiler.js';
 import type { ArgumentRouting } from './route-invoker.js';

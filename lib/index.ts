@@ -14,6 +14,14 @@ export type {
   McpLimitOptions,
 } from './interfaces/mcp-module-options.interface.js';
 export { Tool, type ToolOptions } from './decorators/tool.decorator.js';
+export {
+  ExposeRoute,
+  type ExposeControllersOptions,
+  type ExposedMessage,
+  type ExposedToolOptions,
+  type McpExposeOptions,
+  type RouteSelector,
+} from './expose/expose.interfaces.js';
 export { Args, Ctx, McpRequest } from './decorators/params.decorators.js';
 export { McpRegistry } from './discovery/mcp.registry.js';
 export type {

@@ -3,6 +3,7 @@ import type { McpModuleExtras } from './mcp.module-definition.js';
 import { DiscoveryModule } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { McpExplorer } from './discovery/mcp.explorer.js';
+import { McpExposer } from './expose/mcp-exposer.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { McpRegistry } from './discovery/mcp.registry.js';
 import { McpHandlerFactory } from './execution/mcp-handler.factory.js';
@@ -59,6 +60,7 @@ const coreProviders: Provider[] = [
   McpHandlerFactory,
   McpPolicyGate,
   McpExplorer,
+  McpExposer,
   {
     provide: MCP_SERVER,
     useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null) => {

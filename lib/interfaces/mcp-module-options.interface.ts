@@ -1,3 +1,4 @@
+import type { McpExposeOptions } from '../expose/expose.interfaces.js';
 import type { Type } from '@nestjs/common';
 import type { CacheHint, McpIcon } from '../protocol/mcp-types.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
@@ -47,6 +48,11 @@ export interface McpModuleOptions {
    * the application is scanned. Give each of two McpModules its own list to keep them apart.
    */
   include?: Type<unknown>[];
+  /**
+   * Existing controller routes and `@nestjs/cqrs` commands/queries to serve as tools, without
+   * changing them. See "Expose existing routes" in the README.
+   */
+  expose?: McpExposeOptions;
   /**
    * Pattern every tool name must match. The default is the subset every popular client accepts;
    * the spec allows up to 128 characters and `.` as well.

@@ -1,0 +1,48 @@
+import { Module, ValidationPipe } from '@nestjs/common';
+import { APP_PIPE } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { McpModule, type McpExposeOptions } from 'nestjs-model-context';
+import { AuditInterceptor, AuditLog, BearerAuthGuard, OrderIdPipe } from './orders/audit.js';
+import { GetOrderStatsHandler, GetOrderStatsQuery, PlaceOrderCommand, PlaceOrderHandler } from './orders/cqrs.js';
+import { OrdersController } from './orders/orders.controller.js';
+import { OrdersService } from './orders/orders.service.js';
+import { ReceiptsController } from './orders/receipts.controller.js';
+
+/** The existing application, exactly as it runs without MCP. */
+@Module({
+  imports: [CqrsModule.forRoot()],
+  controllers: [OrdersController, ReceiptsController],
+  providers: [
+    OrdersService,
+    AuditLog,
+    BearerAuthGuard,
+    AuditInterceptor,
+    OrderIdPipe,
+    PlaceOrderHandler,
+    GetOrderStatsHandler,
+    { provide: APP_PIPE, useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }) },
+  ],
+})
+export class OrdersAppModule {}
+
+/** What MCP adds: options only, not a line changed in the controllers or handlers. */
+export const exposeOptions: McpExposeOptions = {
+  routes: [
+    {
+      controllers: [OrdersController],
+      tools: {
+        list: { name: 'list_orders', description: 'Lists orders a page at a time (page from 1, pageSize up to 50), optionally by status.' },
+        get: { name: 'get_order', description: 'One order by id (for example ORD-1).' },
+        create: { name: 'create_order', description: 'Creates an order for a customer e-mail with one or more lines.' },
+        'POST /orders/:id/cancel': { name: 'cancel_order', description: 'Cancels an order by id.', annotations: { idempotentHint: true, destructiveHint: true } },
+      },
+    },
+  ],
+  commands: [{ message: PlaceOrderCommand, name: 'place_order', description: 'Places a one-line order through the CommandBus.' }],
+  queries: [{ message: GetOrderStatsQuery, name: 'order_stats', description: 'Counts orders by status through the QueryBus.' }],
+};
+
+@Module({
+  imports: [OrdersAppModule, McpModule.forRoot({ name: 'orders', version: '1.0.0', expose: exposeOptions })],
+})
+export class AppModule {}

@@ -1,0 +1,54 @@
+import { CommandHandler, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { IsEmail, IsEnum, IsInt, IsNotEmpty, IsOptional, IsString, Min } from 'class-validator';
+import { AuditLog } from './audit.js';
+import { OrderStatus } from './order.dto.js';
+import { OrdersService } from './orders.service.js';
+
+/** Places a one-line order (the command side of the app). */
+export class PlaceOrderCommand {
+  @IsEmail()
+  customerEmail!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  sku!: string;
+
+  @IsInt()
+  @Min(1)
+  quantity!: number;
+}
+
+/** How many orders are in each status (the query side). */
+export class GetOrderStatsQuery {
+  @IsOptional()
+  @IsEnum(OrderStatus)
+  status?: OrderStatus;
+}
+
+@CommandHandler(PlaceOrderCommand)
+export class PlaceOrderHandler implements ICommandHandler<PlaceOrderCommand> {
+  constructor(
+    private readonly orders: OrdersService,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async execute(command: PlaceOrderCommand): Promise<{ id: string }> {
+    this.audit.record(`command ${command.constructor.name} ${command.sku}`);
+    const order = this.orders.create({ customerEmail: command.customerEmail, lines: [{ sku: command.sku, quantity: command.quantity }] }, 'command');
+    return { id: order.id };
+  }
+}
+
+@QueryHandler(GetOrderStatsQuery)
+export class GetOrderStatsHandler implements IQueryHandler<GetOrderStatsQuery> {
+  constructor(
+    private readonly orders: OrdersService,
+    private readonly audit: AuditLog,
+  ) {}
+
+  async execute(query: GetOrderStatsQuery): Promise<Record<string, number>> {
+    this.audit.record(`query ${query.constructor.name}`);
+    const stats = this.orders.stats();
+    return query.status ? { [query.status]: stats[query.status] } : stats;
+  }
+}

@@ -79,6 +79,7 @@ export { RedisReplayGuard } from './redis/redis-replay.guard.js';
 export { RedisRelay } from './redis/redis-relay.js';
 export { McpHealthIndicator, type McpHealthDetails, type McpHealthResult } from './health/mcp-health.indicator.js';
 export { SchemaGenerationError } from './schema/schema-generation.error.js';
+export type { McpToolsetOptions } from './discovery/mcp-toolset.js';
 export { withJsonSchema, type InferArgs, type StandardSchemaV1, type StandardJsonSchemaConverter } from './schema/standard-schema.js';
 export type {
   AudioContent,

@@ -2,6 +2,7 @@ import { SetMetadata, type Type } from '@nestjs/common';
 import { MCP_TOOL_METADATA } from '../mcp.constants.js';
 import type { JsonObject, McpIcon, ToolAnnotations } from '../protocol/mcp-types.js';
 import type { StandardSchemaV1 } from '../schema/standard-schema.js';
+import type { ListCacheHint } from '../protocol/catalog.js';
 
 /**
  * Options of `@Tool()`.
@@ -31,6 +32,12 @@ export interface ToolOptions {
   annotations?: ToolAnnotations;
   icons?: McpIcon[];
   _meta?: JsonObject;
+  /**
+   * How long this item's entry in its list stays fresh (2026-07-28): the list page holding it gets
+   * the shortest `ttlMs` and turns `private` when this says so. A function `(ctx) => hint` is
+   * computed per list request. @default the module's `cache.lists`
+   */
+  listCache?: ListCacheHint;
 }
 
 /** @internal */

@@ -9,6 +9,7 @@ import { buildCoercion, formatIssues } from '../schema/dto-caster.js';
 import { isStandardSchema, standardJsonSchema, validateStandard, type StandardSchemaV1 } from '../schema/standard-schema.js';
 import type { PromptOptions } from '../decorators/prompt.decorator.js';
 import * as messages from '../mcp.messages.js';
+import { checkListCache } from './list-cache.js';
 
 /** Prompt options after the name is settled and the arguments DTO is known. */
 export interface PromptDefinition extends Omit<PromptOptions, 'name' | 'args'>, McpAccess {
@@ -104,6 +105,7 @@ export class PromptRuntimeFactory {
       parseArguments: input.parse,
       requiredScopes: definition.requiredScopes,
       authorize: definition.authorize,
+      listCache: checkListCache(definition.listCache, site),
       get: invoke,
     };
   }

@@ -9,6 +9,7 @@ import { compileJsonSchema } from '../schema/json-schema.validator.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
 import { isStandardSchema, standardJsonSchema, validateStandard, type StandardSchemaV1 } from '../schema/standard-schema.js';
 import * as messages from '../mcp.messages.js';
+import { checkListCache } from './list-cache.js';
 
 /** Tool options after the name is settled and the input type is known. */
 export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'>, McpAccess {
@@ -53,6 +54,7 @@ export class ToolRuntimeFactory {
       headerParams: headerParams.length ? headerParams : undefined,
       requiredScopes: definition.requiredScopes,
       authorize: definition.authorize,
+      listCache: checkListCache(definition.listCache, site),
       parseArguments: input.parse,
       invoke,
       checkOutput: output?.check,

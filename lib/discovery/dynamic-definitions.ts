@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { StandardSchemaV1 } from '../schema/standard-schema.js';
+import type { McpToggleState } from '../protocol/notification-bus.js';
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
@@ -34,6 +35,8 @@ export interface DynamicCapabilityOptions {
  */
 export type McpRegistryChange =
   | { kind: 'tools' | 'resources' | 'prompts'; type: 'added' | 'removed'; name: string }
+  /** A runtime toggle (`enable`/`disable`/`update`); `toggle` is the capability's whole new state. */
+  | { kind: 'tools' | 'resources' | 'prompts'; type: 'enabled' | 'disabled' | 'updated'; name: string; toggle: McpToggleState }
   | { kind: 'resource-updated'; uri: string };
 
 /**

@@ -81,6 +81,11 @@ export { RedisReplayGuard } from './redis/redis-replay.guard.js';
 export { RedisRelay } from './redis/redis-relay.js';
 export { McpHealthIndicator, type McpHealthDetails, type McpHealthResult } from './health/mcp-health.indicator.js';
 export { SchemaGenerationError } from './schema/schema-generation.error.js';
+export type { McpToolsetOptions } from './discovery/mcp-toolset.js';
+export type { McpCapabilityUpdate, McpToggleOptions } from './discovery/capability-toggles.js';
+export type { McpToggleState, McpToggleTarget } from './protocol/notification-bus.js';
+export type { ListCacheHint, ListsCacheOption } from './protocol/catalog.js';
+export { withJsonSchema, type InferArgs, type StandardSchemaV1, type StandardJsonSchemaConverter } from './schema/standard-schema.js';
 export type {
   AudioContent,
   CacheHint,

@@ -42,8 +42,8 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) problems.push('"pageSize" must be a positive integer');
   for (const key of ['discover', 'lists', 'reads'] as const) {
     const hint = options.cache?.[key];
-    if (hint !== undefined && !isCacheHint(hint)) {
-      problems.push(`"cache.${key}" must be { ttlMs: a non-negative integer, cacheScope: "public" | "private" }`);
+    if (hint !== undefined && !isCacheHint(hint) && !(key === 'lists' && typeof hint === 'function')) {
+      problems.push(`"cache.${key}" must be { ttlMs: a non-negative integer, cacheScope: "public" | "private" }${key === 'lists' ? ' or a function (list, ctx) returning one' : ''}`);
     }
   }
   const limits = { ...DEFAULT_MCP_LIMITS } as ResolvedMcpLimits;

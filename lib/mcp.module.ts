@@ -52,6 +52,7 @@ import { McpMetadataDocuments, McpMetadataModule, decorateMcpMetadataController 
 import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
 import { McpPolicyGate } from './execution/mcp-policy-gate.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
+import { createToolsetModule, type McpToolsetOptions } from './discovery/mcp-toolset.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -232,6 +233,24 @@ export class McpModule extends McpConfigurableModule implements NestModule {
 
   static override forRootAsync(options: McpModuleAsyncOptions): DynamicModule {
     return McpModule.assemble(super.forRootAsync(options), options);
+  }
+
+  /**
+   * Registers a set of providers as a toolset: its own instances, with the options they inject,
+   * and a prefix on every tool and prompt name. Call it once per instance, in one module or in
+   * feature modules; the root `McpModule.forRoot()` serves them all. Name clashes fail the bootstrap
+   * naming both toolsets.
+   *
+   * @example
+   * ```ts
+   * imports: [
+   *   McpModule.forFeature({ prefix: 'eu_', providers: [WarehouseTools, { provide: WAREHOUSE, useValue: { region: 'eu' } }] }),
+   *   McpModule.forFeature({ prefix: 'us_', providers: [WarehouseTools, { provide: WAREHOUSE, useValue: { region: 'us' } }] }),
+   * ]
+   * ```
+   */
+  static forFeature(options: McpToolsetOptions): DynamicModule {
+    return createToolsetModule(options);
   }
 
   private static assemble(definition: DynamicModule, extras: Partial<McpModuleExtras>): DynamicModule {

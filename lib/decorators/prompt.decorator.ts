@@ -1,6 +1,8 @@
 import { SetMetadata, type Type } from '@nestjs/common';
 import { MCP_PROMPT_METADATA } from '../mcp.constants.js';
 import type { JsonObject, McpIcon } from '../protocol/mcp-types.js';
+import type { StandardSchemaV1 } from '../schema/standard-schema.js';
+import type { ListCacheHint } from '../protocol/catalog.js';
 
 /**
  * Options of `@Prompt()`.
@@ -19,11 +21,18 @@ export interface PromptOptions {
    * `@SchemaProperty({ description })` is the argument's description, `@IsOptional()` makes it
    * optional); the string values clients send are cast and validated before the method runs.
    * Properties must be strings, numbers, integers, booleans or enums.
+   * A Standard Schema object (zod 4, valibot) works too, with the same flat-properties rule.
    * @default the type of the `@Args()` parameter; without one, the prompt takes no arguments
    */
-  args?: Type<unknown>;
+  args?: Type<unknown> | StandardSchemaV1;
   icons?: McpIcon[];
   _meta?: JsonObject;
+  /**
+   * How long this item's entry in its list stays fresh (2026-07-28): the list page holding it gets
+   * the shortest `ttlMs` and turns `private` when this says so. A function `(ctx) => hint` is
+   * computed per list request. @default the module's `cache.lists`
+   */
+  listCache?: ListCacheHint;
 }
 
 /** @internal */

@@ -1,4 +1,5 @@
 import { SetMetadata, type Type } from '@nestjs/common';
+import type { ListCacheHint } from '../protocol/catalog.js';
 import { MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA } from '../mcp.constants.js';
 import type { CacheHint, JsonObject, McpIcon } from '../protocol/mcp-types.js';
 import type { ResourceAnnotations } from '../protocol/resource-contents.js';
@@ -35,6 +36,12 @@ export interface ResourceOptions {
    * @default the module's `cache.reads`
    */
   cache?: CacheHint;
+  /**
+   * How long this item's entry in its list stays fresh (2026-07-28): the list page holding it gets
+   * the shortest `ttlMs` and turns `private` when this says so. A function `(ctx) => hint` is
+   * computed per list request. @default the module's `cache.lists`
+   */
+  listCache?: ListCacheHint;
 }
 
 /**

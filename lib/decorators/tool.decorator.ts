@@ -1,6 +1,8 @@
 import { SetMetadata, type Type } from '@nestjs/common';
 import { MCP_TOOL_METADATA } from '../mcp.constants.js';
 import type { JsonObject, McpIcon, ToolAnnotations } from '../protocol/mcp-types.js';
+import type { StandardSchemaV1 } from '../schema/standard-schema.js';
+import type { ListCacheHint } from '../protocol/catalog.js';
 
 /**
  * Options of `@Tool()`.
@@ -15,16 +17,27 @@ export interface ToolOptions {
   /** What the tool does and when to use it: the model reads this to decide. */
   description?: string;
   /**
-   * The arguments: a DTO class (validated with class-validator) or a raw JSON Schema object
-   * (validated as JSON Schema 2020-12). @default the type of the `@Args()` parameter
+   * The arguments: a DTO class (validated with class-validator), a raw JSON Schema object
+   * (validated as JSON Schema 2020-12), or any Standard Schema (zod 4, valibot, arktype: validated
+   * through `~standard.validate`, listed with the library's own JSON Schema converter; type the
+   * parameter with `InferArgs<typeof schema>`). @default the type of the `@Args()` parameter
    */
-  input?: Type<unknown> | JsonObject;
-  /** The result's shape: a DTO class or a raw JSON Schema. Results are checked against it. */
-  output?: Type<unknown> | JsonObject;
+  input?: Type<unknown> | JsonObject | StandardSchemaV1;
+  /**
+   * The result's shape: a DTO class, a raw JSON Schema, or a Standard Schema (listed and checked
+   * through its JSON Schema). Results are checked against it.
+   */
+  output?: Type<unknown> | JsonObject | StandardSchemaV1;
   /** Behaviour hints for clients (read-only, destructive, idempotent, open-world). */
   annotations?: ToolAnnotations;
   icons?: McpIcon[];
   _meta?: JsonObject;
+  /**
+   * How long this item's entry in its list stays fresh (2026-07-28): the list page holding it gets
+   * the shortest `ttlMs` and turns `private` when this says so. A function `(ctx) => hint` is
+   * computed per list request. @default the module's `cache.lists`
+   */
+  listCache?: ListCacheHint;
 }
 
 /** @internal */

@@ -1,4 +1,6 @@
 import type { Type } from '@nestjs/common';
+import type { StandardSchemaV1 } from '../schema/standard-schema.js';
+import type { McpToggleState } from '../protocol/notification-bus.js';
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
@@ -34,6 +36,8 @@ export interface DynamicCapabilityOptions {
  */
 export type McpRegistryChange =
   | { kind: 'tools' | 'resources' | 'prompts'; type: 'added' | 'removed'; name: string }
+  /** A runtime toggle (`enable`/`disable`/`update`); `toggle` is the capability's whole new state. */
+  | { kind: 'tools' | 'resources' | 'prompts'; type: 'enabled' | 'disabled' | 'updated'; name: string; toggle: McpToggleState }
   | { kind: 'resource-updated'; uri: string };
 
 /**
@@ -80,7 +84,7 @@ export interface DynamicResourceTemplateDefinition<TVars = Record<string, string
 export interface DynamicPromptDefinition<TArgs = Record<string, never>> extends Omit<PromptOptions, 'name' | 'args'>, DynamicCapabilityOptions {
   name: string;
   /** A DTO class for the arguments (advertised, cast and validated). */
-  args?: Type<TArgs>;
+  args?: Type<TArgs> | StandardSchemaV1<unknown, TArgs>;
   /** Renders the prompt, as for `@Prompt()` methods. */
   handler: (args: TArgs, ctx: McpContext) => unknown;
   /** Completers by argument name. */
@@ -95,6 +99,6 @@ export interface DynamicPromptDefinition<TArgs = Record<string, never>> extends 
  */
 export interface DynamicToolDefinition<TArgs = unknown> extends Omit<ToolOptions, 'name' | 'input'>, DynamicCapabilityOptions {
   name: string;
-  input?: Type<TArgs> | JsonObject;
+  input?: Type<TArgs> | JsonObject | StandardSchemaV1<unknown, TArgs>;
   handler: (args: TArgs, ctx: McpContext) => unknown;
 }

@@ -16,6 +16,7 @@ import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
 import { ToolRuntimeFactory, type ToolDefinition } from './tool-runtime.factory.js';
+import { toolsetOf } from './mcp-toolset.js';
 
 const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
 
@@ -71,12 +72,18 @@ export class McpExplorer implements OnModuleInit {
       const className = classNameOf(wrapper, prototype);
       const methodNames = this.scanner.getAllMethodNames(prototype);
       this.checkScopePlacement(prototype, methodNames, className);
+      // A provider of McpModule.forFeature() gets its toolset's prefix, and sites say which
+      // toolset, so a clash between two instances of one class names both.
+      const toolset = toolsetOf(wrapper as never);
+      const prefix = toolset?.prefix ?? '';
+      const where = toolset ? ` in ${toolset.label}` : '';
       for (const methodName of methodNames) {
-        this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}`, completers);
+        this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}${where}`, completers, prefix);
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
         if (!metadata) continue;
-        const site = `${className}#${methodName}`;
-        const declared = this.definition(metadata, prototype, methodName, site);
+        const site = `${className}#${methodName}${where}`;
+        const unprefixed = this.definition(metadata, prototype, methodName, site);
+        const declared = { ...unprefixed, name: prefix + unprefixed.name };
         const definition = { ...declared, ...this.access(wrapper, instance, prototype, methodName, declared.name) };
         const invoker = this.gated(`tool:${definition.name}`, `tool "${definition.name}"`, prototype, methodName, this.invokerFor(wrapper, instance, methodName));
         const runtime = factory.build(definition, toolCall(definition.name, invoker), site);
@@ -104,6 +111,7 @@ export class McpExplorer implements OnModuleInit {
     methodName: string,
     site: string,
     completers: PendingCompleter[],
+    prefix = '',
   ): void {
     const method = (prototype as Record<string, unknown>)[methodName];
     const resource = this.accessor.getResourceMetadata(method);
@@ -139,7 +147,7 @@ export class McpExplorer implements OnModuleInit {
     }
     if (prompt) {
       const { methodName: _m, name: declaredName, args, ...rest } = prompt;
-      const name = declaredName ?? toSnakeCase(methodName);
+      const name = prefix + (declaredName ?? toSnakeCase(methodName));
       const runtime = registry.promptFactory.build(
         { ...rest, name, args: args ?? this.argsDto(prototype, methodName, site, 'prompt', true), ...this.access(wrapper, instance, prototype, methodName, name) },
         promptCall(name, this.gated(`prompt:${name}`, `prompt "${name}"`, prototype, methodName, invoker)),
@@ -148,7 +156,11 @@ export class McpExplorer implements OnModuleInit {
       registry.registerPrompt(runtime, site);
     }
     const completerScopes = completes.length > 0 ? requiredScopesOf(prototype.constructor, method as Function) : undefined;
-    for (const { target, argument } of completes) {
+    for (const declared of completes) {
+      const { argument } = declared;
+      // Completers of a toolset complete that toolset's (prefixed) prompts.
+      const target: CompletionTarget =
+        declared.target.kind === 'prompt' && prefix ? { kind: 'prompt', name: prefix + declared.target.name } : declared.target;
       const name = target.kind === 'prompt' ? target.name : target.uriTemplate;
       completers.push({ target, argument, site, completer: completerCall(name, invoker, completerScopes) });
     }

@@ -25,6 +25,8 @@ import { PromptRuntimeFactory } from './prompt-runtime.factory.js';
 import { McpHandlerFactory, type McpRuntimeHandler } from '../execution/mcp-handler.factory.js';
 import type { McpCall } from '../execution/mcp-call.interface.js';
 import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
+import { CapabilityToggles, type McpCapabilityUpdate, type McpToggleOptions } from './capability-toggles.js';
+import type { McpChangeEvent, McpToggleTarget } from '../protocol/notification-bus.js';
 
 
 interface Registered<T> {
@@ -52,6 +54,7 @@ export class McpRegistry implements McpFeatureCatalog {
   private readonly promptMap = new Map<string, Registered<PromptRuntime>>();
   private promptList: PromptRuntime[] = [];
   private readonly completers = new Map<string, { completer: Completer; site: string; inline: boolean }>();
+  private readonly toggles = new CapabilityToggles();
   /** @internal */
   resourceFactory = new ResourceRuntimeFactory();
   /** @internal */
@@ -73,11 +76,11 @@ export class McpRegistry implements McpFeatureCatalog {
   }
 
   tools(): readonly ToolRuntime[] {
-    return this.toolList;
+    return this.toggles.viewList('tool', this.toolList, (t) => t.name, this.changeCount);
   }
 
   tool(name: string): ToolRuntime | undefined {
-    return this.toolMap.get(name)?.runtime;
+    return this.toggles.view('tool', name, this.toolMap.get(name)?.runtime);
   }
 
   /** Names of the registered tools, in list order. */
@@ -120,27 +123,76 @@ export class McpRegistry implements McpFeatureCatalog {
   }
 
   resources(): readonly ResourceRuntime[] {
-    return this.resourceList;
+    return this.toggles.viewList('resource', this.resourceList, (r) => r.uri, this.changeCount);
   }
 
   resource(uri: string): ResourceRuntime | undefined {
-    return this.resourceMap.get(uri)?.runtime;
+    return this.toggles.view('resource', uri, this.resourceMap.get(uri)?.runtime);
   }
 
   resourceTemplates(): readonly ResourceTemplateRuntime[] {
-    return this.templateList;
+    return this.toggles.viewList('resourceTemplate', this.templateList, (t) => t.uriTemplate, this.changeCount);
   }
 
   resourceTemplate(uriTemplate: string): ResourceTemplateRuntime | undefined {
-    return this.templateMap.get(uriTemplate)?.runtime;
+    return this.toggles.view('resourceTemplate', uriTemplate, this.templateMap.get(uriTemplate)?.runtime);
   }
 
   prompts(): readonly PromptRuntime[] {
-    return this.promptList;
+    return this.toggles.viewList('prompt', this.promptList, (p) => p.name, this.changeCount);
   }
 
   prompt(name: string): PromptRuntime | undefined {
-    return this.promptMap.get(name)?.runtime;
+    return this.toggles.view('prompt', name, this.promptMap.get(name)?.runtime);
+  }
+
+  /**
+   * Hides a tool (or, with `kind`, a prompt, resource or resource template) from lists and calls
+   * at once: a call gets the error of an unknown one. Clients of both eras get `list_changed`;
+   * with Redis, every instance follows. The state is kept by name, across remove and re-add.
+   * Returns false when nothing by that name is registered here.
+   */
+  disable(name: string, options: McpToggleOptions = {}): boolean {
+    return this.toggle(options.kind ?? 'tool', name, { enabled: false }, 'disabled');
+  }
+
+  /** Shows again what `disable()` hid. Returns false when nothing by that name is registered here. */
+  enable(name: string, options: McpToggleOptions = {}): boolean {
+    return this.toggle(options.kind ?? 'tool', name, { enabled: true }, 'enabled');
+  }
+
+  /**
+   * Replaces the title, description or annotations clients see for a capability, at once and
+   * on every instance. Fields left out keep their current value.
+   */
+  update(name: string, changes: McpCapabilityUpdate, options: McpToggleOptions = {}): boolean {
+    if (typeof changes !== 'object' || changes === null) {
+      throw new Error(`McpRegistry.update(${JSON.stringify(name)}) needs the fields to change: { title?, description?, annotations? }.`);
+    }
+    return this.toggle(options.kind ?? 'tool', name, { update: changes }, 'updated');
+  }
+
+  /** Whether a capability is enabled (true for one never toggled). */
+  isEnabled(name: string, options: McpToggleOptions = {}): boolean {
+    return this.toggles.isEnabled(options.kind ?? 'tool', name);
+  }
+
+  /**
+   * @internal Applies a toggle another instance published. Runs before the streams of this
+   * instance hear of the change, so a client that re-lists on `list_changed` sees the new state.
+   */
+  applyRemoteChange(event: McpChangeEvent): void {
+    if (this.toggles.applyRemote(event)) this.changeCount++;
+  }
+
+  private toggle(target: McpToggleTarget, name: string, next: { enabled?: boolean; update?: McpCapabilityUpdate }, type: 'enabled' | 'disabled' | 'updated'): boolean {
+    const known =
+      target === 'tool' ? this.toolMap.has(name) : target === 'prompt' ? this.promptMap.has(name) : target === 'resource' ? this.resourceMap.has(name) : this.templateMap.has(name);
+    const state = this.toggles.change(target, name, next);
+    this.changeCount++;
+    const kind = target === 'tool' ? 'tools' : target === 'prompt' ? 'prompts' : 'resources';
+    this.changeSubject.next({ kind, type, name, toggle: state });
+    return known;
   }
 
   completer(target: CompletionTarget, argument: string): Completer | undefined {

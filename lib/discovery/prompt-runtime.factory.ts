@@ -5,13 +5,16 @@ import type { ArgumentsOutcome, CompletableArgument, McpAccess, PromptRuntime } 
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { PromptArgument, PromptDescriptor } from '../protocol/prompts.js';
-import { formatIssues } from '../schema/dto-caster.js';
+import { buildCoercion, formatIssues } from '../schema/dto-caster.js';
+import { isStandardSchema, standardJsonSchema, validateStandard, type StandardSchemaV1 } from '../schema/standard-schema.js';
 import type { PromptOptions } from '../decorators/prompt.decorator.js';
 import * as messages from '../mcp.messages.js';
+import { checkListCache } from './list-cache.js';
 
 /** Prompt options after the name is settled and the arguments DTO is known. */
-export interface PromptDefinition extends Omit<PromptOptions, 'name'>, McpAccess {
+export interface PromptDefinition extends Omit<PromptOptions, 'name' | 'args'>, McpAccess {
   name: string;
+  args?: Type<unknown> | StandardSchemaV1;
 }
 
 export type PromptInvoke = (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>;
@@ -82,7 +85,13 @@ export class PromptRuntimeFactory {
     if (typeof definition.description !== 'string' || definition.description.trim() === '') {
       throw new Error(messages.PROMPT_NEEDS_DESCRIPTION(name, site));
     }
-    const input = definition.args === undefined ? this.noArguments(name) : this.dtoArguments(definition.args, name, site);
+    const args = definition.args;
+    const input =
+      args === undefined
+        ? this.noArguments(name)
+        : isStandardSchema(args)
+          ? this.standardArguments(args, name, site)
+          : this.dtoArguments(args, name, site);
     const descriptor: PromptDescriptor = { name };
     if (definition.title !== undefined) descriptor.title = definition.title;
     descriptor.description = definition.description;
@@ -96,6 +105,7 @@ export class PromptRuntimeFactory {
       parseArguments: input.parse,
       requiredScopes: definition.requiredScopes,
       authorize: definition.authorize,
+      listCache: checkListCache(definition.listCache, site),
       get: invoke,
     };
   }
@@ -121,10 +131,33 @@ export class PromptRuntimeFactory {
 
   private dtoArguments(dto: Type<unknown>, name: string, site: string): ArgumentParser {
     const { schema, cast } = this.dtos.compile(dto, site, { coerceStrings: true });
+    return this.flatArguments(schema, dto.name, name, site, async (raw) => {
+      const outcome = await cast(raw);
+      return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, message: formatIssues(outcome.issues, `prompt "${name}"`) };
+    });
+  }
+
+  /** Arguments from a Standard Schema: listed from its JSON Schema, strings coerced as for DTOs. */
+  private standardArguments(standard: StandardSchemaV1, name: string, site: string): ArgumentParser {
+    const schema = standardJsonSchema(standard, site);
+    const coerce = buildCoercion(schema);
+    return this.flatArguments(schema, `${standard['~standard'].vendor} schema`, name, site, async (raw) => {
+      const outcome = await validateStandard(standard, coerce ? coerce(raw) : raw);
+      return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, message: formatIssues(outcome.issues, `prompt "${name}"`) };
+    });
+  }
+
+  private flatArguments(
+    schema: JsonObject,
+    owner: string,
+    name: string,
+    site: string,
+    validate: (raw: JsonObject) => Promise<ArgumentsOutcome>,
+  ): ArgumentParser {
     const args = dtoArguments(schema);
     for (const arg of args) {
       if (arg.complex || [...arg.types].some((t) => !SCALARS.has(t))) {
-        throw new Error(messages.PROMPT_ARGUMENT_NOT_FLAT(site, `${dto.name}.${arg.name}`));
+        throw new Error(messages.PROMPT_ARGUMENT_NOT_FLAT(site, `${owner}.${arg.name}`));
       }
     }
     const required = args.filter((a) => a.required).map((a) => a.name);
@@ -145,8 +178,7 @@ export class PromptRuntimeFactory {
             message: `Missing required argument${missing.length === 1 ? '' : 's'} ${missing.map((m) => `"${m}"`).join(', ')} for prompt "${name}". Call prompts/list to see its arguments.`,
           };
         }
-        const outcome = await cast(raw);
-        return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, message: formatIssues(outcome.issues, `prompt "${name}"`) };
+        return validate(raw);
       },
     };
   }

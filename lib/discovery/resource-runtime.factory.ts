@@ -1,4 +1,5 @@
 import { sharedDtoCompiler, type DtoCompiler } from './dto-compiler.js';
+import { checkListCache } from './list-cache.js';
 import type { Type } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { ArgumentsOutcome, McpAccess, ResourceRuntime, ResourceTemplateRuntime } from '../protocol/catalog.js';
@@ -55,6 +56,7 @@ export class ResourceRuntimeFactory {
       descriptor: Object.freeze(descriptor),
       mimeType: definition.mimeType,
       cache: checkCache(definition.cache, site),
+      listCache: checkListCache(definition.listCache, site),
       requiredScopes: definition.requiredScopes,
       authorize: definition.authorize,
       read,
@@ -86,6 +88,7 @@ export class ResourceRuntimeFactory {
       descriptor: Object.freeze(descriptor),
       mimeType: definition.mimeType,
       cache: checkCache(definition.cache, site),
+      listCache: checkListCache(definition.listCache, site),
       arguments: template.variables.map((name) => {
         const enumValues = variables.enums.get(name);
         return enumValues ? { name, enumValues } : { name };

@@ -7,12 +7,14 @@ import { formatIssues } from '../schema/dto-caster.js';
 import { sharedDtoCompiler, type DtoCompiler } from './dto-compiler.js';
 import { compileJsonSchema } from '../schema/json-schema.validator.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
+import { isStandardSchema, standardJsonSchema, validateStandard, type StandardSchemaV1 } from '../schema/standard-schema.js';
 import * as messages from '../mcp.messages.js';
+import { checkListCache } from './list-cache.js';
 
 /** Tool options after the name is settled and the input type is known. */
 export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'>, McpAccess {
   name: string;
-  input?: Type<unknown> | JsonObject;
+  input?: Type<unknown> | JsonObject | StandardSchemaV1;
 }
 
 export type ToolInvoke = (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>;
@@ -52,6 +54,7 @@ export class ToolRuntimeFactory {
       headerParams: headerParams.length ? headerParams : undefined,
       requiredScopes: definition.requiredScopes,
       authorize: definition.authorize,
+      listCache: checkListCache(definition.listCache, site),
       parseArguments: input.parse,
       invoke,
       checkOutput: output?.check,
@@ -59,7 +62,7 @@ export class ToolRuntimeFactory {
   }
 
   private input(
-    input: Type<unknown> | JsonObject | undefined,
+    input: Type<unknown> | JsonObject | StandardSchemaV1 | undefined,
     name: string,
     site: string,
   ): { schema: JsonObject; parse: (args: JsonObject) => ArgumentsOutcome | Promise<ArgumentsOutcome> } {
@@ -78,6 +81,22 @@ export class ToolRuntimeFactory {
               },
       };
     }
+    // Before the class check: some Standard Schema libraries (arktype) make schemas callable.
+    if (isStandardSchema(input)) {
+      const schema = standardJsonSchema(input, site);
+      if (schema.type !== 'object') {
+        throw new Error(`${site}: a tool's input must be an object schema, but the ${input['~standard'].vendor} schema emits ${JSON.stringify(schema.type ?? 'no type')}. Wrap the fields in an object schema (z.object({...}), v.object({...})).`);
+      }
+      return {
+        schema,
+        parse: async (args) => {
+          const outcome = await validateStandard(input, args);
+          return outcome.ok
+            ? { ok: true, value: outcome.value }
+            : { ok: false, message: formatIssues(outcome.issues, `tool "${name}"`) };
+        },
+      };
+    }
     if (isClass(input)) {
       const { schema, cast } = this.dtos.compile(input, site);
       return {
@@ -90,9 +109,9 @@ export class ToolRuntimeFactory {
         },
       };
     }
-    const validate = compileJsonSchema(input);
+    const validate = compileJsonSchema(input as JsonObject);
     return {
-      schema: input,
+      schema: input as JsonObject,
       parse: (args) => {
         const issues = validate(args);
         return issues === null
@@ -103,11 +122,16 @@ export class ToolRuntimeFactory {
   }
 
   private output(
-    output: Type<unknown> | JsonObject | undefined,
+    output: Type<unknown> | JsonObject | StandardSchemaV1 | undefined,
     site: string,
   ): { schema: JsonObject; check: (value: unknown) => string | null } | undefined {
     if (output === undefined) return undefined;
-    const schema = isClass(output) ? this.dtos.schema(output, `${site} output`) : output;
+    // A Standard Schema's output is checked through its JSON Schema: the check must be synchronous.
+    const schema = isStandardSchema(output)
+      ? standardJsonSchema(output, `${site} output`, output['~standard'].jsonSchema?.output ? 'output' : 'input')
+      : isClass(output)
+        ? this.dtos.schema(output, `${site} output`)
+        : output;
     const validate = compileJsonSchema(schema);
     return {
       schema,

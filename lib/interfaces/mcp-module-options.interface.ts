@@ -1,6 +1,7 @@
 import type { McpExposeOptions } from '../expose/expose.interfaces.js';
 import type { Type } from '@nestjs/common';
 import type { CacheHint, McpIcon } from '../protocol/mcp-types.js';
+import type { ListsCacheOption } from '../protocol/catalog.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpSessionStore } from '../protocol/session-store.js';
 import type { McpEventStore } from '../protocol/event-store.js';
@@ -71,9 +72,12 @@ export interface McpModuleOptions {
     discover?: CacheHint;
     /**
      * On `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` (every page).
+     * A function `(list, ctx) => hint` computes it per request (`list` is `tools`, `prompts`,
+     * `resources` or `resourceTemplates`). Items' own `listCache` can only shorten the TTL or make
+     * a page `private`; a page that guards make caller-specific is always `private`.
      * @default { ttlMs: 60000, cacheScope: 'public' }
      */
-    lists?: CacheHint;
+    lists?: ListsCacheOption;
     /**
      * On `resources/read`, unless the resource or template sets its own `cache`. Reads run your
      * code and may differ per user, so nothing is cached by default; give static resources a
@@ -270,7 +274,7 @@ export interface ResolvedMcpOptions
   guardAwareLists: boolean;
   schemas: { nullableOptionals: boolean };
   sessions: Required<Omit<McpSessionOptions, 'store' | 'eventStore'>> & { store?: McpSessionStore; eventStore?: McpEventStore };
-  cache: { discover: CacheHint; lists: CacheHint; reads: CacheHint };
+  cache: { discover: CacheHint; lists: ListsCacheOption; reads: CacheHint };
   pageSize: number;
   defaultLogLevel?: LogLevel;
 }

@@ -24,8 +24,30 @@ export interface McpAccess {
   authorize?(ctx: McpContext, method: string, request?: { rawArguments: JsonObject; arguments: unknown }): Promise<void>;
 }
 
+/**
+ * How long one item's list entry stays fresh (2026-07-28): the page holding it carries the
+ * shortest `ttlMs` of the list and its items, and `private` when any of them is. A function is
+ * computed per list request, for the caller.
+ *
+ * @publicApi
+ */
+export type ListCacheHint = Partial<CacheHint> | ((ctx: McpContext) => Partial<CacheHint> | undefined);
+
+/**
+ * The module-wide hint of the four lists: one hint, or a function of the list
+ * (`tools`, `prompts`, `resources`, `resourceTemplates`) and the caller, computed per request.
+ *
+ * @publicApi
+ */
+export type ListsCacheOption = CacheHint | ((list: string, ctx: McpContext) => CacheHint);
+
+/** An item that may carry its own list cache hint. */
+export interface McpListed {
+  readonly listCache?: ListCacheHint;
+}
+
 /** A callable tool as the dispatcher sees it: prepared once, invoked per call. */
-export interface ToolRuntime extends McpAccess {
+export interface ToolRuntime extends McpAccess, McpListed {
   readonly name: string;
   /** The descriptor for each era (legacy drops non-object output schemas). */
   readonly descriptors: Readonly<Record<ProtocolEra, ToolDescriptor>>;
@@ -63,7 +85,7 @@ export interface HeaderParam {
 }
 
 /** A resource at a fixed URI, as the dispatcher sees it. */
-export interface ResourceRuntime extends McpAccess {
+export interface ResourceRuntime extends McpAccess, McpListed {
   readonly uri: string;
   readonly name: string;
   /** What `resources/list` advertises (the same for both eras). */
@@ -77,7 +99,7 @@ export interface ResourceRuntime extends McpAccess {
 }
 
 /** An RFC 6570 resource template, as the dispatcher sees it. */
-export interface ResourceTemplateRuntime extends McpAccess {
+export interface ResourceTemplateRuntime extends McpAccess, McpListed {
   readonly uriTemplate: string;
   readonly name: string;
   readonly template: UriTemplate;
@@ -94,7 +116,7 @@ export interface ResourceTemplateRuntime extends McpAccess {
 }
 
 /** A prompt, as the dispatcher sees it. */
-export interface PromptRuntime extends McpAccess {
+export interface PromptRuntime extends McpAccess, McpListed {
   readonly name: string;
   /** What `prompts/list` advertises. */
   readonly descriptor: Readonly<PromptDescriptor>;

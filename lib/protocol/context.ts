@@ -1,4 +1,5 @@
 import { McpError, ToolError } from './errors.js';
+import type { InferArgs, StandardSchemaV1 } from '../schema/standard-schema.js';
 import {
   InputRequiredSignal,
   rootsResultProblem,
@@ -154,13 +155,16 @@ export class McpContext {
 
   /**
    * Asks the user for structured input. `schema` is a DTO class (flat: string, number, integer,
-   * boolean and enum properties) or a raw elicitation schema. Resolves to the validated DTO
-   * instance on `accept`, or to the decline/cancel outcome.
+   * boolean and enum properties), a flat Standard Schema object (zod 4, valibot) or a raw
+   * elicitation schema. Resolves to the validated DTO instance (or the schema's output) on
+   * `accept`, or to the decline/cancel outcome.
    *
    * Legacy era: sends `elicitation/create` to the client and awaits the answer. Modern era: the
    * call ends with an `input_required` result, and the client's retry re-runs the handler; this
    * same call then returns the answer. Give a stable `key` when the order of questions may vary.
    */
+  elicit<S extends StandardSchemaV1>(message: string, schema: S, options?: { key?: string }): Promise<ElicitOutcome<InferArgs<S>>>;
+  elicit<T = JsonObject>(message: string, schema: unknown, options?: { key?: string }): Promise<ElicitOutcome<T>>;
   async elicit<T = JsonObject>(message: string, schema: unknown, options: { key?: string } = {}): Promise<ElicitOutcome<T>> {
     this.require('elicitation.form', { elicitation: {} }, 'form elicitation');
     const support = this.interaction();

@@ -15,9 +15,9 @@ import {
   type JsonRpcMessage,
   type JsonRpcRequest,
 } from './json-rpc.js';
-import type { McpAccess, McpCatalog } from './catalog.js';
+import type { ListsCacheOption, McpAccess, McpCatalog, McpListed } from './catalog.js';
 import { missingScopes } from '../auth/mcp-auth.interface.js';
-import { DEFAULT_PAGE_SIZE, PagedList } from './paging.js';
+import { DEFAULT_PAGE_SIZE, PagedList, type PageAdjust } from './paging.js';
 import type { CacheHint, Implementation, JsonObject } from './mcp-types.js';
 import {
   LEGACY_PROTOCOL_VERSIONS,
@@ -37,8 +37,8 @@ export interface McpDispatcherConfig {
   instructions?: string;
   /** Cache hints for `server/discover` (modern era). */
   discoverCache: CacheHint;
-  /** Cache hints for list results (modern era). */
-  listCache: CacheHint;
+  /** Cache hints for list results (modern era): one hint, or computed per list request. */
+  listCache: ListsCacheOption;
   /** Items per page of list results. @default 100 */
   pageSize?: number;
   /** Show raw messages of unexpected errors to the client (development only). */
@@ -145,6 +145,9 @@ export class McpDispatcher {
    */
   pagedList<T extends McpAccess>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T> {
     const { listCache } = this.config;
+    // Static hints (the list's and its items') are baked into the cached pages; a function
+    // anywhere makes listPage recompute the hints per request.
+    const staticBase: CacheHint = typeof listCache === 'function' ? { ttlMs: 0, cacheScope: 'private' } : listCache;
     return new PagedList<T>({
       key,
       method,
@@ -152,8 +155,9 @@ export class McpDispatcher {
       version: () => this.catalog.version,
       items,
       describe,
-      finishModern: (page) => this.decorate({ ...page, ttlMs: listCache.ttlMs, cacheScope: listCache.cacheScope }, 'modern'),
+      finishModern: (page, pageItems) => this.decorate({ ...page, ...combineHints(staticBase, pageItems, undefined) }, 'modern'),
       restricted: (item) => this.scopesApply(item) || this.guardsApply(item),
+      dynamic: (item) => typeof listCache === 'function' || typeof (item as McpListed).listCache === 'function',
     });
   }
 
@@ -164,13 +168,23 @@ export class McpDispatcher {
    * this caller and marked `cacheScope: "private"`.
    */
   listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): Result | Promise<Result> {
+    const adjust = list.dynamic() ? this.perRequestHints<T>(list, ctx) : undefined;
     const restricted = list.restricted();
-    if (restricted.length === 0) return list.page(params.cursor, era);
+    if (restricted.length === 0) return list.page(params.cursor, era, undefined, adjust);
     return Promise.all(restricted.map((item) => this.visible(item, ctx))).then((visible) => {
       const hidden = new Set<T>();
       visible.forEach((ok, i) => !ok && hidden.add(restricted[i]));
-      return list.page(params.cursor, era, hidden);
+      return list.page(params.cursor, era, hidden, adjust);
     });
+  }
+
+  /** The cache hints of one page for this caller, when the list's or an item's hint is a function. */
+  private perRequestHints<T>(list: PagedList<T>, ctx: McpContext): PageAdjust<T> {
+    const { listCache } = this.config;
+    return (page, items) => {
+      const base = typeof listCache === 'function' ? listCache(list.key, ctx) : listCache;
+      return { ...page, ...combineHints(base, items as readonly McpListed[], ctx) };
+    };
   }
 
   private scopesApply(item: McpAccess): boolean {
@@ -406,3 +420,21 @@ export function truncate(text: string, max = 80): string {
 }
 
 export { isLogLevel };
+
+/**
+ * A page's hints from the list's and its items': the shortest TTL, and `private` when any is.
+ * Function hints are skipped without a caller (the cached pages) and computed with one.
+ */
+function combineHints(base: CacheHint, items: readonly unknown[], ctx: McpContext | undefined): CacheHint {
+  let { ttlMs, cacheScope } = base;
+  for (const item of items) {
+    const declared = (item as McpListed).listCache;
+    if (declared === undefined) continue;
+    if (typeof declared === 'function' && ctx === undefined) continue;
+    const hint = typeof declared === 'function' ? declared(ctx!) : declared;
+    if (!hint) continue;
+    if (typeof hint.ttlMs === 'number' && Number.isSafeInteger(hint.ttlMs) && hint.ttlMs >= 0) ttlMs = Math.min(ttlMs, hint.ttlMs);
+    if (hint.cacheScope === 'private') cacheScope = 'private';
+  }
+  return { ttlMs, cacheScope };
+}

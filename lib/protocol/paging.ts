@@ -83,16 +83,22 @@ export interface PagedListSpec<T> {
   items(): readonly T[];
   /** The descriptor of one item as the era advertises it. */
   describe(item: T, era: ProtocolEra): unknown;
-  /** Completes a modern-era page: cache hints, `resultType` and serverInfo `_meta`. */
-  finishModern(page: JsonObject): JsonObject;
+  /** Completes a modern-era page of `items`: cache hints, `resultType` and serverInfo `_meta`. */
+  finishModern(page: JsonObject, items: readonly T[]): JsonObject;
   /** Whether an item may be hidden from some callers (scopes, guards); decided once per catalog version. */
   restricted?(item: T): boolean;
+  /** Whether an item's cache hint is computed per request; decided once per catalog version. */
+  dynamic?(item: T): boolean;
 }
+
+/** Rewrites a modern page's cache hints for one request, from the items on the page. */
+export type PageAdjust<T> = (page: JsonObject, items: readonly T[]) => JsonObject;
 
 interface PagedState<T> {
   version: number;
   items: readonly T[];
   restricted: readonly T[];
+  dynamic: boolean;
   pages: Record<ProtocolEra, Array<JsonObject | undefined>>;
 }
 
@@ -105,21 +111,30 @@ export class PagedList<T> {
 
   constructor(private readonly spec: PagedListSpec<T>) {}
 
+  /** The result key this list answers under (`tools`, `prompts`, ...). */
+  get key(): string {
+    return this.spec.key;
+  }
+
   /**
    * The page a request's `cursor` points at, for its era. With `hidden` (items the caller may not
    * see, from guard-aware listing) the page is built for this caller alone and marked `private`.
    */
-  page(cursor: unknown, era: ProtocolEra, hidden?: ReadonlySet<T>): JsonObject {
+  page(cursor: unknown, era: ProtocolEra, hidden?: ReadonlySet<T>, adjust?: PageAdjust<T>): JsonObject {
     const { spec } = this;
     const version = spec.version();
     const state = this.current();
-    if (hidden) {
-      const items = hidden.size ? state.items.filter((item) => !hidden.has(item)) : state.items;
+    if (hidden || (adjust && era === 'modern')) {
+      const items = hidden?.size ? state.items.filter((item) => !hidden.has(item)) : state.items;
       const offset = decodeCursor(cursor, { kind: spec.key, method: spec.method, version, pageSize: spec.pageSize, total: items.length });
       const end = offset + spec.pageSize;
-      const body: JsonObject = { [spec.key]: items.slice(offset, end).map((item) => spec.describe(item, era)) };
+      const slice = items.slice(offset, end);
+      const body: JsonObject = { [spec.key]: slice.map((item) => spec.describe(item, era)) };
       if (end < items.length) body.nextCursor = encodeCursor(spec.key, version, end);
-      return era === 'modern' ? { ...spec.finishModern(body), cacheScope: 'private' } : body;
+      if (era !== 'modern') return body;
+      const finished = adjust ? adjust(spec.finishModern(body, slice), slice) : spec.finishModern(body, slice);
+      // A page some callers see differently is never shared, whatever the hints say.
+      return hidden ? { ...finished, cacheScope: 'private' } : finished;
     }
     const offset = decodeCursor(cursor, {
       kind: spec.key,
@@ -132,11 +147,17 @@ export class PagedList<T> {
     const cached = state.pages[era][index];
     if (cached) return cached;
     const end = offset + spec.pageSize;
-    const body: JsonObject = { [spec.key]: state.items.slice(offset, end).map((item) => spec.describe(item, era)) };
+    const slice = state.items.slice(offset, end);
+    const body: JsonObject = { [spec.key]: slice.map((item) => spec.describe(item, era)) };
     if (end < state.items.length) body.nextCursor = encodeCursor(spec.key, version, end);
-    const page = freezeResult(era === 'modern' ? spec.finishModern(body) : body);
+    const page = freezeResult(era === 'modern' ? spec.finishModern(body, slice) : body);
     state.pages[era][index] = page;
     return page;
+  }
+
+  /** Whether some item's (or the list's) cache hint is computed per request. */
+  dynamic(): boolean {
+    return this.current().dynamic;
   }
 
   /** The items some callers may not see; empty when every caller sees the same list. */
@@ -151,7 +172,8 @@ export class PagedList<T> {
     if (!state || state.version !== version) {
       const items = spec.items();
       const restricted = spec.restricted ? items.filter((item) => spec.restricted!(item)) : [];
-      state = { version, items, restricted, pages: { legacy: [], modern: [] } };
+      const dynamic = spec.dynamic ? items.some((item) => spec.dynamic!(item)) : false;
+      state = { version, items, restricted, dynamic, pages: { legacy: [], modern: [] } };
       this.state = state;
     }
     return state;

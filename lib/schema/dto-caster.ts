@@ -257,7 +257,13 @@ function tidy(message: string, property: string): string {
 
 type Coercer = (value: unknown) => unknown;
 
-function buildCoercion(schema: JsonSchema): ((input: Record<string, unknown>) => Record<string, unknown>) | undefined {
+/**
+ * The string-to-scalar conversion of `coerceStrings`, planned once from a schema's top-level
+ * properties. Undefined when no property needs one.
+ *
+ * @internal
+ */
+export function buildCoercion(schema: JsonSchema): ((input: Record<string, unknown>) => Record<string, unknown>) | undefined {
   const plan = new Map<string, Coercer>();
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   for (const [name, property] of Object.entries(properties)) {

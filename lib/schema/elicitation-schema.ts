@@ -2,6 +2,7 @@ import { DtoCaster, type ClassConstructor, type CompiledCaster } from './dto-cas
 import { JsonSchemaFactory } from './json-schema.factory.js';
 import type { JsonSchema } from './json-schema.types.js';
 import { compileJsonSchema, type JsonSchemaCheck } from './json-schema.validator.js';
+import { isStandardSchema, standardJsonSchema, validateStandard } from './standard-schema.js';
 
 /**
  * Elicitation schemas are a restricted, flat subset of JSON Schema that clients render as forms.
@@ -39,7 +40,11 @@ export class ElicitationSchemas {
     const key = schema as object;
     let wire = this.wire.get(key);
     if (!wire) {
-      wire = typeof schema === 'function' ? toElicitationSchema(this.factory.create(schema)) : (schema as JsonSchema);
+      wire = isStandardSchema(schema)
+        ? toElicitationSchema(standardJsonSchema(schema, 'ctx.elicit()'))
+        : typeof schema === 'function'
+          ? toElicitationSchema(this.factory.create(schema))
+          : (schema as JsonSchema);
       this.wire.set(key, wire);
     }
     return wire;
@@ -48,6 +53,10 @@ export class ElicitationSchemas {
   async validateContent(schema: unknown, content: unknown): Promise<{ ok: true; value: unknown } | { ok: false }> {
     if (typeof content !== 'object' || content === null || Array.isArray(content)) return { ok: false };
     const key = schema as object;
+    if (isStandardSchema(schema)) {
+      const outcome = await validateStandard(schema, content);
+      return outcome.ok ? { ok: true, value: outcome.value } : { ok: false };
+    }
     if (typeof schema === 'function') {
       let cast = this.casters.get(key);
       if (!cast) {

@@ -98,7 +98,13 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
     // Registry changes go out through the bus, so with a shared bus every instance's streams hear
     // of a change made on any one of them.
     this.changes = this.registry.changes$.subscribe((change) => void this.bus.publish(changeEventOf(change)));
-    this.stopDelivery = this.bus.subscribe((event) => void this.handler.deliverChange(event));
+    // Toggles from other instances are applied first, so a stream told of the change re-lists the new state.
+    const stopToggles = this.bus.subscribe((event) => this.registry.applyRemoteChange(event));
+    const stopStreams = this.bus.subscribe((event) => void this.handler.deliverChange(event));
+    this.stopDelivery = () => {
+      stopToggles();
+      stopStreams();
+    };
     this.installParserErrorHandler();
   }
 

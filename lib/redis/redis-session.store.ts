@@ -21,6 +21,7 @@ export interface RedisSessionStoreOptions {
 export class RedisSessionStore implements McpSessionStore {
   private readonly scripts: RedisScripts;
   private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason) => void>();
+  private lastAccess = 0;
 
   constructor(
     client: McpRedisClient,
@@ -30,13 +31,26 @@ export class RedisSessionStore implements McpSessionStore {
     this.scripts = new RedisScripts(client);
   }
 
+  /**
+   * The access time to rank a session by: the clock in ms, raised by 1 µs when this instance
+   * already used that time. A sorted set breaks equal scores by member name, so two accesses in
+   * the same millisecond would otherwise rank by id, and the per-owner cap could end the session
+   * used last. A µs step stays exact in a double at epoch-ms magnitude and keeps the ms unit the
+   * scripts compare with the idle TTL.
+   */
+  private accessTime(): number {
+    const now = Date.now();
+    this.lastAccess = now > this.lastAccess ? now : this.lastAccess + 0.001;
+    return this.lastAccess;
+  }
+
   async create(session: McpSession, limits?: McpSessionCreateOptions): Promise<McpSessionCreateResult> {
     const [created, evicted] = (await this.scripts.run(SESSION_CREATE, [], [
       this.keys.prefix,
       session.id,
       JSON.stringify(session),
       this.options.idleTtlMs,
-      Date.now(),
+      this.accessTime(),
       this.options.maxSessions,
       limits && session.owner !== undefined ? session.owner : '',
       limits?.maxPerOwner ?? 0,
@@ -54,7 +68,7 @@ export class RedisSessionStore implements McpSessionStore {
   }
 
   async get(id: string): Promise<McpSession | undefined> {
-    const value = (await this.scripts.run(SESSION_GET, [], [this.keys.prefix, id, this.options.idleTtlMs, Date.now()])) as string | null;
+    const value = (await this.scripts.run(SESSION_GET, [], [this.keys.prefix, id, this.options.idleTtlMs, this.accessTime()])) as string | null;
     if (value === null) return undefined;
     try {
       return JSON.parse(value) as McpSession;

@@ -3,7 +3,7 @@ import { REDIS_URL, redisAvailable } from '../../test/utils/redis.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { McpHealthIndicator } from '../health/mcp-health.indicator.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
 import type { McpRelayStreamRequest } from '../protocol/relay.js';
@@ -58,10 +58,9 @@ describe('Redis stores', { skip }, () => {
 
   it('refuses beyond maxSessions instead of evicting, and caps each owner by ending its own oldest', async () => {
     const owned = (id: string, owner: string) => ({ id, protocolVersion: '2025-11-25', capabilities: {}, owner });
+    // No pause between the calls: the order of access alone must rank them, even within one ms.
     assert.deepEqual(await a.sessions.create(owned('e1', 'address:x'), { maxPerOwner: 2 }), { created: true });
-    await new Promise((r) => setTimeout(r, 3));
     assert.deepEqual(await b.sessions.create(owned('e2', 'address:y'), { maxPerOwner: 2 }), { created: true });
-    await new Promise((r) => setTimeout(r, 3));
     assert.deepEqual(await a.sessions.create(owned('e3', 'address:y'), { maxPerOwner: 2 }), { created: true });
     assert.deepEqual(await a.sessions.create(owned('e4', 'address:z'), { maxPerOwner: 2 }), { created: false, reason: 'capacity' });
     assert.equal(await a.sessions.get('e4'), undefined);
@@ -73,6 +72,22 @@ describe('Redis stores', { skip }, () => {
     assert.deepEqual(ended, ['e3:evicted']);
     for (const id of ['e1', 'e2', 'e5']) assert.ok(await a.sessions.get(id), id);
     for (const id of ['e1', 'e2', 'e5']) assert.equal(await a.sessions.delete(id), true);
+  });
+
+  it('ranks an owner\'s sessions by the order of access, even within one millisecond', async (t) => {
+    // Date.now() frozen: every access happens in the same ms, as fast calls on a busy server do.
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    t.after(() => mock.timers.reset());
+    const store = a.sessions;
+    const owned = (id: string) => ({ id, protocolVersion: '2025-11-25', capabilities: {}, owner: 'address:tie' });
+    const ended: string[] = [];
+    t.after(store.onSessionEnd((id) => ended.push(id)));
+    assert.deepEqual(await store.create(owned('tie-1'), { maxPerOwner: 2 }), { created: true });
+    assert.deepEqual(await store.create(owned('tie-2'), { maxPerOwner: 2 }), { created: true });
+    assert.ok(await store.get('tie-1')); // tie-2 is now the least recently used
+    assert.deepEqual(await store.create(owned('tie-3'), { maxPerOwner: 2 }), { created: true });
+    assert.deepEqual(ended, ['tie-2']);
+    for (const id of ['tie-1', 'tie-3']) assert.equal(await store.delete(id), true);
   });
 
   it('stores SSE events in order, replays after an id, and binds streams to their session', async () => {
@@ -112,7 +127,7 @@ describe('Redis stores', { skip }, () => {
 
   it('fans change events out to every instance', async () => {
     const seen: McpChangeEvent[] = [];
-    const stop = b.bus.subscribe((event) => seen.push(event));
+    const stop = b.bus.subscribe((event) => (seen.push(event), changed()));
     await a.bus.publish({ type: 'list-changed', kind: 'tools' });
     await a.bus.publish({ type: 'resource-updated', uri: 'file:///x' });
     await waitFor(() => seen.length === 2);
@@ -237,7 +252,7 @@ describe('Redis stores', { skip }, () => {
 
     it('routes a client answer to the instance that awaits it', async () => {
       const got: unknown[] = [];
-      const stop = a.relay.onResponse((response, sessionId) => (got.push({ response, sessionId }), true));
+      const stop = a.relay.onResponse((response, sessionId) => (got.push({ response, sessionId }), changed(), true));
       await b.relay.publishResponse({ jsonrpc: '2.0', id: 'srv-1', result: { ok: true } }, 'sess');
       await waitFor(() => got.length === 1);
       stop();
@@ -363,12 +378,27 @@ function compareEventIds(x: string, y: string): number {
   return xm === ym ? Number(xs - ys) : Number(xm - ym);
 }
 
-async function waitFor(predicate: () => boolean, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
+const waiters = new Set<() => void>();
+
+/** Tells pending {@link waitFor} calls that something they watch changed. */
+function changed(): void {
+  for (const check of [...waiters]) check();
+}
+
+/** Resolves when `predicate` holds, re-checked on every {@link changed} (no polling); the timer is only a failure guard. */
+function waitFor(predicate: () => boolean, ms = 10_000): Promise<void> {
+  if (predicate()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      waiters.delete(check);
+    };
+    const check = (): void => {
+      if (predicate()) (done(), resolve());
+    };
+    const timer = setTimeout(() => (done(), reject(new Error(`condition not met within ${ms} ms: ${predicate}`))), ms);
+    waiters.add(check);
+  });
 }
 
 interface OpenSse {
@@ -402,12 +432,14 @@ async function openSse(url: string, sessionId: string, lastEventId?: string): Pr
             else if (line.startsWith('data: ')) data = line.slice(6);
           }
           state.events.push({ id, data: data ? JSON.parse(data) : '' });
+          changed();
         }
       }
     } catch {
       // aborted
     }
     state.ended = true;
+    changed();
   })();
   return state;
 }

@@ -54,7 +54,7 @@ class Instance {
       if (line.startsWith('pulse ')) (this.pulsed++, observed.notify());
     });
     this.port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`instance ${this.name} did not start in 20 s:\n${this.stderr}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`instance ${this.name} did not start in 60 s:\n${this.stderr}`)), 60_000);
       child.once('exit', (code) => reject(new Error(`instance ${this.name} exited with ${code}:\n${this.stderr}`)));
       lines.on('line', (line) => {
         try {

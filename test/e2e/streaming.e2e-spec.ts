@@ -217,8 +217,9 @@ describe('streaming and interactivity', () => {
       const sessionId = await legacySession(server.url, { elicitation: {} });
       const res = await rpc(server.url, { jsonrpc: '2.0', id: 't', method: 'tools/call', params: { name: 'confirm', arguments: {} } }, {
         headers: legacyHeaders(sessionId),
-        timeoutMs: 5000,
+        timeoutMs: 15_000, // a guard: the server's own 2 s clientRequestTimeoutMs ends the call
       });
+      assert.equal(res.timedOut, false, 'the server ended the call itself');
       const messages = res.events!.filter((e) => e.data !== '').map((e) => e.data as Json);
       assert.equal(messages[0].method, 'elicitation/create');
       const final = messages.at(-1)!;

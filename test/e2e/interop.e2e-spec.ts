@@ -318,7 +318,9 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
         let stderr = '';
         child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
         child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        // A guard against a hung inspector, not a speed check: with every core busy, starting the
+        // inspector and the stdio server it spawns took over 20 s.
+        const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
         child.on('error', reject);
         child.on('close', (code) => {
           clearTimeout(timer);

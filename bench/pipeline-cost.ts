@@ -48,3 +48,22 @@ const piped = await time('through the Nest pipeline', () => lastValueFrom(tool.i
 const validated = await time('argument validation (DtoCaster)', async () => tool.parseArguments({ text: 'hi' }));
 console.log(`pipeline cost: ${(piped - direct).toFixed(2)} µs per call; validation: ${validated.toFixed(2)} µs per call`);
 await app.close();
+
+// How fast a resource URI template matches long near-miss URIs (the spec only counts steps).
+const { UriTemplate } = await import('../lib/protocol/uri-template.js');
+for (const [template, uri] of [
+  ['x://{+a}/x/{+b}/y', (n: number) => 'x://' + '/x/'.repeat(n / 3)],
+  ['x://{a}-{b}-{c}!', (n: number) => 'x://' + '-'.repeat(n)],
+  ['x://r{/segs*}/end', (n: number) => 'x://r' + '/a'.repeat(n / 2) + '/'],
+] as const) {
+  const t = UriTemplate.parse(template);
+  const timings = [6_000, 60_000].map((n) => {
+    const input = uri(n);
+    for (let i = 0; i < 5; i++) t.match(input);
+    const runs = 20;
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < runs; i++) t.match(input);
+    return `${input.length} chars ${(Number(process.hrtime.bigint() - start) / 1e6 / runs).toFixed(2)} ms`;
+  });
+  console.log(`URI template ${template} near-miss match: ${timings.join(', ')}`);
+}

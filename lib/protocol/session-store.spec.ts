@@ -37,11 +37,22 @@ describe('InMemorySessionStore', () => {
     store.close();
   });
 
-  it('expires idle sessions', async () => {
-    const store = new InMemorySessionStore({ idleTtlMs: 20, maxSessions: 10 });
+  it('expires idle sessions', () => {
+    // A controlled clock: the test moves time instead of waiting for it.
+    let now = 1_000_000;
+    const ended: string[] = [];
+    const store = new InMemorySessionStore({ idleTtlMs: 20, maxSessions: 10, now: () => now });
+    store.onSessionEnd((id, reason) => ended.push(`${id}:${reason}`));
     store.create(session('x'));
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    assert.equal(store.get('x'), undefined);
+    store.create(session('y'));
+    now += 19;
+    assert.ok(store.get('x'), 'still alive 1 ms before its idle timeout');
+    now += 19;
+    assert.ok(store.get('x'), 'reading it refreshed its idle timer');
+    assert.equal(store.get('y'), undefined, 'y was not read for 38 ms');
+    now += 20;
+    assert.equal(store.get('x'), undefined, 'expired exactly at its idle timeout');
+    assert.deepEqual(ended.sort(), ['x:expired', 'y:expired']);
     store.close();
   });
 

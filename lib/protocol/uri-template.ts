@@ -503,6 +503,34 @@ interface ThreadList {
   readonly caps: (Capture | null)[];
 }
 
+/** What {@link meterMatches} counted. */
+export interface UriMatchWork {
+  /** Input positions the VM advanced over. */
+  positions: number;
+  /** Thread steps summed over those positions (each at most the program size). */
+  steps: number;
+  /** Instructions in the largest program run. */
+  programSize: number;
+}
+
+let meter: UriMatchWork | null = null;
+
+/**
+ * Runs `fn` and returns the work the matcher did inside it. It lets the spec prove matching is
+ * linear by counting steps rather than by timing it, which a loaded machine would make flaky.
+ * @internal Not exported from the package.
+ */
+export function meterMatches(fn: () => void): UriMatchWork {
+  const work: UriMatchWork = { positions: 0, steps: 0, programSize: 0 };
+  meter = work;
+  try {
+    fn();
+  } finally {
+    meter = null;
+  }
+  return work;
+}
+
 /**
  * Runs the program as a Pike VM: every live thread advances in lock-step over the input, threads
  * are deduplicated per program counter, and thread order encodes priority. Each input character
@@ -511,6 +539,7 @@ interface ThreadList {
 function runProgram(program: Program, input: string, slots: number): { captures: Int32Array; end: number } | null {
   const { op, a, b, tailStarts } = program;
   const size = op.length;
+  if (meter !== null) meter.programSize = Math.max(meter.programSize, size);
   const marks = new Int32Array(size).fill(-1);
   let generation = 0;
   let current: ThreadList = { n: 0, pcs: new Int32Array(size), caps: new Array<Capture | null>(size).fill(null) };
@@ -540,6 +569,10 @@ function runProgram(program: Program, input: string, slots: number): { captures:
   const length = input.length;
   for (let pos = 0; current.n > 0; pos++) {
     const code = pos < length ? input.charCodeAt(pos) : -1;
+    if (meter !== null) {
+      meter.positions++;
+      meter.steps += current.n;
+    }
     generation++;
     next.n = 0;
     for (let i = 0; i < current.n; i++) {

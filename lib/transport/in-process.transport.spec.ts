@@ -56,7 +56,9 @@ class InProcessTools {
 
   @Tool({ description: 'Runs until the client cancels it.' })
   async wait(@Ctx() ctx: McpContext): Promise<string> {
-    await once(ctx.signal, 'abort');
+    const aborted = once(ctx.signal, 'abort');
+    this.onStarted?.();
+    await aborted;
     this.cancelled += 1;
     this.onCancelled?.();
     return 'cancelled';
@@ -64,6 +66,7 @@ class InProcessTools {
 
   /** Calls `wait` stopped by a cancellation. */
   cancelled = 0;
+  onStarted?: () => void;
   onCancelled?: () => void;
 }
 
@@ -123,8 +126,9 @@ describe('McpInProcessTransport', () => {
     it('cancels the call when the subscriber unsubscribes before the result', async () => {
       const tools = app.get(InProcessTools);
       const before = tools.cancelled;
+      const started = new Promise<void>((resolve) => (tools.onStarted = resolve));
       const subscription = mcp.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wait', arguments: {}, _meta: modernMeta() } }).subscribe();
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await started;
       const stopped = new Promise<void>((resolve) => (tools.onCancelled = resolve));
       subscription.unsubscribe();
       await stopped;

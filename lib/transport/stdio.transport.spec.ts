@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { EventEmitter, once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -36,6 +37,8 @@ class EchoDto {
 @Injectable()
 class StdioTools {
   cancelled = 0;
+  /** Events of the `wait` tool, so tests wait for them instead of for time. */
+  readonly waits = new EventEmitter();
 
   @Tool({ description: 'Echoes its text.' })
   echo(@Args() { text }: EchoDto): string {
@@ -66,8 +69,10 @@ class StdioTools {
     return new Promise((resolve) => {
       ctx.signal.addEventListener('abort', () => {
         this.cancelled++;
+        this.waits.emit('cancelled');
         resolve('cancelled');
       });
+      this.waits.emit('started');
     });
   }
 }
@@ -123,6 +128,17 @@ class Wire {
   async request(id: number, method: string, params?: Json): Promise<Json> {
     this.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
     return this.response(id);
+  }
+}
+
+/** Fails with `message` if `promise` has not settled in 10 s (a guard, not a wait). */
+async function guard<T>(promise: Promise<T>, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), 10_000)));
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -188,11 +204,17 @@ describe('McpStdioServer, 2026-07-28 messages', () => {
   it('stops an in-flight call on notifications/cancelled and never answers it', async () => {
     const tools = app.get(StdioTools);
     const cancelledBefore = tools.cancelled;
+    const started = guard(once(tools.waits, 'started'), 'the wait tool never started');
     wire.send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'wait', arguments: {}, _meta: modernMeta() } });
-    await new Promise((r) => setTimeout(r, 50));
+    await started;
+    const cancelled = guard(once(tools.waits, 'cancelled'), 'notifications/cancelled never aborted the call');
     wire.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8, _meta: modernMeta() } });
-    await new Promise((r) => setTimeout(r, 100));
+    await cancelled;
     assert.equal(tools.cancelled, cancelledBefore + 1);
+    // A marker call sent after the abort goes through the same pipeline: once it is answered, an
+    // answer to the cancelled call would have been written before it.
+    const marker = await wire.request(80, 'tools/call', { name: 'echo', arguments: { text: 'after' }, _meta: modernMeta() });
+    assert.equal(marker.result.content[0].text, 'after');
     assert.equal(wire.received.some((m) => m.id === 8), false);
   });
 
@@ -274,10 +296,11 @@ describe('McpStdioServer, legacy session', () => {
       { jsonrpc: '2.0', method: 'notifications/progress', params: {} },
       { jsonrpc: '2.0', id: 'b2', method: 'tools/call', params: { name: 'echo', arguments: { text: 'batched' } } },
     ]);
-    await new Promise((r) => setTimeout(r, 100));
+    const batch = await wire.next((m) => Array.isArray(m));
     const line = wire.raw.find((l) => l.startsWith('['));
     assert.ok(line, 'a batch response line');
     const responses = JSON.parse(line) as Json[];
+    assert.deepEqual(responses, batch);
     assert.deepEqual(responses.map((r) => r.id).sort(), ['b1', 'b2']);
   });
 });
@@ -285,16 +308,16 @@ describe('McpStdioServer, legacy session', () => {
 describe('McpStdio.serve lifecycle', () => {
   it('closes the application when stdin ends', async () => {
     const { app, wire, stdio } = await open();
-    let closed = false;
     const close = app.close.bind(app);
-    app.close = async () => {
-      closed = true;
-      await close();
-    };
+    const closing = new Promise<void>((resolve) => {
+      app.close = async () => {
+        resolve();
+        await close();
+      };
+    });
     wire.input.end();
     await stdio.closed;
-    await new Promise((r) => setTimeout(r, 20));
-    assert.equal(closed, true);
+    await guard(closing, 'the application was not closed after stdin ended');
   });
 
   it('refuses calls that need scopes when told to (stdio carries no token)', async () => {

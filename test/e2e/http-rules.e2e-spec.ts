@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { WireModule, teardowns } from '../fixtures/wire.module.js';
+import { WireModule, foreverEvents, teardowns } from '../fixtures/wire.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernHeaders, modernMeta, modernRpc, rpc } from '../utils/clients.js';
+import { nextEvent } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 
@@ -107,6 +108,7 @@ describe(`HTTP rules shared by both eras (${platform})`, () => {
 
   it('cancels a running call when the client disconnects', async () => {
     const before = teardowns.length;
+    const started = nextEvent(foreverEvents, 'started', 'the forever tool never started');
     const controller = new AbortController();
     const pending = fetch(server.url, {
       method: 'POST',
@@ -123,11 +125,11 @@ describe(`HTTP rules shared by both eras (${platform})`, () => {
       }),
       signal: controller.signal,
     }).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await started;
+    const tornDown = nextEvent(foreverEvents, 'teardown', 'the call was not torn down after the client disconnected');
     controller.abort();
     await pending;
-    const deadline = Date.now() + 1000;
-    while (teardowns.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await tornDown;
     assert.equal(teardowns.length, before + 1);
   });
 });

@@ -28,6 +28,7 @@ import { AppModule as FixtureModule } from '../../sample/conformance/app.module.
 import { AppModule as BasicModule } from '../../sample/01-basic/app.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, MODERN_PROTOCOL_VERSION, type InputHandlers } from '../utils/clients.js';
+import { Watched } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 
@@ -317,7 +318,9 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
         let stderr = '';
         child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
         child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        // A guard against a hung inspector, not a speed check: with every core busy, starting the
+        // inspector and the stdio server it spawns took over 20 s.
+        const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
         child.on('error', reject);
         child.on('close', (code) => {
           clearTimeout(timer);
@@ -369,7 +372,8 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
       const child = spawn(process.execPath, [BASIC_STDIO], { stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       const stderr = collect(child.stderr);
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      const listed = new Watched();
+      child.stdout.on('data', (c: Buffer) => ((stdout += c.toString('utf8')), listed.notify()));
       const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
       const lines = [
         { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
@@ -377,8 +381,7 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
         { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       ];
       child.stdin.write(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-      const deadline = Date.now() + 10_000;
-      while (!stdout.includes('"id":2') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      await listed.until(() => stdout.includes('"id":2'), 'no answer to tools/list on stdout of sample:stdio', 30_000);
       child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       const code = await exited;

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PipelineModule, trail } from '../fixtures/pipeline.module.js';
+import { PipelineModule, exclusiveGate, trail } from '../fixtures/pipeline.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, modernRpc, rpc } from '../utils/clients.js';
+import { guard, nextEvent } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 const admin = { Authorization: 'Bearer admin-token' };
@@ -173,12 +174,13 @@ describe('the Nest pipeline on every call, guard-aware lists and authorization',
     });
 
     it('refuses a second concurrent call over the concurrency limit', async () => {
-      const [a, b] = await Promise.all([
-        modernRpc(server.url, 'tools/call', { name: 'exclusive', arguments: {} }, { headers: admin }),
-        modernRpc(server.url, 'tools/call', { name: 'exclusive', arguments: {} }, { headers: admin }),
-      ]);
-      const errors = [a, b].map((r) => (r.json as Json).result.isError === true);
-      assert.deepEqual(errors.sort(), [false, true]);
+      const entered = nextEvent(exclusiveGate, 'entered', 'the first exclusive call never started');
+      const first = modernRpc(server.url, 'tools/call', { name: 'exclusive', arguments: {} }, { headers: admin });
+      await entered;
+      const second = (await guard(modernRpc(server.url, 'tools/call', { name: 'exclusive', arguments: {} }, { headers: admin }), 'the second call was not refused while the first held the slot')).json as Json;
+      assert.equal(second.result.isError, true, JSON.stringify(second));
+      exclusiveGate.emit('release');
+      assert.notEqual(((await first).json as Json).result.isError, true, 'the first call finishes once released');
     });
   });
 });

@@ -290,11 +290,16 @@ describe('Sessions: what a session holds ends with it', () => {
   });
 
   it('idle expiry ends the session\'s GET stream', { timeout: 20_000 }, async () => {
-    const running = await start({ sessions: { idleTtlMs: 300 } });
+    // The store's clock is the test's: the session expires when the test says, however slow the
+    // machine, and the store's own sweep then ends the stream.
+    let now = Date.now();
+    const store = new InMemorySessionStore({ idleTtlMs: 300, maxSessions: 100, now: () => now });
+    const running = await start({ sessions: { store } });
     try {
       const caller = { ip: '10.5.0.2' };
       const id = await initialize(running.url, caller);
       const stream = await openGetStream(running.url, caller, id);
+      now += 301;
       await stream.ended;
       assert.equal(await pingStatus(running.url, caller, id), 404);
     } finally {

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { InteractiveModule, events } from '../fixtures/interactive.module.js';
+import { McpRegistry } from 'nestjs-model-context';
+import { InteractiveModule, events, fixtureEvents } from '../fixtures/interactive.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, modernHeaders, modernMeta, modernRpc, rpc } from '../utils/clients.js';
 import { readSse, type SseEvent } from '../utils/sse.js';
+import { Watched, nextEvent, watchGetStreams } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 
@@ -26,13 +28,8 @@ function legacyHeaders(sessionId: string): Record<string, string> {
   return { ...ACCEPT, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' };
 }
 
-async function waitFor(predicate: () => boolean, ms = 1000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** The next teardown of the `slow` tool (listen before starting the call). */
+const nextTeardown = (): Promise<unknown> => nextEvent(fixtureEvents, 'slow:teardown', 'the slow tool was never torn down');
 
 describe('streaming and interactivity', () => {
   let server: RunningApp;
@@ -107,6 +104,7 @@ describe('streaming and interactivity', () => {
     it('tears down a running Observable on notifications/cancelled and sends nothing more', async () => {
       const sessionId = await legacySession(server.url);
       const before = events.filter((e) => e === 'slow:teardown').length;
+      const tornDown = nextTeardown();
       const response = await fetch(server.url, {
         method: 'POST',
         headers: legacyHeaders(sessionId),
@@ -114,7 +112,7 @@ describe('streaming and interactivity', () => {
       });
       const collected: SseEvent[] = [];
       const reading = readSse(response.body, {
-        timeoutMs: 3000,
+        timeoutMs: 15_000,
         onEvent: (event) => {
           collected.push(event);
           if ((event.data as Json)?.method === 'notifications/progress') {
@@ -124,6 +122,7 @@ describe('streaming and interactivity', () => {
       });
       const result = await reading;
       assert.equal(result.timedOut, false, 'the stream must end after cancellation');
+      await tornDown;
       assert.equal(events.filter((e) => e === 'slow:teardown').length, before + 1);
       assert.ok(!collected.some((e) => (e.data as Json)?.id === 'slow-1'), 'no response may follow a cancellation');
       // A late or unknown cancel changes nothing.
@@ -133,7 +132,7 @@ describe('streaming and interactivity', () => {
 
     it('tears down on client disconnect mid-stream (legacy era)', async () => {
       const sessionId = await legacySession(server.url);
-      const before = events.filter((e) => e === 'slow:teardown').length;
+      const tornDown = nextTeardown();
       const controller = new AbortController();
       const response = await fetch(server.url, {
         method: 'POST',
@@ -144,17 +143,17 @@ describe('streaming and interactivity', () => {
       const reader = response.body!.getReader();
       await reader.read();
       controller.abort();
-      await waitFor(() => events.filter((e) => e === 'slow:teardown').length === before + 1);
+      await tornDown;
     });
 
     it('cancels through the SDK client AbortSignal', async () => {
       const conn = await connectSdkClient(server.url);
       try {
-        const before = events.filter((e) => e === 'slow:teardown').length;
+        const tornDown = nextTeardown();
         const controller = new AbortController();
         const call = conn.client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal, onprogress: () => controller.abort() });
         await assert.rejects(call);
-        await waitFor(() => events.filter((e) => e === 'slow:teardown').length === before + 1);
+        await tornDown;
       } finally {
         await conn.close();
       }
@@ -218,8 +217,9 @@ describe('streaming and interactivity', () => {
       const sessionId = await legacySession(server.url, { elicitation: {} });
       const res = await rpc(server.url, { jsonrpc: '2.0', id: 't', method: 'tools/call', params: { name: 'confirm', arguments: {} } }, {
         headers: legacyHeaders(sessionId),
-        timeoutMs: 5000,
+        timeoutMs: 15_000, // a guard: the server's own 2 s clientRequestTimeoutMs ends the call
       });
+      assert.equal(res.timedOut, false, 'the server ended the call itself');
       const messages = res.events!.filter((e) => e.data !== '').map((e) => e.data as Json);
       assert.equal(messages[0].method, 'elicitation/create');
       const final = messages.at(-1)!;
@@ -320,7 +320,7 @@ describe('streaming and interactivity', () => {
         headers: legacyHeaders(sessionId),
         body: JSON.stringify({ jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 'resumable', arguments: {}, _meta: { progressToken: 'rt' } } }),
       });
-      const first = await readSse(response.body, { timeoutMs: 3000 });
+      const first = await readSse(response.body, { timeoutMs: 15_000 });
       assert.equal(first.timedOut, false, 'the server closes the stream itself');
       const [priming, ...rest] = first.events;
       assert.ok(priming.id, 'priming event carries an id');
@@ -329,9 +329,10 @@ describe('streaming and interactivity', () => {
       const seenBefore = rest.map((e) => (e.data as Json).params.progress);
       assert.deepEqual(seenBefore, [1]);
       const lastId = rest.at(-1)!.id!;
-      await new Promise((r) => setTimeout(r, 150));
+      // Resumed at once, as a client does: what was stored replays, the rest follows live.
       const resumed = await fetch(server.url, { method: 'GET', headers: { ...legacyHeaders(sessionId), 'Last-Event-ID': lastId } });
-      const second = await readSse(resumed.body, { timeoutMs: 3000 });
+      const second = await readSse(resumed.body, { timeoutMs: 15_000 });
+      assert.equal(second.timedOut, false, 'the resumed stream ends with the result');
       const messages = second.events.map((e) => e.data as Json);
       assert.deepEqual(messages.filter((m) => m.method).map((m) => m.params.progress), [2, 3, 4]);
       assert.equal(messages.filter((m) => m.id === 'r').length, 1);
@@ -362,29 +363,36 @@ describe('streaming and interactivity', () => {
       const prompts = await listen({ promptsListChanged: true }, 'L2');
       const toolFrames: SseEvent[] = [];
       const promptFrames: SseEvent[] = [];
-      const toolReading = readSse(tools.body, { timeoutMs: 1500, onEvent: (e) => void toolFrames.push(e), until: (_e, all) => all.length >= 2 });
-      const promptReading = readSse(prompts.body, { timeoutMs: 1500, onEvent: (e) => void promptFrames.push(e) });
-      await waitFor(() => toolFrames.length >= 1 && promptFrames.length >= 1);
+      const frames = new Watched();
+      const toolReading = readSse(tools.body, { timeoutMs: 15_000, onEvent: (e) => (toolFrames.push(e), frames.notify()), until: (_e, all) => all.length >= 2 });
+      // Read until a prompt change that comes after the tool change: a tool change leaking into
+      // this stream would arrive before it.
+      const promptReading = readSse(prompts.body, { timeoutMs: 15_000, onEvent: (e) => (promptFrames.push(e), frames.notify()), until: (_e, all) => all.length >= 2 });
+      await frames.until(() => toolFrames.length >= 1 && promptFrames.length >= 1, 'both listen streams acknowledged');
       await modernRpc(server.url, 'tools/call', { name: 'add_tool', arguments: { prompt: `dyn_${Date.now()}` } });
-      await toolReading;
-      await promptReading;
+      assert.equal((await toolReading).timedOut, false, 'list_changed reached the tools listener');
+      server.app.get(McpRegistry).addPrompt({ name: `marker_${Date.now()}`, description: 'Marker.', handler: () => 'marker' });
+      assert.equal((await promptReading).timedOut, false, 'list_changed reached the prompts listener');
       const [ack, change] = toolFrames.map((e) => e.data as Json);
       assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
       assert.deepEqual(ack.params.notifications, { toolsListChanged: true });
       assert.equal(ack.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
       assert.equal(change.method, 'notifications/tools/list_changed');
       assert.equal(change.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
-      assert.deepEqual(promptFrames.map((e) => (e.data as Json).method), ['notifications/subscriptions/acknowledged']);
+      assert.deepEqual(promptFrames.map((e) => (e.data as Json).method), ['notifications/subscriptions/acknowledged', 'notifications/prompts/list_changed']);
     });
 
     it('sends list_changed to legacy sessions on their GET stream', async () => {
-      const conn = await connectSdkClient(server.url);
+      const streams = watchGetStreams();
+      const conn = await connectSdkClient(server.url, { fetch: streams.fetch });
       try {
         let changed = 0;
-        conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
-        await new Promise((r) => setTimeout(r, 100));
+        const changes = new Watched();
+        conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => (changed++, changes.notify()));
+        await streams.opened();
         await conn.client.callTool({ name: 'add_tool', arguments: { prompt: `dyn_legacy_${Date.now()}` } });
-        await waitFor(() => changed === 1);
+        await changes.until(() => changed >= 1, 'list_changed on the GET stream');
+        assert.equal(changed, 1);
       } finally {
         await conn.close();
       }

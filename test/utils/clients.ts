@@ -115,6 +115,8 @@ export interface ClientOptionsBase extends InputHandlers {
 export interface SdkClientOptions extends ClientOptionsBase {
   /** `current` = sdk 1.32.2 (default), `legacy` = sdk 1.12.3 (2025-03-26). */
   version?: 'current' | 'legacy';
+  /** The transport's fetch (current SDK only), e.g. {@link watchGetStreams} to see its GET stream open. */
+  fetch?: typeof fetch;
 }
 
 /** A connected client plus what tests usually assert on. */
@@ -240,7 +242,7 @@ export async function connectSdkClient(
       async () => (await onRoots()) as unknown as SdkListRootsResult,
     );
   }
-  const transport = new SdkTransport(new URL(url), requestInit(options.headers));
+  const transport = new SdkTransport(new URL(url), { ...requestInit(options.headers), ...(options.fetch ? { fetch: options.fetch } : {}) });
   await client.connect(transport);
   return {
     client,

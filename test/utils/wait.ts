@@ -1,0 +1,75 @@
+/**
+ * Waiting on events, not on time. Specs wait for the effect itself (an emitter, a promise the
+ * server side resolves); a timer appears only as a failure guard that names what never happened.
+ */
+import { EventEmitter, once } from 'node:events';
+
+/** Fails with `what` if `promise` has not settled within `ms` (a guard, never a wait). */
+export async function guard<T>(promise: Promise<T>, what: string, ms = 15_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} (nothing after ${ms} ms)`)), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The next `event` on `emitter`, guarded. */
+export function nextEvent(emitter: EventEmitter, event: string, what: string, ms?: number): Promise<unknown[]> {
+  return guard(once(emitter, event), what, ms);
+}
+
+/**
+ * A value that changes over time and can be waited on: `set`/`notify` wake the waiters, which
+ * re-check their predicate. No polling.
+ */
+export class Watched {
+  private readonly waiters = new Set<() => void>();
+
+  /** Call after every change of what the waiters look at. */
+  notify(): void {
+    for (const check of [...this.waiters]) check();
+  }
+
+  /** Resolves once `predicate` holds (checked now and on each notify), guarded by `ms`. */
+  until(predicate: () => boolean, what: string, ms = 15_000): Promise<void> {
+    if (predicate()) return Promise.resolve();
+    let check!: () => void;
+    const met = new Promise<void>((resolve) => {
+      check = () => {
+        if (predicate()) resolve();
+      };
+      this.waiters.add(check);
+    });
+    return guard(met, what, ms).finally(() => this.waiters.delete(check));
+  }
+}
+
+/**
+ * A fetch for an SDK client transport that counts the GET (SSE) streams the server accepted. The
+ * server registers a session's GET stream before it sends the response head, so once `opened(n)`
+ * resolves, a notification sent to the session reaches that stream.
+ */
+export function watchGetStreams(): { fetch: typeof fetch; readonly count: number; opened(n?: number): Promise<void> } {
+  const watched = new Watched();
+  let count = 0;
+  const wrapped: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    if (method === 'GET' && response.ok && response.headers.get('content-type')?.includes('text/event-stream')) {
+      count++;
+      watched.notify();
+    }
+    return response;
+  };
+  return {
+    fetch: wrapped,
+    get count() {
+      return count;
+    },
+    opened: (n = 1) => watched.until(() => count >= n, `the client's GET stream #${n} never opened`),
+  };
+}

@@ -469,6 +469,10 @@ function modernHeaders(first: FuzzMessage): fc.Arbitrary<Record<string, string>>
       'Mcp-Method': header(first.method !== undefined && /^[\x20-\x7e]*$/.test(first.method) ? first.method : undefined, fc.oneof(headerValue, fc.constant(asciiOr(first.method?.toUpperCase(), 'TOOLS/LIST')))),
       'Mcp-Name': nameHeader(first.name),
       'Mcp-Param-Region': first.method === 'tools/call' && first.name === 'region' ? nameHeader(region) : header(undefined),
+      'Mcp-Param-Dry-Run':
+        first.method === 'tools/call' && first.name === 'flag' && isPlainObject(first.args) && first.args.dryRun !== undefined
+          ? header(typeof first.args.dryRun === 'boolean' ? String(first.args.dryRun) : 'true', fc.oneof(headerValue, fc.constantFrom('TRUE', '1', 'false')))
+          : header(undefined),
     })
     .map(headersOf);
 }
@@ -497,7 +501,7 @@ function rawBody(body: unknown): fc.Arbitrary<{ text?: string; sent?: unknown }>
   const json = JSON.stringify(body) ?? 'null';
   return fc.oneof(
     { weight: 20, arbitrary: fc.constant({}) },
-    { weight: 1, arbitrary: fc.nat().map((n) => ({ text: json.slice(0, n % (json.length + 1)), sent: 'garbage' })) },
+    { weight: 1, arbitrary: fc.nat().map((n) => json.slice(0, n % (json.length + 1))).map((text) => ({ text, sent: tryParse(text) })) },
     { weight: 1, arbitrary: fc.constantFrom(' ', '\n', '[]', 'null', '"x"', '1', '{', '[{}, ', '\ufeff{}', `${json}${json}`, ` \t${json}\n`).map((text) => ({ text, sent: tryParse(text) })) },
     { weight: 1, arbitrary: anyString.map((text) => ({ text, sent: tryParse(text) })) },
   );

@@ -17,7 +17,7 @@ const META = {
   logLevel: 'io.modelcontextprotocol/logLevel',
 } as const;
 
-export const TOOL_NAMES = ['echo', 'shape', 'region', 'no_args', 'steps', 'refuse'];
+export const TOOL_NAMES = ['echo', 'shape', 'region', 'flag', 'no_args', 'steps', 'refuse'];
 export const PROMPT_NAMES = ['greet', 'plain'];
 export const RESOURCE_URIS = ['fuzz://static/readme', 'fuzz://static/config.json', 'fuzz://static/empty'];
 export const TEMPLATES = ['fuzz://items/{id}', 'fuzz://files/{+path}', 'fuzz://search{?q,limit}'];
@@ -73,7 +73,7 @@ export const anyString: fc.Arbitrary<string> = fc.oneof(
 /** Any JSON value, with hostile keys allowed. */
 export const anyJson: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
-  fc.dictionary(fc.oneof(anyString, fc.constantFrom('__proto__', 'constructor', 'prototype')), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+  fc.dictionary(fc.oneof(anyString, fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'toJSON')), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
   anyString,
   fc.constantFrom(null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 63), 1e308, [], {}),
 );
@@ -109,6 +109,8 @@ export function toolArguments(name: string): fc.Arbitrary<unknown> {
         .map(compact);
     case 'region':
       return fc.record({ region: bent(fc.oneof(fc.constantFrom('eu-west', 'us-east'), anyString)), level: bent(integerish, 2) }).map(compact);
+    case 'flag':
+      return fc.record({ dryRun: bent(fc.boolean()) }).map(compact);
     default:
       return fc.oneof(fc.constant({}), fc.dictionary(anyString, anyJson, { maxKeys: 3 }));
   }

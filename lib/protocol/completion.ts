@@ -155,7 +155,9 @@ function resolveRef(
       access: template,
     };
   }
-  throw new McpError(ErrorCode.InvalidParams, `Unknown completion ref type ${quote(String(ref.type))}. ${REF_HELP}`);
+  // JSON, not String(): a client's object may carry a `toString` that is no function.
+  const type = typeof ref.type === 'string' ? ref.type : (JSON.stringify(ref.type) ?? 'undefined');
+  throw new McpError(ErrorCode.InvalidParams, `Unknown completion ref type ${quote(type)}. ${REF_HELP}`);
 }
 
 function completionContext(context: unknown): { arguments?: Record<string, string> } {

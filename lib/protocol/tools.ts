@@ -50,7 +50,7 @@ function checkToolHeaders(catalog: McpCatalog, params: JsonObject, getHeader: (n
       param.type === 'integer'
         ? decoded.value.trim() !== '' && Number(decoded.value) === value
         : param.type === 'boolean'
-          ? decoded.value === String(value)
+          ? typeof value === 'boolean' && decoded.value === String(value)
           : decoded.value === value;
     if (!matches) {
       return `Header mismatch: Mcp-Param-${param.header} header value does not match arguments.${param.path.join('.')}.`;

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, Inject, Logger, Post, Req, Res, UseFilters, VERSION_NEUTRAL, type Type } from '@nestjs/common';
+import { Controller, Delete, Get, Inject, Logger, Patch, Post, Put, Req, Res, UseFilters, VERSION_NEUTRAL, type Type } from '@nestjs/common';
 import type { McpEndpointVersion } from '../mcp.module-definition.js';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -31,6 +31,21 @@ export class McpController {
 
   @Delete()
   delete(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    this.run(req, res);
+  }
+
+  /**
+   * PUT and PATCH: the endpoint exists, so the handler answers 405 with `Allow` and a JSON-RPC
+   * error, not the framework's 404 "Cannot PUT". Not `@All()`: Fastify refuses it next to the
+   * GET route's implicit HEAD, and OPTIONS belongs to the app's CORS handling.
+   */
+  @Put()
+  put(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    this.run(req, res);
+  }
+
+  @Patch()
+  patch(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
     this.run(req, res);
   }
 

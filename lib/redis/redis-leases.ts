@@ -39,6 +39,21 @@ export interface McpLeaseBackend {
   acquire(key: string, max: number): Promise<McpLeaseOutcome>;
 }
 
+/** A granted lease whose release runs once, however often a call's teardown paths ask for it. */
+function granted(release: () => Promise<void>): McpLeaseOutcome {
+  let held = true;
+  return {
+    ok: true,
+    lease: {
+      release: async () => {
+        if (!held) return;
+        held = false;
+        await release();
+      },
+    },
+  };
+}
+
 /** Slots counted in this process. */
 export class InMemoryLeases implements McpLeaseBackend {
   private readonly running = new Map<string, number>();
@@ -47,19 +62,11 @@ export class InMemoryLeases implements McpLeaseBackend {
     const active = this.running.get(key) ?? 0;
     if (active >= max) return { ok: false, active };
     this.running.set(key, active + 1);
-    let held = true;
-    return {
-      ok: true,
-      lease: {
-        release: async () => {
-          if (!held) return;
-          held = false;
-          const left = (this.running.get(key) ?? 1) - 1;
-          if (left > 0) this.running.set(key, left);
-          else this.running.delete(key);
-        },
-      },
-    };
+    return granted(async () => {
+      const left = (this.running.get(key) ?? 1) - 1;
+      if (left > 0) this.running.set(key, left);
+      else this.running.delete(key);
+    });
   }
 }
 
@@ -85,24 +92,16 @@ export class RedisLeases implements McpLeaseBackend {
   async acquire(key: string, max: number): Promise<McpLeaseOutcome> {
     const redisKey = this.keyOf(key);
     const id = randomBytes(9).toString('base64url');
-    const [granted, active] = (await this.scripts.run(ACQUIRE, [redisKey], [max, this.leaseMs, id])) as [number, number];
-    if (Number(granted) !== 1) return { ok: false, active: Number(active) };
+    const [ok, active] = (await this.scripts.run(ACQUIRE, [redisKey], [max, this.leaseMs, id])) as [number, number];
+    if (Number(ok) !== 1) return { ok: false, active: Number(active) };
     // Renewed well before expiry, so a slow Redis round trip cannot let a live lease lapse.
     const renew = setInterval(() => void this.scripts.run(RENEW, [redisKey], [this.leaseMs, id]).catch(this.onError), Math.max(50, Math.floor(this.leaseMs / 3)));
     renew.unref();
-    let held = true;
-    return {
-      ok: true,
-      lease: {
-        release: async () => {
-          if (!held) return;
-          held = false;
-          clearInterval(renew);
-          // A failed release only keeps the slot until the lease expires.
-          await this.scripts.run(RELEASE, [redisKey], [id]).catch(this.onError);
-        },
-      },
-    };
+    return granted(async () => {
+      clearInterval(renew);
+      // A failed release only keeps the slot until the lease expires.
+      await this.scripts.run(RELEASE, [redisKey], [id]).then(() => undefined, this.onError);
+    });
   }
 }
 

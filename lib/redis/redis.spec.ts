@@ -72,10 +72,9 @@ for (const target of targets) {
 
     it('refuses beyond maxSessions instead of evicting, and caps each owner by ending its own oldest', async () => {
       const owned = (id: string, owner: string) => ({ id, protocolVersion: '2025-11-25', capabilities: {}, owner });
+      // No pause between the creates: the ranking below depends only on get('e2') coming after e3's create.
       assert.deepEqual(await a.sessions.create(owned('e1', 'address:x'), { maxPerOwner: 2 }), { created: true });
-      await new Promise((r) => setTimeout(r, 3));
       assert.deepEqual(await b.sessions.create(owned('e2', 'address:y'), { maxPerOwner: 2 }), { created: true });
-      await new Promise((r) => setTimeout(r, 3));
       assert.deepEqual(await a.sessions.create(owned('e3', 'address:y'), { maxPerOwner: 2 }), { created: true });
       assert.deepEqual(await a.sessions.create(owned('e4', 'address:z'), { maxPerOwner: 2 }), { created: false, reason: 'capacity' });
       assert.equal(await a.sessions.get('e4'), undefined);
@@ -153,7 +152,7 @@ for (const target of targets) {
 
     it('fans change events out to every instance', async () => {
       const seen: McpChangeEvent[] = [];
-      const stop = b.bus.subscribe((event) => seen.push(event));
+      const stop = b.bus.subscribe((event) => (seen.push(event), changed()));
       await a.bus.publish({ type: 'list-changed', kind: 'tools' });
       await a.bus.publish({ type: 'resource-updated', uri: 'file:///x' });
       await waitFor(() => seen.length === 2);
@@ -297,7 +296,7 @@ for (const target of targets) {
 
       it('routes a client answer to the instance that awaits it', async () => {
         const got: unknown[] = [];
-        const stop = a.relay.onResponse((response, sessionId) => (got.push({ response, sessionId }), true));
+        const stop = a.relay.onResponse((response, sessionId) => (got.push({ response, sessionId }), changed(), true));
         await b.relay.publishResponse({ jsonrpc: '2.0', id: 'srv-1', result: { ok: true } }, 'sess');
         await waitFor(() => got.length === 1);
         stop();
@@ -425,12 +424,27 @@ function compareEventIds(x: string, y: string): number {
   return xm === ym ? Number(xs - ys) : Number(xm - ym);
 }
 
-async function waitFor(predicate: () => boolean, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
+const waiters = new Set<() => void>();
+
+/** Tells pending {@link waitFor} calls that something they watch changed. */
+function changed(): void {
+  for (const check of [...waiters]) check();
+}
+
+/** Resolves when `predicate` holds, re-checked on every {@link changed} (no polling); the timer is only a failure guard. */
+function waitFor(predicate: () => boolean, ms = 10_000): Promise<void> {
+  if (predicate()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      waiters.delete(check);
+    };
+    const check = (): void => {
+      if (predicate()) (done(), resolve());
+    };
+    const timer = setTimeout(() => (done(), reject(new Error(`condition not met within ${ms} ms: ${predicate}`))), ms);
+    waiters.add(check);
+  });
 }
 
 interface OpenSse {
@@ -464,12 +478,14 @@ async function openSse(url: string, sessionId: string, lastEventId?: string): Pr
             else if (line.startsWith('data: ')) data = line.slice(6);
           }
           state.events.push({ id, data: data ? JSON.parse(data) : '' });
+          changed();
         }
       }
     } catch {
       // aborted
     }
     state.ended = true;
+    changed();
   })();
   return state;
 }

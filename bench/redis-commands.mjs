@@ -180,7 +180,7 @@ for (const result of results) {
   const target = result.target === undefined ? '' : ` (target ≤ ${result.target})`;
   console.log(`  ${verdict}${result.name.padEnd(32)} ${format(result.perOp).padStart(6)}${target}  over ${result.n} ops${parts ? `  [${parts}]` : ''}${result.note ? `  (${result.note})` : ''}`);
 }
-console.log('  Each legacy call is one GETEX; a session open sends its SET, ZADD, ZLEXCOUNT and ZCARD pipelined (one round trip).\n');
+console.log('  Each legacy call is one GETEX and the SET of its time of use; a session open sends its SET, ZADD, ZLEXCOUNT and ZCARD pipelined (one round trip).\n');
 redis.close();
 agent.destroy();
 shutdown();

@@ -132,6 +132,10 @@ export class RedisKeys {
   session(id: string): string {
     return `${this.prefix}session:${id}`;
   }
+  /** When a session was last used, in µs of Redis's clock. */
+  sessionUsed(id: string): string {
+    return `${this.prefix}used:${id}`;
+  }
   /** All sessions, by owner tag (lexicographic ZSET). */
   get sessionIndex(): string {
     return `${this.prefix}sessions`;

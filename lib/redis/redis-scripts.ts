@@ -11,7 +11,11 @@
  *
  * Key layout under P:
  *   P..'session:'..id       JSON string, PX idle TTL (refreshed by GETEX on every request: the
- *                           remaining TTL is what orders an owner's sessions by last use)
+ *                           remaining TTL is what orders an owner's sessions by last use); field
+ *                           usedUs: the instance's clock in µs at creation
+ *   P..'used:'..id          the instance's clock in µs at the session's last request, PX idle TTL,
+ *                           written after a GETEX found it: usedUs and this break ties of sessions
+ *                           whose TTLs end in the same millisecond
  *   P..'sessions'           ZSET, all scores 0, members '<owner tag>:<id>' of live (and a few
  *                           expired) sessions, plus the member '' the heartbeat keeps: ZLEXCOUNT
  *                           counts one owner's sessions, ZCARD all of them
@@ -46,7 +50,7 @@ const prefixFrom = (suffix: string): string => `local p = string.sub(KEYS[1], 1,
 /** Lua: ends one session the index names (member '<tag>:<id>'): its key, entry and GET stream. */
 const END_SESSION = `
 local function endSession(member, id)
-  redis.call('DEL', p .. 'session:' .. id)
+  redis.call('DEL', p .. 'session:' .. id, p .. 'used:' .. id)
   redis.call('ZREM', p .. 'sessions', member)
   local stream = redis.call('HGET', p .. 'getstreams', id)
   if stream then
@@ -81,11 +85,39 @@ local function remaining(member)
   if left == -1 then return idle end
   return left
 end
+-- When a session was last used, in µs of the clock of the instance that served it (0 if unknown).
+local function usedAt(member)
+  local id = idOf(member)
+  local used = redis.call('GET', p .. 'used:' .. id)
+  if used then return tonumber(used) or 0 end
+  local ok, decoded = pcall(cjson.decode, redis.call('GET', p .. 'session:' .. id) or '')
+  return ok and type(decoded) == 'table' and tonumber(decoded.usedUs) or 0
+end
 local evicted = {}
 if tag ~= '' then
   local cache = KEYS[4]
   local clock = redis.call('TIME')
   local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+  -- TTLs have ms resolution, and a bound counts as exact within 2 ms: among the sessions whose
+  -- bounds reach that far past the chosen one's deadline, the earliest deadline, then the
+  -- earliest use, is the least recently used one.
+  local function oldest(member, deadline)
+    local best, bestUse = member, nil
+    for _, other in ipairs(redis.call('ZRANGEBYSCORE', cache, '-inf', deadline + 2, 'LIMIT', 0, 100)) do
+      if other ~= member and other ~= mine then
+        local left = remaining(other)
+        if left >= 0 and now + left <= deadline then
+          if now + left < deadline then best, deadline, bestUse = other, now + left, nil
+          else
+            bestUse = bestUse or usedAt(best)
+            local use = usedAt(other)
+            if use < bestUse then best, bestUse = other, use end
+          end
+        end
+      end
+    end
+    return best
+  end
   local members = redis.call('ZRANGEBYLEX', index, '[' .. tag .. ':', '(' .. tag .. ';')
   local count = #members
   if count > perOwner then
@@ -120,6 +152,7 @@ if tag ~= '' then
       elseif now + left > bound + 2 then
         redis.call('ZADD', cache, now + left, member)
       else
+        member = oldest(member, now + left)
         endSession(member, idOf(member))
         redis.call('ZREM', cache, member)
         redis.call('DEL', KEYS[3])
@@ -151,7 +184,7 @@ if count() > max and redis.call('EXISTS', KEYS[3]) == 0 then
   if count() > max and soonest then redis.call('SET', KEYS[3], '1', 'PX', math.max(1, soonest)) end
 end
 if count() > max then
-  redis.call('DEL', KEYS[2])
+  redis.call('DEL', KEYS[2], p .. 'used:' .. idOf(mine))
   redis.call('ZREM', index, mine)
   return { 0, evicted }
 end
@@ -166,7 +199,7 @@ ${prefixFrom('sessions')}
 local id = ARGV[1]
 local value = redis.call('GET', KEYS[2])
 if not value then return false end
-redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[2], p .. 'used:' .. id)
 local ok, decoded = pcall(cjson.decode, value)
 local owner = ok and type(decoded) == 'table' and type(decoded.owner) == 'string' and decoded.owner or nil
 if owner then redis.call('ZREM', KEYS[1], string.sub(redis.sha1hex(owner), 1, 16) .. ':' .. id) end

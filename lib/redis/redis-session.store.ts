@@ -14,8 +14,11 @@ export interface RedisSessionStoreOptions {
 
 /**
  * Legacy sessions in Redis, so that any instance can serve any session. Each session is one JSON
- * string whose TTL is the idle timeout. A request costs one command, `GETEX` (which refreshes the
- * TTL): the remaining TTL is what orders sessions by last use, so no index is written per request.
+ * string whose TTL is the idle timeout. A request costs one `GETEX` (which refreshes the TTL), then,
+ * without waiting for it, one `SET` of the time of use in µs: the remaining TTL is what orders
+ * sessions by last use, the time of use breaks ties within a millisecond (TTLs have no finer
+ * unit), so no index is written per request. Times of use come from each instance's clock: ties
+ * between instances on hosts whose clocks differ rank by those clocks.
  * One lexicographic index names every session by owner, for `maxSessions` and the per-owner cap:
  * `create` writes the session and its entry and reads both counts in one pipelined round trip (4
  * commands), and only when a count is over its cap runs a script that drops expired entries, ends
@@ -28,6 +31,7 @@ export interface RedisSessionStoreOptions {
 export class RedisSessionStore implements McpSessionStore {
   private readonly scripts: RedisScripts;
   private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason) => void>();
+  private lastUse = 0;
 
   constructor(
     private readonly client: McpRedisClient,
@@ -37,6 +41,13 @@ export class RedisSessionStore implements McpSessionStore {
     this.scripts = new RedisScripts(client, options.shardedPubSub);
   }
 
+  /** This instance's clock in µs, strictly increasing, so two uses here never share a time. */
+  private useTime(): number {
+    const now = Math.round((performance.timeOrigin + performance.now()) * 1000);
+    this.lastUse = now > this.lastUse ? now : this.lastUse + 1;
+    return this.lastUse;
+  }
+
   async create(session: McpSession, limits?: McpSessionCreateOptions): Promise<McpSessionCreateResult> {
     const tag = limits && session.owner !== undefined ? ownerTag(session.owner) : '-';
     const member = `${tag}:${session.id}`;
@@ -44,8 +55,11 @@ export class RedisSessionStore implements McpSessionStore {
     const key = this.keys.session(session.id);
     // Sent back to back, not awaited one by one: one round trip. Not atomic, which the caps do not
     // need: a create that sees a count over its cap settles it in the script below.
+    // Creating is a use: its time, kept in the value (no extra command), ranks the session
+    // against others used in the same millisecond until a request records a later one.
+    const stored: StoredSession = { ...session, usedUs: this.useTime() };
     const [, , owned, total] = (await Promise.all([
-      this.client.call('SET', key, JSON.stringify(session), 'PX', this.options.idleTtlMs),
+      this.client.call('SET', key, JSON.stringify(stored), 'PX', this.options.idleTtlMs),
       this.client.call('ZADD', index, 0, member),
       this.client.call('ZLEXCOUNT', index, `[${tag}:`, `(${tag};`),
       this.client.call('ZCARD', index),
@@ -71,10 +85,16 @@ export class RedisSessionStore implements McpSessionStore {
   }
 
   async get(id: string): Promise<McpSession | undefined> {
+    const used = this.useTime();
     const value = (await this.client.call('GETEX', this.keys.session(id), 'PX', this.options.idleTtlMs)) as string | null;
     if (value === null) return undefined;
+    // Only once the session is known to exist, so that unknown ids leave nothing behind; not
+    // awaited, so a request still waits for one round trip (an eviction reads it a round trip
+    // later at the earliest: the create that triggers one waits for its own first).
+    this.client.call('SET', this.keys.sessionUsed(id), used, 'PX', this.options.idleTtlMs).catch(() => undefined);
     try {
-      return JSON.parse(value) as McpSession;
+      const { usedUs: _, ...session } = JSON.parse(value) as StoredSession;
+      return session;
     } catch {
       return undefined;
     }
@@ -93,6 +113,9 @@ export class RedisSessionStore implements McpSessionStore {
   /** The connection belongs to the Redis backend, which closes it. */
   close(): void {}
 }
+
+/** A session as stored: with the time of its creation, for ties within a millisecond. */
+type StoredSession = McpSession & { usedUs?: number };
 
 /** An owner's name in the session index: fixed length, no separator, the same as SESSION_DELETE computes. */
 export function ownerTag(owner: string): string {

@@ -72,10 +72,9 @@ for (const target of targets) {
 
     it('refuses beyond maxSessions instead of evicting, and caps each owner by ending its own oldest', async () => {
       const owned = (id: string, owner: string) => ({ id, protocolVersion: '2025-11-25', capabilities: {}, owner });
+      // No pause between the creates: the ranking below depends only on get('e2') coming after e3's create.
       assert.deepEqual(await a.sessions.create(owned('e1', 'address:x'), { maxPerOwner: 2 }), { created: true });
-      await new Promise((r) => setTimeout(r, 3));
       assert.deepEqual(await b.sessions.create(owned('e2', 'address:y'), { maxPerOwner: 2 }), { created: true });
-      await new Promise((r) => setTimeout(r, 3));
       assert.deepEqual(await a.sessions.create(owned('e3', 'address:y'), { maxPerOwner: 2 }), { created: true });
       assert.deepEqual(await a.sessions.create(owned('e4', 'address:z'), { maxPerOwner: 2 }), { created: false, reason: 'capacity' });
       assert.equal(await a.sessions.get('e4'), undefined);
@@ -89,26 +88,42 @@ for (const target of targets) {
       for (const id of ['e1', 'e2', 'e5']) assert.equal(await a.sessions.delete(id), true);
     });
 
+    it('ranks an owner\'s sessions by the order of access, even within one millisecond', async () => {
+      // The ranking runs on Redis's clock (remaining TTLs), which a mocked Date cannot freeze; back
+      // to back calls on localhost share a millisecond most of the time, so ten rounds cannot all
+      // miss a tie. Ids sort against the order of use: a tie broken by name ends the wrong one.
+      const ended: string[] = [];
+      const stops = [a, b].map((backend) => backend.sessions.onSessionEnd((id) => ended.push(id)));
+      try {
+        for (let round = 0; round < 10; round++) {
+          const owned = (id: string) => ({ id, protocolVersion: '2025-11-25', capabilities: {}, owner: `address:tie-${round}` });
+          assert.deepEqual(await a.sessions.create(owned(`tie-${round}-1`), { maxPerOwner: 2 }), { created: true });
+          assert.deepEqual(await a.sessions.create(owned(`tie-${round}-2`), { maxPerOwner: 2 }), { created: true });
+          assert.ok(await b.sessions.get(`tie-${round}-1`)); // tie-N-2 is now the least recently used
+          assert.deepEqual(await a.sessions.create(owned(`tie-${round}-3`), { maxPerOwner: 2 }), { created: true });
+          assert.deepEqual(ended, [`tie-${round}-2`], `round ${round}`);
+          ended.length = 0;
+          for (const id of [`tie-${round}-1`, `tie-${round}-3`]) assert.equal(await a.sessions.delete(id), true, id);
+        }
+      } finally {
+        for (const stop of stops) stop();
+      }
+    });
+
     it('ends the least recently used session of an owner at its cap, also after the order changed since the last eviction', async () => {
       const owned = (id: string) => ({ id, protocolVersion: '2025-11-25', capabilities: {}, owner: 'principal:lru' });
-      // Distinct milliseconds: the order of last use is read from the sessions' remaining TTLs.
-      const tick = () => new Promise((r) => setTimeout(r, 5));
+      // No pause between the calls: uses within one millisecond still rank by their order.
       const ended: string[] = [];
       // Each instance reports the sessions its own creates ended.
       const stops = [a, b].map((backend) => backend.sessions.onSessionEnd((id) => ended.push(id)));
       for (const id of ['l1', 'l2', 'l3']) {
         assert.deepEqual(await a.sessions.create(owned(id), { maxPerOwner: 2 }), { created: true });
-        await tick();
       }
       assert.deepEqual(ended, ['l1'], 'the oldest went first');
       await b.sessions.get('l2'); // l3 is now the least recently used
-      await tick();
       assert.deepEqual(await b.sessions.create(owned('l4'), { maxPerOwner: 2 }), { created: true });
-      await tick();
       await a.sessions.get('l4');
-      await tick();
       await a.sessions.get('l2'); // l4 next
-      await tick();
       assert.deepEqual(await a.sessions.create(owned('l5'), { maxPerOwner: 2 }), { created: true });
       for (const stop of stops) stop();
       assert.deepEqual(ended, ['l1', 'l3', 'l4']);
@@ -153,7 +168,7 @@ for (const target of targets) {
 
     it('fans change events out to every instance', async () => {
       const seen: McpChangeEvent[] = [];
-      const stop = b.bus.subscribe((event) => seen.push(event));
+      const stop = b.bus.subscribe((event) => (seen.push(event), changed()));
       await a.bus.publish({ type: 'list-changed', kind: 'tools' });
       await a.bus.publish({ type: 'resource-updated', uri: 'file:///x' });
       await waitFor(() => seen.length === 2);
@@ -297,7 +312,7 @@ for (const target of targets) {
 
       it('routes a client answer to the instance that awaits it', async () => {
         const got: unknown[] = [];
-        const stop = a.relay.onResponse((response, sessionId) => (got.push({ response, sessionId }), true));
+        const stop = a.relay.onResponse((response, sessionId) => (got.push({ response, sessionId }), changed(), true));
         await b.relay.publishResponse({ jsonrpc: '2.0', id: 'srv-1', result: { ok: true } }, 'sess');
         await waitFor(() => got.length === 1);
         stop();
@@ -425,12 +440,27 @@ function compareEventIds(x: string, y: string): number {
   return xm === ym ? Number(xs - ys) : Number(xm - ym);
 }
 
-async function waitFor(predicate: () => boolean, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
+const waiters = new Set<() => void>();
+
+/** Tells pending {@link waitFor} calls that something they watch changed. */
+function changed(): void {
+  for (const check of [...waiters]) check();
+}
+
+/** Resolves when `predicate` holds, re-checked on every {@link changed} (no polling); the timer is only a failure guard. */
+function waitFor(predicate: () => boolean, ms = 10_000): Promise<void> {
+  if (predicate()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      waiters.delete(check);
+    };
+    const check = (): void => {
+      if (predicate()) (done(), resolve());
+    };
+    const timer = setTimeout(() => (done(), reject(new Error(`condition not met within ${ms} ms: ${predicate}`))), ms);
+    waiters.add(check);
+  });
 }
 
 interface OpenSse {
@@ -464,12 +494,14 @@ async function openSse(url: string, sessionId: string, lastEventId?: string): Pr
             else if (line.startsWith('data: ')) data = line.slice(6);
           }
           state.events.push({ id, data: data ? JSON.parse(data) : '' });
+          changed();
         }
       }
     } catch {
       // aborted
     }
     state.ended = true;
+    changed();
   })();
   return state;
 }

@@ -14,9 +14,10 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectSdkClient, modernHeaders, modernMeta, modernRpc, rpc } from '../utils/clients.js';
 import { readSse, type SseEvent } from '../utils/sse.js';
+import { Watched, watchGetStreams } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 
@@ -35,6 +36,8 @@ class Instance {
   port = 0;
   private child?: ChildProcess;
   private stderr = '';
+  /** Pulses this process announced (the fixture prints one line per pulse). */
+  pulsed = 0;
 
   constructor(
     readonly name: string,
@@ -50,8 +53,12 @@ class Instance {
     this.child = child;
     child.stderr!.on('data', (chunk) => (this.stderr += String(chunk)));
     const lines = createInterface({ input: child.stdout! });
+    this.pulsed = 0;
+    lines.on('line', (line) => {
+      if (line.startsWith('pulse ')) (this.pulsed++, observed.notify());
+    });
     this.port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`instance ${this.name} did not start in 20 s:\n${this.stderr}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`instance ${this.name} did not start in 60 s:\n${this.stderr}`)), 60_000);
       child.once('exit', (code) => reject(new Error(`instance ${this.name} exited with ${code}:\n${this.stderr}`)));
       lines.on('line', (line) => {
         try {
@@ -183,7 +190,7 @@ function follow(response: Response): { events: SseEvent[]; done: Promise<void>; 
   const events: SseEvent[] = [];
   let stop = (): void => undefined;
   const done = readSse(response.body, {
-    onEvent: (event) => void events.push(event),
+    onEvent: (event) => (events.push(event), observed.notify()),
     until: () => controller.signal.aborted,
     timeoutMs: 30_000,
   }).then(
@@ -203,12 +210,12 @@ function openGet(url: string, sessionId: string, lastEventId?: string): Promise<
   return fetch(url, { headers });
 }
 
-async function waitFor(predicate: () => boolean, ms = 3000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+/** Everything the waits look at (SSE events, pulses, notifications) notifies this. */
+const observed = new Watched();
+
+/** Resolves when `predicate` holds, re-checked on each observed change; `ms` only guards (at least 20 s, for a loaded machine). */
+function waitFor(predicate: () => boolean, ms = 3000, what = 'condition'): Promise<void> {
+  return observed.until(predicate, what, Math.max(ms, 20_000));
 }
 
 const messagesOf = (events: SseEvent[]): Json[] => events.filter((e) => e.data !== '' && typeof e.data === 'object').map((e) => e.data as Json);
@@ -269,8 +276,8 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
         assert.equal(subscribed.status, 200);
         await call(b.url, sessionId, 'touch', { uri: 'test://unwatched' });
         await call(b.url, sessionId, 'touch', { uri: 'test://watched' });
+        // The watched update was announced after the unwatched one: had that one leaked, it would be here.
         await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/resources/updated'), 2000, 'resources/updated on A');
-        await new Promise((r) => setTimeout(r, 100));
         const updates = messagesOf(stream.events).filter((m) => m.method === 'notifications/resources/updated');
         assert.deepEqual(updates.map((m) => m.params.uri), ['test://watched']);
       } finally {
@@ -378,13 +385,15 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
     it('fails over: A is killed mid-stream, the client resumes through B, no event lost, none twice', async () => {
       const sessionId = await legacySession(proxy.url);
       const total = 120;
-      for (let i = 1; i <= total; i++) {
-        const res = await rpc(proxy.url, { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: `test://pulse/${i}` } }, { headers: legacyHeaders(sessionId) });
+      const MARKER = 'test://pulse/marker';
+      for (const uri of [MARKER, ...Array.from({ length: total }, (_, i) => `test://pulse/${i + 1}`)]) {
+        const res = await rpc(proxy.url, { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri } }, { headers: legacyHeaders(sessionId) });
         assert.equal(res.status, 200);
       }
       const first = follow(await openGet(a.url, sessionId));
       await waitFor(() => first.events.length >= 1, 3000, 'priming event');
-      const pulses = (events: SseEvent[]) => events.filter((e) => (e.data as Json)?.method === 'notifications/resources/updated');
+      const updated = (events: SseEvent[]) => events.filter((e) => (e.data as Json)?.method === 'notifications/resources/updated');
+      const pulses = (events: SseEvent[]) => updated(events).filter((e) => (e.data as Json).params.uri !== MARKER);
       const pulsing = call(b.url, sessionId, 'pulse', { count: total, intervalMs: 8, prefix: 'test://pulse/' });
       await waitFor(() => pulses(first.events).length >= 30, 5000, '30 pulses on A');
       await a.kill();
@@ -392,14 +401,16 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
       const beforeKill = pulses(first.events);
       assert.ok(beforeKill.length < total, 'A died mid-stream');
       const lastId = first.events.filter((e) => e.id).at(-1)!.id!;
-      // Pulses go on while no instance holds the stream; the client comes back a little later.
-      await new Promise((r) => setTimeout(r, 250));
+      // Pulses go on while no instance holds the stream; the client comes back ten pulses later.
+      await waitFor(() => b.pulsed >= Math.min(total, beforeKill.length + 10), 5000, 'pulses while no instance holds the stream');
       const logMark = proxy.log.length;
       const second = follow(await openGet(proxy.url, sessionId, lastId));
       assert.equal(proxy.log[logMark]?.backend, 'B', 'the proxy skipped the dead instance');
       assert.equal(resultText(await pulsing), `pulsed ${total} on B`);
       await waitFor(() => beforeKill.length + pulses(second.events).length >= total, 5000, 'all pulses');
-      await new Promise((r) => setTimeout(r, 200)); // anything extra would be a duplicate
+      // A marker announced after the last pulse: once it is here, any duplicate would be too.
+      await call(b.url, sessionId, 'touch', { uri: MARKER });
+      await waitFor(() => updated(second.events).some((e) => (e.data as Json).params.uri === MARKER), 5000, 'the marker after the pulses');
       second.stop();
       const all = [...beforeKill, ...pulses(second.events)];
       const uris = all.map((e) => (e.data as Json).params.uri as string);
@@ -417,18 +428,24 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
     it('lets the official client ride out the failover on its own (SDK GET-stream resume)', async () => {
       // A is gone; restart it so the client's GET stream can be held there and killed again.
       await a.start();
-      const conn = await connectSdkClient(proxy.url);
+      const streams = watchGetStreams();
+      const conn = await connectSdkClient(proxy.url, { fetch: streams.fetch });
       try {
         let changes = 0;
-        conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
-        await new Promise((r) => setTimeout(r, 200));
+        let marked = false;
+        conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => (changes++, observed.notify()));
+        conn.client.setNotificationHandler(ResourceUpdatedNotificationSchema, () => ((marked = true), observed.notify()));
+        await streams.opened();
         const holder = proxy.log.filter((e) => e.method === 'GET' && e.sessionId === conn.transport.sessionId).at(-1)!.backend;
         const [dying, surviving] = holder === 'A' ? [a, b] : [b, a];
         await dying.kill();
         // The change happens while the client has no stream; it must still arrive, once.
         await call(surviving.url, conn.transport.sessionId!, 'add_tool', { name: `after_kill_${Date.now()}` });
-        await waitFor(() => changes === 1, 8000, 'list_changed after the SDK reconnected');
-        await new Promise((r) => setTimeout(r, 300));
+        await waitFor(() => changes >= 1, 8000, 'list_changed after the SDK reconnected');
+        // A marker on the same stream after the change: once it is here, a duplicate would be too.
+        await conn.client.subscribeResource({ uri: 'test://sdk-marker' });
+        await call(surviving.url, conn.transport.sessionId!, 'touch', { uri: 'test://sdk-marker' });
+        await waitFor(() => marked, 8000, 'the marker after the change');
         assert.equal(changes, 1);
         await dying.start();
       } finally {

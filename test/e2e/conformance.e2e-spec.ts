@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AppModule } from '../../sample/conformance/app.module.js';
+import { ConformanceWithExistingAppModule } from '../fixtures/conformance-existing-app.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
+import { modernRpc } from '../utils/clients.js';
 
 type ConformanceLib = typeof import('../../scripts/conformance-lib.mjs');
 type Check = { id: string; status: string; details?: { statuses?: number[]; result?: { content?: Array<{ type: string; text?: string }>; isError?: boolean } } };
@@ -65,21 +67,26 @@ const legs = [
   { leg: 'latest', label: '0.1.16 (npm latest), default run; one known suite defect, pinned' },
 ] as const;
 
-/** Express runs every leg; Fastify (12) the two legs of the gating suite version. */
+const gating = legs.filter(({ leg }) => leg !== 'latest');
+/**
+ * Express runs every leg; Fastify (12) the two legs of the gating suite version; and the gating
+ * legs run once more with sample 07's routes, command and query exposed as tools in the same app.
+ */
 const platforms = [
-  { platform: 'express', legs },
-  { platform: 'fastify', legs: legs.filter(({ leg }) => leg !== 'latest') },
+  { platform: 'express', legs, app: AppModule, what: 'sample/conformance' },
+  { platform: 'fastify', legs: gating, app: AppModule, what: 'sample/conformance' },
+  { platform: 'express', legs: gating, app: ConformanceWithExistingAppModule, what: 'sample/conformance with sample/07-existing-app exposed' },
 ] as const;
 
-for (const { platform, legs } of platforms)
-describe(`official MCP conformance suite against sample/conformance on ${platform}`, () => {
+for (const { platform, legs, app, what } of platforms)
+describe(`official MCP conformance suite against ${what} on ${platform}`, () => {
   let server: RunningApp;
   let lib: ConformanceLib;
   const outDirs: string[] = [];
 
   before(async () => {
     lib = (await import(libUrl.href)) as ConformanceLib;
-    server = await startApp(AppModule, { platform });
+    server = await startApp(app, { platform });
   });
   after(async () => {
     await server.close();
@@ -89,6 +96,17 @@ describe(`official MCP conformance suite against sample/conformance on ${platfor
   for (const { leg, label } of legs) {
     it(`leg ${leg} (${label}) records no FAILURE`, { timeout: 180_000 }, async () => {
       const outDir = mkdtempSync(join(tmpdir(), `mcp-conformance-${platform}-${leg}-`));
+      if (app !== AppModule) {
+        // The exposed tools are really there, next to the fixture's.
+        const names: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = (await modernRpc(server.url, 'tools/list', cursor ? { cursor } : {})).json as { result: { tools: Array<{ name: string }>; nextCursor?: string } };
+          names.push(...page.result.tools.map((t) => t.name));
+          cursor = page.result.nextCursor;
+        } while (cursor);
+        for (const name of ['list_orders', 'get_order', 'create_order', 'cancel_order', 'get_receipt', 'place_order', 'order_stats', 'test_simple_text']) assert.ok(names.includes(name), `${name} listed: ${names.join(', ')}`);
+      }
       outDirs.push(outDir);
       const run = await lib.runConformance({ url: server.url, leg, outDir, stream: false });
       console.log(`conformance ${platform} ${leg}: ${run.total || '(no Total: line)'}`);

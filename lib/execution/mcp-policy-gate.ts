@@ -59,6 +59,19 @@ export interface McpPolicyTarget {
 interface Plan {
   concurrency?: number;
   throttled: boolean;
+  /** The capability's throttlers with their metadata, read once on its first limited call. */
+  rules?: Promise<ThrottleRule[]>;
+}
+
+/** One throttler as it applies to one capability: decorator metadata over the module's options. */
+interface ThrottleRule {
+  name: string;
+  limit: Resolvable<number> | undefined;
+  ttl: Resolvable<number> | undefined;
+  blockDuration: Resolvable<number> | undefined;
+  skipIf?: (context: ExecutionContext) => boolean;
+  getTracker?: GetTracker;
+  generateKey?: GenerateKey;
 }
 
 /**
@@ -194,7 +207,7 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
 
   /** Counts the call against its rate limits, then takes a concurrency slot; refuses with a tool error. */
   private async admit(target: McpPolicyTarget, plan: Plan, call: McpCall): Promise<(() => Promise<void>) | undefined> {
-    if (plan.throttled) await this.throttle(target, call);
+    if (plan.throttled) await this.throttle(target, await (plan.rules ??= this.rulesOf(target)), call);
     if (plan.concurrency === undefined) return undefined;
     const outcome = await this.leases.acquire(target.key, plan.concurrency);
     if (!outcome.ok) {
@@ -206,10 +219,9 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
     return () => outcome.lease.release();
   }
 
-  private async throttle(target: McpPolicyTarget, call: McpCall): Promise<void> {
-    const { config, storage } = await (this.throttler ??= this.loadThrottling(target));
-    const context = new ExecutionContextHost([call.context.request, undefined, call], target.owner as never, target.method as never);
-    context.setType(MCP_CONTEXT_TYPE);
+  /** Which throttlers limit the capability, and with what: metadata read once, not per call. */
+  private async rulesOf(target: McpPolicyTarget): Promise<ThrottleRule[]> {
+    const { config } = await (this.throttler ??= this.loadThrottling(target));
     const configured = config?.throttlers ?? [];
     const names = new Set(configured.map((t) => t.name ?? 'default'));
     for (const where of [target.method, target.owner]) {
@@ -219,16 +231,33 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
     }
     const read = <T>(key: string, name: string): T | undefined =>
       (Reflect.getMetadata(key + name, target.method) ?? Reflect.getMetadata(key + name, target.owner)) as T | undefined;
+    const rules: ThrottleRule[] = [];
     for (const name of names) {
-      const throttler = configured.find((t) => (t.name ?? 'default') === name) ?? {};
       if (read<boolean>(SKIP, name)) continue;
-      const skipIf = throttler.skipIf ?? config?.common.skipIf;
+      const throttler = configured.find((t) => (t.name ?? 'default') === name) ?? {};
+      const ttl = read<Resolvable<number>>(TTL, name) ?? throttler.ttl;
+      rules.push({
+        name,
+        limit: read<Resolvable<number>>(LIMIT, name) ?? throttler.limit,
+        ttl,
+        blockDuration: read<Resolvable<number>>(BLOCK, name) ?? throttler.blockDuration,
+        skipIf: throttler.skipIf ?? config?.common.skipIf,
+        getTracker: read<GetTracker>(TRACKER, name) ?? throttler.getTracker ?? config?.common.getTracker,
+        generateKey: read<GenerateKey>(KEY_GENERATOR, name) ?? throttler.generateKey ?? config?.common.generateKey,
+      });
+    }
+    return rules;
+  }
+
+  private async throttle(target: McpPolicyTarget, rules: readonly ThrottleRule[], call: McpCall): Promise<void> {
+    const { storage } = await this.throttler!;
+    const context = new ExecutionContextHost([call.context.request, undefined, call], target.owner as never, target.method as never);
+    context.setType(MCP_CONTEXT_TYPE);
+    for (const { name, skipIf, getTracker, generateKey, ...values } of rules) {
       if (skipIf?.(context)) continue;
-      const limit = await this.number(context, read(LIMIT, name) ?? throttler.limit, 'limit', name, target);
-      const ttl = await this.number(context, read(TTL, name) ?? throttler.ttl, 'ttl', name, target);
-      const blockDuration = await this.number(context, read(BLOCK, name) ?? throttler.blockDuration ?? ttl, 'blockDuration', name, target);
-      const getTracker = read<GetTracker>(TRACKER, name) ?? throttler.getTracker ?? config?.common.getTracker;
-      const generateKey = read<GenerateKey>(KEY_GENERATOR, name) ?? throttler.generateKey ?? config?.common.generateKey;
+      const limit = await this.number(context, values.limit, 'limit', name, target);
+      const ttl = await this.number(context, values.ttl, 'ttl', name, target);
+      const blockDuration = values.blockDuration === undefined ? ttl : await this.number(context, values.blockDuration, 'blockDuration', name, target);
       const tracker = getTracker ? await getTracker((call.context.request ?? {}) as Record<string, any>, context) : defaultTracker(call);
       const key = generateKey ? generateKey(context, tracker, name) : `${target.key}:${name}:${tracker}`;
       const record = await storage.increment(key, ttl, limit, blockDuration, name);

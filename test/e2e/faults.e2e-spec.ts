@@ -24,6 +24,7 @@ import { Args, Emit, McpModule, Tool } from 'nestjs-model-context';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernRpc, rpc, type RpcResult } from '../utils/clients.js';
 import { readSse, type SseEvent } from '../utils/sse.js';
+import { endProcess } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 
@@ -92,11 +93,7 @@ class RedisChild {
 
   /** SIGKILL, as a crash: resolves once the process exited. */
   async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    await endProcess(this.child, 'SIGKILL');
   }
 
   async stop(): Promise<void> {
@@ -434,11 +431,7 @@ class Instance {
   }
 
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const child = this.child;
-    if (!child || !this.alive) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill(signal);
-    await exited;
+    if (this.alive) await endProcess(this.child, signal);
   }
 }
 

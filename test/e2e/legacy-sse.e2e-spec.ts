@@ -16,6 +16,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Ctx, McpModule, Tool, type McpContext } from '../../lib/index.js';
 import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
 import { SseParser, type SseEvent } from '../utils/sse.js';
+import { endProcess } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 
@@ -121,9 +122,7 @@ describe('npm run sample:legacy-sse with the SDK v1 SSEClientTransport', () => {
     ({ base, child } = await startSample());
   });
   after(async () => {
-    const exited = new Promise((done) => child.once('exit', done));
-    child.kill('SIGTERM');
-    await exited;
+    await endProcess(child, 'SIGTERM');
   });
 
   it('lists and calls sample 01 tools over /sse with a bearer token', async () => {

@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectSdkClient, modernHeaders, modernMeta, modernRpc, rpc } from '../utils/clients.js';
 import { readSse, type SseEvent } from '../utils/sse.js';
-import { Watched, watchGetStreams } from '../utils/wait.js';
+import { endProcess, Watched, watchGetStreams } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 
@@ -75,21 +75,11 @@ class Instance {
 
   /** SIGKILL: no shutdown hooks, sockets reset, nothing flushed. */
   async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
+    await endProcess(this.child, 'SIGKILL');
   }
 
   async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
+    await endProcess(this.child, 'SIGTERM', 5000);
   }
 }
 

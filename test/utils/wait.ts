@@ -73,3 +73,16 @@ export function watchGetStreams(): { fetch: typeof fetch; readonly count: number
     opened: (n = 1) => watched.until(() => count >= n, `the client's GET stream #${n} never opened`),
   };
 }
+
+/**
+ * Sends `signal` to a child process and resolves once it exited (at once if it already had);
+ * with `escalateMs`, a child that outlives the signal that long is SIGKILLed.
+ */
+export async function endProcess(child: import('node:child_process').ChildProcess | undefined, signal: NodeJS.Signals = 'SIGKILL', escalateMs?: number): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  const timer = escalateMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), escalateMs);
+  await exited;
+  clearTimeout(timer);
+}

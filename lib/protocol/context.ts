@@ -154,6 +154,18 @@ export class McpContext {
   }
 
   /**
+   * The settings the client declared for an extension (`capabilities.extensions[id]`, e.g.
+   * `'io.modelcontextprotocol/ui'`), or undefined when it declared none. Extension ids contain
+   * dots, so they are not reachable through {@link supports}.
+   */
+  clientExtension(id: string): JsonObject | undefined {
+    const extensions = this.envelope.capabilities.extensions;
+    if (typeof extensions !== 'object' || extensions === null || Array.isArray(extensions)) return undefined;
+    const settings = (extensions as JsonObject)[id];
+    return typeof settings === 'object' && settings !== null && !Array.isArray(settings) ? (settings as JsonObject) : undefined;
+  }
+
+  /**
    * Asks the user for structured input. `schema` is a DTO class (flat: string, number, integer,
    * boolean and enum properties), a flat Standard Schema object (zod 4, valibot) or a raw
    * elicitation schema. Resolves to the validated DTO instance (or the schema's output) on

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Observable, of, toArray, lastValueFrom } from 'rxjs';
 import type { McpCatalog, ToolRuntime } from './catalog.js';
-import type { RequestEnvelope } from './context.js';
+import { McpContext, type RequestEnvelope } from './context.js';
 import { McpError, ToolError } from './errors.js';
 import type { JsonRpcMessage } from './json-rpc.js';
 import { McpDispatcher } from './dispatcher.js';
@@ -44,6 +44,23 @@ function run(server: McpDispatcher, method: string, params: Record<string, unkno
 }
 
 describe('McpDispatcher', () => {
+  it('merges extensions declared by several features under capabilities.extensions', () => {
+    const server = serverWith([]);
+    server.declareExtension('io.modelcontextprotocol/tasks', { a: 1 });
+    server.declareExtension('io.modelcontextprotocol/ui');
+    assert.deepEqual(server.capabilities().extensions, { 'io.modelcontextprotocol/tasks': { a: 1 }, 'io.modelcontextprotocol/ui': {} });
+    assert.deepEqual(server.capabilities().tools, { listChanged: true });
+  });
+
+  it('reads a client extension by its dotted id, and nothing from a malformed extensions value', () => {
+    const declared = { ...modern, capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } };
+    const ctx = new McpContext(1, 'tools/call', declared, {}, () => undefined);
+    assert.deepEqual(ctx.clientExtension('io.modelcontextprotocol/ui'), { mimeTypes: ['text/html;profile=mcp-app'] });
+    assert.equal(ctx.clientExtension('io.modelcontextprotocol/tasks'), undefined);
+    const malformed = new McpContext(1, 'tools/call', { ...modern, capabilities: { extensions: ['io.modelcontextprotocol/ui'] } }, {}, () => undefined);
+    assert.equal(malformed.clientExtension('io.modelcontextprotocol/ui'), undefined);
+  });
+
   it('emits notifications before exactly one response, then completes', async () => {
     const server = serverWith([
       tool('steps', (_a, _r, ctx) =>

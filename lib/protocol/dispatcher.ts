@@ -140,6 +140,16 @@ export class McpDispatcher {
   }
 
   /**
+   * Declares one extension under `capabilities.extensions` (tasks, MCP Apps, skills...), beside
+   * any other feature's: each extension id names its own settings object.
+   */
+  declareExtension(id: string, settings: JsonObject = {}): void {
+    const current = this.declaredCapabilities.extensions;
+    const extensions = typeof current === 'object' && current !== null && !Array.isArray(current) ? (current as JsonObject) : {};
+    this.declaredCapabilities.extensions = { ...extensions, [id]: settings };
+  }
+
+  /**
    * A paged list of catalog items: one page size, cursors bound to the catalog version, and
    * modern pages carrying the list cache hints, for tools, resources, templates and prompts alike.
    */

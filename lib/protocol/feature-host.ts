@@ -28,6 +28,8 @@ export interface McpFeatureHost {
     handler: (params: JsonObject, ctx: McpContext, env: RequestEnvelope) => JsonObject | Promise<JsonObject> | Observable<JsonObject>,
   ): void;
   declareCapability(name: string, value: JsonObject): void;
+  /** Declares one extension (`capabilities.extensions[id]`), merged with the others. */
+  declareExtension(id: string, settings?: JsonObject): void;
   /** Adds `resultType` and the serverInfo `_meta` of modern results. */
   decorate(result: JsonObject, era: ProtocolEra): JsonObject;
   /**

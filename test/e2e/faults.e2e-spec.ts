@@ -86,7 +86,7 @@ class RedisChild {
           if (line.includes('Ready to accept connections')) resolve();
         });
       }),
-      30_000,
+      60_000,
       `redis-server on port ${this.port} ready`,
     );
   }
@@ -272,7 +272,7 @@ describe('faults: Redis unreachable for 5 s under load', () => {
 
     // A resumable progress stream in flight when Redis dies.
     const inflight = follow(await startTick(url, sessionId, 100_000, 10, 'inflight'));
-    await inflight.until((events) => progressOf(events).length >= 3, 10_000, 'progress before the outage');
+    await inflight.until((events) => progressOf(events).length >= 3, 60_000, 'progress before the outage');
 
     // Load: legacy calls (need Redis for the session) and 2026-07-28 calls (need nothing).
     type Outcome = { era: 'legacy' | 'modern'; phase: string; id: number | string; status: number | 'no answer'; retryAfter: string | null; body: Json | undefined };
@@ -294,8 +294,8 @@ describe('faults: Redis unreachable for 5 s under load', () => {
         try {
           res =
             era === 'legacy'
-              ? await rpc(url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `l${id}` } } }, { headers: legacyHeaders(sessionId), timeoutMs: 10_000 })
-              : await modernRpc(url, 'tools/call', { name: 'echo', arguments: { text: `m${id}` } }, { id, headers: { Accept: 'application/json' }, timeoutMs: 10_000 });
+              ? await rpc(url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `l${id}` } } }, { headers: legacyHeaders(sessionId), timeoutMs: 60_000 })
+              : await modernRpc(url, 'tools/call', { name: 'echo', arguments: { text: `m${id}` } }, { id, headers: { Accept: 'application/json' }, timeoutMs: 60_000 });
         } catch {
           // No response within the guard: a hang, which the assertions below refuse.
         }
@@ -309,14 +309,14 @@ describe('faults: Redis unreachable for 5 s under load', () => {
 
       // A call that answers a few seconds from now, in the outage: its answer cannot be stored.
       const slow = follow(await startTick(url, sessionId, 1, 3_000, 'slow'));
-      await slow.until((events) => events.length >= 1, 10_000, 'the priming event of the slow call');
+      await slow.until((events) => events.length >= 1, 60_000, 'the priming event of the slow call');
       const admin = new (await import('ioredis')).Redis(redis.url);
       await admin.save(); // the restarted Redis loads the session from this dump
       admin.disconnect();
       await redis.kill();
       phase = 'down';
 
-      const refused = await within(first503.promise, 15_000, 'the first 503 after Redis died');
+      const refused = await within(first503.promise, 60_000, 'the first 503 after Redis died');
       assert.equal(refused.retryAfter, '1');
       assert.equal(refused.body?.jsonrpc, '2.0');
       assert.equal(refused.body?.id, refused.id, 'the error answers the request it refuses');
@@ -324,9 +324,9 @@ describe('faults: Redis unreachable for 5 s under load', () => {
       assert.match(refused.body?.error?.message, new RegExp(`the session store \\(Redis at 127\\.0\\.0\\.1:${redis.port}\\) is unreachable: .+\\. Retry shortly`));
 
       // The stream in flight ends (server close), it does not hang.
-      const inflightEnd = await within(inflight.done, 15_000, 'the in-flight progress stream ending');
+      const inflightEnd = await within(inflight.done, 60_000, 'the in-flight progress stream ending');
       assert.equal(inflightEnd.timedOut, false);
-      const slowEnd = await within(slow.done, 15_000, 'the slow call stream ending');
+      const slowEnd = await within(slow.done, 60_000, 'the slow call stream ending');
       assert.equal(slowEnd.timedOut, false);
 
       // Opening a session, a GET stream and a DELETE need Redis too.
@@ -345,7 +345,7 @@ describe('faults: Redis unreachable for 5 s under load', () => {
       await delay(5_000); // the outage (the scenario's length, not a wait for an effect)
       await redis.start();
       phase = 'restarted';
-      await within(firstLegacyOkAfterRestart.promise, 30_000, 'a legacy call succeeding after Redis came back');
+      await within(firstLegacyOkAfterRestart.promise, 60_000, 'a legacy call succeeding after Redis came back');
     } finally {
       // Also on a failure: a load loop left running would hold the test file open.
       stopped = true;
@@ -371,7 +371,7 @@ describe('faults: Redis unreachable for 5 s under load', () => {
     assert.equal((again.json as Json).result.content[0].text, 'after');
     const fresh = await legacySession(url);
     const ticked = follow(await startTick(url, fresh, 5, 1, 'after'));
-    const tickedEnd = await within(ticked.done, 15_000, 'a progress stream after the outage');
+    const tickedEnd = await within(ticked.done, 60_000, 'a progress stream after the outage');
     assert.equal(tickedEnd.ended, true);
     assert.deepEqual(progressOf(ticked.events), [1, 2, 3, 4, 5]);
     assert.equal(messagesOf(ticked.events).find((m) => 'result' in m)?.result.content[0].text, 'ticked 5');
@@ -461,9 +461,9 @@ describe('faults: an instance killed (SIGKILL) in the middle of a progress strea
   it('resumes on B with Last-Event-ID: every stored event once, in order, then a clean close since the producer died', async () => {
     const sessionId = await legacySession(a.url);
     const first = follow(await startTick(a.url, sessionId, 1000, 5, 'dying'));
-    await first.until((events) => progressOf(events).length >= 10, 10_000, 'ten progress events from A');
+    await first.until((events) => progressOf(events).length >= 10, 60_000, 'ten progress events from A');
     await a.kill();
-    const cut = await within(first.done, 10_000, "A's stream being cut");
+    const cut = await within(first.done, 60_000, "A's stream being cut");
     assert.equal(cut.timedOut, false);
 
     const seen = first.events.filter((e) => e.id !== undefined);

@@ -51,7 +51,7 @@ const runs = (n: number): number => Math.max(1, Math.round(n * SCALE));
 /** Cases per property; per era: raw in process + McpTestClient + HTTP ≥ 10 000. */
 const RUNS = { inProcess: runs(7000), testClient: runs(1000), http: runs(2200), httpStreams: runs(300) };
 /** A failure guard only: an answer that takes this long is a stream left open. */
-const GUARD_MS = 10_000;
+const GUARD_MS = 60_000;
 
 const counts: Record<string, number> = {};
 const count = (key: string): void => void (counts[key] = (counts[key] ?? 0) + 1);

@@ -24,7 +24,7 @@ function inspect(url: string): Promise<{ code: number; stdout: string; stderr: s
     execFile(
       process.execPath,
       [inspectorBin, '--cli', url, '--method', 'tools/list', '--strict', '--format', 'json'],
-      { timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } },
+      { timeout: 240_000, env: { ...process.env, NO_COLOR: '1' } },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

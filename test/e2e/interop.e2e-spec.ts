@@ -381,7 +381,7 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
         { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       ];
       child.stdin.write(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-      await listed.until(() => stdout.includes('"id":2'), 'no answer to tools/list on stdout of sample:stdio', 30_000);
+      await listed.until(() => stdout.includes('"id":2'), 'no answer to tools/list on stdout of sample:stdio', 60_000);
       child.stdin.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       const code = await exited;

@@ -126,7 +126,7 @@ function waitFor<T>(emitter: EventEmitter, event: string, accept: (value: T) => 
     const guard = setTimeout(() => {
       emitter.off(event, listener);
       reject(new Error(`timed out waiting for ${what}`));
-    }, 20_000);
+    }, 60_000);
     const listener = (value: T): void => {
       if (!accept(value)) return;
       clearTimeout(guard);

@@ -31,7 +31,7 @@ function startSample(): Promise<{ base: string; child: ChildProcess; output: () 
   });
   let output = '';
   return new Promise((resolve, reject) => {
-    const guard = setTimeout(() => reject(new Error(`the sample did not announce its endpoint within 30 s:\n${output}`)), 30_000);
+    const guard = setTimeout(() => reject(new Error(`the sample did not announce its endpoint within 60 s:\n${output}`)), 60_000);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
       const match = /MCP endpoint at (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(output);
@@ -88,7 +88,7 @@ function openStream(url: string, headers: Record<string, string> = {}): Promise<
           const index = queue.findIndex(filter);
           if (index >= 0) return Promise.resolve(queue.splice(index, 1)[0]!);
           return new Promise<SseEvent>((done, fail) => {
-            const timer = setTimeout(() => fail(new Error('no matching event on the legacy SSE stream within 10 s')), 10_000);
+            const timer = setTimeout(() => fail(new Error('no matching event on the legacy SSE stream within 60 s')), 60_000);
             waiting.push({ filter, resolve: (e) => (clearTimeout(timer), done(e)) });
           });
         },

@@ -166,7 +166,7 @@ function legacyHeaders(sessionId: string, extra: Record<string, string> = {}): R
 
 let nextId = 1;
 function call(url: string, sessionId: string, name: string, args: Json = {}, headers: Record<string, string> = {}) {
-  return rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }, { headers: legacyHeaders(sessionId, headers), timeoutMs: 15_000 });
+  return rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }, { headers: legacyHeaders(sessionId, headers), timeoutMs: 60_000 });
 }
 
 function resultText(res: { json?: unknown; events?: SseEvent[] }): string {
@@ -182,7 +182,7 @@ function follow(response: Response): { events: SseEvent[]; done: Promise<void>; 
   const done = readSse(response.body, {
     onEvent: (event) => (events.push(event), observed.notify()),
     until: () => controller.signal.aborted,
-    timeoutMs: 30_000,
+    timeoutMs: 60_000,
   }).then(
     () => undefined,
     () => undefined,
@@ -205,7 +205,7 @@ const observed = new Watched();
 
 /** Resolves when `predicate` holds, re-checked on each observed change; `ms` only guards (at least 20 s, for a loaded machine). */
 function waitFor(predicate: () => boolean, ms = 3000, what = 'condition'): Promise<void> {
-  return observed.until(predicate, what, Math.max(ms, 20_000));
+  return observed.until(predicate, what, Math.max(ms, 60_000));
 }
 
 const messagesOf = (events: SseEvent[]): Json[] => events.filter((e) => e.data !== '' && typeof e.data === 'object').map((e) => e.data as Json);
@@ -297,7 +297,7 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
       let answer: Promise<unknown> | undefined;
       const res = await rpc(a.url, { jsonrpc: '2.0', id: 'e1', method: 'tools/call', params: { name: 'confirm', arguments: {} } }, {
         headers: legacyHeaders(sessionId),
-        timeoutMs: 15_000,
+        timeoutMs: 60_000,
         onEvent: (event) => {
           const message = event.data as Json;
           if (message?.method === 'elicitation/create') {
@@ -330,7 +330,7 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
         await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/subscriptions/acknowledged'), 3000, 'acknowledgement');
         const added = await modernRpc(b.url, 'tools/call', { name: 'add_tool', arguments: { name: `modern_${Date.now()}` } });
         assert.match(resultText(added), /on B$/);
-        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'), 10_000, 'list_changed from B');
+        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'), 60_000, 'list_changed from B');
         const change = messagesOf(stream.events).find((m) => m.method === 'notifications/tools/list_changed')!;
         assert.equal(change.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
       } finally {

@@ -271,13 +271,13 @@ describe('Sessions: initialize params are kept bounded (limits.initializeParamsB
 });
 
 describe('Sessions: what a session holds ends with it', () => {
-  it('eviction beyond the caller cap ends the evicted session\'s GET stream and in-flight calls', { timeout: 20_000 }, async () => {
+  it('eviction beyond the caller cap ends the evicted session\'s GET stream and in-flight calls', async () => {
     const running = await start({ limits: { sessionsPerAddress: 1 } });
     try {
       const caller = { ip: '10.5.0.1' };
       const first = await initialize(running.url, caller);
       const stream = await openGetStream(running.url, caller, first);
-      const call = rpc(running.url, callBody('hang'), { sessionId: first, headers: headersOf(caller), timeoutMs: 15_000 });
+      const call = rpc(running.url, callBody('hang'), { sessionId: first, headers: headersOf(caller), timeoutMs: 60_000 });
       // The call is running once the server answered with headers; a ping on the session orders us after it.
       assert.equal(await pingStatus(running.url, caller, first), 200);
       await initialize(running.url, caller);
@@ -289,7 +289,7 @@ describe('Sessions: what a session holds ends with it', () => {
     }
   });
 
-  it('idle expiry ends the session\'s GET stream', { timeout: 20_000 }, async () => {
+  it('idle expiry ends the session\'s GET stream', async () => {
     // The store's clock is the test's: the session expires when the test says, however slow the
     // machine, and the store's own sweep then ends the stream.
     let now = Date.now();
@@ -358,7 +358,7 @@ describe('Sessions on Redis: caps per caller, refusal at sessions.maxSessions', 
     await redis.quit();
   });
 
-  it("a flood from one address ends only its own sessions, and a full server refuses with 503", { timeout: 30_000 }, async () => {
+  it("a flood from one address ends only its own sessions, and a full server refuses with 503", async () => {
     const running = await start({
       sessions: { maxSessions: 5 },
       limits: { sessionsPerAddress: 3 },

@@ -133,7 +133,7 @@ for (const store of ['in-memory', 'Redis'] as const) describe(`security: resumab
     ['another principal', BOB],
     ['another session of the same principal', ALICE],
   ] as const) {
-    it(`a Last-Event-ID of a live stream from ${label} resumes nothing and leaves that stream alone`, { timeout: 20_000 }, async () => {
+    it(`a Last-Event-ID of a live stream from ${label} resumes nothing and leaves that stream alone`, async () => {
       const aliceSession = await initialize(server.url, ALICE);
       const otherSession = await initialize(server.url, otherToken);
       gates.length = 0;
@@ -208,7 +208,7 @@ for (const store of ['in-memory', 'Redis'] as const) describe(`security: a clien
     JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'flood', arguments: {}, _meta: meta } });
 
   for (const version of ['2025-11-25', '2025-03-26'] as const) {
-    it(`legacy ${version} POST: the stream is closed and the call cancelled once the unread buffer passes limits.sseBufferBytes`, { timeout: 60_000 }, async () => {
+    it(`legacy ${version} POST: the stream is closed and the call cancelled once the unread buffer passes limits.sseBufferBytes`, async () => {
       const sessionId = await initialize(server.url, ALICE, version);
       const outcome = nextFloodOutcome();
       const socket = rawRequest(server.base, 'POST', {
@@ -228,7 +228,7 @@ for (const store of ['in-memory', 'Redis'] as const) describe(`security: a clien
     });
   }
 
-  it('2026-07-28 POST: the stream is closed and the call cancelled', { timeout: 60_000 }, async () => {
+  it('2026-07-28 POST: the stream is closed and the call cancelled', async () => {
     const outcome = nextFloodOutcome();
     const socket = rawRequest(server.base, 'POST', {
       Authorization: ALICE,
@@ -244,7 +244,7 @@ for (const store of ['in-memory', 'Redis'] as const) describe(`security: a clien
     assert.doesNotMatch(read.tail, /"result"/);
   });
 
-  it('legacy GET stream: a stalled reader is cut off instead of buffering every notification', { timeout: 60_000 }, async () => {
+  it('legacy GET stream: a stalled reader is cut off instead of buffering every notification', async () => {
     const sessionId = await initialize(server.url, ALICE);
     const uri = `memo://items/${'z'.repeat(1000)}`;
     const subscribed = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri } }, {

@@ -112,7 +112,7 @@ describe('streaming and interactivity', () => {
       });
       const collected: SseEvent[] = [];
       const reading = readSse(response.body, {
-        timeoutMs: 15_000,
+        timeoutMs: 60_000,
         onEvent: (event) => {
           collected.push(event);
           if ((event.data as Json)?.method === 'notifications/progress') {
@@ -320,7 +320,7 @@ describe('streaming and interactivity', () => {
         headers: legacyHeaders(sessionId),
         body: JSON.stringify({ jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 'resumable', arguments: {}, _meta: { progressToken: 'rt' } } }),
       });
-      const first = await readSse(response.body, { timeoutMs: 15_000 });
+      const first = await readSse(response.body, { timeoutMs: 60_000 });
       assert.equal(first.timedOut, false, 'the server closes the stream itself');
       const [priming, ...rest] = first.events;
       assert.ok(priming.id, 'priming event carries an id');
@@ -331,7 +331,7 @@ describe('streaming and interactivity', () => {
       const lastId = rest.at(-1)!.id!;
       // Resumed at once, as a client does: what was stored replays, the rest follows live.
       const resumed = await fetch(server.url, { method: 'GET', headers: { ...legacyHeaders(sessionId), 'Last-Event-ID': lastId } });
-      const second = await readSse(resumed.body, { timeoutMs: 15_000 });
+      const second = await readSse(resumed.body, { timeoutMs: 60_000 });
       assert.equal(second.timedOut, false, 'the resumed stream ends with the result');
       const messages = second.events.map((e) => e.data as Json);
       assert.deepEqual(messages.filter((m) => m.method).map((m) => m.params.progress), [2, 3, 4]);
@@ -364,10 +364,10 @@ describe('streaming and interactivity', () => {
       const toolFrames: SseEvent[] = [];
       const promptFrames: SseEvent[] = [];
       const frames = new Watched();
-      const toolReading = readSse(tools.body, { timeoutMs: 15_000, onEvent: (e) => (toolFrames.push(e), frames.notify()), until: (_e, all) => all.length >= 2 });
+      const toolReading = readSse(tools.body, { timeoutMs: 60_000, onEvent: (e) => (toolFrames.push(e), frames.notify()), until: (_e, all) => all.length >= 2 });
       // Read until a prompt change that comes after the tool change: a tool change leaking into
       // this stream would arrive before it.
-      const promptReading = readSse(prompts.body, { timeoutMs: 15_000, onEvent: (e) => (promptFrames.push(e), frames.notify()), until: (_e, all) => all.length >= 2 });
+      const promptReading = readSse(prompts.body, { timeoutMs: 60_000, onEvent: (e) => (promptFrames.push(e), frames.notify()), until: (_e, all) => all.length >= 2 });
       await frames.until(() => toolFrames.length >= 1 && promptFrames.length >= 1, 'both listen streams acknowledged');
       await modernRpc(server.url, 'tools/call', { name: 'add_tool', arguments: { prompt: `dyn_${Date.now()}` } });
       assert.equal((await toolReading).timedOut, false, 'list_changed reached the tools listener');

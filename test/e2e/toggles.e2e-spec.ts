@@ -42,7 +42,7 @@ class Watched {
     }).catch(() => undefined);
   }
 
-  next(method: string, guardMs = 10_000): Promise<Json> {
+  next(method: string, guardMs = 60_000): Promise<Json> {
     const index = this.received.findIndex((m) => m.method === method);
     if (index >= 0) return Promise.resolve(this.received.splice(index, 1)[0]);
     return new Promise((resolve, reject) => {

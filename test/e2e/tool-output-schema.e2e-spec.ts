@@ -54,7 +54,7 @@ class CapturingLogger implements LoggerService {
     const found = this.errors.find((l) => match.test(l));
     if (found) return Promise.resolve(found);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no error line matching ${match} was logged`)), 5_000);
+      const timer = setTimeout(() => reject(new Error(`no error line matching ${match} was logged`)), 60_000);
       this.waiters.push({ match, resolve: (l) => (clearTimeout(timer), resolve(l)) });
     });
   }

@@ -415,7 +415,7 @@ export async function rpc(url: string, body: unknown, options: RpcOptions = {}):
     base,
     options.sessionId === undefined ? options.headers : { 'Mcp-Session-Id': options.sessionId, ...options.headers },
   );
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? 60_000;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   let response: Response;

@@ -26,7 +26,7 @@ export interface RedisTarget {
 
 
 /** Resolves when the child prints a line matching `pattern`; rejects when it exits or fails first. */
-function lineFrom(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 20_000): Promise<void> {
+function lineFrom(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 60_000): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`${what} did not report ready in ${timeoutMs} ms:\n${output}`)), timeoutMs);
@@ -105,7 +105,7 @@ export async function startRedisCluster(): Promise<RedisClusterHandle> {
     for (const port of ports) {
       const node = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
       try {
-        const deadline = Date.now() + 20_000;
+        const deadline = Date.now() + 60_000;
         // Polling the cluster's state: the nodes agree on the slots a moment after the create.
         while (!/cluster_state:ok/.test(String(await node.call('CLUSTER', 'INFO')))) {
           if (Date.now() > deadline) throw new Error(`the Redis Cluster node on port ${port} did not reach cluster_state:ok in 20 s`);

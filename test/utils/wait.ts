@@ -5,7 +5,7 @@
 import { EventEmitter, once } from 'node:events';
 
 /** Fails with `what` if `promise` has not settled within `ms` (a guard, never a wait). */
-export async function guard<T>(promise: Promise<T>, what: string, ms = 15_000): Promise<T> {
+export async function guard<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} (nothing after ${ms} ms)`)), ms);
@@ -35,7 +35,7 @@ export class Watched {
   }
 
   /** Resolves once `predicate` holds (checked now and on each notify), guarded by `ms`. */
-  until(predicate: () => boolean, what: string, ms = 15_000): Promise<void> {
+  until(predicate: () => boolean, what: string, ms = 60_000): Promise<void> {
     if (predicate()) return Promise.resolve();
     let check!: () => void;
     const met = new Promise<void>((resolve) => {

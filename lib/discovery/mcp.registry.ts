@@ -357,11 +357,7 @@ export class McpRegistry implements McpFeatureCatalog {
    */
   registerResourceRepository(runtime: ResourceRepositoryRuntime, site: string): void {
     const prefix = runtime.uriPrefix;
-    for (const other of this.resourceRepositoryList) {
-      if (prefix.startsWith(other.runtime.uriPrefix) || other.runtime.uriPrefix.startsWith(prefix)) {
-        throw new Error(messages.REPOSITORY_OVERLAP('Resource repository', other.runtime.uriPrefix, other.site, prefix, site));
-      }
-    }
+    checkPrefixes('Resource repository', prefix, site, this.resourceRepositoryList.map((other) => [other.runtime.uriPrefix, other.site]));
     for (const { runtime: template, site: templateSite } of this.templateMap.values()) {
       if (template.template.mayMatchUnder(prefix)) throw new Error(messages.TEMPLATE_OVERLAPS_REPOSITORY(template.uriTemplate, templateSite, prefix, site));
     }
@@ -375,11 +371,7 @@ export class McpRegistry implements McpFeatureCatalog {
   /** @internal Registers a prompt repository, failing when its prefix overlaps another's or a declared prompt's name. */
   registerPromptRepository(runtime: PromptRepositoryRuntime, site: string): void {
     const prefix = runtime.namePrefix;
-    for (const other of this.promptRepositoryList) {
-      if (prefix.startsWith(other.runtime.namePrefix) || other.runtime.namePrefix.startsWith(prefix)) {
-        throw new Error(messages.REPOSITORY_OVERLAP('Prompt repository', other.runtime.namePrefix, other.site, prefix, site));
-      }
-    }
+    checkPrefixes('Prompt repository', prefix, site, this.promptRepositoryList.map((other) => [other.runtime.namePrefix, other.site]));
     for (const { runtime: prompt, site: promptSite } of this.promptMap.values()) {
       if (prompt.name.startsWith(prefix)) throw new Error(messages.PROMPT_UNDER_REPOSITORY(prompt.name, promptSite, prefix, site));
     }
@@ -471,6 +463,13 @@ export class McpRegistry implements McpFeatureCatalog {
   private dropInlineCompleters(target: CompletionTarget): void {
     const prefix = completerKey(target, '');
     for (const [key, entry] of this.completers) if (entry.inline && key.startsWith(prefix)) this.completers.delete(key);
+  }
+}
+
+/** Fails when a new repository prefix and a registered one overlap (either starts with the other). */
+function checkPrefixes(what: string, prefix: string, site: string, registered: Array<[string, string]>): void {
+  for (const [other, otherSite] of registered) {
+    if (prefix.startsWith(other) || other.startsWith(prefix)) throw new Error(messages.REPOSITORY_OVERLAP(what, other, otherSite, prefix, site));
   }
 }
 

@@ -8,9 +8,7 @@ import type { ContentBlock, JsonObject, McpIcon } from './mcp-types.js';
 import { meetGuards, handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import { BOTH_ERAS } from './versions.js';
 import {
-  RepositoryCursors,
-  defaultRepositoryLimits,
-  repositoryListPage,
+  repositoryAwareList,
   repositoryPrompt,
   type PromptRepositoryRuntime,
   type RepositoryListSpec,
@@ -80,8 +78,6 @@ const RESULT_KEYS = new Set(['description', 'messages', '_meta']);
 /** Registers `prompts/list` and `prompts/get` (both eras) and declares the `prompts` capability. */
 export function installPrompts(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
   const prompts = host.pagedList('prompts', 'prompts/list', () => catalog.prompts(), (prompt) => prompt.descriptor);
-  const repositoryLimits = options.repositories ?? defaultRepositoryLimits();
-  const cursors = new RepositoryCursors(repositoryLimits);
   const repositoryList: RepositoryListSpec<PromptRepositoryRuntime> = {
     key: 'prompts',
     method: 'prompts/list',
@@ -90,11 +86,7 @@ export function installPrompts(host: McpFeatureHost, catalog: McpFeatureCatalog,
     version: () => catalog.version,
     item: repositoryPrompt,
   };
-  host.setMethod('prompts/list', BOTH_ERAS, (params, ctx, env) =>
-    repositoryList.repositories().length === 0
-      ? host.listPage(prompts, params, ctx, env.era)
-      : repositoryListPage(host, prompts, repositoryList, cursors, repositoryLimits, options, params, ctx, env.era),
-  );
+  host.setMethod('prompts/list', BOTH_ERAS, repositoryAwareList(host, prompts, repositoryList, options));
   host.setRequiredScopes('prompts/get', (params) => {
     if (typeof params.name !== 'string') return undefined;
     return catalog.prompt(params.name)?.requiredScopes ?? catalog.promptRepositoryFor?.(params.name)?.requiredScopes;

@@ -136,6 +136,24 @@ export interface RepositoryListSpec<R extends RepositoryRuntime> {
 }
 
 /**
+ * The handler of a list method that has repositories: its static pages as they are while no
+ * repository is registered, and merged with the repositories' pages otherwise.
+ */
+export function repositoryAwareList<T extends McpAccess, R extends RepositoryRuntime>(
+  host: McpFeatureHost,
+  list: PagedList<T>,
+  spec: RepositoryListSpec<R>,
+  options: McpFeatureOptions,
+): (params: JsonObject, ctx: McpContext, env: { era: ProtocolEra }) => JsonObject | Promise<JsonObject> {
+  const limits = options.repositories ?? defaultRepositoryLimits();
+  const cursors = new RepositoryCursors(limits);
+  return (params, ctx, env) =>
+    spec.repositories().length === 0
+      ? host.listPage(list, params, ctx, env.era)
+      : repositoryListPage(host, list, spec, cursors, limits, options, params, ctx, env.era);
+}
+
+/**
  * One page of a list with repositories: the static items first (the list's own cached pages and
  * cursors, untouched), then each repository's pages in registration order, one repository fetch
  * per request. Repositories the caller may not list (scopes, guards) are skipped.

@@ -9,9 +9,7 @@ import { isPlainObject, toReadResourceResult, type ResourceAnnotations } from '.
 import { MAX_URI_LENGTH, type UriTemplateMatch } from './uri-template.js';
 import { type ProtocolEra, BOTH_ERAS } from './versions.js';
 import {
-  RepositoryCursors,
-  defaultRepositoryLimits,
-  repositoryListPage,
+  repositoryAwareList,
   repositoryResource,
   type RepositoryListSpec,
   type ResourceRepositoryRuntime,
@@ -78,8 +76,6 @@ export function uriProblem(uri: string): string | undefined {
 export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
   const resources = host.pagedList('resources', 'resources/list', () => catalog.resources(), (resource) => resource.descriptor);
   const templates = host.pagedList('resourceTemplates', 'resources/templates/list', () => catalog.resourceTemplates(), (template) => template.descriptor);
-  const repositoryLimits = options.repositories ?? defaultRepositoryLimits();
-  const cursors = new RepositoryCursors(repositoryLimits);
   const repositoryList: RepositoryListSpec<ResourceRepositoryRuntime> = {
     key: 'resources',
     method: 'resources/list',
@@ -88,11 +84,7 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     version: () => catalog.version,
     item: repositoryResource,
   };
-  host.setMethod('resources/list', BOTH_ERAS, (params, ctx, env) =>
-    repositoryList.repositories().length === 0
-      ? host.listPage(resources, params, ctx, env.era)
-      : repositoryListPage(host, resources, repositoryList, cursors, repositoryLimits, options, params, ctx, env.era),
-  );
+  host.setMethod('resources/list', BOTH_ERAS, repositoryAwareList(host, resources, repositoryList, options));
   host.setMethod('resources/templates/list', BOTH_ERAS, (params, ctx, env) => host.listPage(templates, params, ctx, env.era));
   const scopes = uriScopes(catalog);
   const byUri = (params: JsonObject) => (typeof params.uri === 'string' ? scopes(params.uri) : undefined);

@@ -5,6 +5,7 @@
  * the bootstrap naming both. Both eras, through the official clients.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Type } from '@nestjs/common';
 import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -24,7 +25,9 @@ import {
 } from '../fixtures/repositories.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, modernRpc, rpc } from '../utils/clients.js';
+import { clearRedisPrefix, redisAvailable } from '../utils/redis.js';
 import { Watched, watchGetStreams } from '../utils/wait.js';
+import { AppModule as NotesApp } from '../../sample/04-resources-prompts/app.module.js';
 
 type Json = Record<string, any>;
 
@@ -59,6 +62,34 @@ async function rejection(promise: Promise<unknown>): Promise<{ code: number; mes
     return { code: e.code!, message: e.message };
   }
   assert.fail('the request succeeded');
+}
+
+/**
+ * Connects a legacy client (its GET stream open) and a modern one (`subscriptions/listen`) to
+ * `url`, runs `announce`, and waits until both received `notifications/resources/list_changed`.
+ */
+async function listChangedOnBothEras(url: string, announce: () => void): Promise<void> {
+  const streams = watchGetStreams();
+  const legacy = await connectSdkClient(url, { fetch: streams.fetch });
+  const modern = await connectModernClient(url);
+  try {
+    let legacyChanges = 0;
+    let modernChanges = 0;
+    const changes = new Watched();
+    legacy.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => (legacyChanges++, changes.notify()));
+    modern.client.setNotificationHandler('notifications/resources/list_changed', () => (modernChanges++, changes.notify()));
+    await streams.opened();
+    const subscription = await modern.client.listen({ resourcesListChanged: true });
+    try {
+      announce();
+      await changes.until(() => legacyChanges >= 1 && modernChanges >= 1, 'list_changed on both eras');
+    } finally {
+      await subscription.close();
+    }
+  } finally {
+    await legacy.close();
+    await modern.close();
+  }
 }
 
 describe('resource and prompt repositories (issue 18 item 3)', () => {
@@ -235,29 +266,17 @@ describe('resource and prompt repositories (issue 18 item 3)', () => {
   });
 
   it('carries list_changed announced by the repository to clients of both eras', async () => {
-    const streams = watchGetStreams();
-    const legacy = await connectSdkClient(server.url, { fetch: streams.fetch });
-    const modern = await connectModernClient(server.url);
     try {
-      let legacyChanges = 0;
-      let modernChanges = 0;
-      const changes = new Watched();
-      legacy.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => (legacyChanges++, changes.notify()));
-      modern.client.setNotificationHandler('notifications/resources/list_changed', () => (modernChanges++, changes.notify()));
-      await streams.opened();
-      const subscription = await modern.client.listen({ resourcesListChanged: true });
+      await listChangedOnBothEras(server.url, () => docs.grow(10));
+      const modern = await connectModernClient(server.url);
       try {
-        docs.grow(10);
-        await changes.until(() => legacyChanges >= 1 && modernChanges >= 1, 'list_changed on both eras');
         const read = (await modern.client.readResource({ uri: `gen://docs/${DOCUMENTS + 5}` })) as Json;
         assert.equal(read.contents[0].text, `Document ${DOCUMENTS + 5}`);
       } finally {
-        await subscription.close();
+        await modern.close();
       }
     } finally {
       docs.total = DOCUMENTS;
-      await legacy.close();
-      await modern.close();
     }
   });
 
@@ -327,5 +346,57 @@ describe('repositories and templates coexist without overlap (issue 18 item 3)',
   it('boots a template beside a repository when the template cannot reach under the prefix', async () => {
     const app = await startApp(RepositoriesModule.register({ providers: [StaticDocs, GeneratedDocs, VaultDocs, VaultGuard] }));
     await app.close();
+  });
+});
+
+const skip = (await redisAvailable()) ? false : 'no Redis at 127.0.0.1:6379';
+
+describe('repositories across instances sharing Redis (issue 18 item 3)', { skip }, () => {
+  const prefix = `mcp-e2e-repositories:${randomBytes(6).toString('hex')}:`;
+  let a: RunningApp;
+  let b: RunningApp;
+  before(async () => {
+    a = await startApp(RepositoriesModule.register({ redisPrefix: prefix }));
+    b = await startApp(RepositoriesModule.register({ redisPrefix: prefix }));
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await clearRedisPrefix(prefix);
+  });
+
+  it('a cursor into the repository issued by A pages on at B', async () => {
+    const first = (await modernRpc(a.url, 'resources/list', {})).json as Json;
+    const onA = (await modernRpc(a.url, 'resources/list', { cursor: first.result.nextCursor })).json as Json;
+    const onB = (await modernRpc(b.url, 'resources/list', { cursor: onA.result.nextCursor })).json as Json;
+    assert.equal(onB.result?.resources[0].uri, `gen://docs/${PAGE_SIZE}`, JSON.stringify(onB).slice(0, 300));
+  });
+
+  it('list_changed announced by the repository on A reaches clients of both eras on B', async () => {
+    await listChangedOnBothEras(b.url, () => a.app.get(GeneratedDocs).grow(1));
+  });
+});
+
+describe('sample 04: the notes archive repository', () => {
+  let server: RunningApp;
+  before(async () => {
+    server = await startApp(NotesApp);
+  });
+  after(() => server.close());
+
+  it('lists the archive after the fixed resources and reads its last note', async () => {
+    const conn = await connectSdkClient(server.url);
+    try {
+      const first = await conn.client.listResources();
+      assert.ok(first.resources.some((r) => r.uri === 'notes://index'));
+      assert.ok(!first.resources.some((r) => r.uri.startsWith('archive://')));
+      const archive = await conn.client.listResources({ cursor: first.nextCursor });
+      assert.equal(archive.resources[0].uri, 'archive://notes/0');
+      assert.equal(archive.resources.length, 100);
+      const read = await conn.client.readResource({ uri: 'archive://notes/999' });
+      assert.match(String((read.contents[0] as Json).text), /^# Archived note 999/);
+    } finally {
+      await conn.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import type { PromptRepositoryOptions, ResourceRepositoryOptions } from '../deco
 import type { McpInvoker } from '../execution/mcp-handler.factory.js';
 import * as messages from '../mcp.messages.js';
 import { checkListCache } from './list-cache.js';
+import { checkCache } from './resource-runtime.factory.js';
 
 /** What discovery found on a repository class: its invokers and access, per method. */
 export interface RepositoryParts {
@@ -44,7 +45,7 @@ export function buildResourceRepository(options: ResourceRepositoryOptions, part
     uriPrefix: prefix,
     label: `${site} ("${prefix}")`,
     mimeType: options.mimeType,
-    cache: options.cache,
+    cache: checkCache(options.cache, site),
     ...listed(options, site),
     listAccess: parts.access('list', prefix),
     requiredScopes: readAccess.requiredScopes,

@@ -18,6 +18,7 @@ import {
   PROMPTS,
   PromptLibrary,
   RepositoriesModule,
+  SecuredRepositoriesModule,
   StaticDocs,
   VaultDocs,
   VaultGuard,
@@ -398,5 +399,55 @@ describe('sample 04: the notes archive repository', () => {
     } finally {
       await conn.close();
     }
+  });
+});
+
+describe('a repository behind OAuth: scopes, caller-bound cursors, interceptors and filters (issue 18 item 3)', () => {
+  let server: RunningApp;
+  const as = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
+  before(async () => {
+    server = await startApp(SecuredRepositoriesModule.register());
+  });
+  after(() => server.close());
+
+  const listAll = async (token: string): Promise<string[]> => {
+    const uris: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const answer = (await modernRpc(server.url, 'resources/list', cursor ? { cursor } : {}, as(token))).json as Json;
+      assert.ok(answer.result, JSON.stringify(answer));
+      uris.push(...answer.result.resources.map((r: Json) => r.uri));
+      cursor = answer.result.nextCursor;
+    } while (cursor);
+    return uris;
+  };
+
+  it('leaves the repository out of the list of a caller without its scope, and answers its reads with 403', async () => {
+    assert.deepEqual(await listAll('bob'), ['static://readme', 'static://license']);
+    const read = await modernRpc(server.url, 'resources/read', { uri: 'ledger://entries/1' }, as('bob'));
+    assert.equal(read.status, 403);
+    assert.match(read.headers.get('www-authenticate') ?? '', /insufficient_scope/);
+  });
+
+  it('lists and reads it for a caller with the scope, through its interceptor and filter, with private pages', async () => {
+    const uris = await listAll('alice');
+    assert.deepEqual(uris.slice(2), ['ledger://entries/0', 'ledger://entries/1', 'ledger://entries/2', 'ledger://entries/3', 'ledger://entries/4']);
+    const first = (await modernRpc(server.url, 'resources/list', {}, as('alice'))).json as Json;
+    const page = (await modernRpc(server.url, 'resources/list', { cursor: first.result.nextCursor }, as('alice'))).json as Json;
+    assert.equal(page.result.cacheScope, 'private');
+    const read = (await modernRpc(server.url, 'resources/read', { uri: 'ledger://entries/3' }, as('alice'))).json as Json;
+    assert.equal(read.result.contents[0].text, 'Entry 3 [stamped]');
+    const locked = (await modernRpc(server.url, 'resources/read', { uri: 'ledger://entries/locked' }, as('alice'))).json as Json;
+    assert.equal(locked.result?.contents[0].text, 'Entry locked.', JSON.stringify(locked));
+  });
+
+  it("refuses a cursor issued to another caller with -32602, though that caller may list the repository", async () => {
+    const first = (await modernRpc(server.url, 'resources/list', {}, as('alice'))).json as Json;
+    const alices = (await modernRpc(server.url, 'resources/list', { cursor: first.result.nextCursor }, as('alice'))).json as Json;
+    const stolen = (await modernRpc(server.url, 'resources/list', { cursor: alices.result.nextCursor }, as('carol'))).json as Json;
+    assert.equal(stolen.error?.code, -32602, JSON.stringify(stolen));
+    assert.match(stolen.error.message, /Invalid cursor/);
+    const own = (await modernRpc(server.url, 'resources/list', { cursor: alices.result.nextCursor }, as('alice'))).json as Json;
+    assert.equal(own.result.resources[0].uri, 'ledger://entries/2');
   });
 });

@@ -14,6 +14,7 @@ import {
   DOCUMENTS,
   GeneratedDocs,
   OverlappingTemplate,
+  OversizedRepository,
   PAGE_SIZE,
   PROMPTS,
   PromptLibrary,
@@ -449,5 +450,36 @@ describe('a repository behind OAuth: scopes, caller-bound cursors, interceptors 
     assert.match(stolen.error.message, /Invalid cursor/);
     const own = (await modernRpc(server.url, 'resources/list', { cursor: alices.result.nextCursor }, as('alice'))).json as Json;
     assert.equal(own.result.resources[0].uri, 'ledger://entries/2');
+  });
+});
+
+describe('the bounds of repository pages (issue 18 item 3)', () => {
+  const logged: string[] = [];
+  const logger = { log() {}, warn() {}, debug() {}, verbose() {}, error: (message: unknown) => void logged.push(String(message)) };
+  let server: RunningApp;
+  before(async () => {
+    server = await startApp(RepositoriesModule.register({ providers: [OversizedRepository], pageSize: 3, limits: { repositoryPageItems: 5, repositoryCursorLength: 16 } }), { logger });
+  });
+  after(() => server.close());
+
+  it('answers a page within limits.repositoryPageItems, and refuses a larger one with -32603 naming the limit in the log', async () => {
+    OversizedRepository.items = 5;
+    OversizedRepository.cursor = 'short';
+    const ok = (await modernRpc(server.url, 'resources/list', {})).json as Json;
+    assert.equal(ok.result?.resources.length, 5, JSON.stringify(ok));
+    OversizedRepository.items = 6;
+    const refused = (await modernRpc(server.url, 'resources/list', {})).json as Json;
+    assert.equal(refused.error?.code, -32603, JSON.stringify(refused));
+    assert.ok(logged.some((m) => /OversizedRepository \("big:\/\/items\/"\).*6 items; the limit is 5 \(limits\.repositoryPageItems\)/.test(m)), logged.join('\n'));
+  });
+
+  it('refuses an own cursor over limits.repositoryCursorLength, and client cursors too long to be one before any work', async () => {
+    OversizedRepository.items = 1;
+    OversizedRepository.cursor = 'x'.repeat(17);
+    const refused = (await modernRpc(server.url, 'resources/list', {})).json as Json;
+    assert.equal(refused.error?.code, -32603, JSON.stringify(refused));
+    assert.ok(logged.some((m) => /17 characters long; the limit is 16 \(limits\.repositoryCursorLength\)/.test(m)), logged.join('\n'));
+    const long = (await modernRpc(server.url, 'resources/list', { cursor: `${'A'.repeat(400)}.x` })).json as Json;
+    assert.equal(long.error?.code, -32602);
   });
 });

@@ -125,3 +125,14 @@ export {
   type McpStdioServeOptions,
   type McpStdioServerOptions,
 } from './transport/stdio.transport.js';
+export {
+  ResourceRepository,
+  PromptRepository,
+  type ResourceRepositoryOptions,
+  type PromptRepositoryOptions,
+  type McpResourceRepository,
+  type McpPromptRepository,
+  type McpResourcePage,
+  type McpPromptPage,
+} from './decorators/repository.decorator.js';
+export type { McpRepositoryPageRequest } from './protocol/repositories.js';

@@ -2,6 +2,8 @@ export const MCP_TOOL_METADATA = 'mcp:tool';
 export const MCP_RESOURCE_METADATA = 'mcp:resource';
 export const MCP_RESOURCE_TEMPLATE_METADATA = 'mcp:resource-template';
 export const MCP_PROMPT_METADATA = 'mcp:prompt';
+export const MCP_RESOURCE_REPOSITORY_METADATA = 'mcp:resource-repository';
+export const MCP_PROMPT_REPOSITORY_METADATA = 'mcp:prompt-repository';
 /** A list: one method may complete several arguments. */
 export const MCP_COMPLETE_METADATA = 'mcp:complete';
 /** Nest's own route-arguments key: sharing it lets `createParamDecorator` decorators work on tools. */

@@ -88,3 +88,18 @@ export const RUNTIME_DECORATORS_WITHOUT_NEST = (site: string) =>
 
 export const SCOPES_NOT_ON_CAPABILITY = (site: string) =>
   `@RequireScopes on "${site}" cannot be enforced: it is not on a @Tool, @Resource, @ResourceTemplate, @Prompt or @Complete method (or a class that has one), and McpModule enforces scopes on MCP capabilities only. Move it onto the capability, or protect an HTTP route with a guard of its own.`;
+
+export const INVALID_REPOSITORY = (site: string, problem: string) =>
+  `Repository "${site}" is invalid: ${problem}.`;
+
+export const REPOSITORY_OVERLAP = (what: string, prefix: string, site: string, otherPrefix: string, otherSite: string) =>
+  `${what} prefix "${prefix}" (repository "${site}") overlaps prefix "${otherPrefix}" (repository "${otherSite}"): a name under one could be under the other, so the server could not tell which repository serves it. Give them disjoint prefixes, for example end each with a distinct segment such as "docs://kb/" and "docs://archive/".`;
+
+export const TEMPLATE_OVERLAPS_REPOSITORY = (template: string, templateSite: string, prefix: string, repositorySite: string) =>
+  `Resource template "${template}" (declared by "${templateSite}") can match URIs under "${prefix}", the prefix owned by resource repository "${repositorySite}", so a read could mean either. Give the template a literal prefix outside "${prefix}", or serve those URIs from the repository alone.`;
+
+export const RESOURCE_UNDER_REPOSITORY = (uri: string, uriSite: string, prefix: string, repositorySite: string) =>
+  `Resource "${uri}" (declared by "${uriSite}") lies under "${prefix}", the prefix owned by resource repository "${repositorySite}", so a read could mean either. Move the resource outside the prefix, or let the repository list and read it.`;
+
+export const PROMPT_UNDER_REPOSITORY = (name: string, promptSite: string, prefix: string, repositorySite: string) =>
+  `Prompt "${name}" (declared by "${promptSite}") starts with "${prefix}", the name prefix owned by prompt repository "${repositorySite}", so prompts/get could mean either. Rename the prompt, or let the repository list and serve it.`;

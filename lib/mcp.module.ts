@@ -85,7 +85,7 @@ const coreProviders: Provider[] = [
         },
         registry,
       );
-      installFeatures(server, registry, options, logger);
+      installFeatures(server, registry, options, logger, stateSecret);
       return server;
     },
     inject: [MCP_RESOLVED_OPTIONS, McpRegistry, MCP_NOTIFICATION_BUS, MCP_REDIS],
@@ -176,11 +176,17 @@ function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
 }
 
 /** Tools, resources, prompts and completion: the same dispatcher, the registry as their catalog. */
-function installFeatures(server: McpDispatcher, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger): void {
+function installFeatures(server: McpDispatcher, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger, cursorSecret: Buffer): void {
   const features: McpFeatureOptions = {
     readCache: options.cache.reads,
     exposeInternalErrors: options.exposeInternalErrors,
     logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
+    repositories: {
+      secret: cursorSecret,
+      pageSize: options.pageSize,
+      maxPageItems: options.limits.repositoryPageItems,
+      maxCursorLength: options.limits.repositoryCursorLength,
+    },
   };
   installTools(server, registry, features);
   installResources(server, registry, features);

@@ -38,7 +38,9 @@ export type McpRegistryChange =
   | { kind: 'tools' | 'resources' | 'prompts'; type: 'added' | 'removed'; name: string }
   /** A runtime toggle (`enable`/`disable`/`update`); `toggle` is the capability's whole new state. */
   | { kind: 'tools' | 'resources' | 'prompts'; type: 'enabled' | 'disabled' | 'updated'; name: string; toggle: McpToggleState }
-  | { kind: 'resource-updated'; uri: string };
+  | { kind: 'resource-updated'; uri: string }
+  /** `McpRegistry.notifyListChanged()`: a list changed outside the registry (a repository's pages). */
+  | { kind: 'tools' | 'resources' | 'prompts'; type: 'changed' };
 
 /**
  * A completer given inline to a dynamic prompt or template: the text typed so far and the

@@ -3,7 +3,9 @@ import {
   MCP_COMPLETE_METADATA,
   MCP_PARAM_ARGS_METADATA,
   MCP_PROMPT_METADATA,
+  MCP_PROMPT_REPOSITORY_METADATA,
   MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_REPOSITORY_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
   MCP_TOOL_METADATA,
   McpParamtype,
@@ -12,6 +14,7 @@ import type { ToolMetadata } from '../decorators/tool.decorator.js';
 import type { ResourceMetadata, ResourceTemplateMetadata } from '../decorators/resource.decorator.js';
 import type { PromptMetadata } from '../decorators/prompt.decorator.js';
 import type { CompleteMetadata } from '../decorators/complete.decorator.js';
+import type { PromptRepositoryMetadata, ResourceRepositoryMetadata } from '../decorators/repository.decorator.js';
 
 const MCP_METHOD_KEYS = [MCP_TOOL_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA, MCP_PROMPT_METADATA, MCP_COMPLETE_METADATA];
 
@@ -41,6 +44,16 @@ export class McpMetadataAccessor {
   getCompleteMetadata(target: unknown): CompleteMetadata[] {
     if (typeof target !== 'function') return [];
     return (Reflect.getMetadata(MCP_COMPLETE_METADATA, target) as CompleteMetadata[] | undefined) ?? [];
+  }
+
+  /** The `@ResourceRepository()` of a class. */
+  getResourceRepositoryMetadata(target: unknown): ResourceRepositoryMetadata | undefined {
+    return typeof target === 'function' ? (Reflect.getMetadata(MCP_RESOURCE_REPOSITORY_METADATA, target) as ResourceRepositoryMetadata | undefined) : undefined;
+  }
+
+  /** The `@PromptRepository()` of a class. */
+  getPromptRepositoryMetadata(target: unknown): PromptRepositoryMetadata | undefined {
+    return typeof target === 'function' ? (Reflect.getMetadata(MCP_PROMPT_REPOSITORY_METADATA, target) as PromptRepositoryMetadata | undefined) : undefined;
   }
 
   /** True when the method carries any of the module's method decorators. */

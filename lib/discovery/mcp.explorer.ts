@@ -10,7 +10,8 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import { McpHandlerFactory, type McpInvoker } from '../execution/mcp-handler.factory.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
 import { MCP_REQUIRED_SCOPES, requiredScopesOf } from '../auth/require-scopes.decorator.js';
-import { Args } from '../decorators/params.decorators.js';
+import { Args, Ctx } from '../decorators/params.decorators.js';
+import { buildPromptRepository, buildResourceRepository, checkRepositoryMethods, type RepositoryParts } from './repository-runtime.factory.js';
 import type { Completer, CompletionTarget, McpAccess } from '../protocol/catalog.js';
 import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
@@ -71,12 +72,13 @@ export class McpExplorer implements OnModuleInit {
       seen.add(identity);
       const className = classNameOf(wrapper, prototype);
       const methodNames = this.scanner.getAllMethodNames(prototype);
-      this.checkScopePlacement(prototype, methodNames, className);
       // A provider of McpModule.forFeature() gets its toolset's prefix, and sites say which
       // toolset, so a clash between two instances of one class names both.
       const toolset = toolsetOf(wrapper as never);
       const prefix = toolset?.prefix ?? '';
       const where = toolset ? ` in ${toolset.label}` : '';
+      const repositoryMethods = this.exploreRepository(wrapper, instance, prototype, `${className}${where}`);
+      this.checkScopePlacement(prototype, methodNames, className, repositoryMethods);
       for (const methodName of methodNames) {
         this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}${where}`, completers, prefix);
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
@@ -167,14 +169,47 @@ export class McpExplorer implements OnModuleInit {
   }
 
   /**
+   * Registers the class as a resource or prompt repository when it is decorated as one; returns
+   * the methods that serve it (their @RequireScopes are enforced).
+   */
+  private exploreRepository(wrapper: InstanceWrapper, instance: object | undefined, prototype: object, site: string): readonly string[] {
+    const ctor = prototype.constructor;
+    const resources = this.accessor.getResourceRepositoryMetadata(ctor);
+    const prompts = this.accessor.getPromptRepositoryMetadata(ctor);
+    if (!resources && !prompts) return [];
+    if (resources && prompts) {
+      throw new Error(messages.INVALID_REPOSITORY(site, 'it is both a @ResourceRepository and a @PromptRepository, which would share one list() method. Split it into two classes'));
+    }
+    const methods = resources ? ['list', 'read'] : ['list', 'get'];
+    checkRepositoryMethods(prototype, methods, resources ? '@ResourceRepository' : '@PromptRepository', site);
+    // Parameters the user left undecorated receive what the interface promises, in order.
+    const bindings: Record<string, ParameterDecorator[]> = resources
+      ? { list: [Args(), Ctx()], read: [Args('uri'), Ctx()] }
+      : { list: [Args(), Ctx()], get: [Args('name'), Args('arguments'), Ctx()] };
+    for (const [methodName, decorators] of Object.entries(bindings)) {
+      const decorated = this.accessor.getDecoratedParamIndices(ctor, methodName);
+      decorators.forEach((decorator, index) => !decorated.has(index) && decorator(prototype, methodName, index));
+    }
+    const key = resources ? `resource-repository:${resources.uriPrefix}` : `prompt-repository:${prompts!.namePrefix}`;
+    const parts: RepositoryParts = {
+      site,
+      invoke: (methodName) => this.gated(key, `repository "${site}"`, prototype, methodName, this.invokerFor(wrapper, instance, methodName)),
+      access: (methodName, name) => this.access(wrapper, instance, prototype, methodName, name),
+    };
+    if (resources) this.registry.registerResourceRepository(buildResourceRepository(resources, parts), site);
+    else this.registry.registerPromptRepository(buildPromptRepository(prompts!, parts), site);
+    return methods;
+  }
+
+  /**
    * @RequireScopes is enforced on MCP capabilities only (the transports ask McpDispatcher.requiredScopes);
    * anywhere else it would protect nothing while looking as if it did, so the bootstrap refuses it.
    */
-  private checkScopePlacement(prototype: object, methodNames: string[], className: string): void {
-    let capabilities = 0;
+  private checkScopePlacement(prototype: object, methodNames: string[], className: string, repositoryMethods: readonly string[] = []): void {
+    let capabilities = repositoryMethods.length;
     for (const methodName of methodNames) {
       const method = (prototype as Record<string, unknown>)[methodName];
-      if (this.accessor.hasMcpMetadata(method)) capabilities++;
+      if (this.accessor.hasMcpMetadata(method) || repositoryMethods.includes(methodName)) capabilities++;
       else if (typeof method === 'function' && Reflect.hasOwnMetadata(MCP_REQUIRED_SCOPES, method)) {
         throw new Error(messages.SCOPES_NOT_ON_CAPABILITY(`${className}#${methodName}`));
       }

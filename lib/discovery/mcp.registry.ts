@@ -27,6 +27,7 @@ import type { McpCall } from '../execution/mcp-call.interface.js';
 import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
 import { CapabilityToggles, type McpCapabilityUpdate, type McpToggleOptions } from './capability-toggles.js';
 import type { McpChangeEvent, McpToggleTarget } from '../protocol/notification-bus.js';
+import type { PromptRepositoryRuntime, ResourceRepositoryRuntime } from '../protocol/repositories.js';
 
 
 interface Registered<T> {
@@ -54,6 +55,8 @@ export class McpRegistry implements McpFeatureCatalog {
   private readonly promptMap = new Map<string, Registered<PromptRuntime>>();
   private promptList: PromptRuntime[] = [];
   private readonly completers = new Map<string, { completer: Completer; site: string; inline: boolean }>();
+  private readonly resourceRepositoryList: Array<Registered<ResourceRepositoryRuntime>> = [];
+  private readonly promptRepositoryList: Array<Registered<PromptRepositoryRuntime>> = [];
   private readonly toggles = new CapabilityToggles();
   /** @internal */
   resourceFactory = new ResourceRuntimeFactory();
@@ -298,6 +301,8 @@ export class McpRegistry implements McpFeatureCatalog {
         throw new Error(messages.RESOURCE_SHADOWED(runtime.uri, site, template.uriTemplate, templateSite));
       }
     }
+    const owner = this.resourceRepositoryList.find(({ runtime: r }) => runtime.uri.startsWith(r.uriPrefix));
+    if (owner) throw new Error(messages.RESOURCE_UNDER_REPOSITORY(runtime.uri, site, owner.runtime.uriPrefix, owner.site));
     this.resourceMap.set(runtime.uri, { runtime, site });
     this.resourceList = [...this.resourceList, runtime];
     this.changeCount++;
@@ -312,6 +317,8 @@ export class McpRegistry implements McpFeatureCatalog {
         throw new Error(messages.RESOURCE_SHADOWED(resource.uri, resourceSite, runtime.uriTemplate, site));
       }
     }
+    const owner = this.resourceRepositoryList.find(({ runtime: r }) => runtime.template.mayMatchUnder(r.uriPrefix));
+    if (owner) throw new Error(messages.TEMPLATE_OVERLAPS_REPOSITORY(runtime.uriTemplate, site, owner.runtime.uriPrefix, owner.site));
     this.templateMap.set(runtime.uriTemplate, { runtime, site });
     this.templateList = [...this.templateList, runtime];
     this.changeCount++;
@@ -321,9 +328,68 @@ export class McpRegistry implements McpFeatureCatalog {
   registerPrompt(runtime: PromptRuntime, site: string): void {
     const existing = this.promptMap.get(runtime.name);
     if (existing) throw new Error(messages.DUPLICATE_PROMPT(runtime.name, existing.site, site));
+    const owner = this.promptRepositoryList.find(({ runtime: r }) => runtime.name.startsWith(r.namePrefix));
+    if (owner) throw new Error(messages.PROMPT_UNDER_REPOSITORY(runtime.name, site, owner.runtime.namePrefix, owner.site));
     this.promptMap.set(runtime.name, { runtime, site });
     this.promptList = [...this.promptList, runtime];
     this.changeCount++;
+  }
+
+  resourceRepositories(): readonly ResourceRepositoryRuntime[] {
+    return this.resourceRepositoryList.map((entry) => entry.runtime);
+  }
+
+  resourceRepositoryFor(uri: string): ResourceRepositoryRuntime | undefined {
+    return this.resourceRepositoryList.find(({ runtime }) => uri.startsWith(runtime.uriPrefix))?.runtime;
+  }
+
+  promptRepositories(): readonly PromptRepositoryRuntime[] {
+    return this.promptRepositoryList.map((entry) => entry.runtime);
+  }
+
+  promptRepositoryFor(name: string): PromptRepositoryRuntime | undefined {
+    return this.promptRepositoryList.find(({ runtime }) => name.startsWith(runtime.namePrefix))?.runtime;
+  }
+
+  /**
+   * @internal Registers a resource repository, failing when its prefix overlaps another
+   * repository's, a template's URI space or a fixed resource's URI.
+   */
+  registerResourceRepository(runtime: ResourceRepositoryRuntime, site: string): void {
+    const prefix = runtime.uriPrefix;
+    checkPrefixes('Resource repository', prefix, site, this.resourceRepositoryList.map((other) => [other.runtime.uriPrefix, other.site]));
+    for (const { runtime: template, site: templateSite } of this.templateMap.values()) {
+      if (template.template.mayMatchUnder(prefix)) throw new Error(messages.TEMPLATE_OVERLAPS_REPOSITORY(template.uriTemplate, templateSite, prefix, site));
+    }
+    for (const { runtime: resource, site: resourceSite } of this.resourceMap.values()) {
+      if (resource.uri.startsWith(prefix)) throw new Error(messages.RESOURCE_UNDER_REPOSITORY(resource.uri, resourceSite, prefix, site));
+    }
+    this.resourceRepositoryList.push({ runtime, site });
+    this.changeCount++;
+  }
+
+  /** @internal Registers a prompt repository, failing when its prefix overlaps another's or a declared prompt's name. */
+  registerPromptRepository(runtime: PromptRepositoryRuntime, site: string): void {
+    const prefix = runtime.namePrefix;
+    checkPrefixes('Prompt repository', prefix, site, this.promptRepositoryList.map((other) => [other.runtime.namePrefix, other.site]));
+    for (const { runtime: prompt, site: promptSite } of this.promptMap.values()) {
+      if (prompt.name.startsWith(prefix)) throw new Error(messages.PROMPT_UNDER_REPOSITORY(prompt.name, promptSite, prefix, site));
+    }
+    this.promptRepositoryList.push({ runtime, site });
+    this.changeCount++;
+  }
+
+  /**
+   * Tells clients of both eras that a list changed when nothing registered here did: a
+   * repository's pages (rows added or removed in its table), for instance. With Redis every
+   * instance's clients hear it. Cursors stay valid: the catalog is unchanged, and a repository's
+   * own cursor is its own to honour or refuse.
+   */
+  notifyListChanged(list: 'tools' | 'prompts' | 'resources'): void {
+    if (list !== 'tools' && list !== 'prompts' && list !== 'resources') {
+      throw new Error(`McpRegistry.notifyListChanged needs the list that changed: "resources", "prompts" or "tools" (got ${JSON.stringify(list)}).`);
+    }
+    this.changeSubject.next({ kind: list, type: 'changed' });
   }
 
   /**
@@ -397,6 +463,13 @@ export class McpRegistry implements McpFeatureCatalog {
   private dropInlineCompleters(target: CompletionTarget): void {
     const prefix = completerKey(target, '');
     for (const [key, entry] of this.completers) if (entry.inline && key.startsWith(prefix)) this.completers.delete(key);
+  }
+}
+
+/** Fails when a new repository prefix and a registered one overlap (either starts with the other). */
+function checkPrefixes(what: string, prefix: string, site: string, registered: Array<[string, string]>): void {
+  for (const [other, otherSite] of registered) {
+    if (prefix.startsWith(other) || other.startsWith(prefix)) throw new Error(messages.REPOSITORY_OVERLAP(what, other, otherSite, prefix, site));
   }
 }
 

@@ -170,7 +170,8 @@ function checkAnnotations(annotations: ResourceAnnotations, site: string): Resou
   return { ...annotations, ...(audience ? { audience: [...audience] } : {}) };
 }
 
-function checkCache(cache: CacheHint | undefined, site: string): CacheHint | undefined {
+/** Checks a `cache` read hint at bootstrap. */
+export function checkCache(cache: CacheHint | undefined, site: string): CacheHint | undefined {
   if (cache === undefined) return undefined;
   if (
     typeof cache !== 'object' ||

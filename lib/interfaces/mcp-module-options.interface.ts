@@ -213,6 +213,18 @@ export interface McpLimitOptions {
    * renewing it (it died). A running call renews its lease every third of this. @default 30000
    */
   concurrencyLeaseMs?: number;
+  /**
+   * Most items one page of a `@ResourceRepository` or `@PromptRepository` may hold. A repository
+   * is asked for `pageSize` items; a page over this bound fails (-32603, logged) instead of being
+   * sent, so a repository bug cannot make one list response unbounded. @default 1000
+   */
+  repositoryPageItems?: number;
+  /**
+   * Longest cursor of a repository's own (it travels signed inside the client's cursor). A longer
+   * one fails the page (-32603, logged); client cursors longer than such a cursor could make are
+   * refused (-32602) before any work. @default 1024
+   */
+  repositoryCursorLength?: number;
 }
 
 /** Limits after defaults. @internal */
@@ -230,6 +242,8 @@ export const DEFAULT_MCP_LIMITS: ResolvedMcpLimits = {
   sseBufferBytes: 1024 * 1024,
   initializeParamsBytes: 16 * 1024,
   concurrencyLeaseMs: 30_000,
+  repositoryPageItems: 1000,
+  repositoryCursorLength: 1024,
 };
 
 /** @publicApi */

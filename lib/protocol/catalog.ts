@@ -3,6 +3,7 @@ import type { McpContext } from './context.js';
 import type { CacheHint, JsonObject, ToolDescriptor } from './mcp-types.js';
 import type { PromptDescriptor } from './prompts.js';
 import type { ResourceDescriptor, ResourceTemplateDescriptor } from './resources.js';
+import type { PromptRepositoryRuntime, ResourceRepositoryRuntime } from './repositories.js';
 import type { UriTemplate, UriTemplateMatch } from './uri-template.js';
 import type { ProtocolEra } from './versions.js';
 
@@ -167,4 +168,12 @@ export interface McpFeatureCatalog extends McpCatalog {
   prompt(name: string): PromptRuntime | undefined;
   /** A completer registered for one argument of a prompt or template, if any. */
   completer(target: CompletionTarget, argument: string): Completer | undefined;
+  /** Resource repositories in registration order (their prefixes never overlap). */
+  resourceRepositories?(): readonly ResourceRepositoryRuntime[];
+  /** The resource repository whose prefix the URI starts with, if any. */
+  resourceRepositoryFor?(uri: string): ResourceRepositoryRuntime | undefined;
+  /** Prompt repositories in registration order. */
+  promptRepositories?(): readonly PromptRepositoryRuntime[];
+  /** The prompt repository whose prefix the name starts with, if any. */
+  promptRepositoryFor?(name: string): PromptRepositoryRuntime | undefined;
 }

@@ -214,6 +214,28 @@ export class McpDispatcher {
     );
   }
 
+  /**
+   * Whether a caller may list a repository: its scopes (when enforced), then its guards. A
+   * repository's items cannot be listed without running it, so this holds even with
+   * `guardAwareLists: false`.
+   */
+  mayList(access: McpAccess, ctx: McpContext): boolean | Promise<boolean> {
+    if (this.config.enforceScopes === true && (access.requiredScopes?.length ?? 0) > 0 && missingScopes(access.requiredScopes!, ctx.auth?.scopes).length > 0) {
+      return false;
+    }
+    if (!access.authorize) return true;
+    return access.authorize(ctx, ctx.method).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** The modern cache hint of a page built per request (a repository's), from the list's hint and its items'. */
+  pageHint(key: string, ctx: McpContext, items: readonly McpListed[]): CacheHint {
+    const { listCache } = this.config;
+    return combineHints(typeof listCache === 'function' ? listCache(key, ctx) : listCache, items, ctx);
+  }
+
   /** Declares how to find the scopes a method's request needs (feature modules: tools, resources, prompts, completion). */
   setRequiredScopes(method: string, resolver: ScopeResolver): void {
     this.scopeResolvers.set(method, resolver);

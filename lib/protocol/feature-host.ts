@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { reduce, type Observable } from 'rxjs';
-import type { McpAccess } from './catalog.js';
+import type { McpAccess, McpListed } from './catalog.js';
 import type { McpContext, RequestEnvelope } from './context.js';
 import { McpError, ToolError, httpExceptionMessage } from './errors.js';
 import { isInputRequiredSignal } from './interaction.js';
 import { ErrorCode } from './json-rpc.js';
 import type { CacheHint, JsonObject } from './mcp-types.js';
 import type { PagedList } from './paging.js';
+import type { RepositoryLimits } from './repositories.js';
 import type { ProtocolEra } from './versions.js';
 
 // What a feature (tools, resources, prompts, completion) is installed with, and the error and
@@ -18,6 +19,8 @@ export interface McpFeatureOptions {
   readCache: CacheHint;
   exposeInternalErrors: boolean;
   logger: { error(message: string, trace?: string): void; warn(message: string): void };
+  /** Cursor secret and bounds of resource and prompt repositories. @default per-process secret, default limits */
+  repositories?: RepositoryLimits;
 }
 
 /** The part of the dispatcher feature methods are installed into. */
@@ -41,6 +44,13 @@ export interface McpFeatureHost {
   pagedList<T extends McpAccess>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T>;
   /** One page of a list for this caller: what its scopes or guards refuse is left out. */
   listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): JsonObject | Promise<JsonObject>;
+  /**
+   * Whether a caller may list something that cannot be listed without running it (a repository):
+   * its scopes when the module enforces them, then its guards, whatever `guardAwareLists` says.
+   */
+  mayList(access: McpAccess, ctx: McpContext): boolean | Promise<boolean>;
+  /** The modern cache hint of a page built per request, from the list's hint and its items'. */
+  pageHint(key: string, ctx: McpContext, items: readonly McpListed[]): CacheHint;
   /** Declares the scopes a method's request needs; the transports enforce them (403 insufficient_scope). */
   setRequiredScopes(method: string, resolver: (params: JsonObject) => readonly string[] | undefined): void;
   /** Declares how to check the `Mcp-Param-*` headers of a method's modern request; the transport answers a mismatch. */

@@ -41,11 +41,7 @@ export function decodeCursor(
 ): number {
   if (cursor === undefined || cursor === null || cursor === '') return 0;
   const { kind, method, version, pageSize, total } = expected;
-  const invalid = (): McpError =>
-    new McpError(
-      ErrorCode.InvalidParams,
-      `Invalid cursor for ${method}: it is not a cursor this server issued for this list. Send the nextCursor of a previous ${method} result as is, or omit the cursor to get the first page.`,
-    );
+  const invalid = (): McpError => invalidCursorError(method);
   if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH || !BASE64URL.test(cursor)) throw invalid();
   let payload: unknown;
   try {
@@ -54,14 +50,25 @@ export function decodeCursor(
     throw invalid();
   }
   if (!isPayload(payload) || payload.k !== kind) throw invalid();
-  if (payload.v !== version) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `Expired cursor for ${method}: the list changed after this cursor was issued, so its pages moved. Call ${method} without a cursor to start again from the first page.`,
-    );
-  }
+  if (payload.v !== version) throw expiredCursorError(method);
   if (payload.o % pageSize !== 0 || (payload.o > 0 && payload.o >= total)) throw invalid();
   return payload.o;
+}
+
+/** -32602 for a cursor this server did not issue for the list (tampered, foreign, another caller's). */
+export function invalidCursorError(method: string): McpError {
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `Invalid cursor for ${method}: it is not a cursor this server issued for this list. Send the nextCursor of a previous ${method} result as is, or omit the cursor to get the first page.`,
+  );
+}
+
+/** -32602 for a cursor issued before the catalog changed. */
+export function expiredCursorError(method: string): McpError {
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `Expired cursor for ${method}: the list changed after this cursor was issued, so its pages moved. Call ${method} without a cursor to start again from the first page.`,
+  );
 }
 
 function isPayload(value: unknown): value is CursorPayload {

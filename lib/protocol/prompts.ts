@@ -7,6 +7,12 @@ import { ErrorCode } from './json-rpc.js';
 import type { ContentBlock, JsonObject, McpIcon } from './mcp-types.js';
 import { meetGuards, handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import { BOTH_ERAS } from './versions.js';
+import {
+  repositoryAwareList,
+  repositoryPrompt,
+  type PromptRepositoryRuntime,
+  type RepositoryListSpec,
+} from './repositories.js';
 
 /** One argument as `prompts/list` advertises it. */
 export interface PromptArgument {
@@ -72,8 +78,19 @@ const RESULT_KEYS = new Set(['description', 'messages', '_meta']);
 /** Registers `prompts/list` and `prompts/get` (both eras) and declares the `prompts` capability. */
 export function installPrompts(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
   const prompts = host.pagedList('prompts', 'prompts/list', () => catalog.prompts(), (prompt) => prompt.descriptor);
-  host.setMethod('prompts/list', BOTH_ERAS, (params, ctx, env) => host.listPage(prompts, params, ctx, env.era));
-  host.setRequiredScopes('prompts/get', (params) => (typeof params.name === 'string' ? catalog.prompt(params.name)?.requiredScopes : undefined));
+  const repositoryList: RepositoryListSpec<PromptRepositoryRuntime> = {
+    key: 'prompts',
+    method: 'prompts/list',
+    what: 'Prompt repository',
+    repositories: () => catalog.promptRepositories?.() ?? [],
+    version: () => catalog.version,
+    item: repositoryPrompt,
+  };
+  host.setMethod('prompts/list', BOTH_ERAS, repositoryAwareList(host, prompts, repositoryList, options));
+  host.setRequiredScopes('prompts/get', (params) => {
+    if (typeof params.name !== 'string') return undefined;
+    return catalog.prompt(params.name)?.requiredScopes ?? catalog.promptRepositoryFor?.(params.name)?.requiredScopes;
+  });
   host.setMethod('prompts/get', BOTH_ERAS, (params, ctx) => getPrompt(host, catalog, options, params, ctx));
   host.declareCapability('prompts', { listChanged: true });
 }
@@ -90,37 +107,55 @@ function getPrompt(
     throw new McpError(ErrorCode.InvalidParams, 'prompts/get needs "params.name", the name of the prompt to get.');
   }
   const prompt = catalog.prompt(name);
-  if (!prompt) {
-    throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${quote(name)}. Call prompts/list to see the prompts this server offers.`, {
-      name: name.length > 200 ? `${name.slice(0, 200)}…` : name,
-    });
-  }
+  const repository = prompt ? undefined : catalog.promptRepositoryFor?.(name);
+  if (!prompt && !repository) throw unknownPrompt(name);
   const raw = params.arguments === undefined || params.arguments === null ? {} : params.arguments;
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new McpError(ErrorCode.InvalidParams, `The "arguments" of prompt "${name}" must be an object of strings.`);
   }
   const rawArgs = raw as JsonObject;
   const subject = `Prompt "${name}"`;
-  const run = (): Observable<JsonObject> =>
+  if (!prompt) return host.interactive(params, name, rawArgs, ctx, () => renderPrompt(repository!.get(name, rawArgs, ctx), name, undefined, subject, options));
+  const run = (): Observable<unknown> =>
     defer(() => from(Promise.resolve(prompt.parseArguments(rawArgs)))).pipe(
       switchMap((outcome) => {
         if (!outcome.ok) {
           const invalid = new McpError(ErrorCode.InvalidParams, outcome.message);
           return from(meetGuards(prompt, ctx, rawArgs).then(() => Promise.reject(invalid)));
         }
-        return lastValue(prompt.get(outcome.value, rawArgs, ctx));
+        return prompt.get(outcome.value, rawArgs, ctx);
       }),
-      map((value) => {
-        const result = toGetPromptResult(value);
-        if (typeof result === 'string') throw new Error(`it returned ${result}. Return a string, PromptMessage.user()/assistant() messages, or { messages }.`);
-        if (result.description === undefined && prompt.descriptor.description !== undefined) {
-          return { description: prompt.descriptor.description, ...result } as unknown as JsonObject;
-        }
-        return result as unknown as JsonObject;
-      }),
-      catchError((error: unknown) => throwError(() => handlerError(error, subject, options))),
     );
-  return host.interactive(params, name, rawArgs, ctx, run);
+  return host.interactive(params, name, rawArgs, ctx, () => renderPrompt(run(), name, prompt.descriptor, subject, options));
+}
+
+/** What a prompt (declared, or a repository's) produced, as a `prompts/get` result; nothing from a repository means no such prompt. */
+function renderPrompt(
+  source: Observable<unknown>,
+  name: string,
+  declared: { description?: string } | undefined,
+  subject: string,
+  options: McpFeatureOptions,
+): Observable<JsonObject> {
+  const description = declared?.description;
+  return lastValue(source).pipe(
+    map((value) => {
+      if ((value === undefined || value === null) && !declared) throw unknownPrompt(name);
+      const result = toGetPromptResult(value);
+      if (typeof result === 'string') throw new Error(`it returned ${result}. Return a string, PromptMessage.user()/assistant() messages, or { messages }.`);
+      if (result.description === undefined && description !== undefined) {
+        return { description, ...result } as unknown as JsonObject;
+      }
+      return result as unknown as JsonObject;
+    }),
+    catchError((error: unknown) => throwError(() => handlerError(error, subject, options))),
+  );
+}
+
+function unknownPrompt(name: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Unknown prompt ${quote(name)}. Call prompts/list to see the prompts this server offers.`, {
+    name: name.length > 200 ? `${name.slice(0, 200)}…` : name,
+  });
 }
 
 /**

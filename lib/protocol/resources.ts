@@ -8,6 +8,12 @@ import type { CacheHint, JsonObject, McpIcon } from './mcp-types.js';
 import { isPlainObject, toReadResourceResult, type ResourceAnnotations } from './resource-contents.js';
 import { MAX_URI_LENGTH, type UriTemplateMatch } from './uri-template.js';
 import { type ProtocolEra, BOTH_ERAS } from './versions.js';
+import {
+  repositoryAwareList,
+  repositoryResource,
+  type RepositoryListSpec,
+  type ResourceRepositoryRuntime,
+} from './repositories.js';
 
 
 /** What `resources/list` advertises for one resource. */
@@ -70,7 +76,15 @@ export function uriProblem(uri: string): string | undefined {
 export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
   const resources = host.pagedList('resources', 'resources/list', () => catalog.resources(), (resource) => resource.descriptor);
   const templates = host.pagedList('resourceTemplates', 'resources/templates/list', () => catalog.resourceTemplates(), (template) => template.descriptor);
-  host.setMethod('resources/list', BOTH_ERAS, (params, ctx, env) => host.listPage(resources, params, ctx, env.era));
+  const repositoryList: RepositoryListSpec<ResourceRepositoryRuntime> = {
+    key: 'resources',
+    method: 'resources/list',
+    what: 'Resource repository',
+    repositories: () => catalog.resourceRepositories?.() ?? [],
+    version: () => catalog.version,
+    item: repositoryResource,
+  };
+  host.setMethod('resources/list', BOTH_ERAS, repositoryAwareList(host, resources, repositoryList, options));
   host.setMethod('resources/templates/list', BOTH_ERAS, (params, ctx, env) => host.listPage(templates, params, ctx, env.era));
   const scopes = uriScopes(catalog);
   const byUri = (params: JsonObject) => (typeof params.uri === 'string' ? scopes(params.uri) : undefined);
@@ -123,7 +137,7 @@ function subscriptionUri(params: JsonObject, method: string): string {
 
 /** The resource, or the first template (decorated or added at runtime), that serves the URI. */
 function servingAccess(catalog: McpFeatureCatalog, uri: string): McpAccess | undefined {
-  return catalog.resource(uri) ?? catalog.resourceTemplates().find((template) => template.template.match(uri) !== null);
+  return catalog.resource(uri) ?? catalog.resourceRepositoryFor?.(uri) ?? catalog.resourceTemplates().find((template) => template.template.match(uri) !== null);
 }
 
 function readResource(
@@ -156,6 +170,11 @@ function readResource(
 
   const direct = catalog.resource(uri);
   if (direct) return host.interactive(params, uri, {}, ctx, () => finish(defer(() => direct.read(ctx)), direct.mimeType, direct.cache));
+
+  const repository = catalog.resourceRepositoryFor?.(uri);
+  if (repository) {
+    return host.interactive(params, uri, {}, ctx, () => finish(defer(() => repository.read(uri, ctx)), repository.mimeType, repository.cache));
+  }
 
   const matches = matchTemplates(catalog, uri);
   if (matches.length === 0) throw notFound(uri, era);
@@ -202,11 +221,14 @@ function uriScopes(catalog: McpFeatureCatalog): (uri: string) => readonly string
   return (uri) => {
     if (cache?.version !== catalog.version) {
       const scoped = (item: McpAccess) => (item.requiredScopes?.length ?? 0) > 0;
-      cache = { version: catalog.version, any: catalog.resources().some(scoped) || catalog.resourceTemplates().some(scoped) };
+      const repositories = catalog.resourceRepositories?.() ?? [];
+      cache = { version: catalog.version, any: catalog.resources().some(scoped) || catalog.resourceTemplates().some(scoped) || repositories.some(scoped) };
     }
     if (!cache.any || uriProblem(uri) !== undefined) return undefined;
     const direct = catalog.resource(uri);
     if (direct) return direct.requiredScopes;
+    const repository = catalog.resourceRepositoryFor?.(uri);
+    if (repository) return repository.requiredScopes;
     return union(matchTemplates(catalog, uri).map(([template]) => template.requiredScopes));
   };
 }

@@ -212,6 +212,16 @@ export class UriTemplate {
     return out;
   }
 
+  /**
+   * Whether some URI that starts with `prefix` could match the template: the overlap test between
+   * a template and a repository's URI prefix. Conservative where the prefix reaches into a query
+   * or fragment the template reads (that counts as an overlap).
+   */
+  mayMatchUnder(prefix: string): boolean {
+    if (!prefix.startsWith(this.literalPrefix) && !this.literalPrefix.startsWith(prefix)) return false;
+    return survives(this.#program, prefix);
+  }
+
   /** Returns the template text. */
   toString(): string {
     return this.template;
@@ -602,6 +612,41 @@ function runProgram(program: Program, input: string, slots: number): { captures:
     if (captures[c.slot] === -1) captures[c.slot] = c.pos;
   }
   return { captures, end: matchEnd };
+}
+
+/** Whether the head program still has a live thread (or a match) once `input` is consumed. */
+function survives(program: Program, input: string): boolean {
+  const { op, a, b, tailStarts } = program;
+  // The set holds every pc reached, the epsilon ones (SPLIT, SAVE) too, so no closure is walked twice.
+  const add = (set: Set<number>, pc: number): void => {
+    if (set.has(pc)) return;
+    set.add(pc);
+    const instruction = op[pc];
+    if (instruction === SPLIT) {
+      add(set, a[pc]!);
+      add(set, b[pc]!);
+    } else if (instruction === SAVE) add(set, pc + 1);
+  };
+  let current = new Set<number>();
+  add(current, 0);
+  for (let pos = 0; pos < input.length; pos++) {
+    const code = input.charCodeAt(pos);
+    const next = new Set<number>();
+    for (const pc of current) {
+      const instruction = op[pc];
+      if (instruction === CHAR) {
+        if (code === a[pc]) add(next, pc + 1);
+      } else if (instruction === CLASS) {
+        if (code >= 128 || (STOP_BITS[code]! & a[pc]!) === 0) add(next, pc + 1);
+      } else if (instruction === MATCH && tailStarts.includes(input[pos]!)) {
+        // The head matched; the rest of the prefix may sit in the query or fragment it reads.
+        return true;
+      }
+    }
+    if (next.size === 0) return false;
+    current = next;
+  }
+  return current.size > 0;
 }
 
 function decodeOnce(raw: string): string | null {

@@ -23,7 +23,8 @@ import { Observable } from 'rxjs';
 import { Args, Emit, McpModule, Tool } from 'nestjs-model-context';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernRpc, rpc, type RpcResult } from '../utils/clients.js';
-import { readSse, type SseEvent } from '../utils/sse.js';
+import type { SseEvent } from '../utils/sse.js';
+import { follow } from '../utils/follow.js';
 import { endProcess } from '../utils/wait.js';
 
 type Json = Record<string, any>;
@@ -176,48 +177,6 @@ async function legacySession(url: string): Promise<string> {
 
 function legacyHeaders(sessionId: string, accept = JSON_ACCEPT): Record<string, string> {
   return { ...accept, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' };
-}
-
-interface Followed {
-  events: SseEvent[];
-  done: Promise<{ ended: boolean; timedOut: boolean; failed: boolean }>;
-  /** Resolves once `predicate` holds, checked on each event; rejects if the stream ends first. */
-  until(predicate: (events: SseEvent[]) => boolean, ms: number, what: string): Promise<void>;
-}
-
-/** An SSE response read in the background; `ended` tells a server close from a cut or a guard. */
-function follow(response: Response, guardMs = 60_000): Followed {
-  const events: SseEvent[] = [];
-  const waiters = new Set<() => void>();
-  const done = readSse(response.body, {
-    onEvent: (event) => {
-      events.push(event);
-      for (const waiter of [...waiters]) waiter();
-    },
-    timeoutMs: guardMs,
-  }).then(
-    (read) => ({ ended: read.ended, timedOut: read.timedOut, failed: false }),
-    () => ({ ended: false, timedOut: false, failed: true }),
-  );
-  const until = (predicate: (events: SseEvent[]) => boolean, ms: number, what: string): Promise<void> =>
-    within(
-      new Promise<void>((resolve, reject) => {
-        const check = (): void => {
-          if (!predicate(events)) return;
-          waiters.delete(check);
-          resolve();
-        };
-        waiters.add(check);
-        check();
-        void done.then(() => {
-          waiters.delete(check);
-          if (!predicate(events)) reject(new Error(`${what}: the stream ended first`));
-        });
-      }),
-      ms,
-      what,
-    );
-  return { events, done, until };
 }
 
 function startTick(url: string, sessionId: string, count: number, intervalMs: number, token: string): Promise<Response> {

@@ -1,0 +1,171 @@
+/**
+ * ISSUE-20 item 5: graceful shutdown. Two real app processes share a Redis prefix; a 10-step
+ * progress call runs on A, each step released by the test (a line on A's stdin), so the stream is
+ * still running when A gets a real SIGTERM. A then refuses new work with 503 + Retry-After, ends
+ * the stream with a `retry:` hint, and lets the call finish within its grace period while its
+ * events go on to the Redis event store; the client resumes on B with Last-Event-ID and gets
+ * every event once. Every wait is for an event (a progress event, the stream end, the exit).
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { rpc } from '../utils/clients.js';
+import { follow } from '../utils/follow.js';
+import { clearRedisPrefix, REDIS_URL, redisAvailable } from '../utils/redis.js';
+import type { SseEvent } from '../utils/sse.js';
+import { endProcess, guard } from '../utils/wait.js';
+
+type Json = Record<string, any>;
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/scale-out.app.js', import.meta.url));
+const VERSION = '2025-11-25';
+const SSE_ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+/** One app process, with a pipe to its stdin to release the steps of its `gated` tool. */
+class Instance {
+  url = '';
+  child?: ChildProcess;
+  stderr = '';
+
+  constructor(
+    readonly name: string,
+    private readonly prefix: string,
+  ) {}
+
+  async start(): Promise<void> {
+    const child = spawn(process.execPath, ['--enable-source-maps', FIXTURE], {
+      // A grace far beyond the test's own pace: the call must finish by itself, not be cancelled.
+      env: { ...process.env, REDIS_URL, MCP_KEY_PREFIX: this.prefix, INSTANCE: this.name, PORT: '0', SHUTDOWN_GRACE_MS: '120000' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    child.stderr!.on('data', (chunk) => (this.stderr += String(chunk)));
+    const lines = createInterface({ input: child.stdout! });
+    const port = await guard(
+      new Promise<number>((resolve, reject) => {
+        child.once('exit', (code) => reject(new Error(`instance ${this.name} exited with ${code}:\n${this.stderr}`)));
+        lines.on('line', (line) => {
+          try {
+            resolve((JSON.parse(line) as { port: number }).port);
+          } catch {
+            // not the ready line
+          }
+        });
+      }),
+      `instance ${this.name} listening`,
+      // Generous: a loaded machine boots a Nest app slowly; only a failure guard.
+      90_000,
+    );
+    this.url = `http://127.0.0.1:${port}/mcp`;
+  }
+
+  /** Releases one step of the running `gated` call. */
+  step(): void {
+    this.child!.stdin!.write('step\n');
+  }
+}
+
+let nextId = 1;
+
+async function legacySession(url: string): Promise<string> {
+  const init = await rpc(url, {
+    jsonrpc: '2.0',
+    id: nextId++,
+    method: 'initialize',
+    params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'shutdown', version: '1' } },
+  });
+  assert.equal(init.status, 200, init.text);
+  const sessionId = init.headers.get('mcp-session-id')!;
+  await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
+  return sessionId;
+}
+
+const sessionHeaders = (sessionId: string): Record<string, string> => ({ ...SSE_ACCEPT, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': VERSION });
+const messagesOf = (events: SseEvent[]): Json[] => events.filter((e) => typeof e.data === 'object' && e.data !== null).map((e) => e.data as Json);
+const progressOf = (events: SseEvent[]): number[] => messagesOf(events).filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress as number);
+
+const skip = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
+
+describe('graceful shutdown: SIGTERM during a 10-step progress stream, resumed on a second instance', { skip }, () => {
+  const prefix = `mcp-shutdown:${randomBytes(6).toString('hex')}:`;
+  const a = new Instance('A', prefix);
+  const b = new Instance('B', prefix);
+
+  before(async () => {
+    await Promise.all([a.start(), b.start()]);
+  });
+
+  after(async () => {
+    await Promise.all([endProcess(a.child, 'SIGKILL'), endProcess(b.child, 'SIGTERM', 10_000)]);
+    await clearRedisPrefix(prefix);
+  });
+
+  it('refuses new work with 503, ends the stream with a retry hint, finishes the call, and B delivers every event once', async () => {
+    const sessionId = await legacySession(a.url);
+    const callId = `gated-${nextId++}`;
+    const response = await fetch(a.url, {
+      method: 'POST',
+      headers: sessionHeaders(sessionId),
+      body: JSON.stringify({ jsonrpc: '2.0', id: callId, method: 'tools/call', params: { name: 'gated', arguments: { count: 10 }, _meta: { progressToken: 'p' } } }),
+    });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
+    const first = follow(response);
+    for (let i = 1; i <= 4; i++) {
+      a.step();
+      await first.until((events) => progressOf(events).length >= i, 15_000, `progress step ${i} from A`);
+    }
+
+    const exited = once(a.child!, 'exit');
+    a.child!.kill('SIGTERM');
+    const cut = await guard(first.done, "A ending the call's stream after SIGTERM");
+    assert.deepEqual(cut, { ended: true, timedOut: false, failed: false }, 'A closed the stream itself');
+    assert.deepEqual(progressOf(first.events), [1, 2, 3, 4]);
+    assert.equal(first.events.at(-1)?.retry !== undefined, true, 'the stream ends with a retry: hint');
+    assert.equal(messagesOf(first.events).some((m) => m.id === callId), false, 'no answer yet: the call still runs');
+
+    // A is draining (the call still runs there): new sessions, calls and streams go elsewhere.
+    const refusedCall = await rpc(a.url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
+    assert.equal(refusedCall.status, 503);
+    assert.equal(refusedCall.headers.get('retry-after'), '1');
+    assert.equal((refusedCall.json as Json).error.code, -32000);
+    assert.match((refusedCall.json as Json).error.message, /shutting down/);
+    const refusedInit = await rpc(a.url, { jsonrpc: '2.0', id: nextId++, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'late', version: '1' } } });
+    assert.equal(refusedInit.status, 503);
+    assert.equal(refusedInit.headers.get('mcp-session-id'), null);
+    const lastId = first.events.filter((e) => e.id !== undefined).at(-1)!.id!;
+    const refusedGet = await fetch(a.url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': VERSION, 'Last-Event-ID': lastId } });
+    assert.equal(refusedGet.status, 503);
+    await refusedGet.body?.cancel();
+
+    // The client resumes on B, which follows the call's events as A stores them.
+    const resumedResponse = await fetch(b.url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': VERSION, 'Last-Event-ID': lastId } });
+    assert.equal(resumedResponse.status, 200);
+    const resumed = follow(resumedResponse);
+    for (let i = 5; i <= 10; i++) {
+      a.step();
+      await resumed.until((events) => progressOf(events).length >= i - 4, 15_000, `progress step ${i} through B`);
+    }
+    const end = await guard(resumed.done, 'the resumed stream on B ending with the answer');
+    assert.deepEqual(end, { ended: true, timedOut: false, failed: false });
+    const [code, signal] = await guard(exited, 'A exiting once its call finished');
+    assert.ok(code === 0 || signal === 'SIGTERM', `A exited cleanly (code ${code}, signal ${signal}):\n${a.stderr}`);
+
+    const all = [...progressOf(first.events), ...progressOf(resumed.events)];
+    assert.deepEqual(all, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'every step once, in order');
+    const answers = messagesOf(resumed.events).filter((m) => m.id === callId);
+    assert.equal(answers.length, 1, 'the answer once');
+    assert.equal(answers[0].result.content[0].text, 'stepped 10 on A');
+    const ids = [...first.events, ...resumed.events].map((e) => e.id).filter((id): id is string => id !== undefined && !id.endsWith('.0'));
+    assert.equal(new Set(ids).size, ids.length, 'event ids are unique');
+    assert.doesNotMatch(a.stderr, /unhandled|uncaught/i);
+
+    // B lives on and serves the session.
+    const whoami = await rpc(b.url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
+    assert.equal((whoami.json as Json).result.content[0].text, 'B');
+  });
+});

@@ -7,82 +7,23 @@
  * every event once. Every wait is for an event (a progress event, the stream end, the exit).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { rpc } from '../utils/clients.js';
+import { FixtureInstance } from '../utils/fixture-process.js';
 import { follow } from '../utils/follow.js';
+import { legacySession } from '../utils/legacy-session.js';
 import { clearRedisPrefix, REDIS_URL, redisAvailable } from '../utils/redis.js';
 import type { SseEvent } from '../utils/sse.js';
 import { endProcess, guard } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/scale-out.app.js', import.meta.url));
 const VERSION = '2025-11-25';
 const SSE_ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
-/** One app process, with a pipe to its stdin to release the steps of its `gated` tool. */
-class Instance {
-  url = '';
-  child?: ChildProcess;
-  stderr = '';
-
-  constructor(
-    readonly name: string,
-    private readonly prefix: string,
-  ) {}
-
-  async start(): Promise<void> {
-    const child = spawn(process.execPath, ['--enable-source-maps', FIXTURE], {
-      // A grace far beyond the test's own pace: the call must finish by itself, not be cancelled.
-      env: { ...process.env, REDIS_URL, MCP_KEY_PREFIX: this.prefix, INSTANCE: this.name, PORT: '0', SHUTDOWN_GRACE_MS: '120000' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    child.stderr!.on('data', (chunk) => (this.stderr += String(chunk)));
-    const lines = createInterface({ input: child.stdout! });
-    const port = await guard(
-      new Promise<number>((resolve, reject) => {
-        child.once('exit', (code) => reject(new Error(`instance ${this.name} exited with ${code}:\n${this.stderr}`)));
-        lines.on('line', (line) => {
-          try {
-            resolve((JSON.parse(line) as { port: number }).port);
-          } catch {
-            // not the ready line
-          }
-        });
-      }),
-      `instance ${this.name} listening`,
-      // Generous: a loaded machine boots a Nest app slowly; only a failure guard.
-      90_000,
-    );
-    this.url = `http://127.0.0.1:${port}/mcp`;
-  }
-
-  /** Releases one step of the running `gated` call. */
-  step(): void {
-    this.child!.stdin!.write('step\n');
-  }
-}
-
 let nextId = 1;
-
-async function legacySession(url: string): Promise<string> {
-  const init = await rpc(url, {
-    jsonrpc: '2.0',
-    id: nextId++,
-    method: 'initialize',
-    params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'shutdown', version: '1' } },
-  });
-  assert.equal(init.status, 200, init.text);
-  const sessionId = init.headers.get('mcp-session-id')!;
-  await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
-  return sessionId;
-}
 
 const sessionHeaders = (sessionId: string): Record<string, string> => ({ ...SSE_ACCEPT, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': VERSION });
 const messagesOf = (events: SseEvent[]): Json[] => events.filter((e) => typeof e.data === 'object' && e.data !== null).map((e) => e.data as Json);
@@ -92,8 +33,12 @@ const skip = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start
 
 describe('graceful shutdown: SIGTERM during a 10-step progress stream, resumed on a second instance', { skip }, () => {
   const prefix = `mcp-shutdown:${randomBytes(6).toString('hex')}:`;
-  const a = new Instance('A', prefix);
-  const b = new Instance('B', prefix);
+  // A grace far beyond the test's own pace: the call must finish by itself, not be cancelled.
+  const env = { REDIS_URL, MCP_KEY_PREFIX: prefix, SHUTDOWN_GRACE_MS: '120000' };
+  const a = new FixtureInstance('A', env, 'pipe');
+  const b = new FixtureInstance('B', env);
+  /** Releases one step of the running `gated` call (a line on A's stdin). */
+  const step = (): void => void a.child!.stdin!.write('step\n');
 
   before(async () => {
     await Promise.all([a.start(), b.start()]);
@@ -105,7 +50,7 @@ describe('graceful shutdown: SIGTERM during a 10-step progress stream, resumed o
   });
 
   it('refuses new work with 503, ends the stream with a retry hint, finishes the call, and B delivers every event once', async () => {
-    const sessionId = await legacySession(a.url);
+    const sessionId = await legacySession(a.url, 'shutdown');
     const callId = `gated-${nextId++}`;
     const response = await fetch(a.url, {
       method: 'POST',
@@ -116,7 +61,7 @@ describe('graceful shutdown: SIGTERM during a 10-step progress stream, resumed o
     assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
     const first = follow(response);
     for (let i = 1; i <= 4; i++) {
-      a.step();
+      step();
       await first.until((events) => progressOf(events).length >= i, 15_000, `progress step ${i} from A`);
     }
 
@@ -147,7 +92,7 @@ describe('graceful shutdown: SIGTERM during a 10-step progress stream, resumed o
     assert.equal(resumedResponse.status, 200);
     const resumed = follow(resumedResponse);
     for (let i = 5; i <= 10; i++) {
-      a.step();
+      step();
       await resumed.until((events) => progressOf(events).length >= i - 4, 15_000, `progress step ${i} through B`);
     }
     const end = await guard(resumed.done, 'the resumed stream on B ending with the answer');

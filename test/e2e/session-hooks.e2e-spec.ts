@@ -259,6 +259,26 @@ describe('session hooks on 2026-07-28: the hook runs per request, the state last
   });
 });
 
+describe('session hooks on a stateless legacy endpoint: the hook runs per request', () => {
+  const log = new HookLog();
+  let app: RunningApp;
+
+  before(async () => {
+    app = await start({ sessions: { mode: 'stateless', ...log.options() } });
+  });
+  after(() => app?.close());
+
+  it('seeds each request, since there is no session to keep the state in', async () => {
+    const headers = { 'X-Tenant': 'stateless', 'MCP-Protocol-Version': VERSION };
+    const send = (name: string, args: Json) => rpc(app.url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }, { headers });
+    assert.equal((await send('add', { item: 'one' })).status, 200);
+    const cart = JSON.parse(textOf((await send('cart', {})).json as Json));
+    assert.deepEqual(cart, { tenant: 'stateless', client: 'unknown', items: [], persistent: false });
+    assert.equal(log.opened.length, 2);
+    assert.ok(log.opened.every((c) => c.era === 'legacy' && c.sessionId === undefined));
+  });
+});
+
 const skip = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
 
 describe('session hooks on Redis: the state follows the session to a second instance; the admin view spans both', { skip }, () => {

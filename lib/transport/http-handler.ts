@@ -184,6 +184,7 @@ export class McpHttpHandler {
     try {
       const admitted = await this.admit(req, res, sink);
       if (!admitted.ok) return;
+      if (route === 'stream' && this.draining) return this.refuseDraining(sink, undefined);
       if (route === 'stream') return transport.open(req, res, admitted.principal, new NodeTransportFacts(req, undefined, true).clientAddress);
       const body = this.post(req);
       return await transport.post(req, res, admitted.principal, body instanceof Promise ? await body : body);

@@ -1,5 +1,5 @@
 import type { McpEventStore } from '../protocol/event-store.js';
-import { httpStatusFor, McpError, McpStoreUnavailableError } from '../protocol/errors.js';
+import { httpStatusFor, McpStoreUnavailableError } from '../protocol/errors.js';
 import { requestState, type RequestEnvelope } from '../protocol/context.js';
 import { ServerRequestBroker } from '../protocol/interaction.js';
 import {
@@ -269,12 +269,9 @@ export class McpEngine {
 
   /** 2026-07-28 has no session: `sessions.onSession` seeds each request's state. */
   private async seededCall(request: JsonRpcRequest, envelope: RequestEnvelope, facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
-    try {
-      envelope.state = requestState(await this.options.hooks!.open(connectionOf(facts, envelope)));
-    } catch (error) {
-      if (!(error instanceof McpError)) throw error;
-      return sink.json(error.httpStatus ?? httpStatusFor(error.code), failure(request.id, error.code, error.message));
-    }
+    const seeded = await this.options.hooks!.seed(connectionOf(facts, envelope), request.id);
+    if (this.answered(seeded, sink)) return;
+    envelope.state = requestState(seeded.state);
     this.call(request, envelope, facts, sink, { era: 'modern' });
   }
 

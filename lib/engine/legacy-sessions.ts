@@ -1,5 +1,5 @@
 import { requestState, type RequestEnvelope } from '../protocol/context.js';
-import { httpStatusFor, McpError } from '../protocol/errors.js';
+import { McpError } from '../protocol/errors.js';
 import type { ServerRequestBroker } from '../protocol/interaction.js';
 import { ErrorCode, failure, success, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc.js';
 import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
@@ -129,13 +129,11 @@ export class LegacySessions {
     }
     const envelope = this.sessionEnvelope(facts, version, session);
     // Without a session the hook seeds every request: there is nothing to keep the state in.
-    if (this.options.mode === 'stateless' && this.options.hooks?.seeds) {
-      try {
-        envelope.state = requestState(await this.options.hooks.open(connectionOf(facts, envelope)));
-      } catch (error) {
-        if (error instanceof McpError) return refuse(error.httpStatus ?? httpStatusFor(error.code), id, error.code, error.message);
-        throw error;
-      }
+    const notification = id === null && method !== undefined;
+    if (this.options.mode === 'stateless' && this.options.hooks?.seeds && !notification) {
+      const seeded = await this.options.hooks.seed(connectionOf(facts, envelope), id);
+      if ('status' in seeded) return seeded;
+      envelope.state = requestState(seeded.state);
     }
     return envelope;
   }
@@ -165,12 +163,9 @@ export class LegacySessions {
       if (principal !== undefined) session.principal = principal;
       const hooks = this.options.hooks;
       if (hooks?.seeds) {
-        try {
-          session.state = await hooks.open(connectionOf(facts, { era: 'legacy', sessionId: session.id, protocolVersion, clientInfo: session.clientInfo, capabilities }));
-        } catch (error) {
-          if (error instanceof McpError) return refuse(error.httpStatus ?? httpStatusFor(error.code), message.id, error.code, error.message);
-          throw error;
-        }
+        const seeded = await hooks.seed(connectionOf(facts, { era: 'legacy', sessionId: session.id, protocolVersion, clientInfo: session.clientInfo, capabilities }), message.id);
+        if ('status' in seeded) return seeded;
+        session.state = seeded.state;
       }
       session.owner = principal !== undefined ? `principal:${principal}` : `address:${addressOwner(facts.clientAddress)}`;
       if (this.options.mode === 'process') {

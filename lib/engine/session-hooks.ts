@@ -1,10 +1,11 @@
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import { McpError } from '../protocol/errors.js';
-import { ErrorCode } from '../protocol/json-rpc.js';
+import { httpStatusFor } from '../protocol/errors.js';
+import { ErrorCode, failure, type JsonRpcId } from '../protocol/json-rpc.js';
 import type { Implementation, JsonObject } from '../protocol/mcp-types.js';
 import type { McpSession } from '../protocol/session-store.js';
 import type { ProtocolEra } from '../protocol/versions.js';
-import type { McpTransportFacts } from './sink.js';
+import type { McpRefusal, McpTransportFacts } from './sink.js';
 
 /**
  * What `sessions.onSession` can read of the connection that opens a session (legacy era:
@@ -92,6 +93,16 @@ export class SessionHooks {
       throw new McpError(ErrorCode.InternalError, 'Internal error: sessions.onSession must return a plain object (the initial session state) or nothing.');
     }
     return checkState(seeded, this.options.stateBytes, 'sessions.onSession returned');
+  }
+
+  /** The initial state for a connection, or the refusal the hook's McpError makes of it. */
+  async seed(connection: McpSessionConnection, id: JsonRpcId | null): Promise<{ state: JsonObject } | McpRefusal> {
+    try {
+      return { state: await this.open(connection) };
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error;
+      return { status: error.httpStatus ?? httpStatusFor(error.code), body: failure(id, error.code, error.message) };
+    }
   }
 
   /** Runs the close hook without letting it fail the caller. */

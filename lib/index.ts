@@ -136,3 +136,14 @@ export {
   type McpPromptPage,
 } from './decorators/repository.decorator.js';
 export type { McpRepositoryPageRequest } from './protocol/repositories.js';
+export type { McpSessionState } from './protocol/context.js';
+export type {
+  McpOnSession,
+  McpOnSessionClose,
+  McpSessionClosed,
+  McpSessionCloseReason,
+  McpSessionConnection,
+} from './engine/session-hooks.js';
+export { McpSessionAdmin, type McpSessionSummary } from './admin/mcp-session-admin.js';
+export type { McpAdminRoutesOptions } from './admin/mcp-admin.controller.js';
+export type { McpShutdownOptions } from './interfaces/mcp-module-options.interface.js';

@@ -55,8 +55,15 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     else limits[key] = value;
   }
   problems.push(...redisOptionProblems(options));
+  for (const key of ['onSession', 'onSessionClose'] as const) {
+    if (sessions[key] !== undefined && typeof sessions[key] !== 'function') problems.push(`"sessions.${key}" must be a function`);
+  }
+  const graceMs = options.shutdown?.graceMs ?? 10_000;
+  if (!Number.isSafeInteger(graceMs) || graceMs < 0) problems.push('"shutdown.graceMs" must be a non-negative integer');
+  const retryAfterS = options.shutdown?.retryAfterS ?? 1;
+  if (!Number.isSafeInteger(retryAfterS) || retryAfterS < 1) problems.push('"shutdown.retryAfterS" must be a positive integer');
   if (problems.length) throw new Error(messages.INVALID_OPTIONS(problems.join('; ')));
-  const { sessions: _s, cache, defaultLogLevel: _l, requestState: _r, clientRequestTimeoutMs: _c, pageSize: _p, limits: _lim, ...rest } = options;
+  const { sessions: _s, cache, defaultLogLevel: _l, requestState: _r, clientRequestTimeoutMs: _c, pageSize: _p, limits: _lim, shutdown: _sd, ...rest } = options;
   return {
     ...rest,
     clientRequestTimeoutMs,
@@ -72,7 +79,8 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     keepAliveMs,
     toolNamePattern: options.toolNamePattern ?? DEFAULT_TOOL_NAME,
     exposeInternalErrors: options.exposeInternalErrors ?? false,
-    sessions: { mode, idleTtlMs, maxSessions, store: sessions.store, eventStore: sessions.eventStore },
+    sessions: { mode, idleTtlMs, maxSessions, store: sessions.store, eventStore: sessions.eventStore, onSession: sessions.onSession, onSessionClose: sessions.onSessionClose },
+    shutdown: { graceMs, retryAfterS },
     cache: {
       discover: cache?.discover ?? { ttlMs: 300_000, cacheScope: 'public' },
       lists: cache?.lists ?? { ttlMs: 60_000, cacheScope: 'public' },

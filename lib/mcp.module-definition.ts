@@ -2,6 +2,7 @@ import { ConfigurableModuleBuilder, VERSION_NEUTRAL } from '@nestjs/common';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
 import { MCP_DEFAULT_PATH } from './mcp.constants.js';
 import type { McpLegacySseOptions } from './transport/legacy-sse.transport.js';
+import type { McpAdminRoutesOptions } from './admin/mcp-admin.controller.js';
 
 /** A controller version as Nest takes it (`@Controller({ version })`). @publicApi */
 export type McpEndpointVersion = string | typeof VERSION_NEUTRAL | Array<string | typeof VERSION_NEUTRAL>;
@@ -40,6 +41,13 @@ export interface McpModuleExtras {
    * @default false
    */
   legacySse: boolean | McpLegacySseOptions;
+  /**
+   * Serve the read-only admin routes of {@link McpSessionAdmin}: `GET /mcp-admin/sessions` and
+   * `GET /mcp-admin/sessions/:id` (no state, no tokens). Off by default. The app protects them
+   * with its own guard, passed as a class decorator: `{ decorators: [UseGuards(AdminGuard)] }`.
+   * @default false
+   */
+  adminRoutes: false | McpAdminRoutesOptions;
 }
 
 export const {
@@ -50,7 +58,7 @@ export const {
 } = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMcpOptions')
-  .setExtras<McpModuleExtras>({ path: MCP_DEFAULT_PATH, isGlobal: false, endpointVersion: VERSION_NEUTRAL, controllerDecorators: [], legacySse: false }, (definition, extras) => ({
+  .setExtras<McpModuleExtras>({ path: MCP_DEFAULT_PATH, isGlobal: false, endpointVersion: VERSION_NEUTRAL, controllerDecorators: [], legacySse: false, adminRoutes: false }, (definition, extras) => ({
     ...definition,
     global: extras.isGlobal,
   }))

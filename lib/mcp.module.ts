@@ -53,6 +53,9 @@ import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
 import { McpPolicyGate } from './execution/mcp-policy-gate.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 import { createToolsetModule, type McpToolsetOptions } from './discovery/mcp-toolset.js';
+import { SessionHooks } from './engine/session-hooks.js';
+import { McpSessionAdmin } from './admin/mcp-session-admin.js';
+import { createMcpAdminController } from './admin/mcp-admin.controller.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -149,6 +152,8 @@ const coreProviders: Provider[] = [
         maxSessions: options.sessions.maxSessions,
         limits: options.limits,
         legacySse: legacySse ?? undefined,
+        hooks: sessionHooks(options),
+        shutdownRetryAfterS: options.shutdown.retryAfterS,
       }),
     inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE, MCP_AUTHENTICATOR, MCP_REDIS, MCP_LEGACY_SSE],
   },
@@ -164,7 +169,16 @@ const coreProviders: Provider[] = [
   },
   McpTransportLifecycle,
   McpHealthIndicator,
+  McpSessionAdmin,
 ];
+
+/** The app's session hooks with their bound; none when it set no hook (the state bound still applies to ctx.state()). */
+function sessionHooks(options: ResolvedMcpOptions): SessionHooks | undefined {
+  const { onSession, onSessionClose } = options.sessions;
+  if (!onSession && !onSessionClose) return undefined;
+  const logger = new Logger('McpSessions');
+  return new SessionHooks({ onSession, onSessionClose, stateBytes: options.limits.sessionStateBytes, logger: { error: (m, t) => logger.error(m, t) } });
+}
 
 function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
   const schemas = new ElicitationSchemas();
@@ -268,6 +282,14 @@ export class McpModule extends McpConfigurableModule implements NestModule {
     const legacySse = resolveLegacySse(extras.legacySse);
     const controllers = [createMcpController(endpoint, extras.endpointVersion, decorators)];
     if (legacySse) controllers.push(createLegacySseController(legacySse, extras.endpointVersion, decorators) as never);
+    if (extras.adminRoutes) {
+      if (!Array.isArray(extras.adminRoutes.decorators)) {
+        throw new Error(
+          'McpModule adminRoutes needs "decorators": the app\'s guard for the admin routes, e.g. { adminRoutes: { decorators: [UseGuards(AdminGuard)] } }. Give [] only when a global guard (APP_GUARD) protects every route.',
+        );
+      }
+      controllers.push(createMcpAdminController(extras.adminRoutes, extras.endpointVersion) as never);
+    }
     return {
       ...definition,
       imports: [...(definition.imports ?? []), DiscoveryModule, McpMetadataModule],
@@ -280,7 +302,7 @@ export class McpModule extends McpConfigurableModule implements NestModule {
         { provide: MCP_ENDPOINT_VERSION, useValue: extras.endpointVersion ?? VERSION_NEUTRAL },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],
-      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator],
+      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin],
     };
   }
 }

@@ -1,5 +1,6 @@
 import type { McpEventStore } from '../protocol/event-store.js';
 import { httpStatusFor, McpStoreUnavailableError } from '../protocol/errors.js';
+import { requestState, type RequestEnvelope } from '../protocol/context.js';
 import { ServerRequestBroker } from '../protocol/interaction.js';
 import {
   ErrorCode,
@@ -15,13 +16,14 @@ import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
 import type { McpRelay } from '../protocol/relay.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
-import type { McpSessionEndReason, McpSessionStore } from '../protocol/session-store.js';
+import type { McpSession, McpSessionStore } from '../protocol/session-store.js';
 import { DEFAULT_MCP_LIMITS, type ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
 import { runBatch } from './batch.js';
 import { LegacySessions, type McpSessionMode } from './legacy-sessions.js';
 import { CallWriter, type CallChannel } from './respond.js';
 import type { McpBodyOutcome, McpRefusal, McpResponseSink, McpScopeCheck, McpTransportFacts } from './sink.js';
 import { StreamHub } from './streams.js';
+import { connectionOf, type McpSessionCloseReason, type SessionHooks } from './session-hooks.js';
 import { isModernMessage, modernEnvelope } from './wire-rules.js';
 
 export interface McpEngineOptions {
@@ -43,6 +45,8 @@ export interface McpEngineOptions {
   checkScopes?: McpScopeCheck;
   /** `sessions.maxSessions`, named in the refusal when the store is full. @default 10000 */
   maxSessions?: number;
+  /** `sessions.onSession` / `onSessionClose` and the session-state bound. */
+  hooks?: SessionHooks;
 }
 
 /** Scope of the calls of a `process`-mode connection: one connection, one id space. */
@@ -78,7 +82,7 @@ export class McpEngine {
 
   constructor(
     private readonly server: McpDispatcher,
-    store: McpSessionStore,
+    private readonly store: McpSessionStore,
     private readonly options: McpEngineOptions,
   ) {
     this.limits = options.limits ?? DEFAULT_MCP_LIMITS;
@@ -89,10 +93,11 @@ export class McpEngine {
       limits: this.limits,
       maxSessions: options.maxSessions ?? 10_000,
       defaultLogLevel: options.defaultLogLevel,
+      hooks: options.hooks,
     });
     // An answer published by the instance it reached resolves here if this instance awaits it.
     this.stopRelay = options.relay?.onResponse((response, sessionId) => this.broker.resolve(response, sessionId));
-    this.stopSessionEnds = store.onSessionEnd?.((sessionId, reason) => void this.endSession(sessionId, reason));
+    this.stopSessionEnds = store.onSessionEnd?.((sessionId, reason, session) => void this.endSession(sessionId, reason, session));
   }
 
   /** One incoming body (a message or a batch), as the transport read it. */
@@ -146,11 +151,37 @@ export class McpEngine {
     if (sessionId === undefined) {
       return sink.json(400, failure(null, ErrorCode.InvalidRequest, 'Bad Request: DELETE needs the Mcp-Session-Id header of the session to end.'));
     }
-    if (!(await this.sessions.delete(facts, sessionId))) {
+    const ended = await this.sessions.delete(facts, sessionId);
+    if (!ended) {
       return sink.json(404, failure(null, ErrorCode.InvalidRequest, 'Session not found: it expired or was already deleted.'));
     }
-    await this.endSession(sessionId, 'deleted');
+    await this.endSession(sessionId, 'deleted', ended);
     sink.empty(200);
+  }
+
+  /** Ends any session, whoever owns it (the admin view); false when it did not exist. */
+  async closeSession(sessionId: string): Promise<boolean> {
+    const session = await this.store.get(sessionId);
+    if (!session || !(await this.store.delete(sessionId))) return false;
+    await this.endSession(sessionId, 'closed', session);
+    return true;
+  }
+
+  /** Streams this instance holds for a session. */
+  openStreams(sessionId: string): number {
+    return this.streams.openStreams(sessionId);
+  }
+
+  /**
+   * Shutdown: streams that can resume elsewhere end now with a `retry:` hint, calls get `graceMs`
+   * to finish (their events keep going to the event store), the rest are cancelled, and every
+   * stored write is flushed before this resolves.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.streams.drain();
+    const idle = await this.calls.whenIdle(graceMs);
+    if (!idle) this.calls.cancelAll();
+    await this.streams.flushed();
   }
 
   /** Sends a server-initiated message on a legacy session's GET stream (see StreamHub.sendToSession). */
@@ -175,9 +206,10 @@ export class McpEngine {
    * Everything a legacy session holds ends with it, whatever ended it (DELETE, idle expiry,
    * eviction at its owner's cap): its GET stream, relay stream, in-flight calls and stored events.
    */
-  private async endSession(sessionId: string, _reason: 'deleted' | McpSessionEndReason): Promise<void> {
+  private async endSession(sessionId: string, reason: McpSessionCloseReason, session?: McpSession): Promise<void> {
     this.streams.endSession(sessionId);
     this.calls.cancelAll(sessionId);
+    this.options.hooks?.closed({ sessionId, reason, session });
     // An ended session's events can never be resumed: release them now rather than at expiry.
     await this.options.eventStore?.dropSession?.(sessionId);
   }
@@ -222,7 +254,7 @@ export class McpEngine {
 
   // ---------------------------------------------------------------- modern era (2026-07-28)
 
-  private modern(message: JsonRpcRequest | JsonRpcNotification, id: JsonRpcId | null, facts: McpTransportFacts, sink: McpResponseSink): void {
+  private modern(message: JsonRpcRequest | JsonRpcNotification, id: JsonRpcId | null, facts: McpTransportFacts, sink: McpResponseSink): void | Promise<void> {
     const envelope = modernEnvelope(this.server, facts, message, id);
     if ('error' in envelope) return sink.json(httpStatusFor(envelope.error.code), envelope);
     if (id === null) {
@@ -231,7 +263,16 @@ export class McpEngine {
       if (scope !== undefined && message.method === 'notifications/cancelled') this.calls.cancel(scope, message.params?.requestId);
       return sink.empty(202);
     }
+    if (this.options.hooks?.seeds) return this.seededCall(message as JsonRpcRequest, envelope, facts, sink);
     this.call(message as JsonRpcRequest, envelope, facts, sink, { era: 'modern' });
+  }
+
+  /** 2026-07-28 has no session: `sessions.onSession` seeds each request's state. */
+  private async seededCall(request: JsonRpcRequest, envelope: RequestEnvelope, facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+    const seeded = await this.options.hooks!.seed(connectionOf(facts, envelope), request.id);
+    if (this.answered(seeded, sink)) return;
+    envelope.state = requestState(seeded.state);
+    this.call(request, envelope, facts, sink, { era: 'modern' });
   }
 
   // ---------------------------------------------------------------- legacy era (2025-03-26 … 2025-11-25)

@@ -64,14 +64,27 @@ export class EventStream {
     if (this.sink && !this.ended) this.sink.comment();
   }
 
-  /** Ends the current sink but keeps the stream alive for a later resume. */
-  detach(): void {
+  /**
+   * Ends the current sink but keeps the stream alive for a later resume; with `retryMs`, tells
+   * the client how soon to reconnect first (shutdown: it resumes on another instance).
+   */
+  detach(retryMs?: number): void {
     if (!this.options.store || this.ended) return;
     this.tail = this.tail.then(() => {
       const sink = this.sink;
       this.sink = undefined;
+      if (retryMs !== undefined && sink && !sink.ended) sink.retry?.(retryMs);
       sink?.end();
     });
+  }
+
+  /** Resolves once every write queued so far, and any queued while waiting, reached the store and the sink. */
+  async settled(): Promise<void> {
+    let tail: Promise<void>;
+    do {
+      tail = this.tail;
+      await tail;
+    } while (tail !== this.tail);
   }
 
   /**

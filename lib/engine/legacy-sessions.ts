@@ -1,4 +1,4 @@
-import type { RequestEnvelope } from '../protocol/context.js';
+import { requestState, type RequestEnvelope } from '../protocol/context.js';
 import { McpError } from '../protocol/errors.js';
 import type { ServerRequestBroker } from '../protocol/interaction.js';
 import { ErrorCode, failure, success, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc.js';
@@ -16,6 +16,7 @@ import {
 } from '../protocol/versions.js';
 import type { McpRefusal, McpTransportFacts } from './sink.js';
 import type { StreamHub } from './streams.js';
+import { checkState, connectionOf, type SessionHooks } from './session-hooks.js';
 
 /**
  * How an engine keeps legacy sessions: `stateful` in the session store, named by `Mcp-Session-Id`;
@@ -30,6 +31,8 @@ export interface LegacySessionsOptions {
   /** `sessions.maxSessions`, named in the refusal when the store is full. */
   maxSessions: number;
   defaultLogLevel?: LogLevel;
+  /** `sessions.onSession` and the state bound. */
+  hooks?: SessionHooks;
 }
 
 /** Seconds a client refused for `sessions.maxSessions` is asked to wait before retrying. */
@@ -124,7 +127,15 @@ export class LegacySessions {
       }
       version = headerVersion;
     }
-    return this.sessionEnvelope(facts, version, session);
+    const envelope = this.sessionEnvelope(facts, version, session);
+    // Without a session the hook seeds every request: there is nothing to keep the state in.
+    const notification = id === null && method !== undefined;
+    if (this.options.mode === 'stateless' && this.options.hooks?.seeds && !notification) {
+      const seeded = await this.options.hooks.seed(connectionOf(facts, envelope), id);
+      if ('status' in seeded) return seeded;
+      envelope.state = requestState(seeded.state);
+    }
+    return envelope;
   }
 
   /** `initialize`: negotiates the version and, with sessions, opens one for the caller. */
@@ -146,10 +157,16 @@ export class LegacySessions {
           `Invalid params: the initialize capabilities and clientInfo are ${keptBytes} bytes, over the ${limits.initializeParamsBytes}-byte limit a session keeps (limits.initializeParamsBytes). Send smaller capabilities and clientInfo, or raise McpModule's limits.initializeParamsBytes.`,
         );
       }
-      const session: McpSession = { id: newSessionId(), protocolVersion, capabilities };
+      const session: McpSession = { id: newSessionId(), protocolVersion, capabilities, createdAt: Date.now() };
       if (clientInfo) session.clientInfo = clientInfo as unknown as McpSession['clientInfo'];
       const principal = facts.principal?.id;
       if (principal !== undefined) session.principal = principal;
+      const hooks = this.options.hooks;
+      if (hooks?.seeds) {
+        const seeded = await hooks.seed(connectionOf(facts, { era: 'legacy', sessionId: session.id, protocolVersion, clientInfo: session.clientInfo, capabilities }), message.id);
+        if ('status' in seeded) return seeded;
+        session.state = seeded.state;
+      }
       session.owner = principal !== undefined ? `principal:${principal}` : `address:${addressOwner(facts.clientAddress)}`;
       if (this.options.mode === 'process') {
         // The connection's session restarts; the previous one (and its stream) ends with it.
@@ -175,10 +192,10 @@ export class LegacySessions {
     return { status: 200, headers, body: success(message.id, result) };
   }
 
-  /** Ends the caller's own session (DELETE); false when it names none of theirs. */
-  async delete(facts: McpTransportFacts, sessionId: string): Promise<boolean> {
+  /** Ends the caller's own session (DELETE): the ended session, or undefined when it names none of theirs. */
+  async delete(facts: McpTransportFacts, sessionId: string): Promise<McpSession | undefined> {
     const owned = await this.store.get(sessionId);
-    return owned !== undefined && (owned.principal ?? null) === (facts.principal?.id ?? null) && (await this.store.delete(sessionId));
+    return owned !== undefined && (owned.principal ?? null) === (facts.principal?.id ?? null) && (await this.store.delete(sessionId)) ? owned : undefined;
   }
 
   private sessionEnvelope(facts: McpTransportFacts, version: string, current: McpSession | undefined): RequestEnvelope {
@@ -201,6 +218,16 @@ export class LegacySessions {
           }
         : undefined,
       broker: this.broker,
+      state: current
+        ? {
+            persistent: true,
+            read: () => current.state ?? {},
+            write: async (value) => {
+              current.state = checkState(value, this.options.hooks?.options.stateBytes ?? this.options.limits.sessionStateBytes, 'ctx.state() was given');
+              await store.update(current);
+            },
+          }
+        : undefined,
       subscribe: current
         ? async (uri) => {
             const subscriptions = new Set(current.subscriptions ?? []);

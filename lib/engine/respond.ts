@@ -39,6 +39,9 @@ export interface RespondOptions {
 export class CallWriter {
   /** Cancels an in-flight call (by scope and request id), ending its answer. */
   private readonly inflight = new Map<string, () => void>();
+  /** Calls not answered yet, of every era (shutdown waits for them). */
+  private running = 0;
+  private readonly idleWaiters = new Set<() => void>();
 
   constructor(
     private readonly streams: StreamHub,
@@ -62,6 +65,21 @@ export class CallWriter {
     if (scope === undefined) this.inflight.clear();
   }
 
+  /** Resolves once no call runs, or after `ms`, whichever comes first; true when none runs. */
+  whenIdle(ms: number): Promise<boolean> {
+    if (this.running === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (idle: boolean): void => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(wake);
+        resolve(idle);
+      };
+      const wake = (): void => done(true);
+      const timer = setTimeout(() => done(this.running === 0), ms);
+      this.idleWaiters.add(wake);
+    });
+  }
+
   respond(options: RespondOptions): void {
     const { sink, era, sessionId, requestId, acceptsStream, protocolVersion } = options;
     const channel = options.channel ?? { detachRequested: false };
@@ -79,8 +97,10 @@ export class CallWriter {
     };
     const pulse = acceptsStream ? { since: Date.now(), beat: () => startStream().comment() } : undefined;
     if (pulse) streams.watchSlowCall(pulse);
+    this.running++;
     const finish = (): void => {
       finished = true;
+      if (--this.running === 0) for (const wake of [...this.idleWaiters]) wake();
       if (pulse) streams.unwatchSlowCall(pulse);
       if (key !== undefined) this.inflight.delete(key);
       streams.closeCallStream(channel.stream);

@@ -23,6 +23,8 @@ export interface McpEventSink {
   prime(id: string, retryMs: number): void;
   /** A keep-alive that carries nothing. */
   comment(): void;
+  /** Sets the client's reconnection delay (an SSE `retry:` field), before the server ends a stream it should resume elsewhere. */
+  retry?(retryMs: number): void;
   /** Ends the stream; later writes are dropped. */
   end(): void;
   /** True once ended by either side. */

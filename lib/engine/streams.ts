@@ -46,6 +46,8 @@ export class StreamHub {
    */
   private readonly slowCalls = new Set<SlowCall>();
   private ticker?: NodeJS.Timeout;
+  /** Stored streams whose last writes may still be on their way to the event store. */
+  private readonly flushing = new Set<Promise<void>>();
 
   constructor(private readonly options: StreamHubOptions) {}
 
@@ -64,7 +66,46 @@ export class StreamHub {
 
   /** The call's stream finished: it can no longer be resumed live. */
   closeCallStream(stream: EventStream | undefined): void {
-    if (stream?.streamId !== undefined) this.liveStreams.delete(stream.streamId);
+    if (stream?.streamId === undefined) return;
+    this.liveStreams.delete(stream.streamId);
+    this.track(stream);
+  }
+
+  /**
+   * Shutdown: every GET stream and every resumable call stream here ends with a `retry:` hint,
+   * so that its client resumes on another instance (Last-Event-ID) while the calls go on writing
+   * to the event store. Streams nothing can resume stay open until their call ends.
+   */
+  drain(): void {
+    const retryMs = this.options.retryMs;
+    for (const [sessionId, stream] of [...this.getStreams]) {
+      if (stream.streamId !== undefined) {
+        stream.detach(retryMs);
+        this.track(stream);
+      } else {
+        stream.end();
+        this.dropSession(sessionId);
+      }
+    }
+    for (const { stream } of this.liveStreams.values()) stream.detach(retryMs);
+    this.options.relay?.endAll?.(retryMs);
+  }
+
+  /** Resolves once every stored stream's writes reached the event store. */
+  async flushed(): Promise<void> {
+    while (this.flushing.size > 0) await Promise.all([...this.flushing]);
+  }
+
+  /** Streams this instance holds for a session (its GET stream, its resumable call streams). */
+  openStreams(sessionId: string): number {
+    let count = this.getStreams.get(sessionId)?.finished === false ? 1 : 0;
+    for (const live of this.liveStreams.values()) if (live.sessionId === sessionId && !live.stream.detached) count++;
+    return count + (this.options.relay?.heldStreams?.(sessionId) ?? 0);
+  }
+
+  private track(stream: EventStream): void {
+    const settled: Promise<void> = stream.settled().finally(() => this.flushing.delete(settled));
+    this.flushing.add(settled);
   }
 
   /**

@@ -8,6 +8,7 @@ import type { McpEventStore } from '../protocol/event-store.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpAuthOptions } from '../auth/mcp-auth.interface.js';
 import type { McpRedisOptions } from '../redis/redis-client.js';
+import type { McpOnSession, McpOnSessionClose } from '../engine/session-hooks.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.
@@ -167,6 +168,21 @@ export interface McpModuleOptions {
    * public endpoint; every refusal names the limit and the option that raises it. See SECURITY.md.
    */
   limits?: McpLimitOptions;
+  /**
+   * Graceful shutdown, with `app.enableShutdownHooks()`: on SIGTERM the endpoint refuses new
+   * sessions, calls and streams (503 + `Retry-After`), ends the SSE streams that can resume
+   * elsewhere with a `retry:` hint, lets running calls finish within `graceMs` (their events go on
+   * to the event store), cancels the rest and flushes the event store.
+   */
+  shutdown?: McpShutdownOptions;
+}
+
+/** @publicApi */
+export interface McpShutdownOptions {
+  /** How long running calls may go on after the signal before they are cancelled. @default 10000 */
+  graceMs?: number;
+  /** The `Retry-After` (seconds) of requests refused while shutting down. @default 1 */
+  retryAfterS?: number;
 }
 
 /**
@@ -225,6 +241,12 @@ export interface McpLimitOptions {
    * refused (-32602) before any work. @default 1024
    */
   repositoryCursorLength?: number;
+  /**
+   * Bytes of one session's state (`sessions.onSession`, `ctx.state()`), serialized as JSON. A
+   * write beyond it fails the call that made it; the stored state stays as it was. With `redis`
+   * every request of the session reads it. @default 65536 (64 KiB)
+   */
+  sessionStateBytes?: number;
 }
 
 /** Limits after defaults. @internal */
@@ -244,6 +266,7 @@ export const DEFAULT_MCP_LIMITS: ResolvedMcpLimits = {
   concurrencyLeaseMs: 30_000,
   repositoryPageItems: 1000,
   repositoryCursorLength: 1024,
+  sessionStateBytes: 64 * 1024,
 };
 
 /** @publicApi */
@@ -270,6 +293,21 @@ export interface McpSessionOptions {
    * @default an in-memory store (1000 events per stream, 5 minutes, and the `limits.eventStoreBytes*` bounds)
    */
   eventStore?: McpEventStore;
+  /**
+   * Runs when a legacy session opens (`initialize`), with the connection (headers, principal,
+   * client info), and returns the session's initial state, which handlers read and write through
+   * `ctx.state()`. The 2026-07-28 era has no session: there it runs for every request, and the
+   * state lasts for that request. Throw an `McpError` to refuse the connection. Inject services
+   * with `forRootAsync({ useFactory })`. See "Session hooks and state" in the README.
+   */
+  onSession?: McpOnSession;
+  /**
+   * Runs when a legacy session ends, with the reason: `deleted` (the client's DELETE), `expired`
+   * (idle past `idleTtlMs`), `evicted` (its owner's oldest, beyond `limits.sessionsPerPrincipal`
+   * or `sessionsPerAddress`) or `closed` (`McpSessionAdmin.close()`). Runs on the instance that
+   * saw the end; with `redis`, idle expiry is Redis's own and runs no hook.
+   */
+  onSessionClose?: McpOnSessionClose;
 }
 
 /** @publicApi */
@@ -280,14 +318,16 @@ export interface McpOptionsFactory {
 /** Options after defaults and validation. @internal */
 export interface ResolvedMcpOptions
   extends Required<Pick<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs'>>,
-    Omit<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs' | 'sessions' | 'cache' | 'defaultLogLevel' | 'clientRequestTimeoutMs' | 'requestState' | 'pageSize' | 'limits'> {
+    Omit<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs' | 'sessions' | 'cache' | 'defaultLogLevel' | 'clientRequestTimeoutMs' | 'requestState' | 'pageSize' | 'limits' | 'shutdown'> {
   clientRequestTimeoutMs: number;
   limits: ResolvedMcpLimits;
   /** `shared`: no secret was given and Redis is configured, so the instances share one from Redis. */
   requestState: { secret: Buffer; ttlMs: number; shared?: boolean };
   guardAwareLists: boolean;
   schemas: { nullableOptionals: boolean };
-  sessions: Required<Omit<McpSessionOptions, 'store' | 'eventStore'>> & { store?: McpSessionStore; eventStore?: McpEventStore };
+  sessions: Required<Omit<McpSessionOptions, 'store' | 'eventStore' | 'onSession' | 'onSessionClose'>> &
+    Pick<McpSessionOptions, 'store' | 'eventStore' | 'onSession' | 'onSessionClose'>;
+  shutdown: Required<McpShutdownOptions>;
   cache: { discover: CacheHint; lists: ListsCacheOption; reads: CacheHint };
   pageSize: number;
   defaultLogLevel?: LogLevel;

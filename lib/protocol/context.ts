@@ -54,6 +54,49 @@ export interface RequestEnvelope {
   subscribe?(uri: string): void | Promise<void>;
   /** Legacy era: records a `resources/unsubscribe` of this session. */
   unsubscribe?(uri: string): void | Promise<void>;
+  /** The session's state (legacy), or this request's (seeded per request by `sessions.onSession`). */
+  state?: SessionStateHolder;
+}
+
+/** Where a context reads and writes session state. @internal */
+export interface SessionStateHolder {
+  readonly persistent: boolean;
+  read(): JsonObject;
+  write(value: JsonObject): Promise<void>;
+}
+
+/**
+ * The per-session state a handler reads and writes through `ctx.state<T>()`. On a legacy session
+ * it lives with the session (in memory, or in Redis so that it follows the session to another
+ * instance); on the 2026-07-28 era, which has no session, it lives for one request and starts
+ * from what `sessions.onSession` seeded for it.
+ *
+ * @publicApi
+ */
+export interface McpSessionState<T extends object = JsonObject> {
+  /** True when the state lives with a session; false when it lasts for this request only. */
+  readonly persistent: boolean;
+  /** A copy of the current state: change it with `set` or `update`. */
+  get(): T;
+  /** Replaces the state and stores it (a JSON object within `limits.sessionStateBytes`). */
+  set(value: T): Promise<void>;
+  /**
+   * Applies `change` to a copy of the current state and stores the result. Calls of one session
+   * running at the same time, on one instance or several, write in turn: the last write wins.
+   */
+  update(change: (current: T) => T): Promise<void>;
+}
+
+/** A state that lasts for one request (2026-07-28 era, stateless legacy). @internal */
+export function requestState(initial: JsonObject = {}): SessionStateHolder {
+  let value = initial;
+  return {
+    persistent: false,
+    read: () => value,
+    write: async (next) => {
+      value = next;
+    },
+  };
 }
 
 /**
@@ -322,6 +365,26 @@ export class McpContext {
   }
   get sessionId(): string | undefined {
     return this.envelope.session?.id;
+  }
+
+  /**
+   * The session's state, typed by the app (`ctx.state<Cart>()`): seeded by `sessions.onSession`,
+   * kept with the legacy session; on the 2026-07-28 era it lasts for this request.
+   *
+   * @example
+   * ```ts
+   * const cart = ctx.state<{ items: string[] }>();
+   * await cart.update((c) => ({ items: [...(c.items ?? []), sku] }));
+   * ```
+   */
+  state<T extends object = JsonObject>(): McpSessionState<T> {
+    const holder = (this.envelope.state ??= requestState());
+    return {
+      persistent: holder.persistent,
+      get: () => structuredClone(holder.read()) as T,
+      set: (value) => holder.write(value as JsonObject),
+      update: async (change) => holder.write(change(structuredClone(holder.read()) as T) as JsonObject),
+    };
   }
   /** The raw transport request (an Express/Node `IncomingMessage` over HTTP, undefined on stdio). */
   get request(): unknown {

@@ -44,4 +44,10 @@ export interface McpRelay {
    * Returns an unsubscribe function.
    */
   onResponse(handler: (response: JsonRpcResponse, sessionId: string | undefined) => boolean): () => void;
+  /** Shutdown: ends every stream this instance serves, each with a `retry:` hint, so its client resumes elsewhere. */
+  endAll?(retryMs: number): void;
+  /** Streams this instance serves for the session. */
+  heldStreams?(sessionId: string): number;
+  /** For each session, whether it has a GET stream on any instance. */
+  hasGetStreams?(sessionIds: readonly string[]): Promise<boolean[]>;
 }

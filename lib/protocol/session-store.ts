@@ -17,6 +17,13 @@ export interface McpSession {
   owner?: string;
   /** Resource URIs this session subscribed to (`resources/subscribe`). */
   subscriptions?: string[];
+  /** When `initialize` opened it (ms since the epoch), for the admin view's age. */
+  createdAt?: number;
+  /**
+   * The app's per-session state: seeded by `sessions.onSession`, read and written by handlers
+   * through `ctx.state()`. JSON only, at most `limits.sessionStateBytes` serialized.
+   */
+  state?: JsonObject;
 }
 
 /** Why a session ended without a DELETE. */
@@ -63,7 +70,12 @@ export interface McpSessionStore {
    * Tells the transport about sessions the store ended by itself (idle expiry, eviction beyond an
    * owner's cap), so that their streams and calls end too. Returns an unsubscribe function.
    */
-  onSessionEnd?(listener: (sessionId: string, reason: McpSessionEndReason) => void): () => void;
+  onSessionEnd?(listener: (sessionId: string, reason: McpSessionEndReason, session?: McpSession) => void): () => void;
+  /**
+   * The live sessions, for the admin view (`McpSessionAdmin`); at most `limit` of them. A store
+   * without it makes the admin view list nothing.
+   */
+  list?(limit: number): Promise<McpSession[]> | McpSession[];
   /** Releases timers and connections. */
   close?(): Promise<void> | void;
 }
@@ -90,7 +102,7 @@ interface Entry {
 export class InMemorySessionStore implements McpSessionStore {
   private readonly entries = new Map<string, Entry>();
   private readonly byOwner = new Map<string, Map<string, Entry>>();
-  private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason) => void>();
+  private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason, session?: McpSession) => void>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly now: () => number;
 
@@ -160,9 +172,19 @@ export class InMemorySessionStore implements McpSessionStore {
     return true;
   }
 
-  onSessionEnd(listener: (sessionId: string, reason: McpSessionEndReason) => void): () => void {
+  onSessionEnd(listener: (sessionId: string, reason: McpSessionEndReason, session?: McpSession) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  list(limit: number): McpSession[] {
+    const now = this.now();
+    const live: McpSession[] = [];
+    for (const entry of this.entries.values()) {
+      if (live.length >= limit) break;
+      if (entry.expiresAt > now) live.push(entry.session);
+    }
+    return live;
   }
 
   close(): void {
@@ -182,7 +204,7 @@ export class InMemorySessionStore implements McpSessionStore {
   private end(id: string, entry: Entry, reason: McpSessionEndReason): void {
     this.remove(id, entry);
     this.options.onEvict?.(entry.session, reason === 'expired' ? 'expired' : 'capacity');
-    for (const listener of this.listeners) listener(id, reason);
+    for (const listener of this.listeners) listener(id, reason, entry.session);
   }
 
   private remove(id: string, entry: Entry): void {

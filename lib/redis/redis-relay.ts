@@ -169,6 +169,27 @@ export class RedisRelay implements McpRelay {
     return n;
   }
 
+  endAll(retryMs: number): void {
+    for (const set of [...this.tails.values()]) {
+      for (const tail of [...set]) {
+        if (!tail.events.ended) tail.events.retry?.(retryMs);
+        this.end(tail);
+      }
+    }
+  }
+
+  heldStreams(sessionId: string): number {
+    let n = 0;
+    for (const set of this.tails.values()) for (const tail of set) if (tail.sessionId === sessionId) n++;
+    return n;
+  }
+
+  async hasGetStreams(sessionIds: readonly string[]): Promise<boolean[]> {
+    if (sessionIds.length === 0) return [];
+    const streams = (await this.client.call('HMGET', this.keys.getStreams, ...sessionIds)) as Array<string | null>;
+    return streams.map((streamId) => streamId !== null);
+  }
+
   close(): void {
     this.closed = true;
     for (const set of [...this.tails.values()]) for (const tail of [...set]) this.end(tail);

@@ -30,7 +30,7 @@ export interface RedisSessionStoreOptions {
  */
 export class RedisSessionStore implements McpSessionStore {
   private readonly scripts: RedisScripts;
-  private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason) => void>();
+  private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason, session?: McpSession) => void>();
   private lastUse = 0;
 
   constructor(
@@ -79,7 +79,7 @@ export class RedisSessionStore implements McpSessionStore {
     return admitted === 1 ? { created: true } : { created: false, reason: 'capacity' };
   }
 
-  onSessionEnd(listener: (sessionId: string, reason: McpSessionEndReason) => void): () => void {
+  onSessionEnd(listener: (sessionId: string, reason: McpSessionEndReason, session?: McpSession) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -100,6 +100,29 @@ export class RedisSessionStore implements McpSessionStore {
     }
   }
 
+  /**
+   * Every instance's live sessions: the index names them (the heartbeat's '' entry aside), and
+   * one MGET per batch reads them without refreshing their idle timers.
+   */
+  async list(limit: number): Promise<McpSession[]> {
+    const members = ((await this.client.call('ZRANGE', this.keys.sessionIndex, 0, -1)) as string[]).filter((m) => m !== '');
+    const sessions: McpSession[] = [];
+    for (let i = 0; i < members.length && sessions.length < limit; i += LIST_BATCH) {
+      const ids = members.slice(i, i + LIST_BATCH).map((m) => m.slice(m.indexOf(':') + 1));
+      const values = (await this.client.call('MGET', ...ids.map((id) => this.keys.session(id)))) as Array<string | null>;
+      for (const value of values) {
+        if (value === null || sessions.length >= limit) continue;
+        try {
+          const { usedUs: _, ...session } = JSON.parse(value) as StoredSession;
+          sessions.push(session);
+        } catch {
+          // A value this version cannot read is left out of the view.
+        }
+      }
+    }
+    return sessions;
+  }
+
   /** Replaces a live session only (XX), like the in-memory store. */
   async update(session: McpSession): Promise<void> {
     await this.client.call('SET', this.keys.session(session.id), JSON.stringify(session), 'PX', this.options.idleTtlMs, 'XX');
@@ -113,6 +136,9 @@ export class RedisSessionStore implements McpSessionStore {
   /** The connection belongs to the Redis backend, which closes it. */
   close(): void {}
 }
+
+/** Sessions read per MGET by `list`. */
+const LIST_BATCH = 200;
 
 /** A session as stored: with the time of its creation, for ties within a millisecond. */
 type StoredSession = McpSession & { usedUs?: number };

@@ -19,6 +19,7 @@ import type { OriginPolicy } from './origin-policy.js';
 import { limitSseBuffer } from './sse.js';
 import { BodyRefusals, type BodyRefusal } from './body-refusals.js';
 import { LegacySseTransport, type ResolvedLegacySseOptions } from './legacy-sse.transport.js';
+import type { SessionHooks } from '../engine/session-hooks.js';
 
 export interface McpHttpHandlerOptions {
   /** Legacy-era session handling. The modern era is always stateless. */
@@ -46,6 +47,10 @@ export interface McpHttpHandlerOptions {
   limits?: ResolvedMcpLimits;
   /** Serve the legacy HTTP+SSE transport (2024-11-05) too, at these routes. */
   legacySse?: ResolvedLegacySseOptions;
+  /** `sessions.onSession` / `onSessionClose` and the session-state bound. */
+  hooks?: SessionHooks;
+  /** The `Retry-After` of requests refused while the server shuts down, in seconds. @default 1 */
+  shutdownRetryAfterS?: number;
 }
 
 type Admission = { ok: true; principal?: McpPrincipal } | { ok: false };
@@ -87,6 +92,8 @@ export class McpHttpHandler {
   private readonly engine: McpEngine;
   private readonly limits: ResolvedMcpLimits;
   private readonly legacySse?: LegacySseTransport;
+  /** Set once shutdown began: new sessions, calls and streams go to another instance. */
+  private draining = false;
 
   constructor(
     server: McpDispatcher,
@@ -104,6 +111,7 @@ export class McpHttpHandler {
       retryMs: options.retryMs,
       relay: options.relay,
       maxSessions: options.maxSessions,
+      hooks: options.hooks,
       checkScopes: auth ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id) : undefined,
     });
     if (options.legacySse) {
@@ -136,9 +144,13 @@ export class McpHttpHandler {
         case 'POST': {
           // A body the framework already parsed needs no await: most calls answer synchronously.
           const body = this.post(req);
-          return await this.engine.message(body instanceof Promise ? await body : body, facts, sink);
+          const outcome = body instanceof Promise ? await body : body;
+          // Client answers and notifications still land: calls finishing here may await them.
+          if (this.draining && outcome.ok && carriesRequest(outcome.value)) return this.refuseDraining(sink, outcome.value);
+          return await this.engine.message(outcome, facts, sink);
         }
         case 'GET':
+          if (this.draining) return this.refuseDraining(sink, undefined);
           return await this.engine.stream(facts, sink);
         case 'DELETE':
           return await this.engine.end(facts, sink);
@@ -172,6 +184,7 @@ export class McpHttpHandler {
     try {
       const admitted = await this.admit(req, res, sink);
       if (!admitted.ok) return;
+      if (route === 'stream' && this.draining) return this.refuseDraining(sink, undefined);
       if (route === 'stream') return transport.open(req, res, admitted.principal, new NodeTransportFacts(req, undefined, true).clientAddress);
       const body = this.post(req);
       return await transport.post(req, res, admitted.principal, body instanceof Promise ? await body : body);
@@ -202,6 +215,35 @@ export class McpHttpHandler {
     if (!outcome) return false;
     new NodeResponseSink(res).json(outcome.status, failure(null, outcome.code, outcome.message));
     return true;
+  }
+
+  /**
+   * Graceful shutdown: refuses new sessions, calls and streams (503 + `Retry-After`), ends the
+   * streams that can resume elsewhere, lets calls finish within `graceMs` and flushes the event store.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.draining = true;
+    await this.engine.drain(graceMs);
+  }
+
+  /** Ends any session, whoever owns it (the admin view). */
+  closeSession(sessionId: string): Promise<boolean> {
+    return this.engine.closeSession(sessionId);
+  }
+
+  /** Streams this instance holds for a session (the admin view). */
+  openStreams(sessionId: string): number {
+    return this.engine.openStreams(sessionId);
+  }
+
+  private refuseDraining(sink: NodeResponseSink, value: unknown): void {
+    const id = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;
+    const retryAfter = this.options.shutdownRetryAfterS ?? 1;
+    sink.json(
+      503,
+      failure(typeof id === 'string' || typeof id === 'number' ? id : null, ErrorCode.ServerBusy, `Server shutting down: this instance takes no new sessions, calls or streams. Retry after ${retryAfter} s; another instance (or this one, restarted) will serve it, and a stream resumes there with Last-Event-ID.`),
+      { 'Retry-After': String(retryAfter) },
+    );
   }
 
   /** Ends every open stream; called on application shutdown. */
@@ -264,6 +306,12 @@ export class McpHttpHandler {
     }
     return parseBody(Buffer.concat(chunks).toString('utf8'));
   }
+}
+
+/** A request (or a batch holding one): what a draining server refuses. */
+function carriesRequest(value: unknown): boolean {
+  const isRequest = (item: unknown): boolean => typeof item === 'object' && item !== null && 'method' in item && 'id' in item;
+  return Array.isArray(value) ? value.some(isRequest) : isRequest(value);
 }
 
 function parseBody(text: string): McpBodyOutcome {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, VERSION_NEUTRAL, VersioningType, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, VERSION_NEUTRAL, VersioningType, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,7 +22,7 @@ type ErrorMiddleware = (err: unknown, req: IncomingMessage, res: ServerResponse,
  * after the routes (and before Nest's own error handler) answers those for the MCP path.
  */
 @Injectable()
-export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('McpModule');
   private changes?: Subscription;
   private stopDelivery?: () => void;
@@ -120,6 +120,17 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
       next(err);
     };
     adapter.use(middleware);
+  }
+
+  /**
+   * A signal (`app.enableShutdownHooks()`) drains the endpoint while the HTTP server still
+   * listens: new work is refused with 503, running calls get `shutdown.graceMs`, streams resume
+   * elsewhere. `app.close()` without a signal ends everything at once, as before.
+   */
+  async beforeApplicationShutdown(signal?: string): Promise<void> {
+    if (signal === undefined) return;
+    this.logger.log(`${signal}: draining the MCP endpoint (up to ${this.options.shutdown.graceMs} ms for running calls)`);
+    await this.handler.drain(this.options.shutdown.graceMs);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -71,6 +71,10 @@ class NodeEventSink implements McpEventSink {
     if (!this.res.writableEnded) writeFlushed(this.res, ':\n\n');
   }
 
+  retry(retryMs: number): void {
+    if (!this.res.writableEnded) writeFlushed(this.res, `retry: ${retryMs}\n\n`);
+  }
+
   end(): void {
     if (!this.res.writableEnded) this.res.end();
   }

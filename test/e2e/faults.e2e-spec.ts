@@ -14,7 +14,6 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Injectable, Module, type LoggerService } from '@nestjs/common';
@@ -23,12 +22,14 @@ import { Observable } from 'rxjs';
 import { Args, Emit, McpModule, Tool } from 'nestjs-model-context';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernRpc, rpc, type RpcResult } from '../utils/clients.js';
-import { readSse, type SseEvent } from '../utils/sse.js';
+import type { SseEvent } from '../utils/sse.js';
+import { follow } from '../utils/follow.js';
+import { legacySession } from '../utils/legacy-session.js';
+import { FixtureInstance } from '../utils/fixture-process.js';
 import { endProcess } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/scale-out.app.js', import.meta.url));
 const SSE_ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 const JSON_ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json' };
 
@@ -161,63 +162,8 @@ class CapturingLogger implements LoggerService {
 
 let nextId = 1;
 
-async function legacySession(url: string): Promise<string> {
-  const init = await rpc(url, {
-    jsonrpc: '2.0',
-    id: nextId++,
-    method: 'initialize',
-    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'faults', version: '1' } },
-  });
-  assert.equal(init.status, 200, init.text);
-  const sessionId = init.headers.get('mcp-session-id')!;
-  await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers: { 'MCP-Protocol-Version': '2025-11-25' } });
-  return sessionId;
-}
-
 function legacyHeaders(sessionId: string, accept = JSON_ACCEPT): Record<string, string> {
   return { ...accept, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' };
-}
-
-interface Followed {
-  events: SseEvent[];
-  done: Promise<{ ended: boolean; timedOut: boolean; failed: boolean }>;
-  /** Resolves once `predicate` holds, checked on each event; rejects if the stream ends first. */
-  until(predicate: (events: SseEvent[]) => boolean, ms: number, what: string): Promise<void>;
-}
-
-/** An SSE response read in the background; `ended` tells a server close from a cut or a guard. */
-function follow(response: Response, guardMs = 60_000): Followed {
-  const events: SseEvent[] = [];
-  const waiters = new Set<() => void>();
-  const done = readSse(response.body, {
-    onEvent: (event) => {
-      events.push(event);
-      for (const waiter of [...waiters]) waiter();
-    },
-    timeoutMs: guardMs,
-  }).then(
-    (read) => ({ ended: read.ended, timedOut: read.timedOut, failed: false }),
-    () => ({ ended: false, timedOut: false, failed: true }),
-  );
-  const until = (predicate: (events: SseEvent[]) => boolean, ms: number, what: string): Promise<void> =>
-    within(
-      new Promise<void>((resolve, reject) => {
-        const check = (): void => {
-          if (!predicate(events)) return;
-          waiters.delete(check);
-          resolve();
-        };
-        waiters.add(check);
-        check();
-        void done.then(() => {
-          waiters.delete(check);
-          if (!predicate(events)) reject(new Error(`${what}: the stream ended first`));
-        });
-      }),
-      ms,
-      what,
-    );
-  return { events, done, until };
 }
 
 function startTick(url: string, sessionId: string, count: number, intervalMs: number, token: string): Promise<Response> {
@@ -266,7 +212,7 @@ describe('faults: Redis unreachable for 5 s under load', () => {
   });
 
   it('answers 503 + Retry-After + a JSON-RPC error naming Redis while it is down, keeps 2026-07-28 calls working, and recovers without a restart', async () => {
-    const sessionId = await legacySession(url);
+    const sessionId = await legacySession(url, 'faults');
     const ok = await rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'echo', arguments: { text: 'before' } } }, { headers: legacyHeaders(sessionId) });
     assert.equal(ok.status, 200);
 
@@ -369,7 +315,7 @@ describe('faults: Redis unreachable for 5 s under load', () => {
     const again = await rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'echo', arguments: { text: 'after' } } }, { headers: legacyHeaders(sessionId) });
     assert.equal(again.status, 200);
     assert.equal((again.json as Json).result.content[0].text, 'after');
-    const fresh = await legacySession(url);
+    const fresh = await legacySession(url, 'faults');
     const ticked = follow(await startTick(url, fresh, 5, 1, 'after'));
     const tickedEnd = await within(ticked.done, 60_000, 'a progress stream after the outage');
     assert.equal(tickedEnd.ended, true);
@@ -388,68 +334,21 @@ describe('faults: Redis unreachable for 5 s under load', () => {
   });
 });
 
-/** One app process of test/fixtures/scale-out.app.ts. */
-class Instance {
-  url = '';
-  stderr = '';
-  private child?: ChildProcess;
-
-  constructor(
-    readonly name: string,
-    private readonly redisUrl: string,
-    private readonly prefix: string,
-  ) {}
-
-  get alive(): boolean {
-    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  async start(): Promise<void> {
-    const child = spawn(process.execPath, ['--enable-source-maps', FIXTURE], {
-      env: { ...process.env, REDIS_URL: this.redisUrl, MCP_KEY_PREFIX: this.prefix, INSTANCE: this.name, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    child.stderr!.on('data', (chunk) => (this.stderr += String(chunk)));
-    const lines = createInterface({ input: child.stdout! });
-    const port = await within(
-      new Promise<number>((resolve, reject) => {
-        child.once('exit', (code) => reject(new Error(`instance ${this.name} exited with ${code}:\n${this.stderr}`)));
-        lines.on('line', (line) => {
-          try {
-            resolve((JSON.parse(line) as { port: number }).port);
-          } catch {
-            // not the ready line
-          }
-        });
-      }),
-      // Generous: a loaded machine compiles and boots a Nest app slowly; only a failure guard.
-      90_000,
-      `instance ${this.name} listening`,
-    );
-    this.url = `http://127.0.0.1:${port}/mcp`;
-  }
-
-  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    if (this.alive) await endProcess(this.child, signal);
-  }
-}
-
 function openGet(url: string, sessionId: string, lastEventId: string): Promise<Response> {
   return fetch(url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25', 'Last-Event-ID': lastEventId } });
 }
 
 describe('faults: an instance killed (SIGKILL) in the middle of a progress stream', () => {
   let redis: RedisChild;
-  let a: Instance;
-  let b: Instance;
+  let a: FixtureInstance;
+  let b: FixtureInstance;
 
   before(async () => {
     redis = new RedisChild(await freePort());
     await redis.start();
     const prefix = `mcp-faults:${randomBytes(6).toString('hex')}:`;
-    a = new Instance('A', redis.url, prefix);
-    b = new Instance('B', redis.url, prefix);
+    a = new FixtureInstance('A', { REDIS_URL: redis.url, MCP_KEY_PREFIX: prefix });
+    b = new FixtureInstance('B', { REDIS_URL: redis.url, MCP_KEY_PREFIX: prefix });
     await Promise.all([a.start(), b.start()]);
   });
 
@@ -459,7 +358,7 @@ describe('faults: an instance killed (SIGKILL) in the middle of a progress strea
   });
 
   it('resumes on B with Last-Event-ID: every stored event once, in order, then a clean close since the producer died', async () => {
-    const sessionId = await legacySession(a.url);
+    const sessionId = await legacySession(a.url, 'faults');
     const first = follow(await startTick(a.url, sessionId, 1000, 5, 'dying'));
     await first.until((events) => progressOf(events).length >= 10, 60_000, 'ten progress events from A');
     await a.kill();

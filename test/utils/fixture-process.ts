@@ -1,0 +1,57 @@
+/**
+ * One app process of test/fixtures/scale-out.app.ts, for the specs that kill, signal or feed a
+ * real instance (faults, shutdown). It waits for the fixture's `{"port":N}` line, never for time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { endProcess, guard } from './wait.js';
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/scale-out.app.js', import.meta.url));
+
+export class FixtureInstance {
+  url = '';
+  stderr = '';
+  child?: ChildProcess;
+
+  /** `env` adds to the fixture's environment (REDIS_URL, MCP_KEY_PREFIX, ...); `stdin: 'pipe'` to write to it. */
+  constructor(
+    readonly name: string,
+    private readonly env: Record<string, string>,
+    private readonly stdin: 'ignore' | 'pipe' = 'ignore',
+  ) {}
+
+  get alive(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(process.execPath, ['--enable-source-maps', FIXTURE], {
+      env: { ...process.env, ...this.env, INSTANCE: this.name, PORT: '0' },
+      stdio: [this.stdin, 'pipe', 'pipe'],
+    });
+    this.child = child;
+    child.stderr!.on('data', (chunk) => (this.stderr += String(chunk)));
+    const lines = createInterface({ input: child.stdout! });
+    const port = await guard(
+      new Promise<number>((resolve, reject) => {
+        child.once('exit', (code) => reject(new Error(`instance ${this.name} exited with ${code}:\n${this.stderr}`)));
+        lines.on('line', (line) => {
+          try {
+            resolve((JSON.parse(line) as { port: number }).port);
+          } catch {
+            // not the ready line
+          }
+        });
+      }),
+      `instance ${this.name} listening`,
+      // Generous: a loaded machine compiles and boots a Nest app slowly; only a failure guard.
+      90_000,
+    );
+    this.url = `http://127.0.0.1:${port}/mcp`;
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (this.alive) await endProcess(this.child, signal);
+  }
+}

@@ -125,3 +125,22 @@ export {
   type McpStdioServeOptions,
   type McpStdioServerOptions,
 } from './transport/stdio.transport.js';
+export {
+  McpEvents,
+  mcpEventName,
+  type McpEvent,
+  type McpEventBase,
+  type McpEventType,
+  type McpEventsOptions,
+  type McpInteractionEvent,
+  type McpListChangedEvent,
+  type McpRequestEventFields,
+  type McpRequestFinishedEvent,
+  type McpRequestOutcome,
+  type McpRequestStartedEvent,
+  type McpResourceUpdatedEvent,
+  type McpSessionClosedEvent,
+  type McpSessionOpenedEvent,
+} from './telemetry/events.js';
+export type { McpTelemetryOptions } from './telemetry/options.js';
+export type { McpSessionCloseReason } from './telemetry/observer.js';

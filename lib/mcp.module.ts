@@ -53,6 +53,8 @@ import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
 import { McpPolicyGate } from './execution/mcp-policy-gate.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 import { createToolsetModule, type McpToolsetOptions } from './discovery/mcp-toolset.js';
+import { McpEvents } from './telemetry/events.js';
+import { observabilityProviders } from './telemetry/observability.providers.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -164,6 +166,7 @@ const coreProviders: Provider[] = [
   },
   McpTransportLifecycle,
   McpHealthIndicator,
+  ...observabilityProviders,
 ];
 
 function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
@@ -274,7 +277,7 @@ export class McpModule extends McpConfigurableModule implements NestModule {
         { provide: MCP_ENDPOINT_VERSION, useValue: extras.endpointVersion ?? VERSION_NEUTRAL },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],
-      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator],
+      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpEvents],
     };
   }
 }

@@ -8,6 +8,8 @@ import type { McpEventStore } from '../protocol/event-store.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpAuthOptions } from '../auth/mcp-auth.interface.js';
 import type { McpRedisOptions } from '../redis/redis-client.js';
+import type { McpTelemetryOptions } from '../telemetry/options.js';
+import type { McpEventsOptions } from '../telemetry/events.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.
@@ -167,6 +169,17 @@ export interface McpModuleOptions {
    * public endpoint; every refusal names the limit and the option that raises it. See SECURITY.md.
    */
   limits?: McpLimitOptions;
+  /**
+   * OpenTelemetry traces and metrics per the semantic conventions for MCP: one SERVER span per
+   * request (its parent from `params._meta.traceparent`, else the HTTP headers), and the
+   * `mcp.server.operation.duration` / `mcp.server.session.duration` histograms. On whenever
+   * `@opentelemetry/api` (an optional peer) is installed, sent to the SDK the app registers;
+   * `false` turns it off. See README "Observability".
+   * @default on when `@opentelemetry/api` loads
+   */
+  telemetry?: boolean | McpTelemetryOptions;
+  /** Audit and integration events ({@link McpEvents}). Never argument values unless `includeArguments`. */
+  events?: McpEventsOptions;
 }
 
 /**

@@ -64,6 +64,9 @@ function headersOf(transportRequest: unknown): Headers | undefined {
 class McpOpenTelemetry implements McpObserverSink {
   private readonly tracer: OtelApi.Tracer;
   private meterProvider?: OtelApi.MeterProvider;
+  /** False while the registered meter provider is the api's no-op one. */
+  private metricsLive = false;
+  private readonly noopMeter: new (...args: never[]) => unknown;
   private instruments!: {
     operation: OtelApi.Histogram;
     session: OtelApi.Histogram;
@@ -77,6 +80,7 @@ class McpOpenTelemetry implements McpObserverSink {
   ) {
     // A ProxyTracer: an SDK registered after bootstrap still receives the spans.
     this.tracer = api.trace.getTracer(options.tracerName, options.tracerVersion);
+    this.noopMeter = api.createNoopMeter().constructor as McpOpenTelemetry['noopMeter'];
   }
 
   /** The api's meters are not proxies: instruments follow the provider registered now. */
@@ -85,6 +89,7 @@ class McpOpenTelemetry implements McpObserverSink {
     if (provider !== this.meterProvider) {
       this.meterProvider = provider;
       const meter = provider.getMeter(this.options.tracerName, this.options.tracerVersion);
+      this.metricsLive = !(meter instanceof this.noopMeter);
       const advice = { explicitBucketBoundaries: DURATION_BUCKETS };
       this.instruments = {
         operation: meter.createHistogram('mcp.server.operation.duration', {
@@ -100,7 +105,7 @@ class McpOpenTelemetry implements McpObserverSink {
     return this.instruments;
   }
 
-  request(facts: McpRequestFacts): McpRequestProbe {
+  request(facts: McpRequestFacts): McpRequestProbe | undefined {
     const api = this.api;
     const { request } = facts;
     const params = request.params;
@@ -116,14 +121,19 @@ class McpOpenTelemetry implements McpObserverSink {
         const ambient = api.trace.getSpanContext(active);
         if (ambient && api.isSpanContextValid(ambient)) links = [{ context: ambient }];
       }
-    } else if (!api.trace.getSpanContext(active)) {
+    } else {
       const headers = headersOf(facts.transportRequest);
-      if (headers?.traceparent !== undefined) parent = api.propagation.extract(active, headers, headerGetter);
+      if (headers?.traceparent !== undefined && !api.trace.getSpanContext(active)) parent = api.propagation.extract(active, headers, headerGetter);
     }
     const target = requestTarget(request);
     const name = target.tool ?? target.prompt;
     const span = this.tracer.startSpan(name === undefined ? request.method : `${request.method} ${name}`, { kind: api.SpanKind.SERVER, links }, parent);
     const recording = span.isRecording();
+    const instruments = this.meters();
+    // No SDK: the api's no-op tracer hands out the invalid span context and its meters do nothing,
+    // so there is nothing to record, enter or end.
+    const traced = recording || (span.spanContext() !== api.INVALID_SPAN_CONTEXT && api.isSpanContextValid(span.spanContext()));
+    if (!traced && !this.metricsLive) return undefined;
     if (recording) {
       span.setAttribute('mcp.method.name', request.method);
       span.setAttribute('jsonrpc.request.id', String(request.id));
@@ -134,10 +144,10 @@ class McpOpenTelemetry implements McpObserverSink {
       if (target.prompt !== undefined) span.setAttribute('gen_ai.prompt.name', target.prompt);
       if (target.resource !== undefined) span.setAttribute('mcp.resource.uri', target.resource);
     }
-    const spanContext = api.isSpanContextValid(span.spanContext()) ? api.trace.setSpan(parent, span) : undefined;
-    const instruments = this.meters();
-    instruments.inflight.add(1, { 'mcp.method.name': request.method });
-    const started = performance.now();
+    const spanContext = traced ? api.trace.setSpan(parent, span) : undefined;
+    const metricsLive = this.metricsLive;
+    if (metricsLive) instruments.inflight.add(1, { 'mcp.method.name': request.method });
+    const started = metricsLive ? performance.now() : 0;
     let ended = false;
     let protocolVersion = facts.protocolVersion;
     return {
@@ -150,6 +160,11 @@ class McpOpenTelemetry implements McpObserverSink {
         ended = true;
         if (late?.protocolVersion) protocolVersion = late.protocolVersion;
         const errorType = errorTypeOf(response);
+        if (!metricsLive) {
+          if (recording) finishSpan(span, api, response, errorType, late);
+          span.end();
+          return;
+        }
         const attributes: OtelApi.Attributes = { 'mcp.method.name': request.method };
         if (protocolVersion) attributes['mcp.protocol.version'] = protocolVersion;
         if (target.tool !== undefined) attributes['gen_ai.tool.name'] = target.tool;
@@ -160,15 +175,7 @@ class McpOpenTelemetry implements McpObserverSink {
           const code = response && 'error' in response ? String(response.error.code) : undefined;
           if (code !== undefined) attributes['rpc.response.status_code'] = code;
         }
-        if (recording) {
-          if (late?.protocolVersion) span.setAttribute('mcp.protocol.version', late.protocolVersion);
-          if (late?.sessionId !== undefined) span.setAttribute('mcp.session.id', late.sessionId);
-          if (errorType !== undefined) {
-            span.setAttribute('error.type', errorType);
-            if (attributes['rpc.response.status_code'] !== undefined) span.setAttribute('rpc.response.status_code', attributes['rpc.response.status_code']);
-            span.setStatus({ code: api.SpanStatusCode.ERROR, message: errorMessageOf(response, errorType) });
-          }
-        }
+        if (recording) finishSpan(span, api, response, errorType, late);
         span.end();
         instruments.inflight.add(-1, { 'mcp.method.name': request.method });
         instruments.operation.record((performance.now() - started) / 1000, attributes);
@@ -187,6 +194,16 @@ class McpOpenTelemetry implements McpObserverSink {
     instruments.sessions.add(-1, { 'mcp.protocol.version': facts.protocolVersion });
     instruments.session.record(facts.durationMs / 1000, { 'mcp.protocol.version': facts.protocolVersion });
   }
+}
+
+/** The attributes only the answer knows, and the error status. */
+function finishSpan(span: OtelApi.Span, api: Api, response: JsonRpcMessage | undefined, errorType: string | undefined, late: { protocolVersion?: string; sessionId?: string } | undefined): void {
+  if (late?.protocolVersion) span.setAttribute('mcp.protocol.version', late.protocolVersion);
+  if (late?.sessionId !== undefined) span.setAttribute('mcp.session.id', late.sessionId);
+  if (errorType === undefined) return;
+  span.setAttribute('error.type', errorType);
+  if (response && 'error' in response) span.setAttribute('rpc.response.status_code', String(response.error.code));
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message: errorMessageOf(response, errorType) });
 }
 
 /**

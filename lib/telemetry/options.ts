@@ -1,5 +1,4 @@
 import { INVALID_OPTIONS } from '../mcp.messages.js';
-import type { ResolvedMcpTelemetry } from './otel.js';
 
 /**
  * OpenTelemetry options of McpModule. Tracing and metrics follow the OpenTelemetry semantic
@@ -17,6 +16,14 @@ export interface McpTelemetryOptions {
   /** The instrumentation scope name of the tracer and meter. @default 'nestjs-model-context' */
   tracerName?: string;
   /** The instrumentation scope version. @default none */
+  tracerVersion?: string;
+}
+
+/** Telemetry after defaults. @internal */
+export interface ResolvedMcpTelemetry {
+  /** `auto`: on when `@opentelemetry/api` loads; `true`: the bootstrap fails without it. */
+  enabled: boolean | 'auto';
+  tracerName: string;
   tracerVersion?: string;
 }
 

@@ -1,17 +1,10 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
+import type { ResolvedMcpTelemetry } from './options.js';
 import { isToolError, requestTarget, type McpObserverSink, type McpRequestFacts, type McpRequestProbe, type McpSessionEndFacts, type McpSessionFacts } from './observer.js';
 
 type Api = typeof OtelApi;
-
-/** Telemetry after defaults. @internal */
-export interface ResolvedMcpTelemetry {
-  /** `auto`: on when `@opentelemetry/api` loads; `true`: the bootstrap fails without it. */
-  enabled: boolean | 'auto';
-  tracerName: string;
-  tracerVersion?: string;
-}
 
 /** The conventions' bucket boundaries (seconds) for `mcp.server.*.duration`. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -83,6 +76,12 @@ class McpOpenTelemetry implements McpObserverSink {
     this.noopMeter = api.createNoopMeter().constructor as McpOpenTelemetry['noopMeter'];
   }
 
+  /** True once an SDK registered a tracer provider (the api's global one is a proxy until then). */
+  private hasTracer(): boolean {
+    const provider = this.api.trace.getTracerProvider() as OtelApi.TracerProvider & { getDelegateTracer?(name: string, version?: string): OtelApi.Tracer | undefined };
+    return provider.getDelegateTracer === undefined || provider.getDelegateTracer(this.options.tracerName, this.options.tracerVersion) !== undefined;
+  }
+
   /** The api's meters are not proxies: instruments follow the provider registered now. */
   private meters(): McpOpenTelemetry['instruments'] {
     const provider = this.api.metrics.getMeterProvider();
@@ -107,6 +106,10 @@ class McpOpenTelemetry implements McpObserverSink {
 
   request(facts: McpRequestFacts): McpRequestProbe | undefined {
     const api = this.api;
+    const instruments = this.meters();
+    // No SDK registered: the global tracer provider has no delegate and the meters are no-ops, so
+    // there is nothing to trace or count, and the request costs these two lookups.
+    if (!this.metricsLive && !this.hasTracer()) return undefined;
     const { request } = facts;
     const params = request.params;
     const active = api.context.active();
@@ -129,7 +132,6 @@ class McpOpenTelemetry implements McpObserverSink {
     const name = target.tool ?? target.prompt;
     const span = this.tracer.startSpan(name === undefined ? request.method : `${request.method} ${name}`, { kind: api.SpanKind.SERVER, links }, parent);
     const recording = span.isRecording();
-    const instruments = this.meters();
     // No SDK: the api's no-op tracer hands out the invalid span context and its meters do nothing,
     // so there is nothing to record, enter or end.
     const traced = recording || (span.spanContext() !== api.INVALID_SPAN_CONTEXT && api.isSpanContextValid(span.spanContext()));

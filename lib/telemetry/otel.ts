@@ -148,7 +148,8 @@ class McpOpenTelemetry implements McpObserverSink {
     }
     const spanContext = traced ? api.trace.setSpan(parent, span) : undefined;
     const metricsLive = this.metricsLive;
-    if (metricsLive) instruments.inflight.add(1, { 'mcp.method.name': request.method });
+    // No attributes: the SDK hashes every attribute set on each add, twice per call here.
+    if (metricsLive) instruments.inflight.add(1);
     const started = metricsLive ? performance.now() : 0;
     let ended = false;
     let protocolVersion = facts.protocolVersion;
@@ -179,7 +180,7 @@ class McpOpenTelemetry implements McpObserverSink {
         }
         if (recording) finishSpan(span, api, response, errorType, late);
         span.end();
-        instruments.inflight.add(-1, { 'mcp.method.name': request.method });
+        instruments.inflight.add(-1);
         instruments.operation.record((performance.now() - started) / 1000, attributes);
       },
     };

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { ObservabilityModule } from '../fixtures/observability.module.js';
+import { McpInProcessTransport } from 'nestjs-model-context';
+import { ObservabilityModule, hangEvents } from '../fixtures/observability.module.js';
+import { nextEvent } from '../utils/wait.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernRpc, rpc } from '../utils/clients.js';
 import { installOtel, type InstalledOtel } from '../utils/otel.js';
@@ -182,6 +184,27 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
     );
   });
 
+  it('in process: a call in flight is counted, and one cancelled before its response ends with error.type cancelled', async () => {
+    const mcp = McpInProcessTransport.forApp(server.app);
+    try {
+      const inflight = async () => (await otel.metrics()).find((m) => m.descriptor.name === 'mcp.server.operation.active')?.dataPoints[0]?.value ?? 0;
+      const idle = await inflight();
+      const started = nextEvent(hangEvents, 'started', 'the hang tool to start');
+      const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+      const call = mcp.send({ jsonrpc: '2.0', id: 'hang-1', method: 'tools/call', params: { name: 'hang', arguments: {}, _meta } }).subscribe();
+      await started;
+      assert.equal(await inflight(), (idle as number) + 1);
+      assert.deepEqual(otel.spans().map((s) => s.name), [], 'the span is still open');
+      call.unsubscribe();
+      const span = only('tools/call hang');
+      assert.equal(span.attributes['error.type'], 'cancelled');
+      assert.equal(span.status.code, SpanStatusCode.ERROR);
+      assert.equal(await inflight(), idle);
+    } finally {
+      mcp.close();
+    }
+  });
+
   it('metrics: mcp.server.operation.duration and mcp.server.session.duration histograms with the conventions\' units, buckets and attributes', async () => {
     const sessionId = await openLegacySession(server.url);
     await legacyCall(server.url, sessionId, 'm1', 'tools/call', { name: 'echo', arguments: { text: 'm' } });
@@ -213,7 +236,7 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
     assert.deepEqual((ended.value as any).buckets.boundaries, BUCKETS);
 
     const inflight = collected.find((m) => m.descriptor.name === 'mcp.server.operation.active')!;
-    for (const point of inflight.dataPoints) assert.equal(point.value, 0, `no request in flight for ${String(point.attributes['mcp.method.name'])}`);
+    assert.deepEqual(inflight.dataPoints.map((p) => p.value), [0], 'no request in flight');
     const afterDelete = collected.find((m) => m.descriptor.name === 'mcp.server.session.active')!;
     assert.equal(afterDelete.dataPoints.find((p) => p.attributes['mcp.protocol.version'] === LEGACY)!.value, (open.value as number) - 1);
   });

@@ -157,7 +157,8 @@ export function mcpEventName(type: McpEventType): `mcp.${McpEventType}` {
  * a request builds no event at all.
  *
  * A subscriber runs synchronously where the event happens: keep it quick, and let it hand slow
- * work (a database write) to a queue.
+ * work (a database write) to a queue. An EventEmitter2 listener that throws is logged; an rxjs
+ * subscriber that throws is reported by rxjs as an unhandled error (`config.onUnhandledError`).
  *
  * @example
  * ```ts
@@ -180,7 +181,15 @@ export class McpEvents {
   /** Every event, as it happens. */
   readonly events$: Observable<McpEvent> = this.subject.asObservable();
 
-  constructor(options: McpEventsOptions = {}, bus?: McpNotificationBus) {
+  /**
+   * @param onListenerError where an EventEmitter2 listener's exception goes: it must not break
+   * the MCP exchange the event came from.
+   */
+  constructor(
+    options: McpEventsOptions = {},
+    bus?: McpNotificationBus,
+    private readonly onListenerError: (message: string, stack?: string) => void = () => undefined,
+  ) {
     this.includeArguments = options.includeArguments === true;
     this.stopBus = bus?.subscribe((change) => this.change(change));
   }
@@ -210,7 +219,13 @@ export class McpEvents {
   private emit(event: McpEvent): void {
     if (this.subject.observed) this.subject.next(event);
     const emitter = this.emitter;
-    if (emitter?.hasListeners(mcpEventName(event.type))) emitter.emit(mcpEventName(event.type), event);
+    if (!emitter?.hasListeners(mcpEventName(event.type))) return;
+    try {
+      emitter.emit(mcpEventName(event.type), event);
+    } catch (error) {
+      const err = error instanceof Error ? error : new Error(String(error));
+      this.onListenerError(`A listener of "${mcpEventName(event.type)}" threw: ${err.message}. McpEvents listeners must not throw; the MCP request went on.`, err.stack);
+    }
   }
 
   private change(change: McpChangeEvent): void {

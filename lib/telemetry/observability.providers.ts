@@ -45,7 +45,10 @@ class McpEventsForwarder implements OnApplicationBootstrap, OnModuleDestroy {
 export const observabilityProviders: Provider[] = [
   {
     provide: McpEvents,
-    useFactory: (options: ResolvedMcpOptions, bus: McpNotificationBus) => new McpEvents(options.events, bus),
+    useFactory: (options: ResolvedMcpOptions, bus: McpNotificationBus) => {
+      const logger = new Logger('McpEvents');
+      return new McpEvents(options.events, bus, (message, stack) => logger.error(message, stack));
+    },
     inject: [MCP_RESOLVED_OPTIONS, MCP_NOTIFICATION_BUS],
   },
   {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Injectable } from '@nestjs/common';
-import { EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
+import { EventEmitter2, EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
 import { McpInProcessTransport, McpRegistry, type McpEvent, type McpRequestFinishedEvent } from 'nestjs-model-context';
 import { lastValueFrom, toArray } from 'rxjs';
 import { AuditLog, ObservabilityModule, hangEvents } from '../fixtures/observability.module.js';
@@ -83,6 +83,16 @@ describe('McpEvents: audit and integration events', () => {
     const forwarded = listener.finished.filter((e) => String(e.requestId).startsWith('mix-')).map((e) => String(e.requestId));
     assert.deepEqual(forwarded.sort(), seen.map((line) => line.split(' ')[1]!).sort());
     await rpc(server.url, null, { httpMethod: 'DELETE', sessionId });
+  });
+
+  it('a listener that throws does not break the call it hears of', async () => {
+    // A plain synchronous EventEmitter2 listener (Nest's @OnEvent wrappers catch their own errors).
+    server.app.get(EventEmitter2).on('mcp.request.started', (event: { requestId: unknown }) => {
+      if (event.requestId === 'throws') throw new Error('listener bug');
+    });
+    const res = await modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 'still' } }, { id: 'throws' });
+    assert.equal((res.json as Json).result.content[0].text, 'still');
+    assert.ok(audit.lines.some((line) => line.startsWith('modern throws tools/call echo ok')));
   });
 
   it('request events carry method, tool, era, duration and no argument values by default', async () => {

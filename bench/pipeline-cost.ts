@@ -5,24 +5,11 @@
  *   npm run build && node dist/bench/pipeline-cost.js
  */
 import 'reflect-metadata';
-import { Injectable, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { IsString } from 'class-validator';
 import { lastValueFrom } from 'rxjs';
-import { Args, McpModule, McpRegistry, Tool } from 'nestjs-model-context';
-
-class EchoDto {
-  @IsString()
-  text!: string;
-}
-
-@Injectable()
-class EchoTools {
-  @Tool({ description: 'Echo.' })
-  echo(@Args() { text }: EchoDto): string {
-    return text.length > 0 ? 'hello' : '';
-  }
-}
+import { McpModule, McpRegistry } from 'nestjs-model-context';
+import { EchoDto, EchoTools } from './echo-tool.js';
 
 @Module({ imports: [McpModule.forRoot({ name: 'pipeline-cost', version: '1' })], providers: [EchoTools] })
 class CostModule {}

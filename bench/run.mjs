@@ -606,6 +606,15 @@ const redisCommands = spawnSync(process.execPath, [join(benchDir, 'redis-command
 console.log(redisCommands.stdout || `Redis commands per operation: not measured (${(redisCommands.stderr || redisCommands.error?.message || '').trim().split('\n').at(-1)})`);
 targets.push({ target: 'Redis commands per operation (2026-07-28 tools/call 0, legacy tools/call ≤ 2, session open ≤ 4)', value: redisCommands.status === 0 ? 'met' : 'missed or not measured', ok: redisCommands.status === 0 });
 
+// Telemetry cost per tools/call (bench/telemetry-cost.ts, also `npm run bench:telemetry`).
+const telemetryCost = previous
+  ? undefined
+  : spawnSync(process.execPath, [join(config.dist, 'bench/telemetry-cost.js')], { env: process.env, encoding: 'utf8' });
+if (telemetryCost) {
+  console.log(telemetryCost.stdout || `Telemetry cost per tools/call: not measured (${(telemetryCost.stderr || telemetryCost.error?.message || '').trim().split('\n').at(-1)})`);
+  targets.push({ target: 'tools/call CPU with @opentelemetry/api and no SDK within 3% of telemetry: false', value: telemetryCost.status === 0 ? 'met' : 'missed or not measured', ok: telemetryCost.status === 0 });
+}
+
 const output = previous
   ? { ...previous, summary, targets, table }
   : {
@@ -618,6 +627,7 @@ const output = previous
       targets,
       table,
       redisCommands: redisCommands.stdout?.trim().split('\n') ?? [],
+      telemetryCost: telemetryCost?.stdout?.trim().split('\n') ?? [],
       elapsedSeconds: Math.round((Date.now() - started) / 1000),
       waitedForQuietSeconds: Math.round(waitedMs / 1000),
     };

@@ -147,3 +147,21 @@ export type {
 export { McpSessionAdmin, type McpSessionSummary } from './admin/mcp-session-admin.js';
 export type { McpAdminRoutesOptions } from './admin/mcp-admin.controller.js';
 export type { McpShutdownOptions } from './interfaces/mcp-module-options.interface.js';
+export {
+  McpEvents,
+  mcpEventName,
+  type McpEvent,
+  type McpEventBase,
+  type McpEventType,
+  type McpEventsOptions,
+  type McpInteractionEvent,
+  type McpListChangedEvent,
+  type McpRequestEventFields,
+  type McpRequestFinishedEvent,
+  type McpRequestOutcome,
+  type McpRequestStartedEvent,
+  type McpResourceUpdatedEvent,
+  type McpSessionClosedEvent,
+  type McpSessionOpenedEvent,
+} from './telemetry/events.js';
+export type { McpTelemetryOptions } from './telemetry/options.js';

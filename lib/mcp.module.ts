@@ -56,6 +56,8 @@ import { createToolsetModule, type McpToolsetOptions } from './discovery/mcp-too
 import { SessionHooks } from './engine/session-hooks.js';
 import { McpSessionAdmin } from './admin/mcp-session-admin.js';
 import { createMcpAdminController } from './admin/mcp-admin.controller.js';
+import { McpEvents } from './telemetry/events.js';
+import { observabilityProviders } from './telemetry/observability.providers.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -170,6 +172,7 @@ const coreProviders: Provider[] = [
   McpTransportLifecycle,
   McpHealthIndicator,
   McpSessionAdmin,
+  ...observabilityProviders,
 ];
 
 /** The app's session hooks with their bound; none when it set no hook (the state bound still applies to ctx.state()). */
@@ -302,7 +305,7 @@ export class McpModule extends McpConfigurableModule implements NestModule {
         { provide: MCP_ENDPOINT_VERSION, useValue: extras.endpointVersion ?? VERSION_NEUTRAL },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],
-      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin],
+      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin, McpEvents],
     };
   }
 }

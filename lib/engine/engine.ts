@@ -19,7 +19,7 @@ import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpSession, McpSessionStore } from '../protocol/session-store.js';
 import { DEFAULT_MCP_LIMITS, type ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
 import { runBatch } from './batch.js';
-import { LegacySessions, type McpSessionMode } from './legacy-sessions.js';
+import { LegacySessions, type JsonAnswer, type McpSessionMode } from './legacy-sessions.js';
 import { CallWriter, type CallChannel } from './respond.js';
 import type { McpBodyOutcome, McpRefusal, McpResponseSink, McpScopeCheck, McpTransportFacts } from './sink.js';
 import { StreamHub } from './streams.js';
@@ -57,6 +57,16 @@ function requestIdOf(value: unknown): JsonRpcId | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const id = (value as { id?: unknown }).id;
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+/** The name and version of an `initialize`'s clientInfo, bounded, for observers. */
+function clientInfoOf(value: unknown): { name?: string; version?: string } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { name, version } = value as { name?: unknown; version?: unknown };
+  const info: { name?: string; version?: string } = {};
+  if (typeof name === 'string') info.name = name.slice(0, 128);
+  if (typeof version === 'string') info.version = version.slice(0, 64);
+  return info;
 }
 
 /** The methods an endpoint with these sessions answers. */
@@ -196,6 +206,8 @@ export class McpEngine {
 
   /** Ends every open stream and call; called on shutdown. */
   close(): void {
+    const connection = this.options.sessions === 'process' ? this.sessions.connectionSession : undefined;
+    if (connection !== undefined) this.server.observer?.sessionClosed(connection, 'closed');
     this.calls.cancelAll();
     this.streams.close();
     this.stopRelay?.();
@@ -207,6 +219,7 @@ export class McpEngine {
    * eviction at its owner's cap): its GET stream, relay stream, in-flight calls and stored events.
    */
   private async endSession(sessionId: string, reason: McpSessionCloseReason, session?: McpSession): Promise<void> {
+    this.server.observer?.sessionClosed(sessionId, reason);
     this.streams.endSession(sessionId);
     this.calls.cancelAll(sessionId);
     this.options.hooks?.closed({ sessionId, reason, session });
@@ -279,7 +292,7 @@ export class McpEngine {
 
   private async legacy(message: JsonRpcRequest | JsonRpcNotification, id: JsonRpcId | null, facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
     if (message.method === 'initialize' && id !== null) {
-      const answer = await this.sessions.initialize(facts, message as JsonRpcRequest);
+      const answer = await this.initialize(message as JsonRpcRequest, facts);
       return sink.json(answer.status, answer.body, answer.headers);
     }
     const context = await this.sessions.envelope(facts, id, message.method);
@@ -296,6 +309,38 @@ export class McpEngine {
       };
     }
     this.call(message as JsonRpcRequest, context, facts, sink, { era: 'legacy', sessionId: context.session?.id, channel });
+  }
+
+  /** `initialize`, observed like every request, and the session it opens reported to the observers. */
+  private async initialize(request: JsonRpcRequest, facts: McpTransportFacts): Promise<JsonAnswer> {
+    const observer = this.server.observer;
+    if (!observer) return this.sessions.initialize(facts, request);
+    const requested = request.params?.protocolVersion;
+    const previous = this.sessions.connectionSession;
+    const probe = observer.request({
+      request,
+      era: 'legacy',
+      protocolVersion: typeof requested === 'string' ? requested : '',
+      principal: facts.principal?.id,
+      transportRequest: facts.transportRequest,
+    });
+    const run = () => this.sessions.initialize(facts, request);
+    let answer: JsonAnswer;
+    try {
+      answer = await (probe?.run ? probe.run(run) : run());
+    } catch (error) {
+      probe?.end(failure(request.id, ErrorCode.ServerBusy, error instanceof Error ? error.message : String(error)));
+      throw error;
+    }
+    const result = 'result' in answer.body ? answer.body.result : undefined;
+    const sessionId = result ? (answer.headers?.['Mcp-Session-Id'] ?? (this.options.sessions === 'process' ? this.sessions.connectionSession : undefined)) : undefined;
+    const protocolVersion = typeof result?.protocolVersion === 'string' ? result.protocolVersion : undefined;
+    probe?.end(answer.body, { protocolVersion, sessionId });
+    if (sessionId !== undefined && protocolVersion !== undefined) {
+      if (previous !== undefined && previous !== sessionId) observer.sessionClosed(previous, 'closed');
+      observer.sessionOpened({ sessionId, protocolVersion, principal: facts.principal?.id, clientInfo: clientInfoOf(request.params?.clientInfo) });
+    }
+    return answer;
   }
 
   private call(

@@ -9,6 +9,8 @@ import type { McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpAuthOptions } from '../auth/mcp-auth.interface.js';
 import type { McpRedisOptions } from '../redis/redis-client.js';
 import type { McpOnSession, McpOnSessionClose } from '../engine/session-hooks.js';
+import type { McpTelemetryOptions } from '../telemetry/options.js';
+import type { McpEventsOptions } from '../telemetry/events.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.
@@ -175,6 +177,17 @@ export interface McpModuleOptions {
    * to the event store), cancels the rest and flushes the event store.
    */
   shutdown?: McpShutdownOptions;
+  /**
+   * OpenTelemetry traces and metrics per the semantic conventions for MCP: one SERVER span per
+   * request (its parent from `params._meta.traceparent`, else the HTTP headers), and the
+   * `mcp.server.operation.duration` / `mcp.server.session.duration` histograms. On whenever
+   * `@opentelemetry/api` (an optional peer) is installed, sent to the SDK the app registers;
+   * `false` turns it off. See README "Observability".
+   * @default on when `@opentelemetry/api` loads
+   */
+  telemetry?: boolean | McpTelemetryOptions;
+  /** Audit and integration events ({@link McpEvents}). Never argument values unless `includeArguments`. */
+  events?: McpEventsOptions;
 }
 
 /** @publicApi */

@@ -14,6 +14,7 @@ import { ErrorCode, type JsonRpcId, type JsonRpcMessage } from './json-rpc.js';
 import { LOG_LEVELS, type Implementation, type JsonObject, type LogLevel } from './mcp-types.js';
 import type { McpSession } from './session-store.js';
 import type { ProtocolEra } from './versions.js';
+import type { McpRequestProbe } from '../telemetry/observer.js';
 
 // A Map, not an object literal: `"toString" in {}` is true, and a level name comes off the wire.
 const LEVEL_RANK: ReadonlyMap<string, number> = new Map(LOG_LEVELS.map((level, i) => [level, i]));
@@ -132,6 +133,8 @@ export class McpContext {
   private inputCounter = 0;
   /** @internal */
   readonly inputs: InputState = { answers: {}, pending: {} };
+  /** @internal The request's observers (telemetry, events), told of its round trips. */
+  probe?: McpRequestProbe;
 
   constructor(
     readonly requestId: JsonRpcId,
@@ -323,9 +326,13 @@ export class McpContext {
       // Own keys only: `inputResponses` is client JSON, and "toString" in {} is true.
       if (Object.hasOwn(this.inputs.answers, key)) {
         const value = await accept(this.inputs.answers[key]);
-        if (value !== undefined) return value;
+        if (value !== undefined) {
+          this.probe?.interaction?.('answered', method, answerAction(this.inputs.answers[key]));
+          return value;
+        }
       }
       this.inputs.pending[key] = { method, params };
+      this.probe?.interaction?.('requested', method);
       throw new InputRequiredSignal();
     }
     const broker = this.envelope.broker;
@@ -336,11 +343,13 @@ export class McpContext {
     }
     let why: string | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
+      this.probe?.interaction?.('requested', method);
       const answer = await broker.request(this.emit, method, params, {
         signal: this.signal,
         timeoutMs: support.timeoutMs,
         owner: this.envelope.session?.id,
       });
+      this.probe?.interaction?.('answered', method, answerAction(answer));
       const value = await accept(answer);
       if (value !== undefined) return value;
       why = problem?.(answer);
@@ -434,6 +443,12 @@ export class McpContext {
   close(): void {
     this.closed = true;
   }
+}
+
+/** An elicitation answer's `action` (accept, decline, cancel), for observers; never its content. */
+function answerAction(answer: unknown): string | undefined {
+  const action = isObject(answer) ? answer.action : undefined;
+  return action === 'accept' || action === 'decline' || action === 'cancel' ? action : undefined;
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Observable, Subject, catchError, from, isObservable, of, switchMap, type Subscription } from 'rxjs';
 import type { McpNotificationBus } from './notification-bus.js';
+import type { McpObservers } from '../telemetry/observer.js';
 import { listen } from './subscriptions.js';
 import { freezeResult } from './serialize.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
@@ -94,6 +95,11 @@ export class McpDispatcher {
   private readonly headerChecks = new Map<string, HeaderCheck>();
   /** Set by the resources feature: refuses URIs that nothing serves, then runs their guards. */
   checkSubscribable?: (uri: string, era: ProtocolEra) => (ctx: McpContext) => Promise<void>;
+  /**
+   * Told of every request as it enters and leaves (OpenTelemetry, McpEvents); set at bootstrap.
+   * Undefined when nothing observes, so a request then pays one property check.
+   */
+  observer?: McpObservers;
 
   constructor(
     private readonly config: McpDispatcherConfig,
@@ -293,45 +299,70 @@ export class McpDispatcher {
     const { id, method } = request;
     const handler = (env.era === 'modern' ? this.modernMethods : this.legacyMethods).get(method);
     return new Observable<JsonRpcMessage>((subscriber) => {
+      const probe = this.observer?.request({
+        request,
+        era: env.era,
+        protocolVersion: env.protocolVersion,
+        sessionId: env.session?.id,
+        principal: env.principal,
+        transportRequest: env.transportRequest,
+      });
       if (!handler) {
-        subscriber.next(this.methodNotFoundResponse(id, method, env.era));
+        const response = this.methodNotFoundResponse(id, method, env.era);
+        probe?.end(response);
+        subscriber.next(response);
         subscriber.complete();
         return;
       }
       const params = request.params ?? {};
       const meta = isObject(params._meta) ? params._meta : {};
-      const ctx = new McpContext(id, method, env, meta, (n) => subscriber.next(n), this.config.interaction);
+      const emit = probe?.message
+        ? (n: JsonRpcMessage) => {
+            probe.message!(n);
+            subscriber.next(n);
+          }
+        : (n: JsonRpcMessage) => subscriber.next(n);
+      const ctx = new McpContext(id, method, env, meta, emit, this.config.interaction);
+      if (probe) ctx.probe = probe;
       let settled = false;
       const settle = (message: JsonRpcMessage): void => {
         settled = true;
         ctx.close();
+        probe?.end(message);
         subscriber.next(message);
         subscriber.complete();
       };
       let inner: Subscription | undefined;
-      try {
-        const outcome = handler(params, ctx, env);
-        if (isObservable(outcome)) {
-          let last: Result | undefined;
-          inner = outcome.subscribe({
-            next: (value) => (last = value),
-            error: (error: unknown) => settle(this.errorResponse(id, error)),
-            complete: () => settle(success(id, this.decorate(last ?? {}, env.era))),
-          });
-        } else if (isPromiseLike(outcome)) {
-          outcome.then(
-            (result) => !subscriber.closed && settle(success(id, this.decorate(result, env.era))),
-            (error: unknown) => !subscriber.closed && settle(this.errorResponse(id, error)),
-          );
-        } else {
-          settle(success(id, this.decorate(outcome, env.era)));
+      const start = (): void => {
+        try {
+          const outcome = handler(params, ctx, env);
+          if (isObservable(outcome)) {
+            let last: Result | undefined;
+            inner = outcome.subscribe({
+              next: (value) => (last = value),
+              error: (error: unknown) => settle(this.errorResponse(id, error)),
+              complete: () => settle(success(id, this.decorate(last ?? {}, env.era))),
+            });
+          } else if (isPromiseLike(outcome)) {
+            outcome.then(
+              (result) => !subscriber.closed && settle(success(id, this.decorate(result, env.era))),
+              (error: unknown) => !subscriber.closed && settle(this.errorResponse(id, error)),
+            );
+          } else {
+            settle(success(id, this.decorate(outcome, env.era)));
+          }
+        } catch (error) {
+          settle(this.errorResponse(id, error));
         }
-      } catch (error) {
-        settle(this.errorResponse(id, error));
-      }
+      };
+      if (probe?.run) probe.run(start);
+      else start();
       return () => {
         ctx.close();
-        if (!settled) ctx.abortCall(new McpCancelledError());
+        if (!settled) {
+          ctx.abortCall(new McpCancelledError());
+          probe?.end(undefined);
+        }
         inner?.unsubscribe();
       };
     });

@@ -125,3 +125,12 @@ export {
   type McpStdioServeOptions,
   type McpStdioServerOptions,
 } from './transport/stdio.transport.js';
+export { Skill, type InlineSkill, type SkillOptions, type SkillSource } from './decorators/skill.decorator.js';
+export type { McpSkillsOptions } from './interfaces/mcp-skills-options.interface.js';
+export {
+  DIRECTORY_MIME_TYPE,
+  SKILLS_EXTENSION,
+  SkillDefinitionError,
+  type SkillEntry,
+  type SkillResourceEntry,
+} from './protocol/skills/skill-entry.js';

@@ -53,6 +53,7 @@ import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
 import { McpPolicyGate } from './execution/mcp-policy-gate.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 import { createToolsetModule, type McpToolsetOptions } from './discovery/mcp-toolset.js';
+import { McpSkillsLoader } from './discovery/mcp-skills.loader.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -164,6 +165,7 @@ const coreProviders: Provider[] = [
   },
   McpTransportLifecycle,
   McpHealthIndicator,
+  McpSkillsLoader,
 ];
 
 function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {

@@ -8,6 +8,7 @@ import type { McpEventStore } from '../protocol/event-store.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpAuthOptions } from '../auth/mcp-auth.interface.js';
 import type { McpRedisOptions } from '../redis/redis-client.js';
+import type { McpSkillsOptions } from './mcp-skills-options.interface.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.
@@ -167,6 +168,11 @@ export interface McpModuleOptions {
    * public endpoint; every refusal names the limit and the option that raises it. See SECURITY.md.
    */
   limits?: McpLimitOptions;
+  /**
+   * Agent Skills served per SEP-2640 (`io.modelcontextprotocol/skills`) from folders, with their
+   * limits; `@Skill()` methods add skills from providers. See README "Skills".
+   */
+  skills?: McpSkillsOptions;
 }
 
 /**

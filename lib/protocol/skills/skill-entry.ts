@@ -285,7 +285,8 @@ function fileResource(uri: string, file: { path: string; bytes: Uint8Array; mime
     mimeType: file.mimeType,
     requiredScopes: access.requiredScopes,
     authorize,
-    read: (ctx) => defer(() => (authorize ? authorize(ctx, ctx.method).then(() => result) : of(result))),
+    // A caller the guards refuse gets the era's resource-not-found, as for any URI it cannot see.
+    read: (ctx) => defer(() => (authorize ? authorize(ctx, ctx.method).then(() => result, () => null) : of(result))),
   };
 }
 

@@ -134,3 +134,14 @@ export {
   type SkillEntry,
   type SkillResourceEntry,
 } from './protocol/skills/skill-entry.js';
+export { AppView, McpApp, type AppViewOptions, type AppViewSource, type McpAppOptions } from './decorators/mcp-app.decorator.js';
+export {
+  UI_EXTENSION,
+  UI_MIME_TYPE,
+  appResult,
+  type McpAppResult,
+  type McpUiCsp,
+  type McpUiPermissions,
+  type McpUiResourceMeta,
+  type McpUiVisibility,
+} from './protocol/apps/apps.js';

@@ -54,6 +54,7 @@ import { McpPolicyGate } from './execution/mcp-policy-gate.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 import { createToolsetModule, type McpToolsetOptions } from './discovery/mcp-toolset.js';
 import { McpSkillsLoader } from './discovery/mcp-skills.loader.js';
+import { McpAppsLoader } from './discovery/mcp-apps.loader.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -166,6 +167,7 @@ const coreProviders: Provider[] = [
   McpTransportLifecycle,
   McpHealthIndicator,
   McpSkillsLoader,
+  McpAppsLoader,
 ];
 
 function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {

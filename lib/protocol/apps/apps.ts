@@ -177,15 +177,16 @@ export function toolUiMeta(resourceUri: string, visibility: McpUiVisibility | un
  * never sees it. Listing hides it through `authorize`, which lists consult per caller.
  */
 export function appOnlyTool(runtime: ToolRuntime): ToolRuntime {
-  const unknown = () => `Unknown tool "${runtime.name}". Call tools/list to see the tools this server offers.`;
+  // The very error tools/call gives for a name nothing serves.
+  const unknown = () => new McpError(ErrorCode.InvalidParams, `Unknown tool "${runtime.name}". Call tools/list to see the tools this server offers.`, { name: runtime.name });
   const authorize: NonNullable<ToolRuntime['authorize']> = (ctx, method, request) =>
-    supportsApps(ctx) ? (runtime.authorize?.(ctx, method, request) ?? Promise.resolve()) : Promise.reject(new ToolError(unknown()));
+    supportsApps(ctx) ? (runtime.authorize?.(ctx, method, request) ?? Promise.resolve()) : Promise.reject(unknown());
   return {
     ...runtime,
     authorize,
     invoke: (args, rawArgs, ctx) =>
       supportsApps(ctx)
         ? runtime.invoke(args, rawArgs, ctx)
-        : defer(() => throwError(() => new McpError(ErrorCode.InvalidParams, unknown(), { name: runtime.name }))),
+        : defer(() => throwError(unknown)),
   };
 }

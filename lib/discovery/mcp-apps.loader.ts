@@ -1,18 +1,12 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit, type Type } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { of } from 'rxjs';
-import { MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_APP_METADATA, MCP_APP_VIEW_METADATA, type AppViewOptions, type McpAppOptions } from '../decorators/mcp-app.decorator.js';
-import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
-import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import type { ToolRuntime } from '../protocol/catalog.js';
-import type { McpDispatcher } from '../protocol/dispatcher.js';
 import { UI_EXTENSION, UI_MIME_TYPE, appOnlyTool, toolUiMeta, viewResource, viewUriProblem, type ViewDefinition } from '../protocol/apps/apps.js';
-import { capabilityAccess, resourceCall } from './capability-calls.js';
-import { McpRegistry } from './mcp.registry.js';
+import { resourceCall } from './capability-calls.js';
+import { McpMethodLoader } from './mcp-method.loader.js';
 import type { ToolDefinition } from './tool-runtime.factory.js';
 
 function appOptionsOf(method: unknown): McpAppOptions | undefined {
@@ -46,48 +40,28 @@ export function withAppVisibility(runtime: ToolRuntime, method: unknown): ToolRu
  * linked URI is served.
  */
 @Injectable()
-export class McpAppsLoader implements OnModuleInit, OnApplicationBootstrap {
+export class McpAppsLoader extends McpMethodLoader implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('McpModule');
   private readonly links: Array<{ uri: string; site: string }> = [];
 
-  constructor(
-    private readonly discovery: DiscoveryService,
-    private readonly scanner: MetadataScanner,
-    private readonly handlers: McpHandlerFactory,
-    private readonly registry: McpRegistry,
-    @Inject(MCP_SERVER) private readonly server: McpDispatcher,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
-  ) {}
-
   async onModuleInit(): Promise<void> {
-    const scope = this.options.include ? { include: this.options.include as Function[] } : {};
-    const seen = new Set<object>();
     let found = false;
-    for (const wrapper of [...this.discovery.getProviders(scope), ...this.discovery.getControllers(scope)]) {
-      if (wrapper.isAlias) continue;
-      const prototype = (wrapper.instance ? Object.getPrototypeOf(wrapper.instance) : (wrapper.metatype as Type<unknown> | null)?.prototype) as object | undefined;
-      if (!prototype || seen.has(prototype)) continue;
-      seen.add(prototype);
-      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        const method = (prototype as Record<string, unknown>)[methodName];
-        const site = `${prototype.constructor.name}#${methodName}`;
-        const app = appOptionsOf(method);
-        const view = typeof method === 'function' ? (Reflect.getMetadata(MCP_APP_VIEW_METADATA, method) as AppViewOptions | undefined) : undefined;
-        if (app) {
-          found = true;
-          const uri = linkedUri(app);
-          if (uri === undefined) throw new Error(`${site}: @McpApp() needs "resourceUri" (the ui:// view of this tool) or "view".`);
-          this.links.push({ uri, site });
-          if (app.view) await this.serveInlineView(app.view, site);
-        }
-        if (view) {
-          found = true;
-          if (!wrapper.isDependencyTreeStatic() || !wrapper.instance) throw new Error(`${site}: an @AppView() provider cannot be request-scoped here; move the view to a singleton provider.`);
-          const instance = wrapper.instance as object;
-          const access = capabilityAccess(view.uri, this.handlers.createGuardCheck(instance, methodName), requiredScopesOf(prototype.constructor, method as Function));
-          const invoke = resourceCall(view.uri, this.handlers.gated({ key: `resource:${view.uri}`, label: `view "${view.uri}"`, owner: prototype.constructor, method: method as Function }, this.handlers.create(instance, methodName)));
-          this.serve({ ...view, name: view.name ?? nameOf(view.uri), render: (ctx) => invoke(ctx), ...access }, site);
-        }
+    for (const loaded of this.methods()) {
+      const { method, site, prototype, methodName } = loaded;
+      const app = appOptionsOf(method);
+      const view = typeof method === 'function' ? (Reflect.getMetadata(MCP_APP_VIEW_METADATA, method) as AppViewOptions | undefined) : undefined;
+      if (app) {
+        found = true;
+        const uri = linkedUri(app);
+        if (uri === undefined) throw new Error(`${site}: @McpApp() needs "resourceUri" (the ui:// view of this tool) or "view".`);
+        this.links.push({ uri, site });
+        if (app.view) await this.serveInlineView(app.view, site);
+      }
+      if (view) {
+        found = true;
+        const instance = this.instanceOf(loaded, 'an @AppView() method');
+        const invoke = resourceCall(view.uri, this.handlers.gated({ key: `resource:${view.uri}`, label: `view "${view.uri}"`, owner: prototype.constructor, method: method as Function }, this.handlers.create(instance, methodName)));
+        this.serve({ ...view, name: view.name ?? nameOf(view.uri), render: (ctx) => invoke(ctx), ...this.accessOf(instance, loaded, view.uri) }, site);
       }
     }
     if (found) this.server.declareExtension(UI_EXTENSION, { mimeTypes: [UI_MIME_TYPE] });

@@ -1,13 +1,7 @@
-import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DEFAULT_MAX_SKILLS, type McpSkillsOptions } from '../interfaces/mcp-skills-options.interface.js';
 import { MCP_SKILL_METADATA, type InlineSkill, type SkillMetadata, type SkillSource } from '../decorators/skill.decorator.js';
-import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
-import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import type { McpAccess } from '../protocol/catalog.js';
-import type { McpDispatcher } from '../protocol/dispatcher.js';
 import {
   DEFAULT_SKILL_LIMITS,
   SKILL_FILE,
@@ -22,8 +16,7 @@ import {
 } from '../protocol/skills/skill-entry.js';
 import { readSkillFolder } from '../protocol/skills/skill-folder.js';
 import { installSkills, type SkillCatalog } from '../protocol/skills/skills-feature.js';
-import { capabilityAccess } from './capability-calls.js';
-import { McpRegistry } from './mcp.registry.js';
+import { McpMethodLoader } from './mcp-method.loader.js';
 
 /** One skill before it is built: where it came from, who may see it, and its files. */
 interface PendingSkill {
@@ -39,17 +32,8 @@ interface PendingSkill {
  * dispatcher. A module without skills declares nothing.
  */
 @Injectable()
-export class McpSkillsLoader implements OnModuleInit {
+export class McpSkillsLoader extends McpMethodLoader implements OnModuleInit {
   private readonly logger = new Logger('McpModule');
-
-  constructor(
-    private readonly discovery: DiscoveryService,
-    private readonly scanner: MetadataScanner,
-    private readonly handlers: McpHandlerFactory,
-    private readonly registry: McpRegistry,
-    @Inject(MCP_SERVER) private readonly server: McpDispatcher,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
-  ) {}
 
   async onModuleInit(): Promise<void> {
     const settings: McpSkillsOptions = this.options.skills ?? {};
@@ -109,26 +93,13 @@ export class McpSkillsLoader implements OnModuleInit {
   }
 
   private skillMethods(): Array<{ instance: object; methodName: string; metadata: SkillMetadata; access: McpAccess; site: string }> {
-    const scope = this.options.include ? { include: this.options.include as Function[] } : {};
     const found: Array<{ instance: object; methodName: string; metadata: SkillMetadata; access: McpAccess; site: string }> = [];
-    const seen = new Set<object>();
-    for (const wrapper of this.discovery.getProviders(scope)) {
-      if (wrapper.isAlias) continue;
-      const prototype = ((wrapper.instance ? Object.getPrototypeOf(wrapper.instance) : (wrapper.metatype as Type<unknown> | null)?.prototype) ?? undefined) as object | undefined;
-      if (!prototype || seen.has(prototype)) continue;
-      seen.add(prototype);
-      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        const method = (prototype as Record<string, unknown>)[methodName];
-        const metadata = typeof method === 'function' ? (Reflect.getMetadata(MCP_SKILL_METADATA, method) as SkillMetadata | undefined) : undefined;
-        if (!metadata) continue;
-        const site = `${prototype.constructor.name}#${methodName}`;
-        if (!wrapper.isDependencyTreeStatic() || !wrapper.instance) {
-          throw new SkillDefinitionError(`${site}: a @Skill() method runs once at bootstrap, so its provider cannot be request-scoped. Move it to a singleton provider.`);
-        }
-        const instance = wrapper.instance as object;
-        const access = capabilityAccess(site, this.handlers.createGuardCheck(instance, methodName), requiredScopesOf(prototype.constructor, method as Function));
-        found.push({ instance, methodName, metadata, access, site });
-      }
+    for (const loaded of this.methods()) {
+      const metadata = typeof loaded.method === 'function' ? (Reflect.getMetadata(MCP_SKILL_METADATA, loaded.method) as SkillMetadata | undefined) : undefined;
+      if (!metadata) continue;
+      // It runs once at bootstrap: there is no request to scope it to.
+      const instance = this.instanceOf(loaded, 'a @Skill() method');
+      found.push({ instance, methodName: loaded.methodName, metadata, access: this.accessOf(instance, loaded, loaded.site), site: loaded.site });
     }
     return found;
   }

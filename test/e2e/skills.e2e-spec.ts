@@ -41,6 +41,8 @@ function skillTree(): string {
   writeFileSync(join(root, 'git-workflow', 'examples', 'commit.md'), 'feat: add the thing\n');
   writeFileSync(join(root, 'git-workflow', '.hidden'), 'never served');
   symlinkSync('/etc/hostname', join(root, 'git-workflow', 'examples', 'outside.md'));
+  mkdirSync(join(root, 'git-workflow', 'commit-msg'));
+  writeFileSync(join(root, 'git-workflow', 'commit-msg', 'SKILL.md'), '---\nname: commit-msg\ndescription: Write a commit message\n---\n\nImperative mood.\n');
   return root;
 }
 
@@ -68,10 +70,10 @@ describe('Skills (SEP-2640) served from a folder and a guarded @Skill() provider
 
   it('skills/list shows the guarded skill only to callers its guard admits', async () => {
     const anonymous = (await modernRpc(server.url, 'skills/list')).json as { result: { skills: Entry[]; cacheScope: string } };
-    assert.deepEqual(anonymous.result.skills.map((s) => s.uri), ['skill://git-workflow/SKILL.md']);
+    assert.deepEqual(anonymous.result.skills.map((s) => s.uri), ['skill://git-workflow/SKILL.md', 'skill://git-workflow/commit-msg/SKILL.md']);
     assert.equal(anonymous.result.cacheScope, 'private', 'a page some callers see differently is never shared');
     const admitted = (await modernRpc(server.url, 'skills/list', {}, ops)).json as { result: { skills: Entry[] } };
-    assert.deepEqual(admitted.result.skills.map((s) => s.uri), ['skill://git-workflow/SKILL.md', 'skill://ops/incident-runbook/SKILL.md']);
+    assert.deepEqual(admitted.result.skills.map((s) => s.uri), ['skill://git-workflow/SKILL.md', 'skill://git-workflow/commit-msg/SKILL.md', 'skill://ops/incident-runbook/SKILL.md']);
   });
 
   it('skills/get, resources/read and resources/directory/read refuse a hidden skill like an unknown one', async () => {
@@ -98,7 +100,8 @@ describe('Skills (SEP-2640) served from a folder and a guarded @Skill() provider
 
   it('every digest and size matches the bytes resources/read returns; hidden files and links are not served', async () => {
     const { result } = (await modernRpc(server.url, 'skills/get', { uri: 'skill://git-workflow/SKILL.md' })).json as { result: { skill: Entry } };
-    assert.deepEqual(result.skill.resources.map((r) => r.uri), ['skill://git-workflow/SKILL.md', 'skill://git-workflow/examples/commit.md']);
+    // A nested skill's files are the enclosing skill's too (SEP-2640: nested content is supporting content).
+    assert.deepEqual(result.skill.resources.map((r) => r.uri), ['skill://git-workflow/SKILL.md', 'skill://git-workflow/commit-msg/SKILL.md', 'skill://git-workflow/examples/commit.md']);
     for (const file of result.skill.resources) {
       const read = (await modernRpc(server.url, 'resources/read', { uri: file.uri })).json as { result: { contents: Array<{ text: string }> } };
       const bytes = Buffer.from(read.result.contents[0]!.text, 'utf8');
@@ -117,13 +120,27 @@ describe('Skills (SEP-2640) served from a folder and a guarded @Skill() provider
       const extensions = (connection.client.getServerCapabilities() as { extensions?: Record<string, unknown> }).extensions;
       assert.deepEqual(extensions?.['io.modelcontextprotocol/skills'], { directoryRead: true });
       const list = (await connection.client.request({ method: 'skills/list', params: {} }, ResultSchema)) as unknown as { skills: Entry[]; ttlMs?: number };
-      assert.deepEqual(list.skills.map((s) => s.uri), ['skill://git-workflow/SKILL.md', 'skill://ops/incident-runbook/SKILL.md']);
+      assert.deepEqual(list.skills.map((s) => s.uri), ['skill://git-workflow/SKILL.md', 'skill://git-workflow/commit-msg/SKILL.md', 'skill://ops/incident-runbook/SKILL.md']);
       assert.equal(list.ttlMs, undefined, 'no cache hints before 2026-07-28');
       const modern = (await modernRpc(server.url, 'skills/list', {}, ops)).json as { result: { skills: Entry[] } };
       assert.deepEqual(list.skills, modern.result.skills);
       await assert.rejects(connection.client.request({ method: 'skills/get', params: { uri: 'skill://nope/SKILL.md' } }, ResultSchema), (error: { code?: number }) => error.code === -32602);
     } finally {
       await connection.close();
+    }
+  });
+});
+
+describe('Skills from a folder that is itself a skill', () => {
+  it('serves it under the folder name, and the skills nested in it at their own paths', async () => {
+    const tree = skillTree();
+    const server = await startApp(appWith({ directory: join(tree, 'git-workflow'), prefix: 'team' }));
+    try {
+      const list = (await modernRpc(server.url, 'skills/list')).json as { result: { skills: Entry[] } };
+      assert.deepEqual(list.result.skills.map((s) => s.uri), ['skill://team/git-workflow/SKILL.md', 'skill://team/git-workflow/commit-msg/SKILL.md']);
+    } finally {
+      await server.close();
+      rmSync(tree, { recursive: true, force: true });
     }
   });
 });

@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { resolveSafePath } from '../safe-path.util.js';
 import { SKILL_FILE, SkillDefinitionError, type SkillFileInput, type SkillLimits } from './skill-entry.js';
@@ -14,10 +14,10 @@ export interface FolderSkill {
 const MAX_WALK_ENTRIES = 100_000;
 
 /**
- * Reads the skills under a folder. A folder holding a SKILL.md is one skill, named by the folder;
- * otherwise every directory below it holding a SKILL.md is a skill, at its path below the folder
- * (`acme/billing/refunds`), and an enclosing skill's files include those of skills nested in it
- * (SEP-2640: nested content is supporting content). Hidden entries (`.git`, `.DS_Store`) and
+ * Reads the skills under a folder. A folder holding a SKILL.md is a skill named by the folder;
+ * every directory below it holding a SKILL.md is a skill too, at its path (`acme/billing/refunds`,
+ * under the folder's name when the folder is a skill), and an enclosing skill's files include
+ * those of skills nested in it (SEP-2640: nested content is supporting content; publication is flat). Hidden entries (`.git`, `.DS_Store`) and
  * symbolic links are skipped: a link could lead out of the tree.
  *
  * @throws SkillDefinitionError when the folder is missing, a skill breaks the limits, or the walk
@@ -25,8 +25,9 @@ const MAX_WALK_ENTRIES = 100_000;
  */
 export async function readSkillFolder(folder: string, prefix: string | undefined, limits: SkillLimits, warn: (message: string) => void): Promise<FolderSkill[]> {
   const root = resolve(folder);
-  const stat = await lstat(root).catch(() => undefined);
-  if (!stat?.isDirectory()) throw new SkillDefinitionError(`Skills folder ${JSON.stringify(folder)} (resolved to ${root}) is not a directory. Point it at a folder of skill directories, each with a SKILL.md.`);
+  // The folder itself may be a link (the app's own choice); links inside it are not followed.
+  const info = await stat(root).catch(() => undefined);
+  if (!info?.isDirectory()) throw new SkillDefinitionError(`Skills folder ${JSON.stringify(folder)} (resolved to ${root}) is not a directory. Point it at a folder of skill directories, each with a SKILL.md.`);
   const files: string[] = [];
   let visited = 0;
   const walk = async (relative: string): Promise<void> => {
@@ -43,13 +44,15 @@ export async function readSkillFolder(folder: string, prefix: string | undefined
     }
   };
   await walk('');
-  const join = (base: string) => (prefix ? `${prefix}/${base}` : base);
-  if (files.includes(SKILL_FILE)) return [await collect(root, '', join(basename(root)), files, limits)];
+  // A folder holding SKILL.md is a skill named by the folder; skills nested in it (or, without
+  // one, every skill below it) are published too, each at its path.
+  const base = files.includes(SKILL_FILE) ? basename(root) : undefined;
   const skills: FolderSkill[] = [];
   for (const file of files) {
-    if (!file.endsWith(`/${SKILL_FILE}`)) continue;
-    const dir = file.slice(0, -SKILL_FILE.length - 1);
-    skills.push(await collect(root, dir, join(dir), files, limits));
+    if (file !== SKILL_FILE && !file.endsWith(`/${SKILL_FILE}`)) continue;
+    const dir = file === SKILL_FILE ? '' : file.slice(0, -SKILL_FILE.length - 1);
+    const path = [prefix, base, dir].filter((part) => part).join('/');
+    skills.push(await collect(root, dir, path, files, limits));
   }
   return skills;
 }

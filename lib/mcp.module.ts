@@ -58,6 +58,8 @@ import { McpSessionAdmin } from './admin/mcp-session-admin.js';
 import { createMcpAdminController } from './admin/mcp-admin.controller.js';
 import { McpEvents } from './telemetry/events.js';
 import { observabilityProviders } from './telemetry/observability.providers.js';
+import { McpSkillsLoader } from './discovery/mcp-skills.loader.js';
+import { McpAppsLoader } from './discovery/mcp-apps.loader.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -173,6 +175,8 @@ const coreProviders: Provider[] = [
   McpHealthIndicator,
   McpSessionAdmin,
   ...observabilityProviders,
+  McpSkillsLoader,
+  McpAppsLoader,
 ];
 
 /** The app's session hooks with their bound; none when it set no hook (the state bound still applies to ctx.state()). */

@@ -18,6 +18,7 @@ import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
 import { ToolRuntimeFactory, type ToolDefinition } from './tool-runtime.factory.js';
 import { toolsetOf } from './mcp-toolset.js';
+import { withAppMeta, withAppVisibility } from './mcp-apps.loader.js';
 
 const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
 
@@ -85,11 +86,11 @@ export class McpExplorer implements OnModuleInit {
         if (!metadata) continue;
         const site = `${className}#${methodName}${where}`;
         const unprefixed = this.definition(metadata, prototype, methodName, site);
-        const declared = { ...unprefixed, name: prefix + unprefixed.name };
+        const declared = withAppMeta({ ...unprefixed, name: prefix + unprefixed.name }, (prototype as Record<string, unknown>)[methodName]);
         const definition = { ...declared, ...this.access(wrapper, instance, prototype, methodName, declared.name) };
         const invoker = this.gated(`tool:${definition.name}`, `tool "${definition.name}"`, prototype, methodName, this.invokerFor(wrapper, instance, methodName));
         const runtime = factory.build(definition, toolCall(definition.name, invoker), site);
-        this.registry.register(runtime, site);
+        this.registry.register(withAppVisibility(runtime, (prototype as Record<string, unknown>)[methodName]), site);
       }
     }
     // Completers attach once every prompt and template is known, wherever it was declared.

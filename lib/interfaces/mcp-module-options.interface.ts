@@ -11,6 +11,7 @@ import type { McpRedisOptions } from '../redis/redis-client.js';
 import type { McpOnSession, McpOnSessionClose } from '../engine/session-hooks.js';
 import type { McpTelemetryOptions } from '../telemetry/options.js';
 import type { McpEventsOptions } from '../telemetry/events.js';
+import type { McpSkillsOptions } from './mcp-skills-options.interface.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.
@@ -188,6 +189,11 @@ export interface McpModuleOptions {
   telemetry?: boolean | McpTelemetryOptions;
   /** Audit and integration events ({@link McpEvents}). Never argument values unless `includeArguments`. */
   events?: McpEventsOptions;
+  /**
+   * Agent Skills served per SEP-2640 (`io.modelcontextprotocol/skills`) from folders, with their
+   * limits; `@Skill()` methods add skills from providers. See README "Skills".
+   */
+  skills?: McpSkillsOptions;
 }
 
 /** @publicApi */

@@ -92,7 +92,8 @@ function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, c
         const message = parsed.message;
         meetGuards(tool, ctx, rawArgs).then(
           () => !cancelled && (subscriber.next(errorResult(message)), subscriber.complete()),
-          (error: unknown) => !cancelled && (subscriber.next(toolErrorResult(options, tool, error)), subscriber.complete()),
+          // An McpError is a protocol answer (as from invoke below), not a tool failure.
+          (error: unknown) => !cancelled && (error instanceof McpError ? subscriber.error(error) : (subscriber.next(toolErrorResult(options, tool, error)), subscriber.complete())),
         );
         return;
       }

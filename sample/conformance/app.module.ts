@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { McpModule } from 'nestjs-model-context';
 import { ConformancePrompts } from './conformance.prompts.js';
 import { ConformanceResources } from './conformance.resources.js';
+import { ConformanceSkills } from './conformance.skills.js';
 import { ConformanceTools } from './conformance.tools.js';
 
 /**
@@ -21,6 +22,6 @@ import { ConformanceTools } from './conformance.tools.js';
       redis: process.env.REDIS_URL ? { url: process.env.REDIS_URL } : undefined,
     }),
   ],
-  providers: [ConformanceTools, ConformanceResources, ConformancePrompts],
+  providers: [ConformanceTools, ConformanceResources, ConformancePrompts, ConformanceSkills],
 })
 export class AppModule {}

@@ -1,0 +1,24 @@
+/**
+ * Options of the Skills extension (`McpModule.forRoot({ skills })`, SEP-2640).
+ *
+ * @publicApi
+ */
+export interface McpSkillsOptions {
+  /**
+   * Folders of skills: a folder holding SKILL.md is one skill; otherwise every directory below it
+   * holding a SKILL.md is one, at its path below the folder. Read and digested at bootstrap.
+   */
+  directory?: string | string[];
+  /** Organizational prefix of the folder skills' paths. */
+  prefix?: string;
+  /** Serve `resources/directory/read` and declare `directoryRead: true`. @default true */
+  directoryRead?: boolean;
+  /** Most files in one skill, SKILL.md included; more fails the bootstrap. @default 512 (the SEP-2640 host limit) */
+  maxFilesPerSkill?: number;
+  /** Most bytes in one skill, summed over its files; more fails the bootstrap. @default 16 MiB (the SEP-2640 host limit) */
+  maxBytesPerSkill?: number;
+  /** Most skills one module serves; more fails the bootstrap. @default 1000 */
+  maxSkills?: number;
+}
+
+export const DEFAULT_MAX_SKILLS = 1000;

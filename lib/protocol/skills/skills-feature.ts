@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import type { McpContext } from '../context.js';
+import { McpError } from '../errors.js';
+import type { McpFeatureHost, McpFeatureOptions } from '../feature-host.js';
+import { ErrorCode } from '../json-rpc.js';
+import type { JsonObject } from '../mcp-types.js';
+import { decodeCursor, encodeCursor } from '../paging.js';
+import { uriProblem } from '../resources.js';
+import { BOTH_ERAS, type ProtocolEra } from '../versions.js';
+import { SKILLS_EXTENSION, type DirectoryChild, type SkillRuntime } from './skill-entry.js';
+
+/** The skills one module serves, built at bootstrap. */
+export interface SkillCatalog {
+  /** Bound into directory cursors: a change expires them. */
+  readonly version: number;
+  skills(): readonly SkillRuntime[];
+  /** The skill whose SKILL.md is at this URI. */
+  skill(uri: string): SkillRuntime | undefined;
+  /** A directory of some skill: its children and the skills it belongs to (nested skills share directories). */
+  directory(uri: string): { children: readonly DirectoryChild[]; skills: readonly SkillRuntime[] } | undefined;
+}
+
+export interface SkillsFeatureOptions extends McpFeatureOptions {
+  /** Serve `resources/directory/read` and declare `directoryRead: true`. */
+  directoryRead: boolean;
+  /** Children per page of `resources/directory/read`. */
+  pageSize: number;
+}
+
+/**
+ * Installs SEP-2640 (`io.modelcontextprotocol/skills`) on both eras: declares the extension
+ * inline, and serves `skills/list` (one skill entry per item, so an entry never spans pages),
+ * `skills/get` and, with `directoryRead`, `resources/directory/read`. The skills' files are
+ * ordinary resources the caller's catalog already serves through `resources/read`. A skill its
+ * guards hide from a caller is absent for that caller: left out of lists, and `-32602` like an
+ * unknown URI, so that a caller cannot probe for it.
+ */
+export function installSkills(host: McpFeatureHost, catalog: SkillCatalog, options: SkillsFeatureOptions): void {
+  host.declareExtension(SKILLS_EXTENSION, options.directoryRead ? { directoryRead: true } : {});
+  const list = host.pagedList('skills', 'skills/list', () => catalog.skills(), (skill) => skill.entry);
+  host.setMethod('skills/list', BOTH_ERAS, (params, ctx, env) => host.listPage(list, params, ctx, env.era));
+  const byUri = (params: JsonObject) => (typeof params.uri === 'string' ? catalog.skill(params.uri)?.requiredScopes : undefined);
+  host.setRequiredScopes('skills/get', byUri);
+  host.setMethod('skills/get', BOTH_ERAS, async (params, ctx, env) => {
+    const uri = requestUri(params, 'skills/get', 'the URI of a skill\'s SKILL.md');
+    const skill = catalog.skill(uri);
+    if (!skill || !(await visible(skill, ctx))) throw unknown(uri, 'skill', 'Call skills/list to see the skills this server offers; a skill URI ends in /SKILL.md.');
+    return withCache({ skill: skill.entry }, env.era, options);
+  });
+  if (!options.directoryRead) return;
+  host.setRequiredScopes('resources/directory/read', (params) => {
+    if (typeof params.uri !== 'string') return undefined;
+    return catalog.directory(params.uri)?.skills[0]?.requiredScopes;
+  });
+  host.setMethod('resources/directory/read', BOTH_ERAS, async (params, ctx, env) => {
+    const uri = requestUri(params, 'resources/directory/read', 'the URI of a directory resource (mimeType inode/directory), without a trailing slash');
+    const directory = catalog.directory(uri);
+    const seen = directory && (await Promise.all(directory.skills.map((skill) => visible(skill, ctx)))).some(Boolean);
+    if (!directory || !seen) {
+      throw unknown(uri, 'directory', 'This method lists directory resources only (a skill root such as skill://name, or a folder in it), not files; read files with resources/read.');
+    }
+    const kind = `dir:${createHash('sha256').update(uri).digest('base64url').slice(0, 16)}`;
+    const total = directory.children.length;
+    const offset = decodeCursor(params.cursor, { kind, method: 'resources/directory/read', version: catalog.version, pageSize: options.pageSize, total });
+    const end = offset + options.pageSize;
+    const result: JsonObject = { resources: directory.children.slice(offset, end) };
+    if (end < total) result.nextCursor = encodeCursor(kind, catalog.version, end);
+    return withCache(result, env.era, options);
+  });
+}
+
+function visible(skill: SkillRuntime, ctx: McpContext): Promise<boolean> {
+  if (!skill.authorize) return Promise.resolve(true);
+  return skill.authorize(ctx, ctx.method).then(
+    () => true,
+    () => false,
+  );
+}
+
+function requestUri(params: JsonObject, method: string, what: string): string {
+  const uri = params.uri;
+  if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, `${method} needs "params.uri", ${what}, as a string.`);
+  const problem = uriProblem(uri);
+  if (problem !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid URI ${quote(uri)} for ${method}: ${problem}.`, { uri: uri.slice(0, 1024) });
+  return uri;
+}
+
+function unknown(uri: string, what: string, hint: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `No ${what} is served at ${quote(uri)}. ${hint}`, { uri });
+}
+
+/** Modern results carry the read cache hints, as `resources/read` does. */
+function withCache(result: JsonObject, era: ProtocolEra, options: McpFeatureOptions): JsonObject {
+  return era === 'modern' ? { ...result, ttlMs: options.readCache.ttlMs, cacheScope: options.readCache.cacheScope } : result;
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);
+}

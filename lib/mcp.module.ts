@@ -53,6 +53,8 @@ import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
 import { McpPolicyGate } from './execution/mcp-policy-gate.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 import { createToolsetModule, type McpToolsetOptions } from './discovery/mcp-toolset.js';
+import { MCP_TASK_RUNNER, installModernTasks, taskProviders } from './tasks/mcp-tasks.js';
+import type { McpTaskRunner } from './protocol/tasks/tasks.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -64,7 +66,7 @@ const coreProviders: Provider[] = [
   McpExposer,
   {
     provide: MCP_SERVER,
-    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null) => {
+    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null, tasks: McpTaskRunner) => {
       const logger = new Logger('McpServer');
       const stateSecret = (options.requestState.shared && redis?.stateSecret) || options.requestState.secret;
       const server = new McpDispatcher(
@@ -85,10 +87,10 @@ const coreProviders: Provider[] = [
         },
         registry,
       );
-      installFeatures(server, registry, options, logger);
+      installFeatures(server, registry, options, logger, tasks);
       return server;
     },
-    inject: [MCP_RESOLVED_OPTIONS, McpRegistry, MCP_NOTIFICATION_BUS, MCP_REDIS],
+    inject: [MCP_RESOLVED_OPTIONS, McpRegistry, MCP_NOTIFICATION_BUS, MCP_REDIS, MCP_TASK_RUNNER],
   },
   {
     // Connects at bootstrap, so an unreachable Redis fails the start with a reason.
@@ -164,6 +166,7 @@ const coreProviders: Provider[] = [
   },
   McpTransportLifecycle,
   McpHealthIndicator,
+  ...taskProviders,
 ];
 
 function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
@@ -176,13 +179,14 @@ function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
 }
 
 /** Tools, resources, prompts and completion: the same dispatcher, the registry as their catalog. */
-function installFeatures(server: McpDispatcher, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger): void {
+function installFeatures(server: McpDispatcher, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger, tasks: McpTaskRunner): void {
   const features: McpFeatureOptions = {
     readCache: options.cache.reads,
     exposeInternalErrors: options.exposeInternalErrors,
     logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
   };
-  installTools(server, registry, features);
+  installTools(server, registry, features, tasks);
+  installModernTasks(server, tasks);
   installResources(server, registry, features);
   installPrompts(server, registry, features);
   installCompletion(server, registry, features);

@@ -3,6 +3,7 @@ import { McpModule } from 'nestjs-model-context';
 import { ConformancePrompts } from './conformance.prompts.js';
 import { ConformanceResources } from './conformance.resources.js';
 import { ConformanceTools } from './conformance.tools.js';
+import { ConformanceTaskTools } from './tasks.tools.js';
 
 /**
  * The fixture the official MCP conformance suite runs against: every tool, resource and prompt
@@ -21,6 +22,6 @@ import { ConformanceTools } from './conformance.tools.js';
       redis: process.env.REDIS_URL ? { url: process.env.REDIS_URL } : undefined,
     }),
   ],
-  providers: [ConformanceTools, ConformanceResources, ConformancePrompts],
+  providers: [ConformanceTools, ConformanceResources, ConformancePrompts, ConformanceTaskTools],
 })
 export class AppModule {}

@@ -7,7 +7,7 @@
  * Each leg must record zero FAILURE checks. The suite's own `Total:` line is printed.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,19 +15,7 @@ import { AppModule } from '../../sample/conformance/app.module.js';
 import { ConformanceWithExistingAppModule } from '../fixtures/conformance-existing-app.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernRpc } from '../utils/clients.js';
-
-type ConformanceLib = typeof import('../../scripts/conformance-lib.mjs');
-type Check = { id: string; status: string; details?: { statuses?: number[]; result?: { content?: Array<{ type: string; text?: string }>; isError?: boolean } } };
-
-// Tests run from dist/test/e2e; the runner stays a plain .mjs in the repo's scripts/ folder.
-const libUrl = new URL('../../../scripts/conformance-lib.mjs', import.meta.url);
-
-/** Every check of one scenario, read from the `checks.json` files the suite wrote. */
-function scenarioChecks(outDir: string, scenario: string): Check[] {
-  const folder = readdirSync(outDir).find((name) => name.startsWith(`server-${scenario}-`));
-  assert.ok(folder, `the suite wrote no results for scenario ${scenario} in ${outDir}`);
-  return JSON.parse(readFileSync(join(outDir, folder, 'checks.json'), 'utf8')) as Check[];
-}
+import { loadConformanceLib, scenarioChecks, type ConformanceCheck as Check, type ConformanceLib } from '../utils/conformance.js';
 
 /**
  * `tools-call-simple-text` and `tools-call-error` also pass against a server that lacks the tool
@@ -85,7 +73,7 @@ describe(`official MCP conformance suite against ${what} on ${platform}`, () => 
   const outDirs: string[] = [];
 
   before(async () => {
-    lib = (await import(libUrl.href)) as ConformanceLib;
+    lib = await loadConformanceLib();
     server = await startApp(app, { platform });
   });
   after(async () => {

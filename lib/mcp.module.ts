@@ -53,7 +53,7 @@ import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
 import { McpPolicyGate } from './execution/mcp-policy-gate.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 import { createToolsetModule, type McpToolsetOptions } from './discovery/mcp-toolset.js';
-import { MCP_TASK_RUNNER, installModernTasks, taskProviders } from './tasks/mcp-tasks.js';
+import { MCP_TASK_RUNNER, installTasks, taskProviders } from './tasks/mcp-tasks.js';
 import type { McpTaskRunner } from './protocol/tasks/tasks.js';
 
 const coreProviders: Provider[] = [
@@ -186,7 +186,7 @@ function installFeatures(server: McpDispatcher, registry: McpRegistry, options: 
     logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
   };
   installTools(server, registry, features, tasks);
-  installModernTasks(server, tasks);
+  installTasks(server, tasks);
   installResources(server, registry, features);
   installPrompts(server, registry, features);
   installCompletion(server, registry, features);

@@ -4,7 +4,8 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import { MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import { InMemoryTaskStore, type McpTaskStore } from '../protocol/tasks/task-store.js';
-import { McpTaskRunner, TASKS_EXTENSION, installModernTasks, type McpTaskSettings } from '../protocol/tasks/tasks.js';
+import { LEGACY_TASKS_CAPABILITY, McpTaskRunner, TASKS_EXTENSION, installLegacyTasks, installModernTasks, type McpTaskSettings } from '../protocol/tasks/tasks.js';
+import type { McpFeatureHost } from '../protocol/feature-host.js';
 
 /** The DI token of the module's task runner. @internal */
 export const MCP_TASK_RUNNER = Symbol.for('nestjs-model-context:MCP_TASK_RUNNER');
@@ -66,6 +67,7 @@ export class McpTasksLifecycle implements OnApplicationBootstrap, OnApplicationS
   onApplicationBootstrap(): void {
     if (!this.options.tasks?.advertise && !this.registry.tools().some((tool) => tool.taskSupport)) return;
     this.server.declareExtension(TASKS_EXTENSION, {});
+    this.server.declareLegacyCapability('tasks', LEGACY_TASKS_CAPABILITY, '2025-11-25');
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -87,4 +89,8 @@ export const taskProviders: Provider[] = [
   McpTasksLifecycle,
 ];
 
-export { installModernTasks };
+/** The task methods of both eras. @internal */
+export function installTasks(host: McpFeatureHost, runner: McpTaskRunner): void {
+  installModernTasks(host, runner);
+  installLegacyTasks(host, runner);
+}

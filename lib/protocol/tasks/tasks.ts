@@ -3,7 +3,7 @@ import { Observable, type Subscription } from 'rxjs';
 import type { ToolRuntime } from '../catalog.js';
 import type { McpContext } from '../context.js';
 import { McpCancelledError, isObject, truncate } from '../dispatcher.js';
-import { McpError } from '../errors.js';
+import { McpError, ToolError } from '../errors.js';
 import { decodeHeaderValue } from '../header-value.js';
 import { ErrorCode } from '../json-rpc.js';
 import type { JsonObject } from '../mcp-types.js';
@@ -11,6 +11,12 @@ import type { McpFeatureHost, McpFeatureOptions } from '../feature-host.js';
 import { isTerminal, type McpTaskRecord, type McpTaskSignal, type McpTaskStore } from './task-store.js';
 
 type Result = JsonObject;
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+const LIST_PAGE_SIZE = 50;
+
+/** The `tasks` capability of 2025-11-25 (initialize only: 2026-07-28 has the extension instead). */
+export const LEGACY_TASKS_CAPABILITY: JsonObject = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
 /** The extension id of tasks on 2026-07-28 (SEP-2663). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -118,7 +124,10 @@ export class McpTaskRunner {
         get created() {
           return created;
         },
-        input: (key, method, request) => create().then(() => this.awaitInput(exec, key, method, request)),
+        input: (key, method, request) =>
+          mode === 'legacy'
+            ? Promise.reject(new ToolError(`This tool asks the client for input ("${method}") inside a task, which this server supports on protocol 2026-07-28 only. Call it without the "task" parameter.`))
+            : create().then(() => this.awaitInput(exec, key, method, request)),
         status: (message) => {
           if (!creating) seedMessage = message;
           else void create().then(() => this.change(exec, (r) => ({ ...r, statusMessage: message })));
@@ -284,6 +293,35 @@ export class McpTaskRunner {
     return cancelled ?? record;
   }
 
+  /** Resolves with the task once it is terminal (2025-11-25 `tasks/result` blocks until then). */
+  async settled(record: McpTaskRecord, signal: AbortSignal): Promise<McpTaskRecord> {
+    if (isTerminal(record.status)) return record;
+    const store = this.settings.store;
+    if (!store.onChange) throw new McpError(ErrorCode.InternalError, 'The configured task store cannot report task changes, which tasks/result needs.');
+    return new Promise<McpTaskRecord>((resolve, reject) => {
+      const done = (outcome: () => void): void => {
+        stop();
+        signal.removeEventListener('abort', onAbort);
+        outcome();
+      };
+      const onAbort = (): void => done(() => reject(signal.reason));
+      const stop = store.onChange!((changed) => {
+        if (changed.taskId === record.taskId && isTerminal(changed.status)) done(() => resolve(changed));
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+      // A change between the read and the subscription would be missed: read once more.
+      void store.get(record.taskId).then((current) => {
+        if (current && isTerminal(current.status)) done(() => resolve(current));
+      });
+    });
+  }
+
+  /** One page of the caller's tasks. */
+  list(params: JsonObject, ctx: McpContext): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
+    if (params.cursor !== undefined && typeof params.cursor !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tasks/list "params.cursor" must be the string a previous page returned as nextCursor.');
+    return this.settings.store.list(ownerOf(ctx), params.cursor, LIST_PAGE_SIZE);
+  }
+
   /** Stops listening to the store and cancels the tasks this instance runs. */
   shutdown(): void {
     this.stopListening();
@@ -317,6 +355,38 @@ export function installModernTasks(host: McpFeatureHost, runner: McpTaskRunner):
   host.setMethod('tasks/update', ['modern'], gated(async (params, ctx) => (await runner.update(params, ctx), {})));
   host.setMethod('tasks/cancel', ['modern'], gated(async (params, ctx) => (await runner.cancel(params, ctx), {})));
   for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) host.setHeaderCheck(method, taskNameHeaderProblem);
+}
+
+/**
+ * Registers the experimental tasks of 2025-11-25 on the legacy era: `tasks/get`, `tasks/result`
+ * (blocks until the task ends, then answers what `tools/call` would have), `tasks/list` (the
+ * caller's tasks, paged) and `tasks/cancel` (a terminal task cannot be cancelled: -32602).
+ */
+export function installLegacyTasks(host: McpFeatureHost, runner: McpTaskRunner): void {
+  host.setMethod('tasks/get', ['legacy'], async (params, ctx) => wireTask(await runner.find(params, ctx), false, 'legacy'));
+  host.setMethod('tasks/result', ['legacy'], async (params, ctx) => {
+    const record = await runner.settled(await runner.find(params, ctx), ctx.signal);
+    if (record.status === 'failed') {
+      const error = record.error ?? {};
+      throw new McpError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, String(error.message ?? 'The task failed.'), error.data);
+    }
+    if (record.status === 'cancelled') throw new McpError(ErrorCode.InvalidParams, `Task "${record.taskId}" was cancelled, so it has no result.`);
+    const result = record.result ?? { content: [] };
+    return { ...result, _meta: { ...(isObject(result._meta) ? result._meta : {}), [RELATED_TASK]: { taskId: record.taskId } } };
+  });
+  host.setMethod('tasks/list', ['legacy'], async (params, ctx) => {
+    const page = await runner.list(params, ctx);
+    const result: JsonObject = { tasks: page.tasks.map((task) => wireTask(task, false, 'legacy')) };
+    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+    return result;
+  });
+  host.setMethod('tasks/cancel', ['legacy'], async (params, ctx) => {
+    const record = await runner.find(params, ctx);
+    if (isTerminal(record.status)) {
+      throw new McpError(ErrorCode.InvalidParams, `Task "${record.taskId}" already ended (${record.status}), so it cannot be cancelled.`);
+    }
+    return wireTask(await runner.cancel(params, ctx), false, 'legacy');
+  });
 }
 
 function taskNameHeaderProblem(params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
@@ -374,7 +444,7 @@ function failedTask(record: McpTaskRecord, error: unknown): McpTaskRecord {
 
 /** The inlined result carries no task metadata: the task id is on the task itself. */
 function stripTaskMeta(result: Result): Result {
-  if (!isObject(result._meta) || !('io.modelcontextprotocol/related-task' in result._meta)) return result;
-  const { 'io.modelcontextprotocol/related-task': _related, ...meta } = result._meta;
+  if (!isObject(result._meta) || !(RELATED_TASK in result._meta)) return result;
+  const { [RELATED_TASK]: _related, ...meta } = result._meta;
   return { ...result, _meta: meta };
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { McpRegistry } from '../discovery/mcp.registry.js';
+import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
@@ -17,7 +18,7 @@ export const MCP_TASK_RUNNER = Symbol.for('nestjs-model-context:MCP_TASK_RUNNER'
  * @publicApi
  */
 export interface McpTasksOptions {
-  /** Where tasks live. @default in process memory (bounded by the two limits below) */
+  /** Where tasks live. @default Redis when the module's `redis` option is set, else process memory (bounded by the two limits below) */
   store?: McpTaskStore;
   /** How long a task is kept from its creation. @default 3_600_000 (one hour) */
   ttlMs?: number;
@@ -39,7 +40,7 @@ export interface McpTasksOptions {
 const DEFAULTS = { ttlMs: 3_600_000, maxTtlMs: 86_400_000, pollIntervalMs: 1000, maxTasksPerPrincipal: 100, maxTasks: 10_000 } as const;
 
 /** The task settings from the module options, or a boot error naming the bad option. */
-export function resolveTaskSettings(options: McpTasksOptions | undefined): McpTaskSettings {
+export function resolveTaskSettings(options: McpTasksOptions | undefined, shared?: McpTaskStore): McpTaskSettings {
   const settings: Omit<McpTaskSettings, 'store'> = { ...DEFAULTS };
   for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
     const value = options?.[key];
@@ -48,7 +49,7 @@ export function resolveTaskSettings(options: McpTasksOptions | undefined): McpTa
     settings[key] = value;
   }
   if (settings.ttlMs > settings.maxTtlMs) throw new Error(`McpModule option "tasks.ttlMs" (${settings.ttlMs}) must not exceed "tasks.maxTtlMs" (${settings.maxTtlMs}).`);
-  return { ...settings, store: options?.store ?? new InMemoryTaskStore() };
+  return { ...settings, store: options?.store ?? shared ?? new InMemoryTaskStore() };
 }
 
 /**
@@ -80,11 +81,11 @@ export class McpTasksLifecycle implements OnApplicationBootstrap, OnApplicationS
 export const taskProviders: Provider[] = [
   {
     provide: MCP_TASK_RUNNER,
-    useFactory: (options: ResolvedMcpOptions) => {
+    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null) => {
       const logger = new Logger('McpTasks');
-      return new McpTaskRunner(resolveTaskSettings(options.tasks), { logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) } });
+      return new McpTaskRunner(resolveTaskSettings(options.tasks, redis?.tasks), { logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) } });
     },
-    inject: [MCP_RESOLVED_OPTIONS],
+    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
   },
   McpTasksLifecycle,
 ];

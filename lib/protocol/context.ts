@@ -78,6 +78,8 @@ export interface McpTaskHooks {
   input(key: string, method: string, params: JsonObject): Promise<unknown>;
   /** Sets the task's status message (from progress and log messages). */
   status(message: string): void;
+  /** Which run of the task this is: 1, or more when a durable queue ran it again after an instance died. */
+  readonly attempt?: number;
 }
 
 /** Options of the questions a handler asks the client (`elicit`, `sample`, `roots`). */
@@ -154,6 +156,16 @@ export class McpContext {
    */
   cancel(reason = 'The call was cancelled.'): void {
     this.abortCall(new ToolError(reason));
+  }
+
+  /**
+   * For a call that runs as a task: which run this is, from 1. With a durable queue a task whose
+   * instance died runs again on another (at least once), and this tells the tool it may have
+   * done part of the work before; undefined outside tasks.
+   */
+  get taskAttempt(): number | undefined {
+    const hooks = this.taskHooks;
+    return hooks ? (hooks.attempt ?? 1) : undefined;
   }
 
   /** The authenticated principal's id, when authorization is configured. */

@@ -23,6 +23,10 @@ export function installTools(host: McpFeatureHost, catalog: McpCatalog, options:
   const tools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
   host.setMethod('tools/list', BOTH_ERAS, (params, ctx, env) => host.listPage(tools, params, ctx, env.era));
   host.setMethod('tools/call', BOTH_ERAS, (params, ctx) => callTool(host, catalog, options, params, ctx, tasks));
+  tasks?.bindExecutor((toolName, rawArgs, ctx) => {
+    const tool = catalog.tool(toolName);
+    return tool && runTool(options, tool, rawArgs, ctx);
+  });
   host.setRequiredScopes('tools/call', (params) => (typeof params.name === 'string' ? catalog.tool(params.name)?.requiredScopes : undefined));
   host.setHeaderCheck('tools/call', (params, getHeader) => checkToolHeaders(catalog, params, getHeader));
   host.declareCapability('tools', { listChanged: true });

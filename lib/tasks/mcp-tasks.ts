@@ -7,6 +7,7 @@ import type { McpDispatcher } from '../protocol/dispatcher.js';
 import { InMemoryTaskStore, type McpTaskStore } from '../protocol/tasks/task-store.js';
 import { LEGACY_TASKS_CAPABILITY, McpTaskRunner, TASKS_EXTENSION, installLegacyTasks, installModernTasks, type McpTaskSettings } from '../protocol/tasks/tasks.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
+import { BullmqTaskQueue, type McpBullmqTasksOptions } from './bullmq-task.queue.js';
 
 /** The DI token of the module's task runner. @internal */
 export const MCP_TASK_RUNNER = Symbol.for('nestjs-model-context:MCP_TASK_RUNNER');
@@ -31,6 +32,12 @@ export interface McpTasksOptions {
   /** Tasks the store holds at once, for everyone. @default 10_000 */
   maxTasks?: number;
   /**
+   * Runs task tools as BullMQ jobs, so that a task whose instance dies runs again on another (at
+   * least once: read `McpContext.taskAttempt`). Needs the optional `bullmq` package. Needs a shared
+   * store (the module's `redis`, or `store`). Questions inside a durable task are not supported.
+   */
+  bullmq?: McpBullmqTasksOptions;
+  /**
    * Advertise tasks even when no tool declares `task` at bootstrap (for tools added at runtime).
    * @default false
    */
@@ -49,7 +56,11 @@ export function resolveTaskSettings(options: McpTasksOptions | undefined, shared
     settings[key] = value;
   }
   if (settings.ttlMs > settings.maxTtlMs) throw new Error(`McpModule option "tasks.ttlMs" (${settings.ttlMs}) must not exceed "tasks.maxTtlMs" (${settings.maxTtlMs}).`);
-  return { ...settings, store: options?.store ?? shared ?? new InMemoryTaskStore() };
+  const store = options?.store ?? shared;
+  if (options?.bullmq && !store) {
+    throw new Error('McpModule option "tasks.bullmq" needs a task store every instance shares: set the module\'s "redis" option (or "tasks.store").');
+  }
+  return { ...settings, store: store ?? new InMemoryTaskStore(), ...(options?.bullmq && { queue: new BullmqTaskQueue(options.bullmq) }) };
 }
 
 /**
@@ -65,14 +76,15 @@ export class McpTasksLifecycle implements OnApplicationBootstrap, OnApplicationS
     private readonly registry: McpRegistry,
   ) {}
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    await this.runner.startQueue();
     if (!this.options.tasks?.advertise && !this.registry.tools().some((tool) => tool.taskSupport)) return;
     this.server.declareExtension(TASKS_EXTENSION, {});
     this.server.declareLegacyCapability('tasks', LEGACY_TASKS_CAPABILITY, '2025-11-25');
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.runner.shutdown();
+    await this.runner.shutdown();
     await this.options.tasks?.store?.close?.();
   }
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Observable, type Subscription } from 'rxjs';
 import type { ToolRuntime } from '../catalog.js';
-import type { McpContext } from '../context.js';
+import { McpContext, type RequestEnvelope } from '../context.js';
+import { isModernVersionString } from '../versions.js';
 import { McpCancelledError, isObject, truncate } from '../dispatcher.js';
 import { McpError, ToolError } from '../errors.js';
 import { decodeHeaderValue } from '../header-value.js';
@@ -30,7 +31,33 @@ export interface McpTaskSettings {
   pollIntervalMs: number;
   maxTasksPerPrincipal: number;
   maxTasks: number;
+  /** Runs tasks as jobs of a durable queue (BullMQ) instead of in the process that created them. */
+  queue?: McpTaskQueue;
 }
+
+/** What a durable queue job carries: enough for any instance to run the tool again. */
+export interface McpTaskJob {
+  taskId: string;
+  toolName: string;
+  arguments: JsonObject;
+  protocolVersion: string;
+  capabilities: JsonObject;
+  principal?: string;
+  auth?: { id: string; scopes?: string[]; claims?: Record<string, unknown> };
+}
+
+/**
+ * A durable queue of task jobs (at least once: a job whose instance died runs again elsewhere).
+ * `start` registers the function that runs one job; it resolves when the task has ended.
+ */
+export interface McpTaskQueue {
+  enqueue(job: McpTaskJob): Promise<void>;
+  start(run: (job: McpTaskJob, attempt: number) => Promise<void>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Runs a tool by name for a task job, the way tools/call runs it. */
+export type McpTaskExecutor = (toolName: string, rawArgs: JsonObject, ctx: McpContext) => Observable<Result> | undefined;
 
 /** What the runner keeps of a task this instance runs. */
 interface Execution {
@@ -41,6 +68,8 @@ interface Execution {
   pending: Map<string, { resolve(answer: unknown): void; reject(error: unknown): void }>;
   /** Store updates of this task, one after the other. */
   queue: Promise<unknown>;
+  /** Called once the task ended here (a durable job then completes). */
+  ended?: () => void;
 }
 
 /** How a `tools/call` runs: in the request, or as a task of one era. */
@@ -99,6 +128,7 @@ export class McpTaskRunner {
    * 2025-11-25: the task is created first.
    */
   run(tool: ToolRuntime, mode: 'modern' | 'legacy', params: JsonObject, ctx: McpContext, execute: () => Observable<Result>): Observable<Result> {
+    if (this.settings.queue) return this.enqueue(tool, mode, params, ctx);
     return new Observable<Result>((subscriber) => {
       const exec: Execution = { ctx, pending: new Map(), queue: Promise.resolve() };
       let creating: Promise<McpTaskRecord> | undefined;
@@ -166,6 +196,67 @@ export class McpTaskRunner {
         if (timer) clearImmediate(timer);
         exec.subscription?.unsubscribe();
       };
+    });
+  }
+
+  /** Durable tasks: stored, queued, and answered at once; a worker of any instance runs them. */
+  private enqueue(tool: ToolRuntime, mode: 'modern' | 'legacy', params: JsonObject, ctx: McpContext): Observable<Result> {
+    return new Observable<Result>((subscriber) => {
+      void (async () => {
+        const record = await this.create(tool, mode, params, ctx, undefined);
+        const auth = ctx.auth;
+        await this.settings.queue!.enqueue({
+          taskId: record.taskId,
+          toolName: tool.name,
+          arguments: isObject(params.arguments) ? params.arguments : {},
+          protocolVersion: ctx.protocolVersion,
+          capabilities: ctx.clientCapabilities,
+          ...(ctx.principal !== undefined && { principal: ctx.principal }),
+          ...(auth && { auth }),
+        });
+        return record;
+      })().then(
+        (record) => {
+          subscriber.next(mode === 'modern' ? { resultType: 'task', ...wireTask(record, false) } : { task: wireTask(record, false, 'legacy') });
+          subscriber.complete();
+        },
+        (error: unknown) => subscriber.error(error),
+      );
+    });
+  }
+
+  /**
+   * Runs one durable job: the tool again, in a context rebuilt from the job (its questions go to
+   * the task; it has no request to stream to). Resolves once the task ended here.
+   */
+  async runJob(job: McpTaskJob, attempt: number, context: (job: McpTaskJob) => McpContext, execute: McpTaskExecutor): Promise<void> {
+    const record = await this.settings.store.get(job.taskId);
+    if (!record || isTerminal(record.status)) return;
+    const ctx = context(job);
+    const exec: Execution = { taskId: job.taskId, ctx, pending: new Map(), queue: Promise.resolve() };
+    ctx.taskHooks = {
+      created: true,
+      attempt,
+      input: (key, method, request) => this.awaitInput(exec, key, method, request),
+      status: (message) => void this.change(exec, (r) => ({ ...r, statusMessage: message })),
+    };
+    const source = execute(job.toolName, job.arguments, ctx);
+    if (!source) {
+      await this.change(exec, (r) => failedTask(r, new McpError(ErrorCode.InvalidParams, `Tool "${job.toolName}" is not served by this instance, so its task cannot run here.`)));
+      return;
+    }
+    this.running.set(job.taskId, exec);
+    await new Promise<void>((resolve) => {
+      exec.ended = resolve;
+      let last: Result | undefined;
+      const end = (change: (r: McpTaskRecord) => McpTaskRecord): void => {
+        void this.change(exec, change).finally(() => (this.forget(exec), resolve()));
+      };
+      exec.subscription = source.subscribe({
+        next: (value) => (last = value),
+        error: (error: unknown) => end((r) => failedTask(r, error)),
+        complete: () => end((r) => ({ ...r, status: 'completed', result: stripTaskMeta(last ?? { content: [] }), inputRequests: undefined })),
+      });
     });
   }
 
@@ -241,6 +332,7 @@ export class McpTaskRunner {
 
   private forget(exec: Execution): void {
     if (exec.taskId) this.running.delete(exec.taskId);
+    exec.ended?.();
   }
 
   /** The caller's task, or the error an unknown id gets (the same for another principal's task). */
@@ -322,14 +414,38 @@ export class McpTaskRunner {
     return this.settings.store.list(ownerOf(ctx), params.cursor, LIST_PAGE_SIZE);
   }
 
-  /** Stops listening to the store and cancels the tasks this instance runs. */
-  shutdown(): void {
+  private executor?: McpTaskExecutor;
+
+  /** How durable jobs run their tool (the tools feature binds it). */
+  bindExecutor(executor: McpTaskExecutor): void {
+    this.executor = executor;
+  }
+
+  /** Starts this instance's worker of the durable queue, when one is configured. */
+  async startQueue(): Promise<void> {
+    const { queue } = this.settings;
+    const executor = this.executor;
+    if (!queue || !executor) return;
+    await queue.start((job, attempt) => this.runJob(job, attempt, jobContext, executor));
+  }
+
+  /**
+   * Stops listening to the store and stops the tasks this instance runs. Without a durable queue
+   * nobody will run them again, so they are marked `failed`; with one, their jobs run elsewhere.
+   */
+  async shutdown(): Promise<void> {
     this.stopListening();
-    for (const exec of this.running.values()) {
-      exec.ctx.abortCall(new McpCancelledError());
-      exec.subscription?.unsubscribe();
-    }
+    const running = [...this.running.values()];
     this.running.clear();
+    const lost = new McpError(ErrorCode.InternalError, 'The server instance running this task shut down before the task finished. Call the tool again.');
+    await Promise.all(
+      running.map(async (exec) => {
+        exec.subscription?.unsubscribe();
+        exec.ctx.abortCall(new McpCancelledError());
+        if (!this.settings.queue) await this.change(exec, (r) => failedTask(r, lost)).catch(() => undefined);
+      }),
+    );
+    await this.settings.queue?.close();
   }
 }
 
@@ -398,6 +514,18 @@ function taskNameHeaderProblem(params: JsonObject, getHeader: (name: string) => 
     return `Header mismatch: Mcp-Name header "${truncate(decoded.value)}" does not match params.taskId.`;
   }
   return undefined;
+}
+
+/** A context for a durable job: the creating request's version, capabilities and principal, no stream. */
+function jobContext(job: McpTaskJob): McpContext {
+  const envelope: RequestEnvelope = {
+    era: isModernVersionString(job.protocolVersion) ? 'modern' : 'legacy',
+    protocolVersion: job.protocolVersion,
+    capabilities: job.capabilities,
+    principal: job.principal,
+    auth: job.auth,
+  };
+  return new McpContext(`task-${job.taskId}`, 'tools/call', envelope, {}, () => undefined);
 }
 
 /** Whom a task belongs to: the authenticated principal, else the legacy session, else anyone holding its id. */

@@ -1,4 +1,4 @@
-import { isTerminal, taskLimitError, type McpTaskRecord, type McpTaskSignal, type McpTaskStore } from '../protocol/tasks/task-store.js';
+import { isTerminal, taskLimitError, TaskListeners, type McpTaskRecord, type McpTaskSignal, type McpTaskStore } from '../protocol/tasks/task-store.js';
 import { RedisScripts, type McpRedisClient, type RedisKeys, type RedisLogger } from './redis-client.js';
 
 // KEYS: task, owner index, all-tasks index. ARGV: record JSON, ttlMs, expireAt, now, perOwner, total, id, channel, change message.
@@ -41,8 +41,7 @@ type Message = { kind: 'change'; record: McpTaskRecord } | { kind: 'signal'; tas
  */
 export class RedisTaskStore implements McpTaskStore {
   private readonly scripts: RedisScripts;
-  private readonly signalListeners = new Set<(taskId: string, signal: McpTaskSignal) => void | Promise<void>>();
-  private readonly changeListeners = new Set<(record: McpTaskRecord) => void>();
+  private readonly listeners = new TaskListeners();
   /** The channel the backend subscribes to and routes to {@link dispatch}. */
   readonly channel: string;
 
@@ -109,13 +108,11 @@ export class RedisTaskStore implements McpTaskStore {
   }
 
   onSignal(listener: (taskId: string, signal: McpTaskSignal) => void | Promise<void>): () => void {
-    this.signalListeners.add(listener);
-    return () => this.signalListeners.delete(listener);
+    return this.listeners.onSignal(listener);
   }
 
   onChange(listener: (record: McpTaskRecord) => void): () => void {
-    this.changeListeners.add(listener);
-    return () => this.changeListeners.delete(listener);
+    return this.listeners.onChange(listener);
   }
 
   /** Routes one message of {@link channel} (called by the backend's subscriber). */
@@ -127,13 +124,11 @@ export class RedisTaskStore implements McpTaskStore {
       this.options.logger?.warn(`Ignored a malformed message on the task channel ${this.channel}.`);
       return;
     }
-    if (message.kind === 'change') for (const listener of this.changeListeners) listener(message.record);
+    if (message.kind === 'change') this.listeners.changed(message.record);
     else if (message.kind === 'signal') {
-      for (const listener of this.signalListeners) {
-        void Promise.resolve(listener(message.taskId, message.signal)).catch((error: unknown) =>
-          this.options.logger?.error(`A task signal for "${message.taskId}" failed: ${error instanceof Error ? error.message : String(error)}`),
-        );
-      }
+      void this.listeners.signal(message.taskId, message.signal).catch((error: unknown) =>
+        this.options.logger?.error(`A task signal for "${message.taskId}" failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
   }
 }

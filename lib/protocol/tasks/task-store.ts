@@ -67,6 +67,33 @@ export interface McpTaskStore {
   close?(): Promise<void>;
 }
 
+type SignalListener = (taskId: string, signal: McpTaskSignal) => void | Promise<void>;
+type ChangeListener = (record: McpTaskRecord) => void;
+
+/** The signal and change listeners of one store, for the stores' `onSignal` and `onChange`. */
+export class TaskListeners {
+  private readonly signals = new Set<SignalListener>();
+  private readonly changes = new Set<ChangeListener>();
+
+  onSignal(listener: SignalListener): () => void {
+    this.signals.add(listener);
+    return () => this.signals.delete(listener);
+  }
+
+  onChange(listener: ChangeListener): () => void {
+    this.changes.add(listener);
+    return () => this.changes.delete(listener);
+  }
+
+  async signal(taskId: string, signal: McpTaskSignal): Promise<void> {
+    await Promise.all([...this.signals].map((listener) => listener(taskId, signal)));
+  }
+
+  changed(record: McpTaskRecord): void {
+    for (const listener of this.changes) listener({ ...record });
+  }
+}
+
 /** The error a full store answers task creation with. */
 export function taskLimitError(scope: 'owner' | 'total', limit: number): McpError {
   return new McpError(
@@ -84,8 +111,7 @@ export function taskLimitError(scope: 'owner' | 'total', limit: number): McpErro
 export class InMemoryTaskStore implements McpTaskStore {
   private readonly tasks = new Map<string, McpTaskRecord>();
   private readonly byOwner = new Map<string, Set<string>>();
-  private readonly listeners = new Set<(taskId: string, signal: McpTaskSignal) => void | Promise<void>>();
-  private readonly changeListeners = new Set<(record: McpTaskRecord) => void>();
+  private readonly listeners = new TaskListeners();
 
   async create(record: McpTaskRecord, limits: { perOwner: number; total: number }): Promise<void> {
     this.sweep();
@@ -116,28 +142,27 @@ export class InMemoryTaskStore implements McpTaskStore {
   async list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
     this.sweep();
     const ids = [...(this.byOwner.get(owner) ?? [])].reverse();
-    const start = cursor === undefined ? 0 : Math.max(0, ids.indexOf(cursor));
+    const start = cursor === undefined ? 0 : ids.indexOf(cursor);
+    if (start < 0) throw new McpError(ErrorCode.InvalidParams, 'The tasks/list cursor is unknown: its task ended and expired, or it is not from this server. List again without a cursor.');
     const page = ids.slice(start, start + limit).map((id) => ({ ...this.tasks.get(id)! }));
     const next = ids[start + limit];
     return next === undefined ? { tasks: page } : { tasks: page, nextCursor: next };
   }
 
-  async signal(taskId: string, signal: McpTaskSignal): Promise<void> {
-    await Promise.all([...this.listeners].map((listener) => listener(taskId, signal)));
+  signal(taskId: string, signal: McpTaskSignal): Promise<void> {
+    return this.listeners.signal(taskId, signal);
   }
 
-  onSignal(listener: (taskId: string, signal: McpTaskSignal) => void | Promise<void>): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  onSignal(listener: SignalListener): () => void {
+    return this.listeners.onSignal(listener);
   }
 
-  onChange(listener: (record: McpTaskRecord) => void): () => void {
-    this.changeListeners.add(listener);
-    return () => this.changeListeners.delete(listener);
+  onChange(listener: ChangeListener): () => void {
+    return this.listeners.onChange(listener);
   }
 
   private changed(record: McpTaskRecord): void {
-    for (const listener of this.changeListeners) listener({ ...record });
+    this.listeners.changed(record);
   }
 
   private live(taskId: string): McpTaskRecord | undefined {

@@ -185,3 +185,13 @@ export {
   type McpUiResourceMeta,
   type McpUiVisibility,
 } from './protocol/apps/apps.js';
+export { type McpAskOptions } from './protocol/context.js';
+export {
+  InMemoryTaskStore,
+  type McpTaskRecord,
+  type McpTaskSignal,
+  type McpTaskStatus,
+  type McpTaskStore,
+} from './protocol/tasks/task-store.js';
+export { TASKS_EXTENSION } from './protocol/tasks/tasks.js';
+export { type McpTasksOptions } from './tasks/mcp-tasks.js';

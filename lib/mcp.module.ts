@@ -60,6 +60,8 @@ import { McpEvents } from './telemetry/events.js';
 import { observabilityProviders } from './telemetry/observability.providers.js';
 import { McpSkillsLoader } from './discovery/mcp-skills.loader.js';
 import { McpAppsLoader } from './discovery/mcp-apps.loader.js';
+import { MCP_TASK_RUNNER, installTasks, taskProviders } from './tasks/mcp-tasks.js';
+import type { McpTaskRunner } from './protocol/tasks/tasks.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -71,7 +73,7 @@ const coreProviders: Provider[] = [
   McpExposer,
   {
     provide: MCP_SERVER,
-    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null) => {
+    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null, tasks: McpTaskRunner) => {
       const logger = new Logger('McpServer');
       const stateSecret = (options.requestState.shared && redis?.stateSecret) || options.requestState.secret;
       const server = new McpDispatcher(
@@ -92,10 +94,10 @@ const coreProviders: Provider[] = [
         },
         registry,
       );
-      installFeatures(server, registry, options, logger, stateSecret);
+      installFeatures(server, registry, options, logger, stateSecret, tasks);
       return server;
     },
-    inject: [MCP_RESOLVED_OPTIONS, McpRegistry, MCP_NOTIFICATION_BUS, MCP_REDIS],
+    inject: [MCP_RESOLVED_OPTIONS, McpRegistry, MCP_NOTIFICATION_BUS, MCP_REDIS, MCP_TASK_RUNNER],
   },
   {
     // Connects at bootstrap, so an unreachable Redis fails the start with a reason.
@@ -177,6 +179,7 @@ const coreProviders: Provider[] = [
   ...observabilityProviders,
   McpSkillsLoader,
   McpAppsLoader,
+  ...taskProviders,
 ];
 
 /** The app's session hooks with their bound; none when it set no hook (the state bound still applies to ctx.state()). */
@@ -197,7 +200,7 @@ function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
 }
 
 /** Tools, resources, prompts and completion: the same dispatcher, the registry as their catalog. */
-function installFeatures(server: McpDispatcher, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger, cursorSecret: Buffer): void {
+function installFeatures(server: McpDispatcher, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger, cursorSecret: Buffer, tasks: McpTaskRunner): void {
   const features: McpFeatureOptions = {
     readCache: options.cache.reads,
     exposeInternalErrors: options.exposeInternalErrors,
@@ -209,7 +212,8 @@ function installFeatures(server: McpDispatcher, registry: McpRegistry, options: 
       maxCursorLength: options.limits.repositoryCursorLength,
     },
   };
-  installTools(server, registry, features);
+  installTools(server, registry, features, tasks);
+  installTasks(server, tasks);
   installResources(server, registry, features);
   installPrompts(server, registry, features);
   installCompletion(server, registry, features);

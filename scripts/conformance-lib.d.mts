@@ -1,6 +1,6 @@
 // Types of scripts/conformance-lib.mjs, for the TypeScript tests that drive it.
 
-export type ConformanceLeg = '2025' | '2026' | 'latest';
+export type ConformanceLeg = '2025' | '2026' | 'latest' | 'extension';
 
 export interface ConformanceIssue {
   /** Scenario name (from the result folder). */

@@ -28,6 +28,12 @@ export const LEGS = Object.freeze({
     packageName: 'conformance-latest',
     args: [],
   },
+  // Extension scenarios (io.modelcontextprotocol/tasks, ...) belong to no suite and run one at a
+  // time with --scenario; an explicit --spec-version would skip them.
+  extension: {
+    packageName: '@modelcontextprotocol/conformance',
+    args: [],
+  },
 });
 
 // The suite colours its output; summaries and the returned `total` must be plain text.
@@ -152,7 +158,7 @@ export function collectIssues(outDir) {
  *
  * @param {object} options
  * @param {string} options.url MCP endpoint; must use localhost, 127.0.0.1 or [::1].
- * @param {'2025' | '2026' | 'latest'} options.leg
+ * @param {'2025' | '2026' | 'latest' | 'extension'} options.leg
  * @param {string} [options.scenario] Run only this scenario.
  * @param {string} [options.outDir] Defaults to `<repo>/.conformance/<leg>`.
  * @param {boolean} [options.stream=true] Pipe the suite's output through.

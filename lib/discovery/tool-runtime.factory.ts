@@ -45,7 +45,9 @@ export class ToolRuntimeFactory {
     if (definition.icons !== undefined) base.icons = definition.icons.map((icon) => ({ ...icon }));
     if (definition._meta !== undefined) base._meta = { ...definition._meta };
     const modern: ToolDescriptor = output ? { ...base, outputSchema: output.schema } : base;
-    const legacy: ToolDescriptor = output && output.schema.type === 'object' ? modern : base;
+    let legacy: ToolDescriptor = output && output.schema.type === 'object' ? modern : base;
+    // 2025-11-25 lists task support on the tool; the 2026-07-28 extension leaves it to the server.
+    if (definition.task !== undefined) legacy = { ...legacy, execution: { taskSupport: definition.task } };
     const headerParams = collectHeaderParams(input.schema, site);
     return {
       name,
@@ -58,6 +60,7 @@ export class ToolRuntimeFactory {
       parseArguments: input.parse,
       invoke,
       checkOutput: output?.check,
+      taskSupport: checkTaskSupport(definition.task, site),
     };
   }
 
@@ -141,6 +144,11 @@ export class ToolRuntimeFactory {
       },
     };
   }
+}
+
+function checkTaskSupport(task: unknown, site: string): 'optional' | 'required' | undefined {
+  if (task === undefined || task === 'optional' || task === 'required') return task;
+  throw new Error(`${site}: "task" must be 'optional' or 'required', got ${JSON.stringify(task)}.`);
 }
 
 /** Finds `x-mcp-header` marks on properties reachable through `properties` alone. */

@@ -3,6 +3,7 @@ import type { Type } from '@nestjs/common';
 import type { CacheHint, McpIcon } from '../protocol/mcp-types.js';
 import type { ListsCacheOption } from '../protocol/catalog.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
+import type { McpTasksOptions } from '../tasks/mcp-tasks.js';
 import type { McpSessionStore } from '../protocol/session-store.js';
 import type { McpEventStore } from '../protocol/event-store.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
@@ -194,6 +195,8 @@ export interface McpModuleOptions {
    * limits; `@Skill()` methods add skills from providers. See README "Skills".
    */
   skills?: McpSkillsOptions;
+  /** Tasks: how long they are kept, how often clients poll, their bounds and store. See SECURITY.md. */
+  tasks?: McpTasksOptions;
 }
 
 /** @publicApi */

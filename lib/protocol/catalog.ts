@@ -64,6 +64,8 @@ export interface ToolRuntime extends McpAccess, McpListed {
   invoke(args: unknown, rawArgs: JsonObject, ctx: McpContext): Observable<unknown>;
   /** Checks a result against the output schema: null when valid, else a readable message. */
   checkOutput?(value: unknown): string | null;
+  /** Whether a call may (`optional`) or must (`required`) run as a task. Unset: never a task. */
+  readonly taskSupport?: 'optional' | 'required';
 }
 
 /**

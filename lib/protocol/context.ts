@@ -110,6 +110,34 @@ export interface InteractionSupport {
   timeoutMs: number;
 }
 
+/**
+ * How a call that runs as a task asks the client and reports its state: set by the task runner,
+ * so that `elicit`, `sample`, `roots`, `progress` and `log` go through the task instead of the
+ * request (which has ended, or will once the task exists).
+ */
+export interface McpTaskHooks {
+  /** False until the task exists; questions marked `beforeTask` are asked with MRTR until then. */
+  readonly created: boolean;
+  /** Records an input request on the task (`input_required`) and resolves with the client's answer. */
+  input(key: string, method: string, params: JsonObject): Promise<unknown>;
+  /** Sets the task's status message (from progress and log messages). */
+  status(message: string): void;
+  /** Which run of the task this is: 1, or more when a durable queue ran it again after an instance died. */
+  readonly attempt?: number;
+}
+
+/** Options of the questions a handler asks the client (`elicit`, `sample`, `roots`). */
+export interface McpAskOptions {
+  /** A stable key for the question, when the order of questions may vary between rounds. */
+  key?: string;
+  /**
+   * For task tools on 2026-07-28: ask this question with a multi-round-trip `input_required`
+   * result on `tools/call` itself, before the task is created, as long as it is asked before the
+   * handler waits on anything else. Without it, a question makes the task `input_required`.
+   */
+  beforeTask?: boolean;
+}
+
 /** Multi-round-trip bookkeeping of one modern-era call. */
 export interface InputState {
   /** Answers from `inputResponses` and from earlier rounds (carried in requestState). */
@@ -135,6 +163,8 @@ export class McpContext {
   readonly inputs: InputState = { answers: {}, pending: {} };
   /** @internal The request's observers (telemetry, events), told of its round trips. */
   probe?: McpRequestProbe;
+  /** @internal Set while the call runs as a task. */
+  taskHooks?: McpTaskHooks;
 
   constructor(
     readonly requestId: JsonRpcId,
@@ -172,6 +202,16 @@ export class McpContext {
    */
   cancel(reason = 'The call was cancelled.'): void {
     this.abortCall(new ToolError(reason));
+  }
+
+  /**
+   * For a call that runs as a task: which run this is, from 1. With a durable queue a task whose
+   * instance died runs again on another (at least once), and this tells the tool it may have
+   * done part of the work before; undefined outside tasks.
+   */
+  get taskAttempt(): number | undefined {
+    const hooks = this.taskHooks;
+    return hooks ? (hooks.attempt ?? 1) : undefined;
   }
 
   /** The authenticated principal's id, when authorization is configured. */
@@ -221,9 +261,9 @@ export class McpContext {
    * call ends with an `input_required` result, and the client's retry re-runs the handler; this
    * same call then returns the answer. Give a stable `key` when the order of questions may vary.
    */
-  elicit<S extends StandardSchemaV1>(message: string, schema: S, options?: { key?: string }): Promise<ElicitOutcome<InferArgs<S>>>;
-  elicit<T = JsonObject>(message: string, schema: unknown, options?: { key?: string }): Promise<ElicitOutcome<T>>;
-  async elicit<T = JsonObject>(message: string, schema: unknown, options: { key?: string } = {}): Promise<ElicitOutcome<T>> {
+  elicit<S extends StandardSchemaV1>(message: string, schema: S, options?: McpAskOptions): Promise<ElicitOutcome<InferArgs<S>>>;
+  elicit<T = JsonObject>(message: string, schema: unknown, options?: McpAskOptions): Promise<ElicitOutcome<T>>;
+  async elicit<T = JsonObject>(message: string, schema: unknown, options: McpAskOptions = {}): Promise<ElicitOutcome<T>> {
     this.require('elicitation.form', { elicitation: {} }, 'form elicitation');
     const support = this.interaction();
     const params: JsonObject = { message, requestedSchema: support.requestedSchema(schema) };
@@ -233,7 +273,7 @@ export class McpContext {
       if (answer.action !== 'accept') return { action: answer.action } as ElicitOutcome<T>;
       const checked = await support.validateContent(schema, answer.content ?? {});
       return checked.ok ? ({ action: 'accept', content: checked.value as T } as ElicitOutcome<T>) : undefined;
-    });
+    }, undefined, options.beforeTask);
   }
 
   /**
@@ -242,7 +282,7 @@ export class McpContext {
    * is sent on the legacy era only: the 2026-07-28 revision dropped it, with the
    * `notifications/elicitation/complete` channel it keyed.
    */
-  async elicitUrl(message: string, url: string, options: { key?: string; elicitationId?: string } = {}): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
+  async elicitUrl(message: string, url: string, options: McpAskOptions & { elicitationId?: string } = {}): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
     this.require('elicitation.url', { elicitation: { url: {} } }, 'URL elicitation');
     const params: JsonObject = { mode: 'url', message, url };
     if (this.era === 'legacy') params.elicitationId = options.elicitationId ?? `${this.requestId}-${this.inputCounter + 1}`;
@@ -250,11 +290,13 @@ export class McpContext {
       isObject(answer) && ['accept', 'decline', 'cancel'].includes(answer.action as string)
         ? { action: answer.action as 'accept' | 'decline' | 'cancel' }
         : undefined,
+      undefined,
+      options.beforeTask,
     );
   }
 
   /** Asks the client's model for a completion (`sampling/createMessage`). */
-  async sample(request: SamplingRequest, options: { key?: string } = {}): Promise<SamplingResult> {
+  async sample(request: SamplingRequest, options: McpAskOptions = {}): Promise<SamplingResult> {
     this.require(request.tools ? 'sampling.tools' : 'sampling', request.tools ? { sampling: { tools: {} } } : { sampling: {} }, 'sampling');
     return this.ask(
       options.key ?? `sampling-${++this.inputCounter}`,
@@ -262,11 +304,12 @@ export class McpContext {
       request as unknown as JsonObject,
       async (answer) => (samplingResultProblem(answer) === undefined ? (answer as SamplingResult) : undefined),
       samplingResultProblem,
+      options.beforeTask,
     );
   }
 
   /** Asks the client for its roots (`roots/list`). */
-  async roots(options: { key?: string } = {}): Promise<McpRoot[]> {
+  async roots(options: McpAskOptions = {}): Promise<McpRoot[]> {
     this.require('roots', { roots: {} }, 'roots');
     return this.ask(
       options.key ?? `roots-${++this.inputCounter}`,
@@ -274,6 +317,7 @@ export class McpContext {
       {},
       async (answer) => (rootsResultProblem(answer) === undefined ? ((answer as JsonObject).roots as unknown as McpRoot[]) : undefined),
       rootsResultProblem,
+      options.beforeTask,
     );
   }
 
@@ -320,8 +364,21 @@ export class McpContext {
     params: JsonObject,
     accept: (answer: unknown) => Promise<T | undefined>,
     problem?: (answer: unknown) => string | undefined,
+    beforeTask?: boolean,
   ): Promise<T> {
     const support = this.interaction();
+    const task = this.taskHooks;
+    if (task && !(beforeTask && !task.created && this.era === 'modern')) {
+      // Keys are unique over a task's lifetime: a malformed answer is asked again under a new one.
+      let why: string | undefined;
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const answer = await task.input(attempt === 1 ? key : `${key}.${attempt}`, method, params);
+        const value = await accept(answer);
+        if (value !== undefined) return value;
+        why = problem?.(answer);
+      }
+      throw malformedThrice(method, why);
+    }
     if (this.era === 'modern') {
       // Own keys only: `inputResponses` is client JSON, and "toString" in {} is true.
       if (Object.hasOwn(this.inputs.answers, key)) {
@@ -354,9 +411,7 @@ export class McpContext {
       if (value !== undefined) return value;
       why = problem?.(answer);
     }
-    throw new ToolError(
-      `The client answered "${method}" with a malformed result three times${why ? ` (${why})` : ''}. The client must answer with a result shaped as the MCP specification defines for "${method}".`,
-    );
+    throw malformedThrice(method, why);
   }
 
   get era(): ProtocolEra {
@@ -416,6 +471,11 @@ export class McpContext {
    * values that do not increase are dropped, as the spec requires progress to grow.
    */
   progress(progress: number, total?: number, message?: string): void {
+    if (this.taskHooks) {
+      if (!(progress > this.lastProgress)) return;
+      this.lastProgress = progress;
+      return this.taskHooks.status(message ?? (total !== undefined ? `${progress}/${total}` : String(progress)));
+    }
     const token = this.progressToken;
     if (this.closed || token === undefined || !(progress > this.lastProgress)) return;
     this.lastProgress = progress;
@@ -427,6 +487,7 @@ export class McpContext {
 
   /** Sends a log message on this call's stream, if the client asked for this level. */
   log(level: LogLevel, data: unknown, logger?: string): void {
+    if (this.taskHooks) return this.taskHooks.status(typeof data === 'string' ? data : JSON.stringify(data));
     const threshold = this.envelope.logLevel;
     if (this.closed || threshold === undefined || LEVEL_RANK.get(level)! < LEVEL_RANK.get(threshold)!) return;
     const params: JsonObject = { level, data };
@@ -449,6 +510,12 @@ export class McpContext {
 function answerAction(answer: unknown): string | undefined {
   const action = isObject(answer) ? answer.action : undefined;
   return action === 'accept' || action === 'decline' || action === 'cancel' ? action : undefined;
+}
+
+function malformedThrice(method: string, why: string | undefined): ToolError {
+  return new ToolError(
+    `The client answered "${method}" with a malformed result three times${why ? ` (${why})` : ''}. The client must answer with a result shaped as the MCP specification defines for "${method}".`,
+  );
 }
 
 function isObject(value: unknown): value is JsonObject {

@@ -145,6 +145,17 @@ export class McpDispatcher {
     this.declaredCapabilities[name] = value;
   }
 
+  private readonly legacyCapabilities = new Map<string, { value: JsonObject; since: string }>();
+
+  /**
+   * Declares a capability that only the legacy `initialize` result carries, from protocol
+   * revision `since` on (the experimental tasks of 2025-11-25, which 2026-07-28 replaced with an
+   * extension that `server/discover` advertises instead).
+   */
+  declareLegacyCapability(name: string, value: JsonObject, since: string): void {
+    this.legacyCapabilities.set(name, { value, since });
+  }
+
   /**
    * Declares one extension under `capabilities.extensions` (tasks, MCP Apps, skills...), beside
    * any other feature's: each extension id names its own settings object.
@@ -282,9 +293,13 @@ export class McpDispatcher {
   /** The `initialize` result for a negotiated version (legacy era). */
   initializeResult(requestedVersion: unknown): { protocolVersion: string; result: JsonObject } {
     const protocolVersion = negotiateLegacyVersion(requestedVersion);
+    let capabilities = this.capabilities();
+    for (const [name, { value, since }] of this.legacyCapabilities) {
+      if (protocolVersion >= since) capabilities = { ...capabilities, [name]: value };
+    }
     const result: JsonObject = {
       protocolVersion,
-      capabilities: this.capabilities(),
+      capabilities,
       serverInfo: this.config.serverInfo,
     };
     if (this.config.instructions !== undefined) result.instructions = this.config.instructions;

@@ -90,6 +90,8 @@ export interface ToolDescriptor {
   annotations?: ToolAnnotations;
   icons?: McpIcon[];
   _meta?: JsonObject;
+  /** 2025-11-25: whether the tool runs as a task. */
+  execution?: { taskSupport: 'optional' | 'required' };
 }
 
 /** Who is calling and over which protocol revision. */

@@ -10,6 +10,7 @@ import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
 import { callerMessage, meetGuards, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import { BOTH_ERAS } from './versions.js';
+import type { McpTaskRunner } from './tasks/tasks.js';
 
 type Result = JsonObject;
 type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
@@ -18,10 +19,14 @@ type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
  * Registers `tools/list` and `tools/call` (both eras), the scopes and `Mcp-Param-*` header check
  * of `tools/call`, and declares the `tools` capability.
  */
-export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions): void {
+export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, tasks?: McpTaskRunner): void {
   const tools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
   host.setMethod('tools/list', BOTH_ERAS, (params, ctx, env) => host.listPage(tools, params, ctx, env.era));
-  host.setMethod('tools/call', BOTH_ERAS, (params, ctx) => callTool(host, catalog, options, params, ctx));
+  host.setMethod('tools/call', BOTH_ERAS, (params, ctx) => callTool(host, catalog, options, params, ctx, tasks));
+  tasks?.bindExecutor((toolName, rawArgs, ctx) => {
+    const tool = catalog.tool(toolName);
+    return tool && runTool(options, tool, rawArgs, ctx);
+  });
   host.setRequiredScopes('tools/call', (params) => (typeof params.name === 'string' ? catalog.tool(params.name)?.requiredScopes : undefined));
   host.setHeaderCheck('tools/call', (params, getHeader) => checkToolHeaders(catalog, params, getHeader));
   host.declareCapability('tools', { listChanged: true });
@@ -59,7 +64,14 @@ function checkToolHeaders(catalog: McpCatalog, params: JsonObject, getHeader: (n
   return undefined;
 }
 
-function callTool(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, params: JsonObject, ctx: McpContext): Observable<Result> | Result {
+function callTool(
+  host: McpFeatureHost,
+  catalog: McpCatalog,
+  options: ToolOptions,
+  params: JsonObject,
+  ctx: McpContext,
+  tasks: McpTaskRunner | undefined,
+): Observable<Result> | Result {
   const name = params.name;
   if (typeof name !== 'string' || name.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'tools/call needs "params.name", the name of the tool to call.');
@@ -79,7 +91,9 @@ function callTool(host: McpFeatureHost, catalog: McpCatalog, options: ToolOption
       `The "arguments" of tool "${name}" must be a JSON object (got ${describeType(rawArgs)}).`,
     );
   }
-  return host.interactive(params, name, rawArgs, ctx, () => runTool(options, tool, rawArgs, ctx));
+  const run = (): Observable<Result> => runTool(options, tool, rawArgs, ctx);
+  const mode = tasks?.mode(tool, params, ctx) ?? 'sync';
+  return host.interactive(params, name, rawArgs, ctx, mode === 'sync' ? run : () => tasks!.run(tool, mode, params, ctx, run));
 }
 
 function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext): Observable<Result> {

@@ -6,6 +6,7 @@ import { RedisNotificationBus } from './redis-notification.bus.js';
 import { RedisRelay } from './redis-relay.js';
 import { RedisReplayGuard } from './redis-replay.guard.js';
 import { RedisSessionStore } from './redis-session.store.js';
+import { RedisTaskStore } from './redis-task.store.js';
 
 /** Injection token of the module's Redis backend (`null` without the `redis` option). */
 // A registry symbol, like the tokens in mcp.constants.ts: both builds of the package must agree.
@@ -46,6 +47,7 @@ export class McpRedisBackend {
   readonly bus: RedisNotificationBus;
   readonly replayGuard: RedisReplayGuard;
   readonly relay: RedisRelay;
+  readonly tasks: RedisTaskStore;
   /** The shared requestState secret, when `sharedStateSecret` was asked for. */
   stateSecret?: Buffer;
   /** The command connection's outages: bounds commands, names failures, logs transitions. */
@@ -91,6 +93,7 @@ export class McpRedisBackend {
     this.bus = new RedisNotificationBus(health.view('the notification bus'), keys, { maxEventsPerStream, streamTtlMs, logger, shardedPubSub });
     this.replayGuard = new RedisReplayGuard(health.view('the requestState nonce store'), keys);
     this.relay = new RedisRelay(health.view('the cross-instance relay'), keys, { instanceId: this.instanceId, maxEventsPerStream, streamTtlMs, idleTtlMs: settings.idleTtlMs, logger, shardedPubSub });
+    this.tasks = new RedisTaskStore(health.view('the task store'), keys, { shardedPubSub, logger });
   }
 
   /** Connects (or adopts `options.client`), checks Redis answers, and subscribes. */
@@ -122,6 +125,7 @@ export class McpRedisBackend {
     subscriber.on(sharded ? 'smessage' : 'message', (channel: string, message: string) => {
       if (channel === keys.relayChannel) backend.relay.dispatch(message);
       else if (channel === keys.busChannel) backend.bus.dispatch(message);
+      else if (channel === backend.tasks.channel) backend.tasks.dispatch(message);
     });
     // ioredis subscribes again after a reconnect; pokes sent meanwhile were lost, so re-read.
     subscriber.on('ready', () => backend.relay.catchUp());
@@ -131,7 +135,7 @@ export class McpRedisBackend {
         Promise.all([
           client.call('PING'),
           // Both channels carry the prefix's hash tag: one slot, so one sharded subscription.
-          sharded ? shardedSubscribe(subscriber, keys) : subscriber.subscribe(keys.busChannel, keys.relayChannel),
+          sharded ? shardedSubscribe(subscriber, keys, backend.tasks.channel) : subscriber.subscribe(keys.busChannel, keys.relayChannel, backend.tasks.channel),
         ]),
         settings.connectTimeoutMs ?? 5_000,
       );
@@ -220,11 +224,11 @@ function shardedPubSubOf(options: McpRedisOptions): boolean {
   return options.shardedPubSub ?? options.cluster !== undefined;
 }
 
-function shardedSubscribe(subscriber: McpRedisClient, keys: RedisKeys): Promise<unknown> {
+function shardedSubscribe(subscriber: McpRedisClient, keys: RedisKeys, tasksChannel: string): Promise<unknown> {
   if (typeof subscriber.ssubscribe !== 'function') {
     return Promise.reject(new Error('"redis.shardedPubSub" needs a client with ssubscribe (ioredis 5.4 or later); upgrade ioredis or set shardedPubSub: false'));
   }
-  return subscriber.ssubscribe(keys.busChannel, keys.relayChannel);
+  return subscriber.ssubscribe(keys.busChannel, keys.relayChannel, tasksChannel);
 }
 
 /** `ioredis`'s Cluster class, loaded like the Redis class: only when a cluster is configured. */

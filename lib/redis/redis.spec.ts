@@ -184,7 +184,7 @@ for (const target of targets) {
       const nodes = 'nodes' in client && typeof client.nodes === 'function' ? client.nodes('master') : [client];
       const listed = async (kind: 'CHANNELS' | 'SHARDCHANNELS') =>
         (await Promise.all(nodes.map((node) => node.call('PUBSUB', kind, `${P}*`) as Promise<string[]>))).flat().sort();
-      const wanted = [`${P}bus`, `${P}relay`];
+      const wanted = [`${P}bus`, `${P}relay`, `${P}tasks`];
       if (target.name === 'cluster') {
         assert.deepEqual([...new Set(await listed('SHARDCHANNELS'))], wanted);
         assert.deepEqual(await listed('CHANNELS'), []);

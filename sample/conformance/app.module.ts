@@ -4,6 +4,7 @@ import { ConformancePrompts } from './conformance.prompts.js';
 import { ConformanceResources } from './conformance.resources.js';
 import { ConformanceSkills } from './conformance.skills.js';
 import { ConformanceTools } from './conformance.tools.js';
+import { ConformanceTaskTools } from './tasks.tools.js';
 
 /**
  * The fixture the official MCP conformance suite runs against: every tool, resource and prompt
@@ -22,6 +23,6 @@ import { ConformanceTools } from './conformance.tools.js';
       redis: process.env.REDIS_URL ? { url: process.env.REDIS_URL } : undefined,
     }),
   ],
-  providers: [ConformanceTools, ConformanceResources, ConformancePrompts, ConformanceSkills],
+  providers: [ConformanceTools, ConformanceResources, ConformancePrompts, ConformanceSkills, ConformanceTaskTools],
 })
 export class AppModule {}

@@ -1,0 +1,191 @@
+import { McpError } from '../errors.js';
+import { ErrorCode } from '../json-rpc.js';
+import type { JsonObject } from '../mcp-types.js';
+
+/** The states of a task; the last three are terminal. @publicApi */
+export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+export function isTerminal(status: McpTaskStatus): boolean {
+  return TERMINAL.has(status);
+}
+
+/**
+ * One task as a store holds it. `owner` binds it to the principal (or legacy session) that
+ * created it: every task request is checked against it, and a mismatch answers as an unknown id.
+ *
+ * @publicApi
+ */
+export interface McpTaskRecord {
+  taskId: string;
+  owner: string;
+  status: McpTaskStatus;
+  statusMessage?: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  lastUpdatedAt: number;
+  /** Time to live from creation; the store keeps the task at least this long. */
+  ttlMs: number;
+  pollIntervalMs: number;
+  /** The tool that runs, and the request it ran for (kept so another instance can run it again). */
+  toolName: string;
+  /** Terminal `completed`: the CallToolResult. */
+  result?: JsonObject;
+  /** Terminal `failed`: the JSON-RPC error `{ code, message, data? }`. */
+  error?: JsonObject;
+  /** `input_required`: the outstanding requests, by key. */
+  inputRequests?: Record<string, JsonObject>;
+}
+
+/** What a running task is told from another request (possibly on another instance). */
+export type McpTaskSignal = { kind: 'cancel' } | { kind: 'input'; responses: JsonObject };
+
+/**
+ * Where tasks live. The default keeps them in process; the Redis store shares them between
+ * instances. `signal` reaches the instance that runs the task, wherever that is.
+ *
+ * @publicApi
+ */
+export interface McpTaskStore {
+  /** Stores a new task; rejects with an McpError when a bound is reached. Resolves once `get` finds it. */
+  create(record: McpTaskRecord, limits: { perOwner: number; total: number }): Promise<void>;
+  get(taskId: string): Promise<McpTaskRecord | undefined>;
+  /**
+   * Applies `change` to the stored task and stores the outcome, unless the task is terminal (a
+   * terminal task never changes again). Resolves to the task after the change, or undefined.
+   */
+  update(taskId: string, change: (record: McpTaskRecord) => McpTaskRecord | undefined): Promise<McpTaskRecord | undefined>;
+  /** Tasks of one owner, newest first, from `cursor` (an opaque position this store returned). */
+  list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }>;
+  /** Delivers a signal to the instance running the task (in process: the listeners below). */
+  signal(taskId: string, signal: McpTaskSignal): Promise<void>;
+  /** Listens to signals for tasks this instance runs. Returns the function that stops listening. */
+  onSignal(listener: (taskId: string, signal: McpTaskSignal) => void | Promise<void>): () => void;
+  /** Listens to every change of a task (status notifications). */
+  onChange?(listener: (record: McpTaskRecord) => void): () => void;
+  close?(): Promise<void>;
+}
+
+type SignalListener = (taskId: string, signal: McpTaskSignal) => void | Promise<void>;
+type ChangeListener = (record: McpTaskRecord) => void;
+
+/** The signal and change listeners of one store, for the stores' `onSignal` and `onChange`. */
+export class TaskListeners {
+  private readonly signals = new Set<SignalListener>();
+  private readonly changes = new Set<ChangeListener>();
+
+  onSignal(listener: SignalListener): () => void {
+    this.signals.add(listener);
+    return () => this.signals.delete(listener);
+  }
+
+  onChange(listener: ChangeListener): () => void {
+    this.changes.add(listener);
+    return () => this.changes.delete(listener);
+  }
+
+  async signal(taskId: string, signal: McpTaskSignal): Promise<void> {
+    await Promise.all([...this.signals].map((listener) => listener(taskId, signal)));
+  }
+
+  changed(record: McpTaskRecord): void {
+    for (const listener of this.changes) listener({ ...record });
+  }
+}
+
+/** The error a full store answers task creation with. */
+export function taskLimitError(scope: 'owner' | 'total', limit: number): McpError {
+  return new McpError(
+    ErrorCode.InternalError,
+    scope === 'owner'
+      ? `Too many tasks for this caller: it already has ${limit}, the limit (McpModule option tasks.maxTasksPerPrincipal). Wait for its tasks to finish or expire, or cancel some.`
+      : `The server holds ${limit} tasks, its limit (McpModule option tasks.maxTasks). Try again later.`,
+  );
+}
+
+/**
+ * Tasks in this process's memory: bounded per owner and in total, each dropped once its TTL
+ * from creation has passed (never earlier).
+ */
+export class InMemoryTaskStore implements McpTaskStore {
+  private readonly tasks = new Map<string, McpTaskRecord>();
+  private readonly byOwner = new Map<string, Set<string>>();
+  private readonly listeners = new TaskListeners();
+
+  async create(record: McpTaskRecord, limits: { perOwner: number; total: number }): Promise<void> {
+    this.sweep();
+    const owned = this.byOwner.get(record.owner);
+    if ((owned?.size ?? 0) >= limits.perOwner) throw taskLimitError('owner', limits.perOwner);
+    if (this.tasks.size >= limits.total) throw taskLimitError('total', limits.total);
+    this.tasks.set(record.taskId, { ...record });
+    if (owned) owned.add(record.taskId);
+    else this.byOwner.set(record.owner, new Set([record.taskId]));
+    this.changed(record);
+  }
+
+  async get(taskId: string): Promise<McpTaskRecord | undefined> {
+    const record = this.live(taskId);
+    return record && { ...record };
+  }
+
+  async update(taskId: string, change: (record: McpTaskRecord) => McpTaskRecord | undefined): Promise<McpTaskRecord | undefined> {
+    const record = this.live(taskId);
+    if (!record || isTerminal(record.status)) return record && { ...record };
+    const next = change({ ...record });
+    if (!next) return { ...record };
+    this.tasks.set(taskId, next);
+    this.changed(next);
+    return { ...next };
+  }
+
+  async list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
+    this.sweep();
+    const ids = [...(this.byOwner.get(owner) ?? [])].reverse();
+    const start = cursor === undefined ? 0 : ids.indexOf(cursor);
+    if (start < 0) throw new McpError(ErrorCode.InvalidParams, 'The tasks/list cursor is unknown: its task ended and expired, or it is not from this server. List again without a cursor.');
+    const page = ids.slice(start, start + limit).map((id) => ({ ...this.tasks.get(id)! }));
+    const next = ids[start + limit];
+    return next === undefined ? { tasks: page } : { tasks: page, nextCursor: next };
+  }
+
+  signal(taskId: string, signal: McpTaskSignal): Promise<void> {
+    return this.listeners.signal(taskId, signal);
+  }
+
+  onSignal(listener: SignalListener): () => void {
+    return this.listeners.onSignal(listener);
+  }
+
+  onChange(listener: ChangeListener): () => void {
+    return this.listeners.onChange(listener);
+  }
+
+  private changed(record: McpTaskRecord): void {
+    this.listeners.changed(record);
+  }
+
+  private live(taskId: string): McpTaskRecord | undefined {
+    const record = this.tasks.get(taskId);
+    if (record && record.createdAt + record.ttlMs <= Date.now()) {
+      this.drop(record);
+      return undefined;
+    }
+    return record;
+  }
+
+  private drop(record: McpTaskRecord): void {
+    this.tasks.delete(record.taskId);
+    const owned = this.byOwner.get(record.owner);
+    owned?.delete(record.taskId);
+    if (owned && owned.size === 0) this.byOwner.delete(record.owner);
+  }
+
+  /** Insertion order is creation order: expired tasks come first unless TTLs differ. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const record of this.tasks.values()) {
+      if (record.createdAt + record.ttlMs <= now) this.drop(record);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { McpRegistry } from '../discovery/mcp.registry.js';
+import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
+import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
+import type { McpDispatcher } from '../protocol/dispatcher.js';
+import { InMemoryTaskStore, type McpTaskStore } from '../protocol/tasks/task-store.js';
+import { LEGACY_TASKS_CAPABILITY, McpTaskRunner, TASKS_EXTENSION, installLegacyTasks, installModernTasks, type McpTaskSettings } from '../protocol/tasks/tasks.js';
+import type { McpFeatureHost } from '../protocol/feature-host.js';
+import { BullmqTaskQueue, type McpBullmqTasksOptions } from './bullmq-task.queue.js';
+
+/** The DI token of the module's task runner. @internal */
+export const MCP_TASK_RUNNER = Symbol.for('nestjs-model-context:MCP_TASK_RUNNER');
+
+/**
+ * Options of tasks (tools declared with `@Tool({ task })`). Every bound has a safe default; see
+ * SECURITY.md.
+ *
+ * @publicApi
+ */
+export interface McpTasksOptions {
+  /** Where tasks live. @default Redis when the module's `redis` option is set, else process memory (bounded by the two limits below) */
+  store?: McpTaskStore;
+  /** How long a task is kept from its creation. @default 3_600_000 (one hour) */
+  ttlMs?: number;
+  /** The longest TTL a 2025-11-25 client may ask for with `task.ttl`. @default 86_400_000 (one day) */
+  maxTtlMs?: number;
+  /** How often clients are asked to poll. @default 1000 */
+  pollIntervalMs?: number;
+  /** Tasks one principal (or legacy session, or the anonymous caller) may hold at once. @default 100 */
+  maxTasksPerPrincipal?: number;
+  /** Tasks the store holds at once, for everyone. @default 10_000 */
+  maxTasks?: number;
+  /**
+   * Runs task tools as BullMQ jobs, so that a task whose instance dies runs again on another (at
+   * least once: read `McpContext.taskAttempt`). Needs the optional `bullmq` package. Needs a shared
+   * store (the module's `redis`, or `store`). Questions inside a durable task are not supported.
+   */
+  bullmq?: McpBullmqTasksOptions;
+  /**
+   * Advertise tasks even when no tool declares `task` at bootstrap (for tools added at runtime).
+   * @default false
+   */
+  advertise?: boolean;
+}
+
+const DEFAULTS = { ttlMs: 3_600_000, maxTtlMs: 86_400_000, pollIntervalMs: 1000, maxTasksPerPrincipal: 100, maxTasks: 10_000 } as const;
+
+/** The task settings from the module options, or a boot error naming the bad option. */
+export function resolveTaskSettings(options: McpTasksOptions | undefined, shared?: McpTaskStore): McpTaskSettings {
+  const settings: Omit<McpTaskSettings, 'store'> = { ...DEFAULTS };
+  for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
+    const value = options?.[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`McpModule option "tasks.${key}" must be a positive integer (milliseconds or a count), got ${JSON.stringify(value)}.`);
+    settings[key] = value;
+  }
+  if (settings.ttlMs > settings.maxTtlMs) throw new Error(`McpModule option "tasks.ttlMs" (${settings.ttlMs}) must not exceed "tasks.maxTtlMs" (${settings.maxTtlMs}).`);
+  const store = options?.store ?? shared;
+  if (options?.bullmq && !store) {
+    throw new Error('McpModule option "tasks.bullmq" needs a task store every instance shares: set the module\'s "redis" option (or "tasks.store").');
+  }
+  return { ...settings, store: store ?? new InMemoryTaskStore(), ...(options?.bullmq && { queue: new BullmqTaskQueue(options.bullmq) }) };
+}
+
+/**
+ * Installs the task methods once the tools are known, advertises tasks when a tool declares
+ * them, and stops this instance's tasks at shutdown.
+ */
+@Injectable()
+export class McpTasksLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    @Inject(MCP_SERVER) private readonly server: McpDispatcher,
+    @Inject(MCP_TASK_RUNNER) private readonly runner: McpTaskRunner,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly registry: McpRegistry,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.runner.startQueue();
+    if (!this.options.tasks?.advertise && !this.registry.tools().some((tool) => tool.taskSupport)) return;
+    this.server.declareExtension(TASKS_EXTENSION, {});
+    this.server.declareLegacyCapability('tasks', LEGACY_TASKS_CAPABILITY, '2025-11-25');
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.runner.shutdown();
+    await this.options.tasks?.store?.close?.();
+  }
+}
+
+/** The runner and its lifecycle, for McpModule's providers. @internal */
+export const taskProviders: Provider[] = [
+  {
+    provide: MCP_TASK_RUNNER,
+    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null) => {
+      const logger = new Logger('McpTasks');
+      return new McpTaskRunner(resolveTaskSettings(options.tasks, redis?.tasks), { logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) } });
+    },
+    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
+  },
+  McpTasksLifecycle,
+];
+
+/** The task methods of both eras. @internal */
+export function installTasks(host: McpFeatureHost, runner: McpTaskRunner): void {
+  installModernTasks(host, runner);
+  installLegacyTasks(host, runner);
+}

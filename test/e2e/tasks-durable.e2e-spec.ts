@@ -1,0 +1,112 @@
+/**
+ * Durable tasks on BullMQ: the instance running a task is killed with SIGKILL, and another
+ * instance's worker finds the stalled job and runs it again (attempt 2); the task's status and
+ * result are read from that instance. Real processes, real Redis; the test waits on the tool's
+ * own start lines and on a blocking tasks/result, never on a timer.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { TASKS_EXTENSION } from 'nestjs-model-context';
+import { connectSdkClient, META_KEYS, modernRpc } from '../utils/clients.js';
+import { clearRedisPrefix, REDIS_URL, redisAvailable } from '../utils/redis.js';
+import { endProcess, guard } from '../utils/wait.js';
+
+const APP = fileURLToPath(new URL('../fixtures/tasks-durable.app.js', import.meta.url));
+const skip = !(await redisAvailable()) && 'Redis is not running';
+const AUTH = { authorization: 'Bearer alice-token' };
+
+class Instance {
+  child?: ChildProcess;
+  url = '';
+  private stderr = '';
+  private readonly starts: Array<(attempt: number) => void> = [];
+  readonly started: number[] = [];
+
+  constructor(
+    readonly name: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  async start(): Promise<void> {
+    const child = spawn(process.execPath, ['--enable-source-maps', APP], { env: { ...process.env, ...this.env, INSTANCE: this.name, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    child.stderr!.on('data', (chunk) => (this.stderr += String(chunk)));
+    const lines = createInterface({ input: child.stdout! });
+    const port = await guard(
+      new Promise<number>((resolve, reject) => {
+        child.once('exit', (code) => reject(new Error(`instance ${this.name} exited with ${code}:\n${this.stderr}`)));
+        lines.on('line', (line) => {
+          let message: { port?: number; started?: string; attempt?: number };
+          try {
+            message = JSON.parse(line);
+          } catch {
+            return;
+          }
+          if (message.port !== undefined) resolve(message.port);
+          if (message.started !== undefined) {
+            this.started.push(message.attempt!);
+            this.starts.splice(0).forEach((notify) => notify(message.attempt!));
+          }
+        });
+      }),
+      `instance ${this.name} to listen`,
+      60_000,
+    );
+    this.url = `http://127.0.0.1:${port}/mcp`;
+  }
+
+  /** Resolves with the attempt number the next time the tool starts here. */
+  nextStart(): Promise<number> {
+    return guard(new Promise<number>((resolve) => this.starts.push(resolve)), `the tool to start on ${this.name}`, 60_000);
+  }
+
+  async kill(): Promise<void> {
+    await endProcess(this.child, 'SIGKILL');
+  }
+}
+
+describe('durable tasks on BullMQ: kill -9 of the running instance', { skip }, () => {
+  const prefix = `mcp-durable-${randomUUID()}`;
+  const env = { REDIS_URL, MCP_KEY_PREFIX: `${prefix}:`, QUEUE_NAME: `q-${randomUUID()}` };
+  const a = new Instance('A', env);
+  const b = new Instance('B', env);
+
+  after(async () => {
+    await a.kill();
+    await endProcess(b.child, 'SIGTERM', 10_000);
+    await clearRedisPrefix(prefix);
+  });
+
+  it('the task still completes: B runs the stalled job again, and B serves its status and result', { timeout: 180_000 }, async () => {
+    await a.start();
+    const startedOnA = a.nextStart();
+    const meta = { [META_KEYS.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } };
+    const created = (await modernRpc(a.url, 'tools/call', { name: 'durable_job', arguments: {}, _meta: meta }, { headers: AUTH })).json as { result: { resultType: string; taskId: string } };
+    assert.equal(created.result.resultType, 'task');
+    const taskId = created.result.taskId;
+    assert.equal(await startedOnA, 1);
+
+    await b.start();
+    const startedOnB = b.nextStart();
+    await a.kill();
+    assert.equal(await startedOnB, 2, 'B ran the job again, as its second attempt');
+
+    const client = await connectSdkClient(b.url, { headers: AUTH });
+    try {
+      const result = await guard(client.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema), 'tasks/result on B', 60_000);
+      assert.deepEqual(result.content, [{ type: 'text', text: 'done by B on attempt 2' }]);
+    } finally {
+      await client.close();
+    }
+    const status = (await modernRpc(b.url, 'tasks/get', { taskId, _meta: meta }, { headers: { ...AUTH, 'Mcp-Name': taskId } })).json as { result: Record<string, unknown> };
+    assert.equal(status.result.status, 'completed');
+    assert.deepEqual(status.result.result, { content: [{ type: 'text', text: 'done by B on attempt 2' }] });
+    assert.deepEqual(a.started, [1]);
+    assert.deepEqual(b.started, [2]);
+  });
+});

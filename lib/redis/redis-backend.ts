@@ -169,6 +169,7 @@ export class McpRedisBackend {
     this.closed = true;
     this.health.close();
     clearInterval(this.heartbeat);
+    this.sessions.close();
     this.relay.close();
     this.bus.close();
     const quit = async (connection: McpRedisClient): Promise<void> => {

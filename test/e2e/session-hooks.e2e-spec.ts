@@ -232,9 +232,9 @@ describe('session hooks: idle expiry runs the close hook with reason "expired"',
   });
 });
 
-const redisSkip = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
+const skip = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
 
-describe('session hooks: Redis idle expiry runs the close hook once, on one of two instances', { skip: redisSkip }, () => {
+describe('session hooks: Redis idle expiry runs the close hook once, on one of two instances', { skip }, () => {
   const prefix = `mcp-hooks-idle:${randomBytes(6).toString('hex')}:`;
   // The module wraps a prefix without a hash tag in braces: the index the instances sweep.
   const index = `{${prefix}}sessions`;
@@ -339,8 +339,6 @@ describe('session hooks on a stateless legacy endpoint: the hook runs per reques
     assert.ok(log.opened.every((c) => c.era === 'legacy' && c.sessionId === undefined));
   });
 });
-
-const skip = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
 
 describe('session hooks on Redis: the state follows the session to a second instance; the admin view spans both', { skip }, () => {
   const prefix = `mcp-hooks:${randomBytes(6).toString('hex')}:`;

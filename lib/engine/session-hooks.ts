@@ -34,7 +34,10 @@ export type McpSessionCloseReason = 'deleted' | 'expired' | 'evicted' | 'closed'
 
 /**
  * What `sessions.onSessionClose` receives. `session` is the ended session with its last stored
- * state; it is undefined when the store no longer had it (a Redis eviction).
+ * state; it is undefined when the store no longer had it: a Redis eviction, and a Redis idle
+ * expiry, where the state expired with the session's key (the hook then runs on one instance, at
+ * its next sweep of the session index: within the idle TTL, at least 1 s and at most 60 s, of the
+ * expiry).
  *
  * @publicApi
  */

@@ -173,6 +173,7 @@ export class McpRedisBackend {
     this.closed = true;
     this.health.close();
     clearInterval(this.heartbeat);
+    this.sessions.close();
     this.relay.close();
     this.bus.close();
     const quit = async (connection: McpRedisClient): Promise<void> => {

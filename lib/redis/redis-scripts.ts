@@ -18,7 +18,10 @@
  *                           whose TTLs end in the same millisecond
  *   P..'sessions'           ZSET, all scores 0, members '<owner tag>:<id>' of live (and a few
  *                           expired) sessions, plus the member '' the heartbeat keeps: ZLEXCOUNT
- *                           counts one owner's sessions, ZCARD all of them
+ *                           counts one owner's sessions, ZCARD all of them. An entry whose
+ *                           session key is gone names a session that expired: whichever script
+ *                           removes it (SESSION_SWEEP, SESSION_ADMIT) returns its id, so that one
+ *                           instance, and only one, runs the close hook for it
  *   P..'owned:'..tag        ZSET member → lower bound of the session's deadline, of one owner
  *                           at its cap, kept by SESSION_ADMIT only, PX idle TTL
  *   P..'sessionsfull'       set while every session in the index is live and the index is full,
@@ -65,7 +68,8 @@ end`;
  * (SET, ZADD, ZLEXCOUNT, ZCARD) counted more than a cap allows: the counts include entries of
  * expired sessions, which this drops. Within the owner's cap it ends that owner's least recently
  * used sessions (expired ones are dropped first), never another owner's; then, beyond maxSessions
- * live sessions, it withdraws the new one. Returns { admitted (1 or 0), ids it ended }.
+ * live sessions, it withdraws the new one. Returns { admitted (1 or 0), ids it ended, ids of expired
+ * sessions whose entries it dropped }.
  *
  * The owner's order of last use comes from its sessions' remaining TTLs, kept between runs in
  * P..'owned:'..tag as lower bounds of each session's deadline (a request only pushes a deadline
@@ -93,7 +97,7 @@ local function usedAt(member)
   local ok, decoded = pcall(cjson.decode, redis.call('GET', p .. 'session:' .. id) or '')
   return ok and type(decoded) == 'table' and tonumber(decoded.usedUs) or 0
 end
-local evicted = {}
+local evicted, expired = {}, {}
 if tag ~= '' then
   local cache = KEYS[4]
   local clock = redis.call('TIME')
@@ -133,6 +137,7 @@ if tag ~= '' then
           local left = remaining(member)
           if left < 0 then
             redis.call('ZREM', index, member)
+            expired[#expired + 1] = idOf(member)
             count = count - 1
           else
             redis.call('ZADD', cache, now + left, member)
@@ -148,7 +153,10 @@ if tag ~= '' then
       local left = remaining(member)
       if left < 0 then
         redis.call('ZREM', cache, member)
-        if redis.call('ZREM', index, member) == 1 then count = count - 1 end
+        if redis.call('ZREM', index, member) == 1 then
+          expired[#expired + 1] = idOf(member)
+          count = count - 1
+        end
       elseif now + left > bound + 2 then
         redis.call('ZADD', cache, now + left, member)
       else
@@ -174,7 +182,9 @@ if count() > max and redis.call('EXISTS', KEYS[3]) == 0 then
     if #chunk == 0 then break end
     for _, member in ipairs(chunk) do
       local left = (member ~= '' and member ~= mine) and remaining(member) or idle
-      if left < 0 then redis.call('ZREM', index, member)
+      if left < 0 then
+        redis.call('ZREM', index, member)
+        expired[#expired + 1] = idOf(member)
       else
         from = from + 1
         if member ~= '' and member ~= mine and (not soonest or left < soonest) then soonest = left end
@@ -186,9 +196,34 @@ end
 if count() > max then
   redis.call('DEL', KEYS[2], p .. 'used:' .. idOf(mine))
   redis.call('ZREM', index, mine)
-  return { 0, evicted }
+  return { 0, evicted, expired }
 end
-return { 1, evicted }`;
+return { 1, evicted, expired }`;
+
+/**
+ * KEYS: P..'sessions'. ARGV: after (the last member the previous batch read, '' to start a pass),
+ * count. Reads up to count index entries after `after` and removes those whose session expired
+ * (its key is gone: a DELETE, an eviction and a withdrawn create remove their entry in the same
+ * script that removes the key), with their GET stream's entry. Returns { the member to continue
+ * after ('' once the pass is complete), the ids it removed }: ZREM inside one script, so an id is
+ * returned to exactly one caller, however many instances sweep.
+ */
+export const SESSION_SWEEP = `
+${prefixFrom('sessions')}
+local count = tonumber(ARGV[2])
+${END_SESSION}
+local members = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1] == '' and '-' or '(' .. ARGV[1], '+', 'LIMIT', 0, count)
+local expired = {}
+for _, member in ipairs(members) do
+  if member ~= '' then
+    local id = string.sub(member, string.find(member, ':', 1, true) + 1)
+    if redis.call('EXISTS', p .. 'session:' .. id) == 0 then
+      endSession(member, id)
+      expired[#expired + 1] = id
+    end
+  end
+end
+return { #members < count and '' or members[#members], expired }`;
 
 /**
  * KEYS: P..'sessions', P..'session:'..id, P..'getstreams', P..'sessionsfull'. ARGV: id.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { McpSession, McpSessionCreateOptions, McpSessionCreateResult, McpSessionEndReason, McpSessionStore } from '../protocol/session-store.js';
 import { RedisKeys, RedisScripts, type McpRedisClient } from './redis-client.js';
-import { SESSION_ADMIT, SESSION_DELETE } from './redis-scripts.js';
+import { SESSION_ADMIT, SESSION_DELETE, SESSION_SWEEP } from './redis-scripts.js';
 
 export interface RedisSessionStoreOptions {
   idleTtlMs: number;
@@ -24,7 +24,11 @@ export interface RedisSessionStoreOptions {
  * commands), and only when a count is over its cap runs a script that drops expired entries, ends
  * the owner's least recently used sessions, or withdraws the new one when Redis holds
  * `maxSessions` live sessions. Redis expiry does the sweeping (a tailed GET stream of an expired
- * session ends at its next read).
+ * session ends at its next read). Redis tells no one when it expires a key (keyspace notifications
+ * need CONFIG SET, which managed Redis often forbids), so each instance reads the index as often
+ * as the in-memory store sweeps (every idle TTL, within 1 s to 60 s) and removes the entries whose
+ * key is gone: one script removes and returns them, so each expired session is reported (and its
+ * close hook run) by exactly one instance, without its state, which expired with the key.
  *
  * @publicApi
  */
@@ -32,6 +36,9 @@ export class RedisSessionStore implements McpSessionStore {
   private readonly scripts: RedisScripts;
   private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason, session?: McpSession) => void>();
   private lastUse = 0;
+  private readonly sweeper: NodeJS.Timeout;
+  private sweeping = false;
+  private closed = false;
 
   constructor(
     private readonly client: McpRedisClient,
@@ -39,6 +46,9 @@ export class RedisSessionStore implements McpSessionStore {
     private readonly options: RedisSessionStoreOptions,
   ) {
     this.scripts = new RedisScripts(client, options.shardedPubSub);
+    const every = Math.max(1000, Math.min(options.idleTtlMs, 60_000));
+    this.sweeper = setInterval(() => void this.sweep(), every);
+    this.sweeper.unref();
   }
 
   /** This instance's clock in µs, strictly increasing, so two uses here never share a time. */
@@ -67,15 +77,14 @@ export class RedisSessionStore implements McpSessionStore {
     // The total counts the heartbeat's '' entry too, so the script also runs at exactly
     // maxSessions: it counts without it.
     if ((tag === '-' || owned <= limits!.maxPerOwner) && total <= this.options.maxSessions) return { created: true };
-    const [admitted, evicted] = (await this.scripts.run(
+    const [admitted, evicted, expired] = (await this.scripts.run(
       SESSION_ADMIT,
       [index, key, this.keys.sessionsFull, `${this.keys.prefix}owned:${tag}`],
       [member, tag === '-' ? '' : tag, limits?.maxPerOwner ?? 0, this.options.maxSessions, this.options.idleTtlMs],
-    )) as [number, string[]];
-    for (const id of evicted) {
-      this.options.onEvict?.(id, 'capacity');
-      for (const listener of this.listeners) listener(id, 'evicted');
-    }
+    )) as [number, string[], string[]];
+    for (const id of evicted) this.options.onEvict?.(id, 'capacity');
+    this.ended(evicted, 'evicted');
+    this.ended(expired, 'expired');
     return admitted === 1 ? { created: true } : { created: false, reason: 'capacity' };
   }
 
@@ -133,9 +142,40 @@ export class RedisSessionStore implements McpSessionStore {
     return result !== null;
   }
 
-  /** The connection belongs to the Redis backend, which closes it. */
-  close(): void {}
+  /** Stops the sweep; the connection belongs to the Redis backend, which closes it. */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.sweeper);
+  }
+
+  /**
+   * One pass over the session index, in batches so that no script holds Redis for long: the
+   * sessions whose entries this instance removed expired, and are reported here only.
+   */
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      let after = '';
+      do {
+        const [next, expired] = (await this.scripts.run(SESSION_SWEEP, [this.keys.sessionIndex], [after, SWEEP_BATCH])) as [string, string[]];
+        this.ended(expired, 'expired');
+        after = next;
+      } while (after !== '' && !this.closed);
+    } catch {
+      // Redis is unreachable: RedisHealth logs the outage once; the next pass finds what this one missed.
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private ended(ids: string[], reason: McpSessionEndReason): void {
+    for (const id of ids) for (const listener of this.listeners) listener(id, reason);
+  }
 }
+
+/** Index entries one sweep script reads. */
+const SWEEP_BATCH = 500;
 
 /** Sessions read per MGET by `list`. */
 const LIST_BATCH = 200;

@@ -11,6 +11,9 @@ import { McpRedisBackend } from './redis-backend.js';
 import { redisOptionProblems } from './redis-client.js';
 import { newStreamId, parseEventId } from './redis-event.store.js';
 import { NodeResponseSink } from '../transport/node-sink.js';
+import { ownerTag } from './redis-session.store.js';
+import { nextEvent } from '../../test/utils/wait.js';
+import { EventEmitter } from 'node:events';
 
 
 
@@ -129,6 +132,44 @@ for (const target of targets) {
       assert.deepEqual(ended, ['l1', 'l3', 'l4']);
       for (const id of ['l2', 'l5']) assert.equal(await a.sessions.delete(id), true, id);
       for (const id of ['l1', 'l3', 'l4']) assert.equal(await a.sessions.get(id), undefined, id);
+    });
+
+    it('reports a session whose key Redis expired once, as "expired": to one sweep of two instances, or to the create that drops its entry', async () => {
+      const idle = { ...settings, idleTtlMs: 200 };
+      const option = { ...target.option(), keyPrefix: `${prefix}idle:` };
+      const [c, d] = [await McpRedisBackend.connect(option, idle), await McpRedisBackend.connect(option, idle)];
+      const ends = new EventEmitter();
+      const ended: string[] = [];
+      const stops = [c, d].map((backend) =>
+        backend.sessions.onSessionEnd((id, reason) => {
+          ended.push(`${id}:${reason}`);
+          ends.emit(id, reason);
+        }),
+      );
+      const endOf = (id: string, what: string): Promise<unknown[]> => (ended.some((e) => e.startsWith(`${id}:`)) ? Promise.resolve([]) : nextEvent(ends, id, what));
+      const index = c.keys.sessionIndex;
+      const redis = c.client as unknown as Ioredis;
+      try {
+        // Idle past its TTL: Redis drops the key, a sweep drops the entry and reports it.
+        const lapsed = endOf('x1', 'a sweep reporting x1');
+        await c.sessions.create({ id: 'x1', protocolVersion: '2025-11-25', capabilities: {} });
+        await lapsed;
+        assert.equal(await redis.zscore(index, '-:x1'), null, 'the entry went with the report: no other sweep can report it');
+        // A key gone from under its entry (as at expiry, here at once): the next create over the
+        // owner's cap drops the entry, and the session is reported where it went.
+        const owned = (id: string) => ({ id, protocolVersion: '2025-11-25', capabilities: {}, owner: 'principal:idle' });
+        assert.deepEqual(await c.sessions.create(owned('y1'), { maxPerOwner: 1 }), { created: true });
+        await redis.del(c.keys.session('y1'));
+        const dropped = endOf('y1', 'the report of y1');
+        assert.deepEqual(await d.sessions.create(owned('y2'), { maxPerOwner: 1 }), { created: true });
+        await dropped;
+        assert.deepEqual(await redis.zrangebylex(index, '-', '+'), ['', `${ownerTag('principal:idle')}:y2`], 'only the live session left in the index');
+        assert.deepEqual(ended, ['x1:expired', 'y1:expired']);
+      } finally {
+        for (const stop of stops) stop();
+        await clearPrefix(c);
+        await Promise.all([c.close(), d.close()]);
+      }
     });
 
     it('stores SSE events in order, replays after an id, and binds streams to their session', async () => {

@@ -232,6 +232,67 @@ describe('session hooks: idle expiry runs the close hook with reason "expired"',
   });
 });
 
+const skip = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
+
+describe('session hooks: Redis idle expiry runs the close hook once, on one of two instances', { skip }, () => {
+  const prefix = `mcp-hooks-idle:${randomBytes(6).toString('hex')}:`;
+  // The module wraps a prefix without a hash tag in braces: the index the instances sweep.
+  const index = `{${prefix}}sessions`;
+  const log = new HookLog();
+  const where = new Map<McpSessionClosed, 'A' | 'B'>();
+  let a: RunningApp;
+  let b: RunningApp;
+  let redis: import('ioredis').Redis;
+
+  /** The hooks of one instance: one log for both, each close marked with the instance that ran it. */
+  const hooksOn = (instance: 'A' | 'B') => {
+    const hooks = log.options();
+    return { ...hooks, onSessionClose: (closed: McpSessionClosed) => (where.set(closed, instance), hooks.onSessionClose!(closed)) };
+  };
+
+  before(async () => {
+    const { Redis } = await import('ioredis');
+    redis = new Redis(REDIS_URL);
+    const redisOption = { url: REDIS_URL, keyPrefix: prefix };
+    a = await start({ redis: redisOption, sessions: { idleTtlMs: 200, ...hooksOn('A') } });
+    b = await start({ redis: redisOption, sessions: { idleTtlMs: 200, ...hooksOn('B') } });
+  });
+  after(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+    await clearRedisPrefix(prefix);
+    redis?.disconnect();
+  });
+
+  it('reports a session Redis expired with reason "expired", exactly once across both instances, and cleans its index entry', async () => {
+    const sessionId = await initialize(a.url, { 'X-Tenant': 'idle-redis' });
+    const closed = await log.closeOf(sessionId, 'the close hook of the session Redis expired');
+    assert.equal(closed.reason, 'expired');
+    assert.equal(closed.session, undefined, 'the state expired with the key');
+    assert.ok(where.has(closed));
+    assert.equal(await redis.zscore(index, `-:${sessionId}`), null, 'the index entry is gone with the claim');
+
+    // "Exactly once" needs both instances to have swept after that close: an entry planted now
+    // (an index entry whose session key does not exist, as an expired session leaves) is
+    // claimed by a sweep that starts after it, so once each instance has claimed one, each has
+    // swept at least once since, and any second report of the session would have come.
+    const swept = new Set<'A' | 'B'>();
+    for (let i = 0; swept.size < 2; i++) {
+      assert.ok(i < 200, `both instances claim planted entries (so far: ${[...swept].join(', ') || 'none'})`);
+      const probe = `probe-${i}`;
+      await redis.zadd(index, 0, `-:${probe}`);
+      const claimed = await log.closeOf(probe, `the sweep that claims planted entry ${probe}`);
+      assert.equal(claimed.reason, 'expired');
+      swept.add(where.get(claimed)!);
+    }
+    assert.equal(log.closed.filter((c) => c.sessionId === sessionId).length, 1, 'one close hook run across both instances');
+
+    for (const url of [a.url, b.url]) {
+      const ping = await rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'ping' }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
+      assert.equal(ping.status, 404, 'the expired session is gone on both instances');
+    }
+  });
+});
+
 describe('session hooks on 2026-07-28: the hook runs per request, the state lasts for that request', () => {
   const log = new HookLog();
   let app: RunningApp;
@@ -278,8 +339,6 @@ describe('session hooks on a stateless legacy endpoint: the hook runs per reques
     assert.ok(log.opened.every((c) => c.era === 'legacy' && c.sessionId === undefined));
   });
 });
-
-const skip = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
 
 describe('session hooks on Redis: the state follows the session to a second instance; the admin view spans both', { skip }, () => {
   const prefix = `mcp-hooks:${randomBytes(6).toString('hex')}:`;

@@ -125,3 +125,19 @@ export {
   type McpStdioServeOptions,
   type McpStdioServerOptions,
 } from './transport/stdio.transport.js';
+export type { McpExplorerOptions } from './explorer/explorer.controller.js';
+export {
+  catalogCoverage,
+  lintCatalog,
+  toolParameters,
+  PORTABLE_NAME,
+  SPEC_TOOL_NAME,
+  type McpCatalog,
+  type McpCatalogCoverage,
+  type McpCatalogParameter,
+  type McpCoverageCount,
+  type McpLintFinding,
+  type McpLintOptions,
+} from './catalog/catalog.js';
+export { renderCatalogMarkdown, renderGithubAnnotations } from './catalog/report.js';
+export { collectCatalog, type McpCollectOptions } from './catalog/collect.js';

@@ -158,7 +158,7 @@ export const EXPLORER_SCRIPT = String.raw`
     schema = schema || {};
     var type = typeOf(schema);
     var hint = schema.description ? el('small', { class: 'hint', text: schema.description }) : null;
-    var caption = el('span', { class: 'name', text: label + (required ? ' *' : '') });
+    var caption = el('span', { class: 'name', text: (schema.title || label) + (required ? ' *' : '') });
     if (type === 'object') {
       var children = [];
       var fieldset = el('fieldset', { 'data-path': path }, el('legend', { text: label + (required ? ' *' : '') }), hint);
@@ -400,7 +400,8 @@ export const EXPLORER_SCRIPT = String.raw`
       build = function () { return [{ uri: item.uri }, item.uri]; };
     }
     var out = outputBox();
-    var formNode = el('form', { id: 'call-form' });
+    // novalidate: the server's own validation errors are what the user came to see.
+    var formNode = el('form', { id: 'call-form', novalidate: true });
     if (form) formNode.appendChild(form.node);
     var run = el('button', { type: 'submit', id: 'run', text: kind === 'tools' ? 'Call' : kind === 'prompts' ? 'Get' : 'Read' });
     formNode.appendChild(run);
@@ -409,6 +410,7 @@ export const EXPLORER_SCRIPT = String.raw`
       clear(out.querySelector('.events'));
       clear(out.querySelector('.asks'));
       var result = clear(out.querySelector('.result'));
+      result.removeAttribute('data-done');
       out.querySelector('progress').hidden = true;
       var args;
       try { args = build(); } catch (e) { showError(result, e); return; }

@@ -140,4 +140,3 @@ export {
   type McpLintOptions,
 } from './catalog/catalog.js';
 export { renderCatalogMarkdown, renderGithubAnnotations } from './catalog/report.js';
-export { collectCatalog, type McpCollectOptions } from './catalog/collect.js';

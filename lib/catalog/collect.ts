@@ -7,11 +7,7 @@ import type { McpCatalog } from './catalog.js';
 /** The eras a catalog is taken on: the last handshake revision and the stateless one. */
 export const CATALOG_ERAS: readonly McpTestEra[] = ['2025-11-25', '2026-07-28'];
 
-/**
- * Options of {@link collectCatalog}.
- *
- * @publicApi
- */
+/** Options of {@link collectCatalog}. */
 export interface McpCollectOptions {
   /** The caller whose view to take (guard-aware lists hide what it may not call). */
   principal?: McpPrincipal;
@@ -22,9 +18,8 @@ export interface McpCollectOptions {
 /**
  * A catalog per protocol era, taken in process through the app's own McpModule (no port):
  * exactly what `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list`
- * return to that caller, every page.
- *
- * @publicApi
+ * return to that caller, every page. Used by the CLI; not on the main entry, which never loads
+ * the testing client.
  */
 export async function collectCatalog(app: INestApplicationContext, options: McpCollectOptions = {}): Promise<Record<string, McpCatalog>> {
   const byEra: Record<string, McpCatalog> = {};

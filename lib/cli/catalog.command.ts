@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import { catalogCoverage, lintCatalog, type McpCatalog } from '../catalog/catalog.js';
-import { CATALOG_ERAS, collectCatalog } from '../catalog/collect.js';
+import { CATALOG_ERAS, collectCatalog, type McpCollectOptions } from '../catalog/collect.js';
 import { renderCatalogMarkdown, renderGithubAnnotations } from '../catalog/report.js';
 
 const USAGE = `Usage: nestjs-model-context catalog --module <file>[#ExportName] [options]
@@ -27,6 +27,7 @@ Options:
   --principal <id>         List as this caller (guard-aware lists).
   --scopes <a,b>           The caller's scopes (with --principal; default id "catalog").
   --claims <json>          The caller's claims, a JSON object (roles, tenant) its guards read.
+  --header <Name: value>   A request header the app's guards read (repeatable).
   --quiet                  Do not print the coverage and lint summary on stderr.
   --help                   This text.
 `;
@@ -40,7 +41,7 @@ export interface CliIo {
 
 /** Runs the CLI; resolves to the exit code (0 ok, 1 gate failed, 2 usage or load error). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -55,6 +56,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         principal: { type: 'string' },
         scopes: { type: 'string' },
         claims: { type: 'string' },
+        header: { type: 'string', multiple: true },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -74,7 +76,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const minCoverage = numberOption(values['min-coverage'], '--min-coverage');
     const maxWarnings = numberOption(values['max-warnings'], '--max-warnings');
     if (typeof values.module !== 'string') throw new UsageError('--module is required: the compiled file of the module to boot, e.g. --module dist/app.module.js.');
-    const byEra = await loadCatalog(values.module, principalOf(values));
+    const byEra = await loadCatalog(values.module, { principal: principalOf(values), headers: headersOf(values.header) });
     const catalog = byEra[CATALOG_ERAS[0]];
     const coverage = catalogCoverage(catalog);
     const findings = lintCatalog(catalog);
@@ -105,6 +107,17 @@ function numberOption(value: unknown, name: string): number | undefined {
   const n = Number(value);
   if (value === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`${name} "${String(value)}" is not a non-negative number.`);
   return n;
+}
+
+function headersOf(values: unknown): Record<string, string> | undefined {
+  if (!Array.isArray(values)) return undefined;
+  const headers: Record<string, string> = {};
+  for (const line of values as string[]) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new UsageError(`--header "${line}" is not "Name: value".`);
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return headers;
 }
 
 function principalOf(values: Record<string, unknown>): McpPrincipal | undefined {
@@ -139,7 +152,7 @@ function withEras(byEra: Record<string, McpCatalog>): McpCatalog & { eras?: Reco
   return Object.keys(eras).length > 0 ? { ...base, eras } : base;
 }
 
-async function loadCatalog(spec: string, principal: McpPrincipal | undefined): Promise<Record<string, McpCatalog>> {
+async function loadCatalog(spec: string, options: McpCollectOptions): Promise<Record<string, McpCatalog>> {
   const hash = spec.lastIndexOf('#');
   const file = hash > 0 ? spec.slice(0, hash) : spec;
   const exportName = hash > 0 ? spec.slice(hash + 1) : 'AppModule';
@@ -158,7 +171,7 @@ async function loadCatalog(spec: string, principal: McpPrincipal | undefined): P
   const { NestFactory } = await import('@nestjs/core');
   const app = await NestFactory.createApplicationContext(module as never, { logger: stderrLogger, abortOnError: false });
   try {
-    return await collectCatalog(app, { principal });
+    return await collectCatalog(app, options);
   } finally {
     await app.close();
   }

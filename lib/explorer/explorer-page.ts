@@ -19,6 +19,7 @@ nav ul { list-style: none; padding: 0; margin: 0; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; margin: .4rem 0; padding: .4rem .8rem; }
 .field { display: grid; grid-template-columns: 10rem 1fr; gap: .2rem .8rem; align-items: center; margin: .35rem 0; }
 .field .hint, fieldset > .hint { grid-column: 2; color: #888; }
+.field input[type=checkbox] { justify-self: start; }
 input, select, textarea, button { font: inherit; padding: .25rem .4rem; }
 button { cursor: pointer; }
 .small { font-size: .85em; }

@@ -215,6 +215,7 @@ describe('nestjs-model-context catalog', () => {
       [['--module', 'dist/nowhere.js'], /Could not load --module dist\/nowhere\.js/],
       [['--module', 'dist/sample/01-basic/app.module.js', '--min-coverage', 'lots'], /--min-coverage "lots" is not a non-negative number/],
       [['--module', 'dist/sample/01-basic/app.module.js', '--claims', '[1]'], /--claims must be a JSON object/],
+      [['--module', 'dist/sample/01-basic/app.module.js', '--header', 'no-colon'], /--header "no-colon" is not "Name: value"/],
     ];
     for (const [args, message] of cases) {
       const result = await catalog(args);

@@ -10,15 +10,49 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { Module, VersioningType } from '@nestjs/common';
+import { Injectable, Module, VersioningType } from '@nestjs/common';
 import type { Page } from 'playwright-core';
-import { McpModule } from 'nestjs-model-context';
+import { Args, Content, McpModule, Tool } from 'nestjs-model-context';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { browserAvailable, launchBrowser, type TestBrowser } from '../utils/browser.js';
 import { AppModule as BasicModule } from '../../sample/01-basic/app.module.js';
 import { AppModule as StreamingModule } from '../../sample/02-streaming/app.module.js';
 import { AppModule as InteractiveModule } from '../../sample/03-interactive/app.module.js';
 import { ReportTools } from '../../sample/02-streaming/reports.tools.js';
+import { TasksService } from '../../sample/01-basic/tasks.service.js';
+import { TasksTools } from '../../sample/01-basic/tasks.tools.js';
+
+/** A 1x1 PNG: the explorer shows image content as an image. */
+const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+
+/** Schema features a form must render: defaults, a date, an enum default, nested and arrays of objects. */
+@Injectable()
+class FormTools {
+  @Tool({
+    name: 'plan_trip',
+    title: 'Plan a trip',
+    description: 'Echo the plan back, to check the form the explorer renders.',
+    annotations: { readOnlyHint: true },
+    input: {
+      type: 'object',
+      properties: {
+        start: { type: 'string', format: 'date', default: '2026-05-01', description: 'First day.' },
+        nights: { type: 'integer', minimum: 1, default: 3, description: 'How many nights.' },
+        pace: { type: 'string', enum: ['slow', 'fast'], default: 'slow', description: 'Travel pace.' },
+        flexible: { type: 'boolean', default: false, description: 'Dates may move.' },
+        stops: {
+          type: 'array',
+          description: 'Cities on the way.',
+          items: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', default: 1 } }, required: ['city'] },
+        },
+      },
+      required: ['start'],
+    },
+  })
+  plan(@Args() args: Record<string, unknown>): unknown {
+    return { content: [Content.text('planned'), Content.image(PIXEL, 'image/png')], structuredContent: args };
+  }
+}
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const artifacts = join(root, 'artifacts');
@@ -204,6 +238,49 @@ describe('explorer page in a real browser', { skip: browserReason }, () => {
       assertSameOrigin(streaming, requests, problems);
     } finally {
       await page.close();
+    }
+  });
+
+  it('renders forms from input schemas (nested objects, arrays, enums, formats, defaults) and shows image results', async () => {
+    @Module({ imports: [McpModule.forRoot({ name: 'forms', version: '1.0.0', explorer: true })], providers: [TasksService, TasksTools, FormTools] })
+    class FormsModule {}
+    const server = await startApp(FormsModule);
+    const { page, requests, problems } = await open(server);
+    try {
+      // Sample 01's create_task: an enum, an array of strings, a nested object with an email.
+      await page.click('button.entry[data-name="create_task"]');
+      assert.deepEqual(await page.locator('#detail select[name="priority"] option').allInnerTexts(), ['(none)', 'low', 'medium', 'high']);
+      assert.equal(await page.locator('#detail input[name="assignee.email"]').getAttribute('type'), 'email');
+      await page.fill('#detail [name="title"]', 'Write the explorer docs');
+      await page.selectOption('#detail select[name="priority"]', { label: 'high' });
+      await page.click('#detail button:has-text("Add tags")');
+      await page.click('#detail button:has-text("Add tags")');
+      await page.fill('#detail [name="tags[0]"]', 'docs');
+      await page.fill('#detail [name="tags[1]"]', 'ui');
+      await page.fill('#detail [name="assignee.name"]', 'Ada');
+      await page.fill('#detail [name="assignee.email"]', 'ada@example.com');
+      await page.click('#run');
+      await page.waitForSelector('#detail .result[data-done]');
+      const task = JSON.parse(await page.locator('.result pre.json').innerText()) as Record<string, unknown>;
+      assert.deepEqual({ ...task, id: typeof task.id }, { id: 'string', title: 'Write the explorer docs', priority: 'high', tags: ['docs', 'ui'], assignee: { name: 'Ada', email: 'ada@example.com' }, done: false });
+
+      // Defaults fill the form; a date input for format "date"; an array of objects.
+      await page.click('button.entry[data-name="plan_trip"]');
+      assert.equal(await page.locator('#detail input[name="start"]').getAttribute('type'), 'date');
+      assert.equal(await page.locator('#detail input[name="start"]').inputValue(), '2026-05-01');
+      assert.equal(await page.locator('#detail input[name="nights"]').inputValue(), '3');
+      assert.equal(await page.locator('#detail select[name="pace"] option:checked').innerText(), 'slow');
+      await page.click('#detail button:has-text("Add stops")');
+      await page.fill('#detail [name="stops[0].city"]', 'Lyon');
+      await page.click('#run');
+      await page.waitForSelector('#detail .result[data-done]');
+      assert.deepEqual(JSON.parse(await page.locator('.result pre.json').innerText()), { start: '2026-05-01', nights: 3, pace: 'slow', flexible: false, stops: [{ city: 'Lyon', days: 1 }] });
+      assert.equal(await page.locator('.result img.image').getAttribute('src'), `data:image/png;base64,${PIXEL}`);
+      assert.equal(await page.locator('.result img.image').evaluate((img: any) => img.naturalWidth), 1, 'the image decoded under the CSP');
+      assertSameOrigin(server, requests, problems);
+    } finally {
+      await page.close();
+      await server.close();
     }
   });
 

@@ -195,3 +195,18 @@ export {
 } from './protocol/tasks/task-store.js';
 export { TASKS_EXTENSION } from './protocol/tasks/tasks.js';
 export { type McpTasksOptions } from './tasks/mcp-tasks.js';
+export type { McpExplorerOptions } from './explorer/explorer.controller.js';
+export {
+  catalogCoverage,
+  lintCatalog,
+  toolParameters,
+  PORTABLE_NAME,
+  SPEC_TOOL_NAME,
+  type McpCatalog,
+  type McpCatalogCoverage,
+  type McpCatalogParameter,
+  type McpCoverageCount,
+  type McpLintFinding,
+  type McpLintOptions,
+} from './catalog/catalog.js';
+export { renderCatalogMarkdown, renderGithubAnnotations } from './catalog/report.js';

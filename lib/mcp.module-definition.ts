@@ -3,6 +3,7 @@ import type { McpModuleOptions } from './interfaces/mcp-module-options.interface
 import { MCP_DEFAULT_PATH } from './mcp.constants.js';
 import type { McpLegacySseOptions } from './transport/legacy-sse.transport.js';
 import type { McpAdminRoutesOptions } from './admin/mcp-admin.controller.js';
+import type { McpExplorerOptions } from './explorer/explorer.controller.js';
 
 /** A controller version as Nest takes it (`@Controller({ version })`). @publicApi */
 export type McpEndpointVersion = string | typeof VERSION_NEUTRAL | Array<string | typeof VERSION_NEUTRAL>;
@@ -48,6 +49,15 @@ export interface McpModuleExtras {
    * @default false
    */
   adminRoutes: false | McpAdminRoutesOptions;
+  /**
+   * Serve the explorer page beside the endpoint (`/mcp/explorer` for `/mcp`): a development page,
+   * like Swagger UI, that lists the catalog, renders a form per input schema and calls tools through
+   * the endpoint with a bearer token pasted in it. Off by default; meant for development. One
+   * self-contained HTML page (no CDN), a strict Content-Security-Policy, the endpoint's Host and
+   * Origin checks. Reachable on URI or neutral versioning (a browser sends no version header).
+   * @default false
+   */
+  explorer: boolean | McpExplorerOptions;
 }
 
 export const {
@@ -58,7 +68,7 @@ export const {
 } = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMcpOptions')
-  .setExtras<McpModuleExtras>({ path: MCP_DEFAULT_PATH, isGlobal: false, endpointVersion: VERSION_NEUTRAL, controllerDecorators: [], legacySse: false, adminRoutes: false }, (definition, extras) => ({
+  .setExtras<McpModuleExtras>({ path: MCP_DEFAULT_PATH, isGlobal: false, endpointVersion: VERSION_NEUTRAL, controllerDecorators: [], legacySse: false, adminRoutes: false, explorer: false }, (definition, extras) => ({
     ...definition,
     global: extras.isGlobal,
   }))

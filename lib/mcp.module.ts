@@ -44,6 +44,7 @@ import { InMemorySessionStore, type McpSessionStore } from './protocol/session-s
 import { McpHttpHandler } from './transport/http-handler.js';
 import { createMcpController } from './transport/mcp.controller.js';
 import { createLegacySseController } from './transport/legacy-sse.controller.js';
+import { createExplorerController, resolveExplorerPath } from './explorer/explorer.controller.js';
 import { resolveLegacySse, type ResolvedLegacySseOptions } from './transport/legacy-sse.transport.js';
 import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
@@ -301,6 +302,8 @@ export class McpModule extends McpConfigurableModule implements NestModule {
       }
       controllers.push(createMcpAdminController(extras.adminRoutes, extras.endpointVersion) as never);
     }
+    const explorerPath = resolveExplorerPath(extras.explorer, endpoint);
+    if (explorerPath !== null) controllers.push(createExplorerController(explorerPath, endpoint, extras.endpointVersion, decorators) as never);
     return {
       ...definition,
       imports: [...(definition.imports ?? []), DiscoveryModule, McpMetadataModule],

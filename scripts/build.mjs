@@ -4,7 +4,7 @@
 // dist/lib is the ESM build and the very file the samples' `import 'nestjs-model-context'` reaches
 // through `exports`, so tests and samples never load the library twice.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,3 +25,6 @@ for (const project of [libOnly ? 'tsconfig.lib.json' : 'tsconfig.json', 'tsconfi
 // dist/cjs/**/*.js and *.d.ts as CommonJS.
 mkdirSync(new URL('../dist/cjs', import.meta.url), { recursive: true });
 writeFileSync(new URL('../dist/cjs/package.json', import.meta.url), '{\n  "type": "commonjs"\n}\n');
+// The package's bin runs straight from a clone after a build (`npx nestjs-model-context` in the
+// repository); npm sets the mode itself only when it installs the package.
+chmodSync(new URL('../dist/lib/cli/main.js', import.meta.url), 0o755);

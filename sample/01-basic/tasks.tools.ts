@@ -8,12 +8,13 @@ import { TasksService } from './tasks.service.js';
 export class TasksTools {
   constructor(private readonly tasks: TasksService) {}
 
-  @Tool({ description: 'Create a task and return it.', output: TaskDto })
+  @Tool({ title: 'Create a task', description: 'Create a task and return it.', output: TaskDto, annotations: { destructiveHint: false } })
   createTask(@Args() input: CreateTaskDto): TaskDto {
     return this.tasks.create(input);
   }
 
   @Tool({
+    title: 'List tasks',
     description: 'List tasks, optionally filtered by status and priority.',
     annotations: { readOnlyHint: true },
   })
@@ -21,17 +22,17 @@ export class TasksTools {
     return { tasks: this.tasks.list(filter) };
   }
 
-  @Tool({ description: 'Get one task by id.', annotations: { readOnlyHint: true } })
+  @Tool({ title: 'Get a task', description: 'Get one task by id.', annotations: { readOnlyHint: true } })
   getTask(@Args() { id }: TaskIdDto): TaskDto {
     return this.tasks.get(id);
   }
 
-  @Tool({ description: 'Mark a task as done.', annotations: { idempotentHint: true } })
+  @Tool({ title: 'Complete a task', description: 'Mark a task as done.', annotations: { idempotentHint: true } })
   completeTask(@Args() { id }: TaskIdDto): TaskDto {
     return this.tasks.complete(id);
   }
 
-  @Tool({ description: 'Delete a task for good.', annotations: { destructiveHint: true } })
+  @Tool({ title: 'Delete a task', description: 'Delete a task for good.', annotations: { destructiveHint: true } })
   deleteTask(@Args() { id }: TaskIdDto, @Ctx() ctx: McpContext): string {
     this.tasks.remove(id);
     return `Deleted task ${id} (asked by ${ctx.clientInfo?.name ?? 'an unnamed client'}).`;

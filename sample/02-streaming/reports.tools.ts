@@ -1,13 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { IsInt, IsString, Length, Max, Min } from 'class-validator';
 import { Observable } from 'rxjs';
-import { Args, Emit, Tool } from 'nestjs-model-context';
+import { Args, Emit, SchemaProperty, Tool } from 'nestjs-model-context';
 
 export class BuildReportDto {
+  @SchemaProperty({ description: 'The title printed on the report.' })
   @IsString()
   @Length(1, 100)
   title!: string;
 
+  @SchemaProperty({ description: 'How many sections to build (one progress step each).' })
   @IsInt()
   @Min(1)
   @Max(100)
@@ -23,7 +25,11 @@ export class BuildReportDto {
 export class ReportTools {
   private readonly logger = new Logger(ReportTools.name);
 
-  @Tool({ description: 'Build a report section by section (about 200 ms per section), reporting progress.' })
+  @Tool({
+    title: 'Build a report',
+    description: 'Build a report section by section (about 200 ms per section), reporting progress.',
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  })
   buildReport(@Args() { title, sections }: BuildReportDto): Observable<unknown> {
     return new Observable((subscriber) => {
       let done = 0;

@@ -3,6 +3,7 @@ import { IsBoolean, IsOptional, IsString, Length } from 'class-validator';
 import { Args, Ctx, McpContext, SchemaProperty, Tool } from 'nestjs-model-context';
 
 export class ProjectNameDto {
+  @SchemaProperty({ description: 'The project to delete: apollo, gemini or mercury.' })
   @IsString()
   @Length(1, 60)
   name!: string;
@@ -21,6 +22,7 @@ export class ConfirmDeletionDto {
 }
 
 export class SummarizeDto {
+  @SchemaProperty({ description: 'The text to summarize in one sentence.' })
   @IsString()
   @Length(1, 10_000)
   text!: string;
@@ -35,7 +37,7 @@ export class SummarizeDto {
 export class ProjectTools {
   private readonly projects = new Set(['apollo', 'gemini', 'mercury']);
 
-  @Tool({ description: 'Delete a project after the user confirms it.', annotations: { destructiveHint: true } })
+  @Tool({ title: 'Delete a project', description: 'Delete a project after the user confirms it.', annotations: { destructiveHint: true } })
   async deleteProject(@Args() { name }: ProjectNameDto, @Ctx() ctx: McpContext): Promise<string> {
     if (!this.projects.has(name)) return `There is no project "${name}".`;
     const answer = await ctx.elicit<ConfirmDeletionDto>(`Delete project "${name}" and all its data?`, ConfirmDeletionDto);
@@ -44,7 +46,7 @@ export class ProjectTools {
     return `Deleted project "${name}"${answer.content.reason ? ` (${answer.content.reason})` : ''}.`;
   }
 
-  @Tool({ description: "Summarize a text with the client's own model (sampling)." })
+  @Tool({ title: 'Summarize a text', description: "Summarize a text with the client's own model (sampling).", annotations: { readOnlyHint: true } })
   async summarize(@Args() { text }: SummarizeDto, @Ctx() ctx: McpContext): Promise<string> {
     const reply = await ctx.sample({
       messages: [{ role: 'user', content: { type: 'text', text: `Summarize in one sentence:\n\n${text}` } }],

@@ -21,7 +21,7 @@ export class NotesPrompts {
   }
 
   /** A plain string becomes one user message. */
-  @Prompt('draft_note', { description: 'Draft a new note about a topic, in the style of the existing ones.' })
+  @Prompt('draft_note', { title: 'Draft a note', description: 'Draft a new note about a topic, in the style of the existing ones.' })
   draft(@Args() { topic, folder }: DraftNoteDto): string {
     return `Draft a short note about "${topic}"${folder ? ` for the ${folder} folder` : ''}. Start with a one-line title.`;
   }

@@ -76,7 +76,7 @@ export class NotesResources {
    * Files under the docs folder. `{+path}` may contain "/", so the value goes through
    * resolveSafePath: "..", absolute paths and NUL bytes are refused before touching the disk.
    */
-  @ResourceTemplate({ uriTemplate: 'docs://{+path}', name: 'docs', description: 'Files of the sample docs folder, e.g. docs://guides/getting-started.md' })
+  @ResourceTemplate({ uriTemplate: 'docs://{+path}', name: 'docs', title: 'Sample docs', description: 'Files of the sample docs folder, e.g. docs://guides/getting-started.md' })
   async doc(@Args('path') path: string) {
     let file: string;
     try {

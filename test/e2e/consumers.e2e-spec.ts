@@ -58,6 +58,8 @@ describe('consumer apps installed from the packed tarball', { timeout: 1_800_000
       }
     }
     assert.ok(packedFiles.includes('dist/cjs/package.json'));
+    // The catalog command ships as the package's bin.
+    assert.ok(packedFiles.includes('dist/lib/cli/main.js'), 'dist/lib/cli/main.js (the bin) is not packed');
     // Source maps carry their sources, since lib/*.ts is not shipped.
     const map = JSON.parse(readFileSync(join(root, 'dist/lib/mcp.module.js.map'), 'utf8')) as { sourcesContent?: unknown[] };
     assert.equal(typeof map.sourcesContent?.[0], 'string');
@@ -77,6 +79,13 @@ describe('consumer apps installed from the packed tarball', { timeout: 1_800_000
       assert.equal(installed.name, 'nestjs-model-context');
       const test = await run(npm, ['test'], dir);
       assert.equal(test.code, 0, test.output);
+      if (consumer === 'nest12-esm') {
+        // The bin as the consumer's CI calls it, on the module its tests just compiled.
+        const listed = await run(npm, ['exec', '--no', '--', 'nestjs-model-context', 'catalog', '--module', 'dist/src/app.module.js', '--format', 'json', '--quiet'], dir);
+        assert.equal(listed.code, 0, listed.output);
+        const catalog = JSON.parse(listed.output.slice(listed.output.indexOf('{'), listed.output.lastIndexOf('}') + 1)) as { tools: { name: string }[] };
+        assert.ok(catalog.tools.length > 0, listed.output);
+      }
     });
   }
 });

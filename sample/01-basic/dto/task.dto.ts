@@ -11,6 +11,7 @@ import {
   Length,
   ValidateNested,
 } from 'class-validator';
+import { SchemaProperty } from 'nestjs-model-context';
 
 export enum Priority {
   Low = 'low',
@@ -19,10 +20,12 @@ export enum Priority {
 }
 
 export class AssigneeDto {
+  @SchemaProperty({ description: 'Full name of the person the task is for.' })
   @IsString()
   @Length(1, 80)
   name!: string;
 
+  @SchemaProperty({ description: 'Email address the assignee is notified at.' })
   @IsEmail()
   email!: string;
 }
@@ -52,20 +55,24 @@ export class TaskDto {
 }
 
 export class CreateTaskDto {
+  @SchemaProperty({ description: 'What has to be done, in a few words.' })
   @IsString()
   @Length(1, 200)
   title!: string;
 
+  @SchemaProperty({ description: 'How urgent the task is; medium when left out.' })
   @IsOptional()
   @IsEnum(Priority)
   priority?: Priority;
 
+  @SchemaProperty({ description: 'Free labels to group tasks by (at most 10).' })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(10)
   @IsString({ each: true })
   tags?: string[];
 
+  @SchemaProperty({ description: 'Who the task is for; unassigned when left out.' })
   @IsOptional()
   @ValidateNested()
   @Type(() => AssigneeDto)
@@ -73,15 +80,18 @@ export class CreateTaskDto {
 }
 
 export class TaskIdDto {
+  @SchemaProperty({ description: 'The task id (a UUID) that create_task or list_tasks returned.' })
   @IsUUID()
   id!: string;
 }
 
 export class ListTasksDto {
+  @SchemaProperty({ description: 'Only done tasks (true) or only open ones (false); all when left out.' })
   @IsOptional()
   @IsBoolean()
   done?: boolean;
 
+  @SchemaProperty({ description: 'Only tasks of this priority; all when left out.' })
   @IsOptional()
   @IsEnum(Priority)
   priority?: Priority;

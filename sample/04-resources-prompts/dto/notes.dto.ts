@@ -62,17 +62,21 @@ export class DraftNoteDto {
 
 /** Input of the `add_note` tool. */
 export class AddNoteDto {
+  @SchemaProperty({ description: 'The folder to file the note in.' })
   @IsEnum(Folder)
   folder!: Folder;
 
+  @SchemaProperty({ description: 'A one-line title for the note.' })
   @IsString()
   @Length(1, 120)
   title!: string;
 
+  @SchemaProperty({ description: 'The text of the note (plain text or Markdown).' })
   @IsString()
   @Length(1, 10_000)
   body!: string;
 
+  @SchemaProperty({ description: 'Labels to find the note by later.' })
   @IsOptional()
   @IsString({ each: true })
   tags?: string[];
@@ -80,6 +84,7 @@ export class AddNoteDto {
 
 /** Input of the `pin_note` tool. */
 export class PinNoteDto {
+  @SchemaProperty({ description: 'The id of the note to pin, e.g. "n1".' })
   @Matches(/^n\d+$/)
   id!: string;
 }

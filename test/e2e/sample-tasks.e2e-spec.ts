@@ -9,7 +9,7 @@ import type { McpTaskRecord, McpTaskStore } from 'nestjs-model-context';
 import { TASKS_EXTENSION } from 'nestjs-model-context';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { META_KEYS, modernRpc } from '../utils/clients.js';
-import { guard } from '../utils/wait.js';
+import { Watched } from '../utils/wait.js';
 
 type Rpc = { result?: Record<string, unknown>; error?: { code: number; message: string } };
 const META = { [META_KEYS.clientCapabilities]: { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } } };
@@ -22,31 +22,26 @@ describe('sample/08-tasks: the report generator', () => {
     const headers = method.startsWith('tasks/') ? { 'Mcp-Name': String(params.taskId) } : {};
     return (await modernRpc(server.url, method, { ...params, _meta: META }, { headers })).json as Rpc;
   };
-  /** Every change of one task, until `until` accepts one. */
-  const watch = (taskId: string, until: (record: McpTaskRecord) => boolean): Promise<McpTaskRecord[]> => {
-    const seen: McpTaskRecord[] = [];
-    return guard(
-      new Promise<McpTaskRecord[]>((resolve) => {
-        const stop = store.onChange!((record) => {
-          if (record.taskId !== taskId) return;
-          seen.push(record);
-          if (until(record)) (stop(), resolve(seen));
-        });
-        // The change may have happened before this listener: the stored task says so.
-        void store.get(taskId).then((record) => record && until(record) && (stop(), resolve([...seen, record])));
-      }),
-      `task ${taskId} to change`,
-    );
+  // Every change of every task, recorded from before the first call: a watch started after a call
+  // returns still sees the changes that happened in between, however slow the machine.
+  const changes: McpTaskRecord[] = [];
+  const changed = new Watched();
+  let stopRecording: (() => void) | undefined;
+  /** Every change of one task so far, once `until` accepts one of them. */
+  const watch = async (taskId: string, until: (record: McpTaskRecord) => boolean): Promise<McpTaskRecord[]> => {
+    const ofTask = () => changes.filter((record) => record.taskId === taskId);
+    await changed.until(() => ofTask().some(until), `task ${taskId} to change`);
+    return ofTask();
   };
 
   before(async () => {
-    // Steps long enough that the watch below is listening before the third one starts.
     process.env.REPORT_STEP_MS = '200';
     const sample = await import('../../sample/08-tasks/app.module.js');
     store = sample.REPORT_TASKS;
+    stopRecording = store.onChange!((record) => (changes.push(record), changed.notify()));
     server = await startApp(sample.AppModule);
   });
-  after(() => server?.close());
+  after(() => (stopRecording?.(), server?.close()));
 
   it('reports progress, asks for approval inside the task, and completes with the published report', async () => {
     const created = await call('tools/call', { name: 'generate_report', arguments: { quarter: 'Q3' } });

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import { catalogCoverage, lintCatalog, type McpCatalog } from '../catalog/catalog.js';
-import { CATALOG_ERAS, collectCatalog, type McpCollectOptions } from '../catalog/collect.js';
+import { CATALOG_ERAS, collectCatalog, type McpCollectOptions } from './collect.js';
 import { renderCatalogMarkdown, renderGithubAnnotations } from '../catalog/report.js';
 
 const USAGE = `Usage: nestjs-model-context catalog --module <file>[#ExportName] [options]

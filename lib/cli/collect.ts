@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import { McpTestClient } from '../testing/mcp-test-client.js';
 import type { McpTestEra } from '../testing/interfaces.js';
-import type { McpCatalog } from './catalog.js';
+import type { McpCatalog } from '../catalog/catalog.js';
 
 /** The eras a catalog is taken on: the last handshake revision and the stateless one. */
 export const CATALOG_ERAS: readonly McpTestEra[] = ['2025-11-25', '2026-07-28'];

@@ -25,6 +25,13 @@ export interface ExposedToolOptions {
    * `@RequireScopes()` does for a `@Tool()`. CQRS tools pass no guard, so this is how to protect them.
    */
   requiredScopes?: string[];
+  /**
+   * Descriptions of a route tool's input arguments, by argument name. For what has no DTO property
+   * to carry `@SchemaProperty({ description })`: path tokens (`:id`) and scalar `@Param('id')`,
+   * `@Query('q')` or `@Body('x')` arguments. Replaces the description derived from the DTO, if any.
+   * An unknown name, or a CQRS message (whose class takes `@SchemaProperty`), fails at bootstrap.
+   */
+  argumentDescriptions?: Record<string, string>;
 }
 
 /**

@@ -4,7 +4,7 @@ import { DiscoveryService, ExternalContextCreator, MetadataScanner, ModuleRef, t
 import { from } from 'rxjs';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import type { ToolAnnotations } from '../protocol/mcp-types.js';
+import type { JsonObject, ToolAnnotations } from '../protocol/mcp-types.js';
 import type { ArgumentsOutcome } from '../protocol/catalog.js';
 import { dtoCompilerFor, type DtoCompiler } from '../discovery/dto-compiler.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
@@ -91,6 +91,7 @@ export class McpExposer implements OnModuleInit {
         const key = `${verb} ${path}`;
         const overrides: ExposedToolOptions = { ...(selected?.tools?.[methodName] ?? selected?.tools?.[key] ?? {}), ...(decorated ?? {}) };
         const input = buildRouteInput(controller, methodName, path, dtos, site);
+        describeArguments(input.schema, overrides.argumentDescriptions, site);
         const operation = swaggerOperationOf(method);
         const prefix = this.container().applicationConfig?.getGlobalPrefix() ?? '';
         const fullPath = prefix ? joinPath(prefix, path) : path;
@@ -146,6 +147,9 @@ export class McpExposer implements OnModuleInit {
       for (const item of list) {
         const entry: ExposedMessage = typeof item === 'function' ? { message: item } : item;
         const site = `${what} ${entry.message.name}`;
+        if (entry.argumentDescriptions) {
+          throw new Error(`McpModule: ${site} sets "argumentDescriptions", which only route tools take. Describe the message's properties with @SchemaProperty({ description }) on ${entry.message.name}.`);
+        }
         const name = entry.name ?? toSnakeCase(entry.message.name.replace(/(Command|Query)$/, ''));
         const runtime = factory.build(
           {
@@ -216,5 +220,17 @@ async function loadCqrs(): Promise<CqrsPackage> {
     throw new Error(
       `McpModule: "expose.commands"/"expose.queries" need the "@nestjs/cqrs" package, which could not be loaded (${(error as Error).message}). Install it with "npm install @nestjs/cqrs", or remove those options.`,
     );
+  }
+}
+
+/** Puts `argumentDescriptions` into the route tool's input schema; a name it lacks is a typo. */
+function describeArguments(schema: JsonObject, descriptions: Record<string, string> | undefined, site: string): void {
+  if (!descriptions) return;
+  const properties = schema.properties as Record<string, JsonObject>;
+  for (const [key, description] of Object.entries(descriptions)) {
+    if (!properties[key]) {
+      throw new Error(`McpModule: route ${site} has no argument "${key}" to describe (its arguments: ${Object.keys(properties).join(', ') || 'none'}). Fix the name in "argumentDescriptions".`);
+    }
+    properties[key] = { ...properties[key], description };
   }
 }

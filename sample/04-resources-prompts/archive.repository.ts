@@ -15,12 +15,10 @@ export class NotesArchive implements McpResourceRepository {
     const offset = cursor === undefined ? 0 : Number(cursor);
     const end = Math.min(offset + limit, NotesArchive.SIZE);
     const resources = [];
-    for (let n = offset; n < end; n++) resources.push({
-        uri: `${PREFIX}${n}`,
-        name: `archived_${n}`,
-        title: `Archived note ${n}`,
-        description: `Archived note number ${n}, read-only Markdown kept for the record.`,
-      });
+    // Each description names its note: a model choosing among a thousand needs them to differ.
+    for (let n = offset; n < end; n++) {
+      resources.push({ uri: `${PREFIX}${n}`, name: `archived_${n}`, title: `Archived note ${n}`, description: `Old note number ${n}, kept read-only in the archive for the record.` });
+    }
     // The repository's own cursor: the client sees it only inside the module's signed one.
     return { resources, ...(end < NotesArchive.SIZE ? { nextCursor: String(end) } : {}) };
   }

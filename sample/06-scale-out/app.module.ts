@@ -1,7 +1,7 @@
 import { Controller, Get, Injectable, Module, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { Args, Ctx, McpContext, McpHeader, McpHealthIndicator, McpModule, McpRegistry, Tool } from 'nestjs-model-context';
+import { Args, Ctx, McpContext, McpHeader, McpHealthIndicator, McpModule, McpRegistry, SchemaProperty, Tool } from 'nestjs-model-context';
 
 /** Names this process in answers, so you can watch the balancer alternate. */
 export const INSTANCE = process.env.INSTANCE ?? `pid ${process.pid}`;
@@ -9,9 +9,11 @@ export const INSTANCE = process.env.INSTANCE ?? `pid ${process.pid}`;
 export class ForecastDto {
   /** Mirrored into the Mcp-Param-Region header: a gateway can route on it without reading bodies. */
   @McpHeader('Region')
+  @SchemaProperty({ description: 'The region to forecast: eu (Europe), us (United States) or ap (Asia-Pacific).' })
   @IsIn(['eu', 'us', 'ap'])
   region!: string;
 
+  @SchemaProperty({ description: 'How many days ahead to forecast, from 1 to 7.', default: 3 })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -25,24 +27,42 @@ export class ClusterTools {
 
   constructor(private readonly registry: McpRegistry) {}
 
-  @Tool({ description: 'Says which instance answered.', annotations: { readOnlyHint: true } })
+  @Tool({
+    title: 'Which instance answered',
+    description: 'Says which instance answered this call: call it twice through the balancer to see the instances alternate.',
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  })
   whoami(): string {
     return `answered by ${INSTANCE}`;
   }
 
-  @Tool({ description: 'A made-up forecast for a region.', annotations: { readOnlyHint: true } })
+  @Tool({
+    title: 'Weather forecast',
+    description: 'A made-up weather forecast for a region, naming the instance that answered (no real weather service is called).',
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  })
   forecast(@Args() { region, days = 3 }: ForecastDto): string {
     return `${days}-day forecast for ${region}: sunny (from ${INSTANCE})`;
   }
 
-  @Tool({ description: 'Registers a tool on this instance; every session on every instance hears tools/list_changed.' })
+  @Tool({
+    title: 'Register a demo tool',
+    description: 'Registers a new demo tool on this instance; every session on every instance hears tools/list_changed.',
+    // Each call adds one more tool; nothing is removed or overwritten.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  })
   announce(): string {
     const name = `added_${++this.added}_${process.pid}`;
     this.registry.addTool({ name, description: `Added at runtime by ${INSTANCE}.`, handler: () => `hello from ${name}` });
     return `registered ${name} on ${INSTANCE}`;
   }
 
-  @Tool({ description: 'Asks the user to confirm; the answer may reach any instance.' })
+  @Tool({
+    title: 'Ask the user to confirm',
+    description: 'Asks the user a yes/no question through elicitation and reports the answer; the answer may reach any instance.',
+    // It only asks: nothing on the server changes whatever the answer.
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  })
   async confirm(@Ctx() ctx: McpContext): Promise<string> {
     const outcome = await ctx.elicit('Go ahead?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
     return outcome.action === 'accept' ? `${INSTANCE} was told ok=${(outcome.content as { ok: boolean }).ok}` : `${INSTANCE} was told ${outcome.action}`;

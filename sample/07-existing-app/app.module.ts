@@ -31,15 +31,40 @@ export const exposeOptions: McpExposeOptions = {
     {
       controllers: [OrdersController],
       tools: {
-        list: { name: 'list_orders', description: 'Lists orders a page at a time (page from 1, pageSize up to 50), optionally by status.' },
-        get: { name: 'get_order', description: 'One order by id (for example ORD-1).' },
-        create: { name: 'create_order', description: 'Creates an order for a customer e-mail with one or more lines.' },
-        'POST /orders/:id/cancel': { name: 'cancel_order', description: 'Cancels an order by id.', annotations: { idempotentHint: true, destructiveHint: true } },
+        list: { name: 'list_orders', title: 'List orders', description: 'Lists orders a page at a time (page from 1, pageSize up to 50), optionally by status.' },
+        get: {
+          name: 'get_order',
+          title: 'Get an order',
+          description: 'One order by id (for example ORD-1).',
+          argumentDescriptions: { id: 'The order id, for example ORD-1 (case does not matter).' },
+        },
+        // POST implies nothing about effects: these say what the verb cannot.
+        create: {
+          name: 'create_order',
+          title: 'Create an order',
+          description: 'Creates an order for a customer e-mail with one or more lines.',
+          annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        },
+        'POST /orders/:id/cancel': {
+          name: 'cancel_order',
+          title: 'Cancel an order',
+          description: 'Cancels an order by id.',
+          annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+          argumentDescriptions: { id: 'The id of the order to cancel, for example ORD-1 (case does not matter).' },
+        },
       },
     },
   ],
-  commands: [{ message: PlaceOrderCommand, name: 'place_order', description: 'Places a one-line order through the CommandBus.' }],
-  queries: [{ message: GetOrderStatsQuery, name: 'order_stats', description: 'Counts orders by status through the QueryBus.' }],
+  commands: [
+    {
+      message: PlaceOrderCommand,
+      name: 'place_order',
+      title: 'Place an order',
+      description: 'Places a one-line order through the CommandBus.',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+  ],
+  queries: [{ message: GetOrderStatsQuery, name: 'order_stats', title: 'Order statistics', description: 'Counts orders by status through the QueryBus.' }],
 };
 
 @Module({

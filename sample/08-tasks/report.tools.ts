@@ -15,7 +15,13 @@ const STEPS = ['Collecting orders', 'Aggregating revenue', 'Rendering charts'];
  */
 @Injectable()
 export class ReportTools {
-  @Tool({ description: 'Generates the quarterly sales report, asks for approval, then publishes it.', task: 'optional' })
+  @Tool({
+    title: 'Generate the quarterly report',
+    description: 'Generates the quarterly sales report, asks for approval, then publishes it. Takes a while: run it as a task and poll it.',
+    // Publishing changes what the board sees, but adds a report rather than removing anything.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    task: 'optional',
+  })
   async generateReport(@Args() { quarter }: ReportDto, @Ctx() ctx: McpContext): Promise<string> {
     for (const [i, step] of STEPS.entries()) {
       ctx.progress(i + 1, STEPS.length + 1, `${step} for ${quarter}`);

@@ -27,7 +27,11 @@ function summary(orders: Order[]): string {
 export class OrderTools {
   constructor(private readonly orders: OrdersService) {}
 
-  @Tool({ description: 'Show the orders and their status as a dashboard; hosts with MCP Apps render it as an interactive view.' })
+  @Tool({
+    title: 'Order dashboard',
+    description: 'Show the orders and their status as a dashboard; hosts with MCP Apps render it as an interactive view.',
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  })
   @McpApp({
     view: {
       uri: DASHBOARD,
@@ -47,7 +51,12 @@ export class OrderTools {
     return appResult<DashboardData>({ orders }, summary(orders));
   }
 
-  @Tool({ description: 'Mark an open order shipped. Called by the order dashboard view.' })
+  @Tool({
+    title: 'Ship an order',
+    description: 'Mark an open order shipped. Called by the order dashboard view.',
+    // Shipping again reports the same order shipped: no further change.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  })
   @McpApp({ resourceUri: DASHBOARD, visibility: ['app'] })
   shipOrder(@Args() input: ShipOrderDto) {
     const shipped = this.orders.ship(input.id);

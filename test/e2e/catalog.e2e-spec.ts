@@ -68,7 +68,11 @@ function freePort(): Promise<number> {
   }));
 }
 
-const SAMPLES = ['01-basic', '02-streaming', '03-interactive', '04-resources-prompts', '05-auth-guards'];
+/**
+ * Every numbered sample: the gate holds for all of them. Sample 06 runs on memory without
+ * REDIS_URL (and on the shared Redis with it): its tool list is the same either way.
+ */
+const SAMPLES = ['01-basic', '02-streaming', '03-interactive', '04-resources-prompts', '05-auth-guards', '06-scale-out', '07-existing-app', '08-tasks', '09-apps-skills'];
 /** Sample 05 lists per caller: an admin with both scopes sees every tool. */
 const ADMIN = ['--principal', 'alice', '--scopes', 'invoices:read,invoices:write', '--claims', '{"roles":["admin"]}'];
 

@@ -100,8 +100,10 @@ describe('sample 07-existing-app: routes and CQRS handlers as tools', () => {
       const cancel = tools.get('cancel_order')!;
       assert.deepEqual(cancel.inputSchema.required, ['id']);
       // POST implies nothing; the option's annotations say what the verb cannot.
-      assert.deepEqual(cancel.annotations, { idempotentHint: true, destructiveHint: true });
-      assert.equal(tools.get('create_order')!.annotations, undefined);
+      assert.deepEqual(cancel.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+      assert.deepEqual(tools.get('create_order')!.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+      // Path tokens have no DTO property: the option describes them.
+      assert.equal(cancel.inputSchema.properties.id.description, 'The id of the order to cancel, for example ORD-1 (case does not matter).');
 
       const receipt = tools.get('get_receipt')!;
       assert.deepEqual(receipt.inputSchema.required, ['orderId']);
@@ -315,6 +317,16 @@ describe('route tools that cannot be: bootstrap errors', () => {
         assert.match(error.message, /Rename one of them/);
         return true;
       },
+    );
+  });
+
+  it('refuses an argumentDescriptions entry for an argument the route does not have, listing the ones it has', async () => {
+    const expose = { routes: [{ controllers: [ItemsController], include: ['GET /items/:id'], tools: { one: { argumentDescriptions: { itemId: 'The item.' } } } }] };
+    @Module({ imports: [McpModule.forRoot({ name: 'x', version: '1', expose })], controllers: [ItemsController] })
+    class TypoModule {}
+    await assert.rejects(
+      NestFactory.create(TypoModule, { logger: false, abortOnError: false }).then((app) => app.init().finally(() => app.close())),
+      /route ItemsController#one has no argument "itemId" to describe \(its arguments: id\)\. Fix the name in "argumentDescriptions"\./,
     );
   });
 

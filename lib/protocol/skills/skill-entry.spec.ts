@@ -40,6 +40,19 @@ describe('buildSkill', () => {
     assert.equal(descriptor('skill://pdf/note.txt').size, Buffer.byteLength(bom));
   });
 
+  it('titles and describes every file by its skill, so a resource list shows more than a bare file name', () => {
+    const skill = build('acme/billing/refunds', { 'SKILL.md': MAIN, 'references/POLICY.md': 'policy' });
+    const descriptor = (uri: string) => skill.files.find((f) => f.uri === uri)!.descriptor;
+    const main = descriptor('skill://acme/billing/refunds/SKILL.md');
+    assert.deepEqual([main.name, main.title, main.description], ['refunds', 'refunds skill', 'Process refunds']);
+    const policy = descriptor('skill://acme/billing/refunds/references/POLICY.md');
+    assert.deepEqual([policy.name, policy.title, policy.description], [
+      'POLICY.md',
+      'refunds skill: references/POLICY.md',
+      'The file references/POLICY.md of the refunds skill (Process refunds).',
+    ]);
+  });
+
   const refusals: Array<[string, string, Record<string, string>, RegExp]> = [
     ['a last segment other than the name', 'other', { 'SKILL.md': MAIN }, /last path segment "other" must equal the frontmatter name "refunds"/],
     ['no SKILL.md', 'refunds', { 'README.md': 'x' }, /has no SKILL\.md at its root/],

@@ -236,7 +236,7 @@ export function buildSkill(input: SkillBuildInput): SkillRuntime {
   for (const file of ordered) {
     const fileUri = `${root}/${file.path}`;
     resources.push({ uri: fileUri, digest: skillDigest(file.bytes), size: file.bytes.byteLength });
-    runtimes.push(fileResource(fileUri, file, file === main ? frontmatter : undefined, access));
+    runtimes.push(fileResource(fileUri, file, { name, description: frontmatter.description as string, main: file === main }, access));
   }
   return {
     uri,
@@ -266,16 +266,19 @@ function filePathProblem(path: string): string | undefined {
  * One file as a resource. Its read runs the skill's guards itself: it is served by the module,
  * not by a decorated method whose pipeline would.
  */
-function fileResource(uri: string, file: { path: string; bytes: Uint8Array; mimeType: string }, frontmatter: JsonObject | undefined, access: McpAccess): ResourceRuntime {
+function fileResource(uri: string, file: { path: string; bytes: Uint8Array; mimeType: string }, skill: { name: string; description: string; main: boolean }, access: McpAccess): ResourceRuntime {
   const text = file.mimeType.startsWith('text/') || file.mimeType.endsWith('json') || file.mimeType.endsWith('yaml') || file.mimeType.endsWith('xml') ? asText(file.bytes) : undefined;
   const content: JsonObject = text !== undefined ? { uri, mimeType: file.mimeType, text } : { uri, mimeType: file.mimeType, blob: Buffer.from(file.bytes).toString('base64') };
+  // Every file says which skill it belongs to: a client listing resources shows a bare
+  // "POLICY.md" otherwise, and the model cannot tell when reading it would help.
   const descriptor: ResourceDescriptor = {
     uri,
-    name: frontmatter ? (frontmatter.name as string) : posix.basename(file.path),
+    name: skill.main ? skill.name : posix.basename(file.path),
+    title: skill.main ? `${skill.name} skill` : `${skill.name} skill: ${file.path}`,
+    description: skill.main ? skill.description : `The file ${file.path} of the ${skill.name} skill (${skill.description}).`,
     mimeType: file.mimeType,
     size: file.bytes.byteLength,
   };
-  if (frontmatter) descriptor.description = frontmatter.description as string;
   const result = { contents: [content] };
   const authorize = access.authorize;
   return {

@@ -1,25 +1,30 @@
 import { CommandHandler, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { IsEmail, IsEnum, IsInt, IsNotEmpty, IsOptional, IsString, Min } from 'class-validator';
+import { SchemaProperty } from 'nestjs-model-context';
 import { AuditLog } from './audit.js';
 import { OrderStatus } from './order.dto.js';
 import { OrdersService } from './orders.service.js';
 
 /** Places a one-line order (the command side of the app). */
 export class PlaceOrderCommand {
+  @SchemaProperty({ description: "The customer's e-mail address; the order is filed under it." })
   @IsEmail()
   customerEmail!: string;
 
   @IsString()
   @IsNotEmpty()
+  @SchemaProperty({ description: 'The catalogue article number (SKU) to order, e.g. BOOK-1.' })
   sku!: string;
 
   @IsInt()
   @Min(1)
+  @SchemaProperty({ description: 'How many of the article to order, at least 1.' })
   quantity!: number;
 }
 
 /** How many orders are in each status (the query side). */
 export class GetOrderStatsQuery {
+  @SchemaProperty({ description: 'Count only this status (open or cancelled). Leave it out to count every status.' })
   @IsOptional()
   @IsEnum(OrderStatus)
   status?: OrderStatus;

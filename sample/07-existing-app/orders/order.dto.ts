@@ -1,4 +1,5 @@
 import { Exclude, Expose, Type } from 'class-transformer';
+import { SchemaProperty } from 'nestjs-model-context';
 import { ArrayMinSize, IsEmail, IsEnum, IsInt, IsNotEmpty, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
 
 export enum OrderStatus {
@@ -12,30 +13,36 @@ export enum Priority {
 }
 
 export class OrderLineDto {
+  @SchemaProperty({ description: 'The catalogue article number (SKU) to order, e.g. BOOK-1.' })
   @IsString()
   @IsNotEmpty()
   sku!: string;
 
+  @SchemaProperty({ description: 'How many of the article to order, at least 1.' })
   @IsInt()
   @Min(1)
   quantity!: number;
 }
 
 export class CreateOrderDto {
+  @SchemaProperty({ description: "The customer's e-mail address; the order is filed under it." })
   @IsEmail()
   customerEmail!: string;
 
+  @SchemaProperty({ description: 'The order lines, one per article: at least one.' })
   @ValidateNested({ each: true })
   @Type(() => OrderLineDto)
   @ArrayMinSize(1)
   lines!: OrderLineDto[];
 
+  @SchemaProperty({ description: 'How fast to ship: normal (the default) or express.', default: 'normal' })
   @IsOptional()
   @IsEnum(Priority)
   priority?: Priority;
 }
 
 export class ListOrdersQuery {
+  @SchemaProperty({ description: 'The page to return, counting from 1.', default: 1 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -47,8 +54,10 @@ export class ListOrdersQuery {
   @IsInt()
   @Min(1)
   @Max(50)
+  @SchemaProperty({ description: 'How many orders per page, from 1 to 50.', default: 10 })
   pageSize?: number;
 
+  @SchemaProperty({ description: 'Only orders in this status: open or cancelled. Leave it out for every order.' })
   @IsOptional()
   @IsEnum(OrderStatus)
   status?: OrderStatus;

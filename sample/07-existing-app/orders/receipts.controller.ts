@@ -10,7 +10,12 @@ export class ReceiptsController {
   constructor(private readonly orders: OrdersService) {}
 
   @Get(':orderId')
-  @ExposeRoute({ name: 'get_receipt', description: 'The receipt text of one order, by order id (for example ORD-1).' })
+  @ExposeRoute({
+    name: 'get_receipt',
+    title: 'Order receipt',
+    description: 'The receipt text of one order, by order id (for example ORD-1).',
+    argumentDescriptions: { orderId: 'The order id, for example ORD-1.' },
+  })
   receipt(@Param('orderId') orderId: string): { text: string } {
     const order = this.orders.get(orderId);
     const lines = order.lines.map((l) => `${l.quantity} x ${l.sku}`).join(', ');

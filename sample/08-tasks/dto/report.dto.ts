@@ -1,7 +1,8 @@
 import { IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
+import { SchemaProperty } from 'nestjs-model-context';
 
 export class ReportDto {
-  /** The quarter to report on. */
+  @SchemaProperty({ description: 'The quarter of the current year to report on: Q1 (January to March) to Q4 (October to December).' })
   @IsIn(['Q1', 'Q2', 'Q3', 'Q4'])
   quarter!: 'Q1' | 'Q2' | 'Q3' | 'Q4';
 }

@@ -111,7 +111,7 @@ describe('graceful shutdown: SIGTERM during a 10-step progress stream, resumed o
     const first = follow(response);
     for (let i = 1; i <= 4; i++) {
       step();
-      await first.until((events) => progressOf(events).length >= i, 15_000, `progress step ${i} from A`);
+      await first.until((events) => progressOf(events).length >= i, 60_000, `progress step ${i} from A`);
     }
 
     const exited = once(a.child!, 'exit');
@@ -142,7 +142,7 @@ describe('graceful shutdown: SIGTERM during a 10-step progress stream, resumed o
     const resumed = follow(resumedResponse);
     for (let i = 5; i <= 10; i++) {
       step();
-      await resumed.until((events) => progressOf(events).length >= i - 4, 15_000, `progress step ${i} through B`);
+      await resumed.until((events) => progressOf(events).length >= i - 4, 60_000, `progress step ${i} through B`);
     }
     const end = await guard(resumed.done, 'the resumed stream on B ending with the answer');
     assert.deepEqual(end, { ended: true, timedOut: false, failed: false });
@@ -200,7 +200,7 @@ describe('graceful shutdown with the official client behind a balancer', { skip 
       // A ends the call's stream with a retry hint; the client comes back with Last-Event-ID, A
       // refuses it (503) and the balancer hands it to B. Only then are the other steps released.
       const resumedOnB = (): boolean => proxy.log.some((e) => e.method === 'GET' && e.backend === 'B' && e.status === 200 && e.lastEventId?.includes('.') === true);
-      await proxy.logged.until(resumedOnB, 'the client resuming on B with Last-Event-ID', 30_000);
+      await proxy.logged.until(resumedOnB, 'the client resuming on B with Last-Event-ID', 60_000);
       assert.ok(proxy.log.some((e) => e.method === 'GET' && e.backend === 'A' && e.status === 503 && e.lastEventId !== undefined), 'A refused the resume while draining');
       assert.deepEqual(progress, [1, 2, 3, 4]);
       for (let i = 5; i <= 10; i++) a.child!.stdin!.write('step\n');

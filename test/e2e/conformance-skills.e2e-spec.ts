@@ -5,36 +5,20 @@
  * setting) was not declared.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AppModule } from '../../sample/conformance/app.module.js';
-import { startApp, type RunningApp } from '../utils/app.js';
-import { loadConformanceLib, scenarioChecks, type ConformanceLib } from '../utils/conformance.js';
+import { scenarioChecks, scenarioHarness } from '../utils/conformance.js';
 
 const SCENARIOS = ['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory'] as const;
 const NOT_DECLARED = /did not declare|not declare directoryRead|declared the skills extension but not directoryRead/;
 
 describe('official MCP conformance suite, SEP-2640 skills scenarios, against sample/conformance', () => {
-  let server: RunningApp;
-  let lib: ConformanceLib;
-  const outDirs: string[] = [];
-
-  before(async () => {
-    lib = await loadConformanceLib();
-    server = await startApp(AppModule);
-  });
-  after(async () => {
-    await server.close();
-    for (const dir of outDirs) rmSync(dir, { recursive: true, force: true });
-  });
+  const harness = scenarioHarness(AppModule);
 
   for (const leg of ['2026', '2025'] as const) {
     for (const scenario of SCENARIOS) {
       it(`${scenario} on leg ${leg}: no FAILURE, nothing skipped as not declared`, async () => {
-        const outDir = mkdtempSync(join(tmpdir(), `mcp-conformance-skills-${leg}-`));
-        outDirs.push(outDir);
+        const [lib, server, outDir] = [harness.lib(), harness.server(), harness.outDir(`skills-${leg}`)];
         // Extension scenarios sit outside the spec timeline: --force runs them on the leg's wire.
         const run = await lib.runConformance({ url: server.url, leg, scenario, outDir, stream: false, extraArgs: ['--force'] });
         const checks = scenarioChecks(outDir, scenario);

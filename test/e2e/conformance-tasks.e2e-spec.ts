@@ -6,13 +6,9 @@
  * `tasks-status-notifications` SKIPPED: its harness is pending upstream).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AppModule } from '../../sample/conformance/app.module.js';
-import { startApp, type RunningApp } from '../utils/app.js';
-import { loadConformanceLib, scenarioChecks, type ConformanceLib } from '../utils/conformance.js';
+import { scenarioChecks, scenarioHarness } from '../utils/conformance.js';
 
 /** The ten scenarios and the SUCCESS checks each must record (0.2.0-alpha.12). */
 const SCENARIOS: Record<string, number> = {
@@ -29,22 +25,12 @@ const SCENARIOS: Record<string, number> = {
 };
 
 describe('official MCP conformance suite: io.modelcontextprotocol/tasks scenarios against sample/conformance', () => {
-  let server: RunningApp;
-  let lib: ConformanceLib;
-  const outDirs: string[] = [];
-
-  before(async () => {
-    lib = await loadConformanceLib();
-    server = await startApp(AppModule);
-  });
-  after(async () => {
-    await server.close();
-    for (const dir of outDirs) rmSync(dir, { recursive: true, force: true });
-  });
+  const harness = scenarioHarness(AppModule);
 
   it('the suite lists exactly these ten tasks scenarios', async () => {
     const { execFileSync } = await import('node:child_process');
     const root = new URL('../../../', import.meta.url);
+    const lib = harness.lib();
     const bin = lib.conformanceBin('@modelcontextprotocol/conformance');
     const listed = execFileSync(process.execPath, ['--import', new URL('scripts/conformance-register.mjs', root).href, bin, 'list', '--server'], { encoding: 'utf8' });
     const names = [...lib.stripAnsi(listed).matchAll(/^\s*-\s+(tasks-[a-z-]+)/gm)].map((m) => m[1]).sort();
@@ -53,8 +39,7 @@ describe('official MCP conformance suite: io.modelcontextprotocol/tasks scenario
 
   for (const [scenario, successes] of Object.entries(SCENARIOS)) {
     it(`${scenario} records no FAILURE or WARNING`, async () => {
-      const outDir = mkdtempSync(join(tmpdir(), `mcp-conformance-${scenario}-`));
-      outDirs.push(outDir);
+      const [lib, server, outDir] = [harness.lib(), harness.server(), harness.outDir(scenario)];
       const run = await lib.runConformance({ url: server.url, leg: 'extension', scenario, outDir, stream: false });
       console.log(`conformance ${scenario}: ${run.total || '(no summary line)'}`);
       if (run.failures.length > 0) console.log(lib.formatIssues(run.failures));

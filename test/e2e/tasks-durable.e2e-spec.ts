@@ -5,68 +5,38 @@
  * own start lines and on a blocking tasks/result, never on a timer.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { TASKS_EXTENSION } from 'nestjs-model-context';
 import { connectSdkClient, META_KEYS, modernRpc } from '../utils/clients.js';
 import { clearRedisPrefix, REDIS_URL, redisAvailable } from '../utils/redis.js';
+import { FixtureInstance } from '../utils/fixture-process.js';
 import { endProcess, guard } from '../utils/wait.js';
 
 const APP = fileURLToPath(new URL('../fixtures/tasks-durable.app.js', import.meta.url));
 const skip = !(await redisAvailable()) && 'Redis is not running';
 const AUTH = { authorization: 'Bearer alice-token' };
 
-class Instance {
-  child?: ChildProcess;
-  url = '';
-  private stderr = '';
+/** An app of the durable-tasks fixture, which also prints `{"started":…,"attempt":N}` when the tool starts. */
+class Instance extends FixtureInstance {
   private readonly starts: Array<(attempt: number) => void> = [];
   readonly started: number[] = [];
 
-  constructor(
-    readonly name: string,
-    private readonly env: Record<string, string>,
-  ) {}
+  constructor(name: string, env: Record<string, string>) {
+    super(name, env, 'ignore', APP);
+  }
 
-  async start(): Promise<void> {
-    const child = spawn(process.execPath, ['--enable-source-maps', APP], { env: { ...process.env, ...this.env, INSTANCE: this.name, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    child.stderr!.on('data', (chunk) => (this.stderr += String(chunk)));
-    const lines = createInterface({ input: child.stdout! });
-    const port = await guard(
-      new Promise<number>((resolve, reject) => {
-        child.once('exit', (code) => reject(new Error(`instance ${this.name} exited with ${code}:\n${this.stderr}`)));
-        lines.on('line', (line) => {
-          let message: { port?: number; started?: string; attempt?: number };
-          try {
-            message = JSON.parse(line);
-          } catch {
-            return;
-          }
-          if (message.port !== undefined) resolve(message.port);
-          if (message.started !== undefined) {
-            this.started.push(message.attempt!);
-            this.starts.splice(0).forEach((notify) => notify(message.attempt!));
-          }
-        });
-      }),
-      `instance ${this.name} to listen`,
-      60_000,
-    );
-    this.url = `http://127.0.0.1:${port}/mcp`;
+  protected override onMessage(message: { started?: string; attempt?: number }): void {
+    if (message.started === undefined) return;
+    this.started.push(message.attempt!);
+    this.starts.splice(0).forEach((notify) => notify(message.attempt!));
   }
 
   /** Resolves with the attempt number the next time the tool starts here. */
   nextStart(): Promise<number> {
     return guard(new Promise<number>((resolve) => this.starts.push(resolve)), `the tool to start on ${this.name}`, 60_000);
-  }
-
-  async kill(): Promise<void> {
-    await endProcess(this.child, 'SIGKILL');
   }
 }
 

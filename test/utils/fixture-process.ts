@@ -19,14 +19,19 @@ export class FixtureInstance {
     readonly name: string,
     private readonly env: Record<string, string>,
     private readonly stdin: 'ignore' | 'pipe' = 'ignore',
+    /** The compiled fixture app to run; it prints `{"port":N}` once listening. */
+    private readonly fixture: string = FIXTURE,
   ) {}
+
+  /** Every JSON line the fixture prints, for subclasses that follow more than the port. */
+  protected onMessage(_message: Record<string, unknown>): void {}
 
   get alive(): boolean {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
   async start(): Promise<void> {
-    const child = spawn(process.execPath, ['--enable-source-maps', FIXTURE], {
+    const child = spawn(process.execPath, ['--enable-source-maps', this.fixture], {
       env: { ...process.env, ...this.env, INSTANCE: this.name, PORT: '0' },
       stdio: [this.stdin, 'pipe', 'pipe'],
     });
@@ -37,11 +42,14 @@ export class FixtureInstance {
       new Promise<number>((resolve, reject) => {
         child.once('exit', (code) => reject(new Error(`instance ${this.name} exited with ${code}:\n${this.stderr}`)));
         lines.on('line', (line) => {
+          let message: Record<string, unknown>;
           try {
-            resolve((JSON.parse(line) as { port: number }).port);
+            message = JSON.parse(line) as Record<string, unknown>;
           } catch {
-            // not the ready line
+            return; // not a fixture line
           }
+          if (typeof message.port === 'number') resolve(message.port);
+          this.onMessage(message);
         });
       }),
       `instance ${this.name} listening`,

@@ -114,8 +114,13 @@ export class InMemoryTaskStore implements McpTaskStore {
   private readonly listeners = new TaskListeners();
 
   async create(record: McpTaskRecord, limits: { perOwner: number; total: number }): Promise<void> {
-    this.sweep();
-    const owned = this.byOwner.get(record.owner);
+    let owned = this.byOwner.get(record.owner);
+    // Expired tasks hold their place only until a create needs it: walking every task on each
+    // create would make a call's cost grow with the store.
+    if ((owned?.size ?? 0) >= limits.perOwner || this.tasks.size >= limits.total) {
+      this.sweep();
+      owned = this.byOwner.get(record.owner);
+    }
     if ((owned?.size ?? 0) >= limits.perOwner) throw taskLimitError('owner', limits.perOwner);
     if (this.tasks.size >= limits.total) throw taskLimitError('total', limits.total);
     this.tasks.set(record.taskId, { ...record });
@@ -140,7 +145,8 @@ export class InMemoryTaskStore implements McpTaskStore {
   }
 
   async list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
-    this.sweep();
+    // Only this caller's expired tasks need dropping before its page is cut.
+    for (const id of [...(this.byOwner.get(owner) ?? [])]) this.live(id);
     const ids = [...(this.byOwner.get(owner) ?? [])].reverse();
     const start = cursor === undefined ? 0 : ids.indexOf(cursor);
     if (start < 0) throw new McpError(ErrorCode.InvalidParams, 'The tasks/list cursor is unknown: its task ended and expired, or it is not from this server. List again without a cursor.');

@@ -61,7 +61,7 @@ export async function routeInjectorFor(adapter: HttpAdapterLike | undefined): Pr
     const instance = adapter.getInstance() as { inject(options: object): Promise<InjectResponse> };
     // Fastify's own inject() runs its hooks, middie (Nest middleware) and router; a request class
     // of our own carries the MCP context as `request.raw.mcp`.
-    return (options, context) => instance.inject({ ...options, Request: requestClassCarrying(context) });
+    return (options, context) => instance.inject({ ...options, validate: false, Request: requestClassCarrying(context) });
   }
   if (type === 'express') {
     const inject = await loadLightMyRequest();
@@ -156,21 +156,28 @@ export function createRouteInvoker(
   return (args, context) =>
     new Observable<unknown>((subscriber) => {
       const abort = new AbortController();
+      let settled = false;
       const onAbort = (): void => abort.abort();
       context.signal.addEventListener('abort', onAbort, { once: true });
       const run = async (): Promise<void> => {
         try {
           const response = await injector()(requestOf(target, routing, args, context, abort.signal), context);
+          settled = true;
           subscriber.next(outcomeOf(target, response));
           subscriber.complete();
         } catch (error) {
+          settled = true;
           subscriber.error(abort.signal.aborted ? new ToolError('The call was cancelled.') : error);
         } finally {
           context.signal.removeEventListener('abort', onAbort);
         }
       };
       run().catch((error: unknown) => subscriber.error(error));
-      return () => abort.abort();
+      // Unsubscribing before the answer (a cancelled call) ends the injected request, as a client
+      // that disconnects ends its own; after the answer there is nothing left to end.
+      return () => {
+        if (!settled) abort.abort();
+      };
     });
 }
 

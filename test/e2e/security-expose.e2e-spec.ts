@@ -194,14 +194,17 @@ for (const platform of ['express', 'fastify'] as const) {
     });
 
     it('item 26.5: an exposed command runs only past the guard its entry names; anonymous callers are refused on both eras and do not see it listed', async () => {
-      assert.ok(!(await listNames(server.url)).includes('place_order'));
-      assert.ok((await listNames(server.url, ALICE)).includes('place_order'));
       for (const era of ERAS) {
+        const stolen = await call(era, server.url, 'list_my_orders', { limit: 1, customerId: 'bob' });
+        assert.equal(stolen.isError, true, `${era.era}: an anonymous list_my_orders answered ${JSON.stringify(stolen.structuredContent)}`);
+        assert.equal(textOf(stolen), 'A valid bearer token is required.', 'the guard answers first, before any validation message');
         const refused = await call(era, server.url, 'place_order', { sku: `ANON-${era.era}`, quantity: 1 });
-        assert.equal(refused.isError, true);
+        assert.equal(refused.isError, true, `${era.era}: an anonymous place_order answered ${JSON.stringify(refused)}`);
         assert.equal(textOf(refused), 'A valid bearer token is required.');
       }
-      assert.ok(!effects.log.some((line) => line.includes('ANON')), effects.log.join('; '));
+      assert.ok(!effects.log.some((line) => line.includes('ANON') || line === 'list bob'), `a handler ran for an anonymous caller: ${effects.log.join('; ')}`);
+      assert.ok(!(await listNames(server.url)).includes('place_order'), 'place_order is hidden from a caller its guard refuses');
+      assert.ok((await listNames(server.url, ALICE)).includes('place_order'));
       assert.deepEqual((await call(ERAS[0], server.url, 'ping', {})).structuredContent, { pong: true }, 'public: true sends with no guard');
     });
 

@@ -23,6 +23,7 @@ import {
 import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, modernRpc, rpc } from '../utils/clients.js';
 import { legacySession } from '../utils/legacy-session.js';
+import { nextEvent } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
@@ -114,7 +115,7 @@ for (const platform of ['express', 'fastify'] as const) {
         for (const connection of [one, two]) {
           const refused = (await connection.client.callTool({ name: 'get_user', arguments: { id: 'root' } })) as Json;
           assert.equal(refused.isError, true);
-          assert.deepEqual(((await connection.client.callTool({ name: 'echo', arguments: { id: 'x' } })) as Json).structuredContent, { id: 'x' });
+          assert.deepEqual(((await connection.client.callTool({ name: 'echo', arguments: { id: 'x' } })) as Json).structuredContent, { id: 'x', viaMcp: true });
         }
       } finally {
         await Promise.all([one.close(), two.close()]);
@@ -143,6 +144,24 @@ for (const platform of ['express', 'fastify'] as const) {
       assert.equal(answer.result.isError, true, JSON.stringify(answer));
       assert.equal(answer.result.task, undefined);
       assert.ok(!effects.log.includes('get task-1'));
+    });
+
+    it('a cancelled call ends its injected request; the route finishing later harms nothing, and the server goes on', async () => {
+      const connection = await connectSdkClient(server.url);
+      try {
+        const abort = new AbortController();
+        const started = nextEvent(effects.events, 'slow', 'the slow route started');
+        const pending = connection.client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: abort.signal });
+        await started;
+        abort.abort();
+        await assert.rejects(pending, /abort/i);
+        const done = nextEvent(effects.events, 'slow-done', 'the slow route answered');
+        effects.release();
+        await done;
+        assert.deepEqual(((await connection.client.callTool({ name: 'echo', arguments: { id: 'after' } })) as Json).structuredContent, { id: 'after', viaMcp: true });
+      } finally {
+        await connection.close();
+      }
     });
 
     it('a filter that swallows an error: the tool gets exactly the HTTP answer (200 {"ok":false}), nothing more', async () => {
@@ -180,7 +199,8 @@ for (const platform of ['express', 'fastify'] as const) {
         assert.equal(result.isError, true, `id ${JSON.stringify(id)}`);
         assert.match(textOf(result), /path parameter "id" of GET \/api\/admin\/users\/:id cannot be/);
       }
-      assert.deepEqual((await call(ERAS[1], server.url, 'echo', { id: '../admin/users' })).structuredContent, { id: '../admin/users' });
+      assert.deepEqual((await call(ERAS[1], server.url, 'echo', { id: '../admin/users' })).structuredContent, { id: '../admin/users', viaMcp: true });
+      assert.deepEqual(await (await fetch(`${server.base}/api/public/echo/x`)).json(), { id: 'x', viaMcp: false });
     });
 
     it('item 27.12: versioned routes: each tool calls its own version, its description names it, and a caller-sent version changes nothing', async () => {

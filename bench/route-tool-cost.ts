@@ -15,6 +15,7 @@ import { NestFactory } from '@nestjs/core';
 import { lastValueFrom } from 'rxjs';
 import { IsString } from 'class-validator';
 import { Args, McpInProcessTransport, McpModule, Tool } from 'nestjs-model-context';
+import { count, median } from './stats.js';
 
 class ItemDto {
   @IsString()
@@ -44,20 +45,10 @@ class ItemTools {
 })
 class CostModule {}
 
-const count = (name: string, fallback: number): number => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${process.env[name]}".`);
-  return value;
-};
 const CALLS = count('BENCH_EXPOSE_CALLS', 2000);
 const ROUNDS = count('BENCH_EXPOSE_ROUNDS', 11);
 const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 for (const platform of ['express', 'fastify'] as const) {
   const adapter = platform === 'fastify' ? new (await import('@nestjs/platform-fastify')).FastifyAdapter() : undefined;

@@ -12,6 +12,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { McpModule, type McpModuleForRootOptions } from 'nestjs-model-context';
 import {
   AdminUsersController,
+  GlobalGuardModule,
   DEFAULT_EXPOSE,
   OrdersV1Controller,
   OrdersV2Controller,
@@ -279,6 +280,38 @@ for (const platform of ['express', 'fastify'] as const) {
       assert.equal(refused.status, 403);
       assert.match(refused.headers.get('www-authenticate')!, /error="insufficient_scope", scope="admin"/);
       assert.equal((await modernRpc(server.url, 'tools/call', { name: 'get_user', arguments: { id: 'x' } })).status, 401);
+    });
+  });
+}
+
+for (const platform of ['express', 'fastify'] as const) {
+  describe(`a global auth guard that steps aside for MCP calls, and a global catch-all filter (${platform})`, () => {
+    let server: RunningApp;
+    before(async () => {
+      server = await startApp(GlobalGuardModule, {
+        platform,
+        path: 'api/mcp',
+        configure: (app) => {
+          app.setGlobalPrefix('api');
+          app.enableVersioning({ type: VersioningType.URI });
+        },
+      });
+    });
+    after(() => server.close());
+
+    it("a route tool's request is an HTTP request: the global guard judges it, the filter shapes the refusal, on both eras", async () => {
+      const http = await fetch(`${server.base}/api/v1/accounts/mine`);
+      assert.equal(http.status, 401);
+      for (const era of ERAS) {
+        const refused = await call(era, server.url, 'mine', {});
+        assert.equal(refused.isError, true, `${era.era}: ${JSON.stringify(refused.structuredContent)}`);
+        assert.equal(textOf(refused), 'A bearer token is required (global guard).');
+        assert.deepEqual((await call(era, server.url, 'mine', {}, BOB)).structuredContent, { owner: 'bob' });
+        assert.deepEqual((await call(era, server.url, 'status', {})).structuredContent, { up: true });
+        const failed = await call(era, server.url, 'fail', {});
+        assert.equal(textOf(failed), 'Something went wrong.');
+      }
+      assert.match((await listTools(server.url)).find((t) => t.name === 'mine')!.description, /^GET \/api\/v1\/accounts\/mine \(AccountsController\.mine, API version 1\)\.$/);
     });
   });
 }

@@ -23,6 +23,7 @@ import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, InMemorySpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { McpEvents, McpInProcessTransport, McpModule } from 'nestjs-model-context';
 import { EchoTools } from './echo-tool.js';
+import { count, median } from './stats.js';
 import { MCP_SERVER } from '../lib/mcp.constants.js';
 import type { McpDispatcher } from '../lib/protocol/dispatcher.js';
 import { McpObservers } from '../lib/telemetry/observer.js';
@@ -35,11 +36,6 @@ class CostModule {
   }
 }
 
-const count = (name: string, fallback: number): number => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${process.env[name]}".`);
-  return value;
-};
 const CALLS = count('BENCH_TELEMETRY_CALLS', 3000);
 const ROUNDS = count('BENCH_TELEMETRY_ROUNDS', 31);
 
@@ -63,11 +59,6 @@ async function cpuPerCall(side: 'on' | 'off'): Promise<number> {
   return (used.user + used.system) / CALLS;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** Paired rounds, alternating which side runs first: the median off/on figures and ratio. */
 async function paired(): Promise<{ off: number; on: number; ratio: number }> {

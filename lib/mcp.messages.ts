@@ -6,8 +6,11 @@ export const INVALID_OPTIONS = (problem: string) =>
 export const INVALID_TOOL_NAME = (name: string, site: string, pattern: RegExp) =>
   `Tool name "${name}" declared by "${site}" does not match ${String(pattern)}. Rename it with @Tool({ name }) or widen McpModule's toolNamePattern option (the spec allows letters, digits, "_", "-" and "." up to 128 characters; several popular clients accept only ${String(/^[A-Za-z0-9_-]{1,64}$/)}).`;
 
-export const DUPLICATE_TOOL = (name: string, first: string, second: string) =>
-  `Tool "${name}" is declared twice: by "${first}" and by "${second}". Tool names must be unique within one McpModule; rename one with @Tool({ name }).`;
+export const DUPLICATE_TOOL = (name: string, first: { site: string; rename?: string }, second: { site: string; rename?: string }) =>
+  first.rename === undefined && second.rename === undefined
+    ? `Tool "${name}" is declared twice: by "${first.site}" and by "${second.site}". Tool names must be unique within one McpModule; rename one with @Tool({ name }).`
+    : `Tool "${name}" is declared twice: by "${first.site}" and by "${second.site}". Tool names must be unique within one McpModule; rename one: ` +
+      `for ${first.site}, ${first.rename ?? 'with @Tool({ name })'}; for ${second.site}, ${second.rename ?? 'with @Tool({ name })'}.`;
 
 export const TOOL_DUPLICATE_RUNTIME = (name: string) =>
   `Tool "${name}" is already registered. Remove it first with McpRegistry.removeTool("${name}") or pick another name.`;

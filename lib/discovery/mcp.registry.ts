@@ -44,7 +44,7 @@ interface Registered<T> {
  */
 @Injectable()
 export class McpRegistry implements McpFeatureCatalog {
-  private readonly toolMap = new Map<string, { runtime: ToolRuntime; site: string }>();
+  private readonly toolMap = new Map<string, { runtime: ToolRuntime; site: string; rename?: string }>();
   private toolList: ToolRuntime[] = [];
   private changeCount = 0;
   private readonly changeSubject = new Subject<McpRegistryChange>();
@@ -113,14 +113,17 @@ export class McpRegistry implements McpFeatureCatalog {
     return true;
   }
 
-  /** @internal Registers a built tool, failing on an invalid or duplicate name. */
-  register(runtime: ToolRuntime, site: string): void {
+  /**
+   * @internal Registers a built tool, failing on an invalid or duplicate name. `rename` says how
+   * the site's tool is renamed, when not with `@Tool({ name })` (exposed routes and messages).
+   */
+  register(runtime: ToolRuntime, site: string, rename?: string): void {
     if (!this.namePattern.test(runtime.name)) {
       throw new Error(messages.INVALID_TOOL_NAME(runtime.name, site, this.namePattern));
     }
     const existing = this.toolMap.get(runtime.name);
-    if (existing) throw new Error(messages.DUPLICATE_TOOL(runtime.name, existing.site, site));
-    this.toolMap.set(runtime.name, { runtime, site });
+    if (existing) throw new Error(messages.DUPLICATE_TOOL(runtime.name, { site: existing.site, rename: existing.rename }, { site, rename }));
+    this.toolMap.set(runtime.name, { runtime, site, rename });
     this.toolList = [...this.toolList, runtime];
     this.changeCount++;
   }

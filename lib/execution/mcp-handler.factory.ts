@@ -113,6 +113,9 @@ export class McpHandlerFactory {
       if (replaced) Object.defineProperty(prototype, RUNTIME_METHOD, replaced);
     }
     const method = prototype[RUNTIME_METHOD] as (...args: unknown[]) => unknown;
+    // A compiled method has its parameter types; the carrier declares it has none, so that an app's
+    // global ValidationPipe (Nest 12) does not warn that it cannot tell them.
+    Reflect.defineMetadata('design:paramtypes', [], prototype, RUNTIME_METHOD);
     this.resolveEnhancers(method, site);
     const instance = new McpRuntimeCapability();
     const callIndex = this.ensureCallParam(instance, McpRuntimeCapability, RUNTIME_METHOD, carrier);

@@ -1,5 +1,9 @@
 import { SetMetadata, type Type } from '@nestjs/common';
 import type { JsonObject, ToolAnnotations } from '../protocol/mcp-types.js';
+import type { McpContext } from '../protocol/context.js';
+import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
+import type { StandardSchemaV1 } from '../schema/standard-schema.js';
+import type { DynamicCapabilityOptions } from '../discovery/dynamic-definitions.js';
 
 /** @internal */
 export const MCP_EXPOSE_ROUTE_METADATA = 'mcp:expose-route';
@@ -22,7 +26,7 @@ export interface ExposedToolOptions {
   output?: Type<unknown> | JsonObject;
   /**
    * Scopes the caller's token must grant (enforced when the module's `auth` is set), as
-   * `@RequireScopes()` does for a `@Tool()`. CQRS tools pass no guard, so this is how to protect them.
+   * `@RequireScopes()` does for a `@Tool()`.
    */
   requiredScopes?: string[];
   /**
@@ -31,12 +35,15 @@ export interface ExposedToolOptions {
    * `@Query('q')` or `@Body('x')` arguments. Replaces the description derived from the DTO, if any.
    * An unknown name, or a CQRS message (whose class takes `@SchemaProperty`), fails at bootstrap.
    */
-  argumentDescriptions?: Record<string, string>;
+  argumentDescriptions?: { [argument: string]: string | undefined };
 }
 
 /**
- * A route selector: the handler's method name (`findAll`), or `METHOD /path` as the route is
- * served (`GET /orders/:id`, the global prefix not included).
+ * A route selector: the handler's method name (`findAll`), or `METHOD /path` with the path as
+ * the controller declares it (`GET /orders/:id`) or as the route is served and its tool's
+ * description prints it (`GET /api/v1/orders/:id`: global prefix, RouterModule path and URI
+ * version included). A selector that matches no route of the entry's controllers fails the
+ * bootstrap.
  *
  * @publicApi
  */
@@ -54,23 +61,77 @@ export interface ExposeControllersOptions {
   include?: RouteSelector[];
   /** Never these routes (by handler name or `METHOD /path`). Applied after `include`. */
   exclude?: RouteSelector[];
-  /** Per-route tool options, keyed by handler name or `METHOD /path`. */
-  tools?: Record<RouteSelector, ExposedToolOptions>;
+  /**
+   * Per-route tool options, keyed by handler name or `METHOD /path`. (Values may be `undefined`,
+   * so that entries built in a `forRootAsync` factory type-check without a written return type.)
+   */
+  tools?: { [selector: RouteSelector]: ExposedToolOptions | undefined };
   /**
    * Swagger tags that select routes (a route or its controller tagged with one of them, through
-   * `@ApiTags`). Routes marked `@ApiExcludeEndpoint()` are always left out.
+   * `@ApiTags`). Routes marked `@ApiExcludeEndpoint()` are always left out. A tag no route
+   * carries fails the bootstrap.
    */
   tags?: string[];
 }
 
 /**
- * A `@nestjs/cqrs` command or query class exposed as a tool: its class-validator properties are
- * the input, the call builds an instance and sends it through the `CommandBus` or `QueryBus`.
+ * Who sends an exposed command or query, as the functions of `fromCaller` and `create` see it:
+ * after the tool's guards ran, so `request.user` is what the app's guard made.
  *
  * @publicApi
  */
-export interface ExposedMessage extends ExposedToolOptions {
+export interface McpMessageCaller {
+  /** The principal the module's `auth` authenticated (undefined without `auth`). */
+  principal?: McpPrincipal;
+  /** The HTTP request of the MCP call (undefined over stdio), with `user` as the app's guards set it. */
+  request?: any;
+  context: McpContext;
+}
+
+/**
+ * A `@nestjs/cqrs` command or query class exposed as a tool. The call runs the Nest pipeline (the
+ * app's global guards and interceptors, and `decorators`), builds the message and sends it
+ * through the `CommandBus` or `QueryBus`. Every exposed message must say what protects it: a
+ * guard in `decorators`, `requiredScopes` (with the module's `auth`), or `public: true`.
+ *
+ * The input schema is the message class's decorated properties (class-validator or
+ * `@SchemaProperty`). A message written the Nest way, with constructor parameters, gives `input`
+ * (the schema of what the model sends) and `create` (which calls the constructor).
+ *
+ * @example
+ * { message: PlaceOrderCommand, decorators: [UseGuards(JwtAuthGuard)], input: PlaceOrderInput,
+ *   fromCaller: { customerId: ({ request }) => request.user.id },
+ *   create: (input) => new PlaceOrderCommand(input.customerId, input.lines) }
+ * @publicApi
+ */
+export interface ExposedMessage<TInput = any> extends ExposedToolOptions, DynamicCapabilityOptions {
   message: Type<unknown>;
+  /**
+   * Send it with no guard of its own: anyone who may call the MCP endpoint may send it (with the
+   * module's `auth`, any authenticated caller). Without it, a message that no guard in
+   * `decorators` and no `requiredScopes` protect fails the bootstrap.
+   * @default false
+   */
+  public?: boolean;
+  /**
+   * The input when the message class has no decorated properties (constructor parameters): a DTO
+   * class, a JSON Schema object, or a Standard Schema (zod, valibot). Requires `create` when the
+   * constructor takes parameters.
+   */
+  input?: Type<TInput> | JsonObject | StandardSchemaV1<unknown, TInput>;
+  /**
+   * Builds the message from the validated input (fields of `fromCaller` included), after the
+   * tool's guards ran. @default for a decorated class, the validated instance; with `input`, a
+   * `new message()` with the input's fields assigned (only when the constructor takes no parameter)
+   */
+  create?: (input: TInput, caller: McpMessageCaller) => unknown;
+  /**
+   * Fields of the input filled from the caller, never from the model: each is left out of the
+   * listed input schema, a call that sends it is refused, and its value is computed after the
+   * tool's guards ran and validated with the rest (`customerId: ({ request }) => request.user.id`).
+   * A function that returns `undefined` for a required field refuses the call.
+   */
+  fromCaller?: { [field: string]: ((caller: McpMessageCaller) => unknown) | undefined };
 }
 
 /**
@@ -79,7 +140,10 @@ export interface ExposedMessage extends ExposedToolOptions {
  * @publicApi
  */
 export interface McpExposeOptions {
-  /** Controller routes, run through their own guards, interceptors, pipes and filters. */
+  /**
+   * Controller routes. A call is a real request through the app's HTTP adapter (its middleware,
+   * guards, interceptors, pipes and filters), carrying the MCP caller's headers.
+   */
   routes?: ExposeControllersOptions[];
   /** `@nestjs/cqrs` commands, sent through the `CommandBus`. */
   commands?: Array<Type<unknown> | ExposedMessage>;
@@ -89,9 +153,9 @@ export interface McpExposeOptions {
 
 /**
  * Makes one controller route an MCP tool too, keeping it an HTTP route. The tool's input merges
- * the route's `@Body()`, `@Query()` and `@Param()` parameters; a call runs the route's own guards,
- * interceptors, pipes and filters with an HTTP-shaped context whose request carries the MCP
- * request's headers and principal (`request.user`).
+ * the route's `@Body()`, `@Query()` and `@Param()` parameters; a call is a real request through the
+ * app's HTTP adapter (middleware, guards, interceptors, pipes, filters), carrying the MCP
+ * caller's headers (`Authorization` included), so the app's own auth decides.
  *
  * @example
  * ```ts

@@ -1,19 +1,22 @@
-import { Inject, Injectable, Logger, RequestMethod, type OnModuleInit, type Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { DiscoveryService, ExternalContextCreator, MetadataScanner, ModuleRef, type NestContainer } from '@nestjs/core';
-import { from } from 'rxjs';
+import { Inject, Injectable, Logger, Optional, type OnModuleInit, type Type } from '@nestjs/common';
+import { DiscoveryService, ExternalContextCreator, HttpAdapterHost, MetadataScanner, ModuleRef, type NestContainer } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import type { JsonObject, ToolAnnotations } from '../protocol/mcp-types.js';
 import type { ArgumentsOutcome } from '../protocol/catalog.js';
+import { ToolError } from '../protocol/errors.js';
 import { dtoCompilerFor, type DtoCompiler } from '../discovery/dto-compiler.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { toSnakeCase } from '../discovery/mcp.explorer.js';
 import { ToolRuntimeFactory } from '../discovery/tool-runtime.factory.js';
+import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import { MCP_EXPOSE_ROUTE_METADATA, type ExposeControllersOptions, type ExposedMessage, type ExposedToolOptions } from './expose.interfaces.js';
-import { RouteInvokerFactory } from './route-invoker.js';
+import { createRouteInvoker, routeInjectorFor, type RouteInject } from './route-invoker.js';
 import { buildRouteInput } from './route-schema.js';
 import { swaggerExcluded, swaggerOperationOf, swaggerOutputOf, swaggerTagsOf } from './swagger-metadata.js';
+import { RouteMap, checkSelectors, routeLabel, selects, versionNote, type ExposableRoute } from './exposed-routes.js';
+import { buildMessageTool } from './message-tools.js';
 
 /** Annotations an HTTP verb implies; explicit ones win. */
 const VERB_ANNOTATIONS: Partial<Record<string, ToolAnnotations>> = {
@@ -38,18 +41,20 @@ export class McpExposer implements OnModuleInit {
     private readonly registry: McpRegistry,
     private readonly externalContextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
+    private readonly handlers: McpHandlerFactory,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
   async onModuleInit(): Promise<void> {
     const dtos = dtoCompilerFor(this.options.schemas.nullableOptionals);
     const factory = new ToolRuntimeFactory(dtos);
     this.registry.namePattern = this.options.toolNamePattern;
-    const names = [...this.exposeRoutes(factory, dtos), ...(await this.exposeMessages(factory))];
+    const names = [...(await this.exposeRoutes(factory, dtos)), ...(await this.exposeMessages(factory, dtos))];
     if (names.length) this.logger.log(`Exposed ${names.length} existing route(s)/message(s) as MCP tools: ${names.join(', ')}`);
   }
 
-  private exposeRoutes(factory: ToolRuntimeFactory, dtos: DtoCompiler): string[] {
+  private async exposeRoutes(factory: ToolRuntimeFactory, dtos: DtoCompiler): Promise<string[]> {
     const listed = this.options.expose?.routes ?? [];
     const scope = this.options.include ? { include: this.options.include as Function[] } : {};
     const controllers = this.discovery.getControllers(scope).filter((w) => !w.isAlias && w.metatype);
@@ -62,48 +67,53 @@ export class McpExposer implements OnModuleInit {
         }
       }
     }
+    const map = new RouteMap(this.container());
+    const tagsOf = (route: ExposableRoute): string[] => swaggerTagsOf(route.controller, route.method);
+    const byController = new Map<Function, ExposableRoute[]>();
+    for (const wrapper of controllers) byController.set(wrapper.metatype as Function, this.routesOf(map, wrapper));
+    listed.forEach((entry, index) => checkSelectors(entry, index, (entry.controllers ?? []).flatMap((c) => byController.get(c) ?? []), tagsOf));
+
     const names: string[] = [];
-    let invokers: RouteInvokerFactory | undefined;
+    let inject: RouteInject | undefined;
+    let injectorResolved = false;
+    const injector = (): RouteInject => {
+      if (inject) return inject;
+      throw new ToolError(
+        'Route tools send each call through the app\'s HTTP server, and this app has none: it was created as an application context (NestFactory.createApplicationContext). Create it with NestFactory.create() to call route tools.',
+      );
+    };
     for (const wrapper of controllers) {
       const controller = wrapper.metatype as Type<unknown>;
       const selections = listed.filter((entry) => entry.controllers?.includes(controller));
-      const prototype = controller.prototype as Record<string, Function>;
-      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        const method = prototype[methodName]!;
+      for (const route of byController.get(controller) ?? []) {
+        const { methodName, method, site, verb } = route;
         const decorated = Reflect.getMetadata(MCP_EXPOSE_ROUTE_METADATA, method) as ExposedToolOptions | undefined;
-        const site = `${controller.name}#${methodName}`;
-        const verbValue = Reflect.getMetadata(METHOD_METADATA, method) as number | undefined;
-        const methodPath = Reflect.getMetadata(PATH_METADATA, method) as string | string[] | undefined;
-        const isRoute = verbValue !== undefined && methodPath !== undefined;
-        if (!isRoute) {
-          if (decorated) throw new Error(`McpModule: @ExposeRoute() on ${site}, which is not a route (no @Get/@Post/... decorator). Put it on a route handler, or use @Tool() on a provider method.`);
-          continue;
-        }
-        const verb = RequestMethod[verbValue] ?? 'GET';
-        const path = joinPath(Reflect.getMetadata(PATH_METADATA, controller) as string | string[] | undefined, methodPath);
-        const selected = selections.find((entry) => selects(entry, controller, method, methodName, verb, path));
+        const selected = selections.find((entry) => routeSelected(entry, route));
         if (!decorated && !selected) continue;
         if (!wrapper.isDependencyTreeStatic() || !wrapper.instance) {
           throw new Error(
             `McpModule: route ${site} cannot be a tool: ${controller.name} is request-scoped (or depends on a request-scoped provider), which route tools do not support yet. Make it a singleton, or expose the capability through a @Tool() provider method.`,
           );
         }
-        const key = `${verb} ${path}`;
-        const overrides: ExposedToolOptions = { ...(selected?.tools?.[methodName] ?? selected?.tools?.[key] ?? {}), ...(decorated ?? {}) };
-        const input = buildRouteInput(controller, methodName, path, dtos, site);
+        if (!injectorResolved) {
+          inject = await routeInjectorFor(this.adapterHost?.httpAdapter);
+          injectorResolved = true;
+        }
+        const overrides: ExposedToolOptions = { ...(selected ? toolOptionsFor(selected, route) : {}), ...(decorated ?? {}) };
+        const input = buildRouteInput(controller, methodName, route.declared[0]!, dtos, site);
         describeArguments(input.schema, overrides.argumentDescriptions, site);
+        this.checkScopes(overrides.requiredScopes, site);
         const operation = swaggerOperationOf(method);
-        const prefix = this.container().applicationConfig?.getGlobalPrefix() ?? '';
-        const fullPath = prefix ? joinPath(prefix, path) : path;
         const name = overrides.name ?? toSnakeCase(methodName);
-        const description = overrides.description ?? operation?.description ?? operation?.summary ?? `${verb} ${fullPath} (${controller.name}.${methodName}).`;
+        const swagger = operation?.description ?? operation?.summary;
+        const description =
+          overrides.description ??
+          (swagger !== undefined
+            ? `${swagger}${route.versions.length ? ` (${versionNote(route).slice(2)})` : ''}`
+            : `${routeLabel(route)} (${controller.name}.${methodName}${versionNote(route)}).`);
         const title = overrides.title ?? (operation?.description ? operation.summary : undefined);
         const annotations = { ...(VERB_ANNOTATIONS[verb] ?? {}), ...(overrides.annotations ?? {}) };
-        invokers ??= new RouteInvokerFactory(this.container());
-        const invoke = invokers.create(
-          { instance: wrapper.instance as object, methodName, moduleKey: wrapper.host!.token as string, requestMethod: verbValue, verb, path: fullPath },
-          input.routing,
-        );
+        const invoke = createRouteInvoker(route.target, input.routing, injector);
         const runtime = factory.build(
           {
             name,
@@ -120,20 +130,42 @@ export class McpExposer implements OnModuleInit {
         // Values are the route's own pipes' to judge (its ValidationPipe, ParseIntPipe...), as for
         // an HTTP request; only arguments the route has no place for are refused here.
         const known = new Set(Object.keys(input.schema.properties as object));
-        this.registry.register({ ...runtime, parseArguments: (args) => unknownArguments(args, known, name) }, site);
+        const rename = `name it in "expose.routes" (tools: { '${routeLabel(route)}': { name: '...' } }) or with @ExposeRoute({ name })`;
+        this.registry.register({ ...runtime, parseArguments: (args) => unknownArguments(args, known, name) }, site, rename);
         names.push(name);
       }
     }
     return names;
   }
 
-  private async exposeMessages(factory: ToolRuntimeFactory): Promise<string[]> {
+  /** The routes of a controller; @ExposeRoute() on a method that is no route is an error. */
+  private routesOf(map: RouteMap, wrapper: InstanceWrapper): ExposableRoute[] {
+    const controller = wrapper.metatype as Type<unknown>;
+    const methodNames = this.scanner.getAllMethodNames(controller.prototype as object);
+    const routes = map.routesOf(controller, wrapper.host?.metatype, methodNames);
+    for (const methodName of methodNames) {
+      const method = (controller.prototype as Record<string, Function>)[methodName]!;
+      if (Reflect.getMetadata(MCP_EXPOSE_ROUTE_METADATA, method) && !routes.some((r) => r.methodName === methodName)) {
+        throw new Error(`McpModule: @ExposeRoute() on ${controller.name}#${methodName}, which is not a route (no @Get/@Post/... decorator). Put it on a route handler, or use @Tool() on a provider method.`);
+      }
+    }
+    return routes;
+  }
+
+  private checkScopes(scopes: string[] | undefined, site: string): void {
+    if (!scopes?.length || this.options.auth) return;
+    throw new Error(
+      `McpModule: ${site} requires the scope(s) ${scopes.join(', ')}, which only the module's "auth" option enforces, and it is not set: the scopes would protect nothing. Configure "auth", or remove "requiredScopes".`,
+    );
+  }
+
+  private async exposeMessages(factory: ToolRuntimeFactory, dtos: DtoCompiler): Promise<string[]> {
     const commands = this.options.expose?.commands ?? [];
     const queries = this.options.expose?.queries ?? [];
     if (commands.length + queries.length === 0) return [];
     const cqrs = await loadCqrs();
     const names: string[] = [];
-    for (const [list, busType, what] of [
+    for (const [list, busType, kind] of [
       [commands, cqrs.CommandBus, 'CommandBus'],
       [queries, cqrs.QueryBus, 'QueryBus'],
     ] as const) {
@@ -142,31 +174,13 @@ export class McpExposer implements OnModuleInit {
       try {
         bus = this.moduleRef.get(busType, { strict: false }) as typeof bus;
       } catch {
-        throw new Error(`McpModule: "expose.${what === 'CommandBus' ? 'commands' : 'queries'}" needs the ${what} of @nestjs/cqrs, which the application does not provide. Import CqrsModule.forRoot() in the application module.`);
+        throw new Error(`McpModule: "expose.${kind === 'CommandBus' ? 'commands' : 'queries'}" needs the ${kind} of @nestjs/cqrs, which the application does not provide. Import CqrsModule.forRoot() in the application module.`);
       }
       for (const item of list) {
         const entry: ExposedMessage = typeof item === 'function' ? { message: item } : item;
-        const site = `${what} ${entry.message.name}`;
-        if (entry.argumentDescriptions) {
-          throw new Error(`McpModule: ${site} sets "argumentDescriptions", which only route tools take. Describe the message's properties with @SchemaProperty({ description }) on ${entry.message.name}.`);
-        }
-        const name = entry.name ?? toSnakeCase(entry.message.name.replace(/(Command|Query)$/, ''));
-        const runtime = factory.build(
-          {
-            name,
-            ...(entry.title !== undefined ? { title: entry.title } : {}),
-            description: entry.description ?? `Sends a ${entry.message.name} through the ${what}.`,
-            ...(entry.annotations ? { annotations: entry.annotations } : what === 'QueryBus' ? { annotations: { readOnlyHint: true } } : {}),
-            input: entry.message,
-            ...(entry.output ? { output: entry.output } : {}),
-            ...(entry.requiredScopes ? { requiredScopes: [...entry.requiredScopes] } : {}),
-          },
-          // The caster has built and validated the message instance; the bus finds its handler by class.
-          (args) => from(bus.execute(args)),
-          site,
-        );
-        this.registry.register(runtime, site);
-        names.push(name);
+        const { runtime, site, rename } = buildMessageTool(entry, kind, bus, { handlers: this.handlers, factory, dtos, auth: this.options.auth !== undefined });
+        this.registry.register(runtime, site, rename);
+        names.push(runtime.name);
       }
     }
     return names;
@@ -177,6 +191,26 @@ export class McpExposer implements OnModuleInit {
   }
 }
 
+/** Whether an `expose.routes` entry selects a route (Swagger-excluded routes never). */
+function routeSelected(entry: ExposeControllersOptions, route: ExposableRoute): boolean {
+  if (swaggerExcluded(route.controller, route.method)) return false;
+  if (entry.include && !entry.include.some((s) => selects(s, route))) return false;
+  if (entry.exclude?.some((s) => selects(s, route))) return false;
+  if (entry.tags && !swaggerTagsOf(route.controller, route.method).some((tag) => entry.tags!.includes(tag))) return false;
+  return true;
+}
+
+/** The `tools` options of a route; two keys that both select it are ambiguous. */
+function toolOptionsFor(entry: ExposeControllersOptions, route: ExposableRoute): ExposedToolOptions {
+  const matching = Object.entries(entry.tools ?? {}).filter(([selector, options]) => options !== undefined && selects(selector, route));
+  if (matching.length > 1) {
+    throw new Error(
+      `McpModule: route ${route.site} is selected by two "tools" keys, ${matching.map(([k]) => `"${k}"`).join(' and ')}, so its options are ambiguous. Keep one, or use a path that names only one route ("${routeLabel(route)}").`,
+    );
+  }
+  return matching[0]?.[1] ?? {};
+}
+
 function unknownArguments(args: Record<string, unknown>, known: Set<string>, name: string): ArgumentsOutcome {
   const unknown = Object.keys(args).filter((key) => !known.has(key));
   if (unknown.length === 0) return { ok: true, value: args };
@@ -184,26 +218,6 @@ function unknownArguments(args: Record<string, unknown>, known: Set<string>, nam
     ok: false,
     message: `Invalid arguments for tool "${name}": unknown argument(s) ${unknown.slice(0, 5).map((k) => `"${k}"`).join(', ')}; it takes ${[...known].map((k) => `"${k}"`).join(', ') || 'no arguments'}.`,
   };
-}
-
-function selects(entry: ExposeControllersOptions, controller: Function, method: Function, methodName: string, verb: string, path: string): boolean {
-  if (swaggerExcluded(controller, method)) return false;
-  const matches = (selector: string): boolean => selector === methodName || normalizeSelector(selector) === `${verb} ${path}`;
-  if (entry.include && !entry.include.some(matches)) return false;
-  if (entry.exclude?.some(matches)) return false;
-  if (entry.tags && !swaggerTagsOf(controller, method).some((tag) => entry.tags!.includes(tag))) return false;
-  return true;
-}
-
-function normalizeSelector(selector: string): string {
-  const [verb, ...rest] = selector.trim().split(/\s+/);
-  return `${verb!.toUpperCase()} ${joinPath(undefined, rest.join(' '))}`;
-}
-
-function joinPath(base: string | string[] | undefined, path: string | string[] | undefined): string {
-  const first = (value: string | string[] | undefined): string => (Array.isArray(value) ? (value[0] ?? '') : (value ?? ''));
-  const joined = `/${first(base)}/${first(path)}`.replace(/\/+/g, '/');
-  return joined.length > 1 ? joined.replace(/\/$/, '') : joined;
 }
 
 interface CqrsPackage {
@@ -224,10 +238,11 @@ async function loadCqrs(): Promise<CqrsPackage> {
 }
 
 /** Puts `argumentDescriptions` into the route tool's input schema; a name it lacks is a typo. */
-function describeArguments(schema: JsonObject, descriptions: Record<string, string> | undefined, site: string): void {
+function describeArguments(schema: JsonObject, descriptions: ExposedToolOptions['argumentDescriptions'], site: string): void {
   if (!descriptions) return;
   const properties = schema.properties as Record<string, JsonObject>;
   for (const [key, description] of Object.entries(descriptions)) {
+    if (description === undefined) continue;
     if (!properties[key]) {
       throw new Error(`McpModule: route ${site} has no argument "${key}" to describe (its arguments: ${Object.keys(properties).join(', ') || 'none'}). Fix the name in "argumentDescriptions".`);
     }

@@ -1,238 +1,279 @@
-import { HttpException } from '@nestjs/common';
-import type { NestContainer } from '@nestjs/core';
-import { GuardsConsumer, GuardsContextCreator } from '@nestjs/core/guards/index.js';
-import { InterceptorsConsumer, InterceptorsContextCreator } from '@nestjs/core/interceptors/index.js';
-import { PipesConsumer, PipesContextCreator } from '@nestjs/core/pipes/index.js';
-import { RouteParamsFactory } from '@nestjs/core/router/route-params-factory.js';
-import { RouterExceptionFilters } from '@nestjs/core/router/router-exception-filters.js';
-import { RouterExecutionContext } from '@nestjs/core/router/router-execution-context.js';
-import { RouterProxy } from '@nestjs/core/router/router-proxy.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
 import { Observable } from 'rxjs';
 import { ToolError } from '../protocol/errors.js';
 import type { McpContext } from '../protocol/context.js';
 
-/** Where each tool argument goes in the HTTP-shaped request the route receives. */
+/** Where each tool argument goes in the HTTP request the route receives. */
 export interface ArgumentRouting {
-  /** Arguments copied into `request.body` (undefined: the route reads no body). */
+  /** Arguments sent as the JSON body (undefined: the route reads no body). */
   body?: string[];
-  /** Arguments copied into `request.query`. */
+  /** Arguments sent in the query string. */
   query: string[];
-  /** Arguments copied into `request.params`, as strings (as an HTTP path gives them). */
+  /** Arguments put in the path, in place of their `:name` token. */
   params: string[];
 }
 
-/**
- * The response a route tool writes to in place of a socket: Nest's router (and the default
- * exception filter) reply through the application reference below, and filters written for
- * Express may call `status().json()` on it directly.
- */
-export class McpRouteResponse {
-  statusCode = 200;
-  readonly headers: Record<string, unknown> = {};
-  readonly locals: Record<string, unknown> = {};
-  body: unknown;
-  headersSent = false;
-  private resolveDone!: () => void;
-  readonly done = new Promise<void>((resolve) => (this.resolveDone = resolve));
-
-  status(code: number): this {
-    this.statusCode = code;
-    return this;
-  }
-  setHeader(name: string, value: unknown): this {
-    this.headers[name.toLowerCase()] = value;
-    return this;
-  }
-  header(name: string, value: unknown): this {
-    return this.setHeader(name, value);
-  }
-  set(name: string, value: unknown): this {
-    return this.setHeader(name, value);
-  }
-  getHeader(name: string): unknown {
-    return this.headers[name.toLowerCase()];
-  }
-  type(value: string): this {
-    return this.setHeader('content-type', value);
-  }
-  json(body: unknown): this {
-    return this.finish(body);
-  }
-  send(body?: unknown): this {
-    return this.finish(body);
-  }
-  end(body?: unknown): this {
-    return this.finish(body);
-  }
-  finish(body: unknown): this {
-    if (this.headersSent) return this;
-    this.body = body;
-    this.headersSent = true;
-    this.resolveDone();
-    return this;
-  }
-}
-
-/** The subset of Nest's HttpServer that the router, its response controller and the base exception filter call. */
-const capturingAdapter = {
-  reply(response: McpRouteResponse, body: unknown, statusCode?: number) {
-    if (statusCode !== undefined) response.status(statusCode);
-    response.finish(body);
-  },
-  status(response: McpRouteResponse, statusCode: number) {
-    response.status(statusCode);
-  },
-  setHeader(response: McpRouteResponse, name: string, value: string) {
-    response.setHeader(name, value);
-  },
-  appendHeader(response: McpRouteResponse, name: string, value: string) {
-    response.setHeader(name, value);
-  },
-  getHeader(response: McpRouteResponse, name: string) {
-    return response.getHeader(name);
-  },
-  redirect(response: McpRouteResponse, statusCode: number, url: string) {
-    response.status(statusCode).finish({ redirect: url });
-  },
-  render(response: McpRouteResponse, view: string, options: unknown) {
-    response.finish({ view, options });
-  },
-  isHeadersSent(response: McpRouteResponse) {
-    return response.headersSent;
-  },
-  end(response: McpRouteResponse, message?: string) {
-    response.finish(message);
-  },
-  getRequestMethod(request: { method?: string }) {
-    return request.method;
-  },
-  getRequestUrl(request: { url?: string }) {
-    return request.url;
-  },
-  getRequestHostname(request: { hostname?: string }) {
-    return request.hostname;
-  },
-};
-
+/** How one exposed route is reached through the app's HTTP server. */
 export interface RouteTarget {
-  instance: object;
-  methodName: string;
-  moduleKey: string;
-  /** Nest's RequestMethod value of the route. */
-  requestMethod: number;
   verb: string;
-  /** The route's full path (global prefix included), with `:name` tokens. */
+  /** The path the route is served at (global prefix, RouterModule path, URI version), with `:name` tokens. */
   path: string;
+  /** Headers that select this route's handler: the version header or `Accept` of the app's versioning. */
+  headers: Record<string, string>;
+}
+
+/** What an injection takes and gives: light-my-request's options and response, which Fastify's `inject()` shares. */
+export interface InjectOptions {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[]>;
+  payload?: string;
+  remoteAddress: string;
+  signal: AbortSignal;
+}
+
+export interface InjectResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  payload: string;
+}
+
+/** Sends one request through the application's HTTP handler, as a request from a socket would go. */
+export type RouteInject = (options: InjectOptions, context: McpContext) => Promise<InjectResponse>;
+
+interface HttpAdapterLike {
+  getType(): string;
+  getInstance(): unknown;
+}
+
+type LightMyRequest = (dispatch: (req: object, res: object) => void, options: InjectOptions & { validate: boolean }) => Promise<InjectResponse>;
+
+/**
+ * The injector of the app's HTTP platform, or undefined where there is none (an application
+ * context, as the catalog command boots): route tools then fail when called, not at bootstrap.
+ * Express needs light-my-request (an optional peer), loaded here so a missing one fails the bootstrap.
+ */
+export async function routeInjectorFor(adapter: HttpAdapterLike | undefined): Promise<RouteInject | undefined> {
+  if (!adapter) return undefined;
+  const type = adapter.getType();
+  if (type === 'fastify') {
+    const instance = adapter.getInstance() as { inject(options: object): Promise<InjectResponse> };
+    // Fastify's own inject() runs its hooks, middie (Nest middleware) and router; a request class
+    // of our own carries the MCP context as `request.raw.mcp`.
+    return (options, context) => instance.inject({ ...options, validate: false, Request: requestClassCarrying(context) });
+  }
+  if (type === 'express') {
+    const inject = await loadLightMyRequest();
+    const app = adapter.getInstance() as (req: object, res: object) => void;
+    return (options, context) =>
+      inject(
+        (req, res) => {
+          // Express gives every request its own prototype (app.request); the injected request
+          // and response keep their injection methods as own properties. Handing light-my-request
+          // the app itself would instead rewrite Express's shared prototypes, and every real
+          // request after that would fail (fastify/light-my-request#333, reverted).
+          keepInjectionMethods(req);
+          keepInjectionMethods(res);
+          Object.defineProperty(req, 'mcp', { value: context, configurable: true, writable: true });
+          app(req, res);
+        },
+        { ...options, validate: false },
+      );
+  }
+  throw new Error(
+    `McpModule: exposed routes run each call as a request through the app's HTTP adapter, and the "${type}" platform is not one it can inject into. Use @nestjs/platform-express or @nestjs/platform-fastify, or expose the capability with @Tool() instead.`,
+  );
+}
+
+function keepInjectionMethods(target: object): void {
+  const descriptors = Object.getOwnPropertyDescriptors(Object.getPrototypeOf(target) as object);
+  for (const [key, descriptor] of Object.entries(descriptors)) {
+    if (key !== 'constructor' && !Object.hasOwn(target, key)) Object.defineProperty(target, key, descriptor);
+  }
+}
+
+function requestClassCarrying(context: McpContext): Function {
+  class McpRouteRequest extends Readable {}
+  Object.defineProperty(McpRouteRequest.prototype, 'mcp', { value: context });
+  return McpRouteRequest;
+}
+
+async function loadLightMyRequest(): Promise<LightMyRequest> {
+  const specifier = 'light-my-request';
+  let loaded: { inject?: LightMyRequest; default?: LightMyRequest | { inject?: LightMyRequest } };
+  try {
+    loaded = (await import(specifier)) as typeof loaded;
+  } catch (error) {
+    throw new Error(
+      `McpModule: exposed routes on Express run each call as a real request through the app (its middleware, guards, interceptors, pipes and filters), which needs the "light-my-request" package, an optional peer that could not be loaded (${(error as Error).message}). Install it with "npm install light-my-request", or remove the routes from "expose.routes" and @ExposeRoute().`,
+    );
+  }
+  const inject = loaded.inject ?? (typeof loaded.default === 'function' ? loaded.default : loaded.default?.inject);
+  if (typeof inject !== 'function') throw new Error('McpModule: the "light-my-request" package loaded, but exports no inject() function. Install light-my-request 6.');
+  return inject;
 }
 
 /**
- * Runs a controller route for a tool call with Nest's own router machinery (RouterExecutionContext
- * for guards, pipes, interceptors and the response; RouterExceptionFilters for filters), so the
- * route behaves as it does for an HTTP request: the global ValidationPipe applies per parameter,
- * `@HttpCode` sets the status, a ClassSerializerInterceptor serializes the returned DTO.
+ * Headers of the MCP request that do not go on to the route: those of the MCP exchange itself,
+ * framing and encoding (the injected request has its own), and those that let a request turn
+ * itself into another method or URL (method-override middleware, URL rewrites), so that the tool
+ * reaches its route and no other.
  */
-export class RouteInvokerFactory {
-  private readonly executionContext: RouterExecutionContext;
-  private readonly exceptionFilters: RouterExceptionFilters;
-  private readonly proxy = new RouterProxy();
+const DROPPED_HEADERS = new Set([
+  'accept',
+  'accept-encoding',
+  'connection',
+  'content-encoding',
+  'content-length',
+  'content-type',
+  'expect',
+  'keep-alive',
+  'last-event-id',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'x-http-method',
+  'x-http-method-override',
+  'x-method-override',
+  'x-original-method',
+  'x-original-url',
+  'x-rewrite-url',
+]);
 
-  constructor(container: NestContainer) {
-    const config = container.applicationConfig;
-    // The capturing adapter stands where the HTTP adapter stands for a real request.
-    const adapter = capturingAdapter as never;
-    this.executionContext = new RouterExecutionContext(
-      new RouteParamsFactory(config),
-      new PipesContextCreator(container, config),
-      new PipesConsumer(),
-      new GuardsContextCreator(container, config),
-      new GuardsConsumer(),
-      new InterceptorsContextCreator(container, config),
-      new InterceptorsConsumer(),
-      adapter,
-    );
-    this.exceptionFilters = new RouterExceptionFilters(container, config!, adapter);
-  }
-
-  create(target: RouteTarget, routing: ArgumentRouting): (args: Record<string, unknown>, context: McpContext) => Observable<unknown> {
-    const { instance, methodName, moduleKey } = target;
-    const callback = (instance as Record<string, (...args: unknown[]) => unknown>)[methodName];
-    const handler = this.executionContext.create(instance as never, callback, methodName, moduleKey, target.requestMethod as never) as never;
-    const filters = this.exceptionFilters.create(instance as never, callback as never, moduleKey);
-    const run = this.proxy.createProxy(handler, filters);
-    return (args, context) =>
-      new Observable<unknown>((subscriber) => {
-        const request = buildRequest(target, routing, args, context);
-        const response = new McpRouteResponse();
-        const onAbort = (): void => subscriber.error(new ToolError('The call was cancelled.'));
-        context.signal.addEventListener('abort', onAbort, { once: true });
-        run(request, response, () => undefined)
-          // A filter may answer asynchronously; the response is the outcome, as over HTTP.
-          .then(() => response.done)
-          .then(
-            () => {
-              try {
-                subscriber.next(toolResultOf(target, response));
-                subscriber.complete();
-              } catch (error) {
-                subscriber.error(error);
-              }
-            },
-            (error: unknown) => subscriber.error(error instanceof HttpException ? new ToolError(error.message) : error),
-          )
-          .finally(() => context.signal.removeEventListener('abort', onAbort));
-      });
-  }
+/**
+ * A route tool: each call is an HTTP request through the app's own adapter, carrying the MCP
+ * caller's headers (`Authorization`, cookies) and address, so the route runs exactly what an HTTP
+ * request from that caller runs: middleware, guards, interceptors, pipes, filters, and the app's
+ * own authentication.
+ */
+export function createRouteInvoker(
+  target: RouteTarget,
+  routing: ArgumentRouting,
+  injector: () => RouteInject,
+): (args: Record<string, unknown>, context: McpContext) => Observable<unknown> {
+  return (args, context) =>
+    new Observable<unknown>((subscriber) => {
+      const abort = new AbortController();
+      let settled = false;
+      const onAbort = (): void => abort.abort();
+      context.signal.addEventListener('abort', onAbort, { once: true });
+      const run = async (): Promise<void> => {
+        try {
+          const response = await injector()(requestOf(target, routing, args, context, abort.signal), context);
+          settled = true;
+          subscriber.next(outcomeOf(target, response));
+          subscriber.complete();
+        } catch (error) {
+          settled = true;
+          subscriber.error(abort.signal.aborted ? new ToolError('The call was cancelled.') : error);
+        } finally {
+          context.signal.removeEventListener('abort', onAbort);
+        }
+      };
+      run().catch((error: unknown) => subscriber.error(error));
+      // Unsubscribing before the answer (a cancelled call) ends the injected request, as a client
+      // that disconnects ends its own; after the answer there is nothing left to end.
+      return () => {
+        if (!settled) abort.abort();
+      };
+    });
 }
 
-function buildRequest(target: RouteTarget, routing: ArgumentRouting, args: Record<string, unknown>, context: McpContext): object {
-  const transport = context.request as Record<string, unknown> | undefined;
-  // Inheriting from the MCP request keeps its headers, ip and helpers (`get()`, `header()`)
-  // visible to guards written for HTTP; the route's own fields are set over them.
-  const request = Object.create(transport && typeof transport === 'object' ? transport : { headers: {} }) as Record<string, unknown>;
-  const params: Record<string, string> = {};
-  for (const key of routing.params) if (args[key] !== undefined) params[key] = String(args[key]);
-  const query: Record<string, unknown> = {};
-  for (const key of routing.query) if (args[key] !== undefined) query[key] = args[key];
-  let body: Record<string, unknown> | undefined;
+function requestOf(target: RouteTarget, routing: ArgumentRouting, args: Record<string, unknown>, context: McpContext, signal: AbortSignal): InjectOptions {
+  const transport = context.request as { headers?: IncomingHttpHeaders; socket?: { remoteAddress?: string } } | undefined;
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(transport?.headers ?? {})) {
+    const key = name.toLowerCase();
+    if (value === undefined || DROPPED_HEADERS.has(key) || key.startsWith('mcp-')) continue;
+    headers[key] = value;
+  }
+  headers.accept = 'application/json';
+  // Compression middleware must not encode what the tool reads back.
+  headers['accept-encoding'] = 'identity';
+  Object.assign(headers, target.headers);
+  let payload: string | undefined;
   if (routing.body) {
-    body = {};
+    const body: Record<string, unknown> = {};
     for (const key of routing.body) if (args[key] !== undefined) body[key] = args[key];
+    payload = JSON.stringify(body);
+    headers['content-type'] = 'application/json';
   }
-  const path = target.path.replace(/:([A-Za-z0-9_]+)\??/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
-  const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
-  const url = search ? `${path}?${search}` : path;
-  const own: Record<string, unknown> = { method: target.verb, url, originalUrl: url, path, params, query, body: body ?? {}, mcp: context };
-  if (transport?.user === undefined && context.auth !== undefined) own.user = context.auth;
-  for (const [key, value] of Object.entries(own)) {
-    Object.defineProperty(request, key, { value, writable: true, enumerable: true, configurable: true });
+  const search = new URLSearchParams();
+  for (const key of routing.query) {
+    const value = args[key];
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) search.append(key, typeof item === 'string' ? item : JSON.stringify(item));
   }
-  return request;
+  const path = pathOf(target, routing, args);
+  const query = search.toString();
+  return {
+    method: target.verb === 'ALL' ? 'GET' : target.verb,
+    url: query ? `${path}?${query}` : path,
+    headers,
+    ...(payload !== undefined ? { payload } : {}),
+    // The caller's socket address: `req.ip` then honours the app's 'trust proxy' with the
+    // forwarded headers, as for the caller's own request. Transports without one are local.
+    remoteAddress: transport?.socket?.remoteAddress ?? '127.0.0.1',
+    signal,
+  };
 }
 
-function toolResultOf(target: RouteTarget, response: McpRouteResponse): unknown {
-  const body = response.body;
-  if (response.statusCode >= 400) throw new ToolError(errorMessageOf(body, response.statusCode));
-  if (isStreamableFile(body)) {
+/**
+ * The route's path with each `:token` replaced by its argument. A value that is empty, or a dot
+ * segment (`.`, `..`, which URL parsing folds away), would make the request reach another route:
+ * it is refused.
+ */
+function pathOf(target: RouteTarget, routing: ArgumentRouting, args: Record<string, unknown>): string {
+  return target.path.replace(/\/:([A-Za-z0-9_]+)(\?)?/g, (_m, name: string, optional: string | undefined) => {
+    const value = routing.params.includes(name) ? args[name] : undefined;
+    if (value === undefined || value === null) {
+      if (optional) return '';
+      throw new ToolError(`The path parameter "${name}" of ${target.verb} ${target.path} is required.`);
+    }
+    const text = String(value);
+    if (text === '' || text === '.' || text === '..') {
+      throw new ToolError(`The path parameter "${name}" of ${target.verb} ${target.path} cannot be ${text === '' ? 'empty' : `"${text}"`}: give the value the route expects.`);
+    }
+    return `/${encodeURIComponent(text)}`;
+  });
+}
+
+function outcomeOf(target: RouteTarget, response: InjectResponse): unknown {
+  const type = String(response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const text = response.payload;
+  const json = type === 'application/json' || type.endsWith('+json');
+  let body: unknown = text === '' ? undefined : text;
+  if (json && text !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  }
+  const status = response.statusCode;
+  if (status >= 400) throw new ToolError(errorMessageOf(body, status));
+  if (status >= 300) {
+    const location = response.headers.location;
+    throw new ToolError(`Route ${target.verb} ${target.path} answered HTTP ${status}${location ? ` (a redirect to ${String(location)})` : ''}, which a tool does not follow.`);
+  }
+  if (!json && type !== '' && !type.startsWith('text/') && body !== undefined) {
     throw new ToolError(
-      `Route ${target.verb} ${target.path} returned a file stream (StreamableFile), which a tool cannot return. Expose a route that returns JSON, or register a resource for the file.`,
+      `Route ${target.verb} ${target.path} returned ${type} content (a file or binary stream, such as a StreamableFile), which a tool cannot return. Expose a route that returns JSON, or register a resource for the file.`,
     );
   }
-  if (Buffer.isBuffer(body)) return body.toString('utf8');
   return body;
 }
 
+const MAX_ERROR_MESSAGE = 2000;
+
 function errorMessageOf(body: unknown, status: number): string {
-  if (typeof body === 'string' && body) return body;
-  if (body && typeof body === 'object') {
-    const message = (body as { message?: unknown }).message;
-    if (Array.isArray(message)) return message.map(String).join('; ');
-    if (typeof message === 'string') return message;
-    return JSON.stringify(body);
-  }
-  return `The route answered HTTP ${status}.`;
+  let message: string;
+  if (typeof body === 'string' && body) message = body;
+  else if (body && typeof body === 'object') {
+    const field = (body as { message?: unknown }).message;
+    message = Array.isArray(field) ? field.map(String).join('; ') : typeof field === 'string' ? field : JSON.stringify(body);
+  } else message = `The route answered HTTP ${status}.`;
+  return message.length > MAX_ERROR_MESSAGE ? `${message.slice(0, MAX_ERROR_MESSAGE)}…` : message;
 }
-
-function isStreamableFile(value: unknown): boolean {
-  return !!value && typeof value === 'object' && typeof (value as { getStream?: unknown }).getStream === 'function' && (value as object).constructor?.name === 'StreamableFile';
-}
-

@@ -1,9 +1,9 @@
-import { Module, ValidationPipe } from '@nestjs/common';
+import { Module, UseGuards, ValidationPipe } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { McpModule, type McpExposeOptions } from 'nestjs-model-context';
 import { AuditInterceptor, AuditLog, BearerAuthGuard, OrderIdPipe } from './orders/audit.js';
-import { GetOrderStatsHandler, GetOrderStatsQuery, PlaceOrderCommand, PlaceOrderHandler } from './orders/cqrs.js';
+import { GetOrderStatsHandler, GetOrderStatsQuery, PlaceOrderCommand, PlaceOrderHandler, PlaceOrderInput } from './orders/cqrs.js';
 import { OrdersController } from './orders/orders.controller.js';
 import { OrdersService } from './orders/orders.service.js';
 import { ReceiptsController } from './orders/receipts.controller.js';
@@ -55,16 +55,30 @@ export const exposeOptions: McpExposeOptions = {
       },
     },
   ],
+  // The buses run no guards: each message names the app's own guard, which authenticates the MCP
+  // caller with the same bearer token as the REST API (the module refuses a message left unprotected).
   commands: [
     {
       message: PlaceOrderCommand,
+      decorators: [UseGuards(BearerAuthGuard)],
+      // The model sends the input; who places the order comes from the user the guard authenticated.
+      input: PlaceOrderInput,
+      create: (input: PlaceOrderInput, { request }) => new PlaceOrderCommand(input.customerEmail, input.sku, input.quantity, request.user.id),
       name: 'place_order',
       title: 'Place an order',
       description: 'Places a one-line order through the CommandBus.',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
   ],
-  queries: [{ message: GetOrderStatsQuery, name: 'order_stats', title: 'Order statistics', description: 'Counts orders by status through the QueryBus.' }],
+  queries: [
+    {
+      message: GetOrderStatsQuery,
+      decorators: [UseGuards(BearerAuthGuard)],
+      name: 'order_stats',
+      title: 'Order statistics',
+      description: 'Counts orders by status through the QueryBus.',
+    },
+  ],
 };
 
 @Module({

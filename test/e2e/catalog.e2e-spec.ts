@@ -75,6 +75,10 @@ function freePort(): Promise<number> {
 const SAMPLES = ['01-basic', '02-streaming', '03-interactive', '04-resources-prompts', '05-auth-guards', '06-scale-out', '07-existing-app', '08-tasks', '09-apps-skills'];
 /** Sample 05 lists per caller: an admin with both scopes sees every tool. */
 const ADMIN = ['--principal', 'alice', '--scopes', 'invoices:read,invoices:write', '--claims', '{"roles":["admin"]}'];
+/** Sample 07's command and query are guarded by the app's bearer guard: its token lists them. */
+const SAMPLE_07_TOKEN = 'Bearer dev-token';
+const callerArgs = (sample: string): string[] =>
+  sample === '05-auth-guards' ? ADMIN : sample === '07-existing-app' ? ['--header', `Authorization: ${SAMPLE_07_TOKEN}`] : [];
 
 describe('nestjs-model-context catalog', () => {
   let resource: string;
@@ -103,7 +107,7 @@ describe('nestjs-model-context catalog', () => {
   for (const sample of SAMPLES) {
     it(`${sample}: prints the JSON the live endpoint lists to the official clients (both eras), and passes the gate at 100% and 0 warnings`, async () => {
       const auth = sample === '05-auth-guards';
-      const result = await catalog(['--module', `dist/sample/${sample}/app.module.js`, '--format', 'json', '--min-coverage', '100', '--max-warnings', '0', ...(auth ? ADMIN : [])], { MCP_RESOURCE: resource });
+      const result = await catalog(['--module', `dist/sample/${sample}/app.module.js`, '--format', 'json', '--min-coverage', '100', '--max-warnings', '0', ...callerArgs(sample)], { MCP_RESOURCE: resource });
       assert.equal(result.code, 0, result.stderr);
       const printed = JSON.parse(result.stdout) as Json;
       assert.ok(printed.tools.length > 0, `${sample} lists tools`);
@@ -111,7 +115,11 @@ describe('nestjs-model-context catalog', () => {
 
       const { AppModule } = (await import(`../../sample/${sample}/app.module.js`)) as { AppModule: never };
       const server: RunningApp = await startApp(AppModule, auth ? { port: Number(new URL(resource).port) } : {});
-      const headers = auth ? { Authorization: `Bearer ${mintToken('alice', ['admin'], ['invoices:read', 'invoices:write'])}` } : undefined;
+      const headers = auth
+        ? { Authorization: `Bearer ${mintToken('alice', ['admin'], ['invoices:read', 'invoices:write'])}` }
+        : sample === '07-existing-app'
+          ? { Authorization: SAMPLE_07_TOKEN }
+          : undefined;
       const legacy = await connectSdkClient(server.url, { headers });
       const modern = await connectModernClient(server.url, { headers });
       try {
@@ -128,7 +136,7 @@ describe('nestjs-model-context catalog', () => {
 
   it('documents every tool of every sample in Markdown: title, description, parameter table, annotations, output schema, example call', async () => {
     for (const sample of SAMPLES) {
-      const args = ['--module', `dist/sample/${sample}/app.module.js`, ...(sample === '05-auth-guards' ? ADMIN : [])];
+      const args = ['--module', `dist/sample/${sample}/app.module.js`, ...callerArgs(sample)];
       const json = JSON.parse((await catalog([...args, '--format', 'json', '--quiet'], { MCP_RESOURCE: resource })).stdout) as Json;
       const md = await catalog([...args, '--format', 'markdown', '--quiet'], { MCP_RESOURCE: resource });
       assert.equal(md.code, 0, md.stderr);

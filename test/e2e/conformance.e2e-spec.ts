@@ -89,7 +89,8 @@ describe(`official MCP conformance suite against ${what} on ${platform}`, () => 
         const names: string[] = [];
         let cursor: string | undefined;
         do {
-          const page = (await modernRpc(server.url, 'tools/list', cursor ? { cursor } : {})).json as { result: { tools: Array<{ name: string }>; nextCursor?: string } };
+          // The command and query are listed to callers their guard (sample 07's bearer guard) admits.
+          const page = (await modernRpc(server.url, 'tools/list', cursor ? { cursor } : {}, { headers: { Authorization: 'Bearer dev-token' } })).json as { result: { tools: Array<{ name: string }>; nextCursor?: string } };
           names.push(...page.result.tools.map((t) => t.name));
           cursor = page.result.nextCursor;
         } while (cursor);

@@ -195,7 +195,8 @@ describe('sample 07-existing-app: routes and CQRS handlers as tools', () => {
     assert.equal(placed.isError, undefined, textOf(placed));
     const id = placed.structuredContent.id as string;
     assert.match(id, /^ORD-\d+$/);
-    assert.deepEqual(audit.entries.slice(start), ['command PlaceOrderCommand MUG-7']);
+    // The app's guard named in the entry's decorators ran first, on the MCP request.
+    assert.deepEqual(audit.entries.slice(start), ['guard mcp POST /mcp', 'command PlaceOrderCommand MUG-7']);
     const rest = await fetch(`${server.base}/orders/${id}`, { headers: AUTH });
     assert.equal(((await rest.json()) as Json).lines[0].sku, 'MUG-7');
 
@@ -485,7 +486,7 @@ describe('a route returning a StreamableFile', () => {
       try {
         const result = (await connection.client.callTool({ name: 'download', arguments: {} })) as Json;
         assert.equal(result.isError, true);
-        assert.match(textOf(result), /returned a file stream \(StreamableFile\), which a tool cannot return/);
+        assert.match(textOf(result), /returned application\/octet-stream content \(a file or binary stream, such as a StreamableFile\), which a tool cannot return/);
       } finally {
         await connection.close();
       }
@@ -639,7 +640,7 @@ class MeController {
 }
 
 describe('@Req() of a route tool', () => {
-  it('carries the MCP request headers and the MCP principal as request.user', async () => {
+  it("carries the MCP request headers; request.user is the app's own auth's (none here), never the module's principal", async () => {
     @Module({
       imports: [
         McpModule.forRoot({
@@ -666,7 +667,8 @@ describe('@Req() of a route tool', () => {
       const connection = await connectSdkClient(server.url, { headers: { Authorization: 'Bearer alice-token', 'X-Trace': 'trace-42' } });
       try {
         const result = (await connection.client.callTool({ name: 'me', arguments: { section: 'profile' } })) as Json;
-        assert.deepEqual(result.structuredContent, { section: 'profile', user: 'alice', trace: 'trace-42', url: '/me/profile', method: 'GET' });
+        // No guard of the app authenticates this route: over HTTP it has no user, and none is made up.
+        assert.deepEqual(result.structuredContent, { section: 'profile', trace: 'trace-42', url: '/me/profile', method: 'GET' });
         // requiredScopes of the options: granted for the query, missing for the admin route.
         const stats = (await connection.client.callTool({ name: 'get_order_stats', arguments: {} })) as Json;
         assert.equal(stats.isError, undefined, textOf(stats));

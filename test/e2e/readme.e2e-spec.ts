@@ -4,15 +4,14 @@
  * (`nestjs-model-context` resolves through `exports` to the built typings).
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { appCompilerOptions as compilerOptions, run, tscRun } from '../utils/tsc.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
 
 /** The files of the first ```ts block under "## Quick start". */
 export function quickStartFiles(readme: string): Map<string, string> {
@@ -46,28 +45,6 @@ function readFiles(block: string, files: Map<string, string>): void {
   }
 }
 
-const compilerOptions = {
-  target: 'ES2022',
-  module: 'NodeNext',
-  moduleResolution: 'NodeNext',
-  types: ['node'],
-  strict: true,
-  experimentalDecorators: true,
-  emitDecoratorMetadata: true,
-  skipLibCheck: true,
-};
-
-function tscRun(project: string, cwd: string): Promise<{ code: number; output: string }> {
-  return run(process.execPath, [tsc, '-p', project], cwd);
-}
-
-function run(command: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) =>
-    // Without NODE_TEST_CONTEXT, a `node --test` child runs its files instead of reporting to this runner.
-    execFile(command, args, { cwd, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, NODE_TEST_CONTEXT: undefined } }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, output: `${stdout}${stderr}` })),
-  );
-}
-
 /** Just what the Jest example uses, so it type-checks without @types/jest. */
 const JEST_GLOBALS = `
 declare function describe(name: string, fn: () => void): void;
@@ -93,28 +70,8 @@ describe('README', () => {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     for (const [name, text] of files) writeFileSync(join(dir, name), text);
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          types: ['node'],
-          strict: true,
-          experimentalDecorators: true,
-          emitDecoratorMetadata: true,
-          skipLibCheck: true,
-          noEmit: true,
-        },
-        include: ['*.ts'],
-      }),
-    );
-    const result = await new Promise<{ code: number; output: string }>((resolve) =>
-      execFile(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: dir }, (error, stdout, stderr) =>
-        resolve({ code: error ? 1 : 0, output: `${stdout}${stderr}` }),
-      ),
-    );
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, include: ['*.ts'] }));
+    const result = await tscRun(join(dir, 'tsconfig.json'), dir);
     assert.equal(result.code, 0, `tsc on the README Quick start:\n${result.output}`);
   });
 

@@ -5,8 +5,19 @@ import { AuditLog } from './audit.js';
 import { OrderStatus } from './order.dto.js';
 import { OrdersService } from './orders.service.js';
 
-/** Places a one-line order (the command side of the app). */
+/** Places a one-line order (the command side of the app), written the Nest way: constructor parameters. */
 export class PlaceOrderCommand {
+  constructor(
+    readonly customerEmail: string,
+    readonly sku: string,
+    readonly quantity: number,
+    /** Who placed it: the authenticated user, never a value a client chose. */
+    readonly placedBy: string,
+  ) {}
+}
+
+/** What a client sends to place an order: the command's input, validated before it is built. */
+export class PlaceOrderInput {
   @SchemaProperty({ description: "The customer's e-mail address; the order is filed under it." })
   @IsEmail()
   customerEmail!: string;
@@ -39,7 +50,7 @@ export class PlaceOrderHandler implements ICommandHandler<PlaceOrderCommand> {
 
   async execute(command: PlaceOrderCommand): Promise<{ id: string }> {
     this.audit.record(`command ${command.constructor.name} ${command.sku}`);
-    const order = this.orders.create({ customerEmail: command.customerEmail, lines: [{ sku: command.sku, quantity: command.quantity }] }, 'command');
+    const order = this.orders.create({ customerEmail: command.customerEmail, lines: [{ sku: command.sku, quantity: command.quantity }] }, command.placedBy);
     return { id: order.id };
   }
 }

@@ -248,6 +248,7 @@ export function buildSkill(input: SkillBuildInput): SkillRuntime {
     site,
     requiredScopes: access.requiredScopes,
     authorize: access.authorize,
+    conceal: true,
   };
 }
 
@@ -288,6 +289,7 @@ function fileResource(uri: string, file: { path: string; bytes: Uint8Array; mime
     mimeType: file.mimeType,
     requiredScopes: access.requiredScopes,
     authorize,
+    conceal: true,
     // A caller the guards refuse gets the era's resource-not-found, as for any URI it cannot see.
     read: (ctx) => defer(() => (authorize ? authorize(ctx, ctx.method).then(() => result, () => null) : of(result))),
   };

@@ -350,6 +350,10 @@ export class McpEngine {
     sink: McpResponseSink,
     call: { era: 'legacy' | 'modern'; sessionId?: string; channel?: CallChannel },
   ): void {
+    // The scope decision again, as the request is dispatched: it waited (its session, a hook) since
+    // the first one, and a capability enabled or added meanwhile must not run on a decision taken
+    // before it existed.
+    if (this.answered(this.authorize(facts, [request]), sink)) return;
     const cancelScope = call.era === 'legacy' || this.options.sessions === 'process' ? this.cancelScope(call.sessionId) : undefined;
     if (cancelScope !== undefined && this.calls.isInflight(cancelScope, request.id)) {
       return sink.json(

@@ -204,10 +204,16 @@ export class McpEngine {
     this.streams.deliverChange(event);
   }
 
-  /** Ends every open stream and call; called on shutdown. */
-  close(): void {
+  /**
+   * Ends every open stream and call; called on shutdown, and when a `process`-mode connection ends
+   * (its session then ends for `reason`, and the close hook hears of it).
+   */
+  close(reason: McpSessionCloseReason = 'closed'): void {
     const connection = this.options.sessions === 'process' ? this.sessions.connectionSession : undefined;
-    if (connection !== undefined) this.server.observer?.sessionClosed(connection, 'closed');
+    if (connection !== undefined) {
+      this.server.observer?.sessionClosed(connection, reason);
+      this.options.hooks?.closed({ sessionId: connection, reason, session: this.sessions.endConnection() });
+    }
     this.calls.cancelAll();
     this.streams.close();
     this.stopRelay?.();

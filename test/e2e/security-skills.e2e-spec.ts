@@ -6,6 +6,7 @@
  * whatever happens to the folder later; links and path tricks reach nothing outside the skills.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -298,6 +299,36 @@ describe('security: a skill behind scopes, two principals', () => {
       }
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('security: odd skill folders', () => {
+  it('a FIFO, a link to a directory and a 300-level tree neither hang nor break the bootstrap, and serve nothing of theirs', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mcp-abuse-odd-skills-'));
+    try {
+      mkdirSync(join(root, 'deep'));
+      writeFileSync(join(root, 'deep', 'SKILL.md'), '---\nname: deep\ndescription: A deep tree\n---\n');
+      let dir = join(root, 'deep');
+      for (let level = 0; level < 300; level++) mkdirSync((dir = join(dir, 'd')));
+      writeFileSync(join(dir, 'bottom.md'), 'bottom\n');
+      // A reader of a FIFO waits for a writer that never comes: it must never be opened.
+      execFileSync('mkfifo', [join(root, 'deep', 'pipe.md')]);
+      symlinkSync('/proc', join(root, 'deep', 'proc'));
+      const server = await startApp(appWith({ skills: { directory: root } }, []));
+      try {
+        const entry = (await modernRpc(server.url, 'skills/get', { uri: 'skill://deep/SKILL.md' })).json as Json;
+        const uris = (entry.result.skill.resources as Json[]).map((file) => file.uri as string);
+        assert.equal(uris.length, 2, uris.join(', '));
+        assert.ok(uris[1]!.endsWith('/d/bottom.md'));
+        for (const uri of ['skill://deep/pipe.md', 'skill://deep/proc/self/environ']) {
+          assert.equal(((await modernRpc(server.url, 'resources/read', { uri })).json as Json).error?.code, -32602, uri);
+        }
+      } finally {
+        await server.close();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

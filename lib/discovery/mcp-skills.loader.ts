@@ -145,7 +145,7 @@ class StaticSkillCatalog implements SkillCatalog {
 
 function skillLimits(settings: McpSkillsOptions): SkillLimits {
   const limits = { ...DEFAULT_SKILL_LIMITS };
-  for (const key of ['maxFilesPerSkill', 'maxBytesPerSkill'] as const) {
+  for (const key of ['maxFilesPerSkill', 'maxBytesPerSkill', 'maxFolderEntries'] as const) {
     const value = settings[key];
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < 1) throw new SkillDefinitionError(`McpModule option "skills.${key}" must be a positive integer, got ${JSON.stringify(value)}.`);

@@ -331,4 +331,16 @@ describe('security: odd skill folders', () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+
+  it('a folder with more entries than skills.maxFolderEntries fails the bootstrap naming the option', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mcp-abuse-wide-skills-'));
+    try {
+      mkdirSync(join(root, 'wide'));
+      writeFileSync(join(root, 'wide', 'SKILL.md'), '---\nname: wide\ndescription: Many files\n---\n');
+      for (let n = 0; n < 20; n++) writeFileSync(join(root, 'wide', `f${n}.md`), 'x');
+      await assert.rejects(startApp(appWith({ skills: { directory: root, maxFolderEntries: 10 } }, [])), /more than 10 entries \(skills\.maxFolderEntries\)/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });

@@ -12,13 +12,14 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Injectable, Module, UseGuards, type CanActivate, type DynamicModule, type ExecutionContext, type LoggerService } from '@nestjs/common';
 import { IsString } from 'class-validator';
-import { Args, Complete, Ctx, McpContext, McpExecutionContext, McpModule, McpRegistry, Prompt, RequireScopes, Resource, ResourceTemplate, Tool } from 'nestjs-model-context';
+import { Args, Complete, Ctx, McpContext, McpExecutionContext, McpModule, McpRegistry, Prompt, RequireScopes, Resource, ResourceTemplate, Tool, type McpToggleOptions } from 'nestjs-model-context';
 import { McpTestClient } from 'nestjs-model-context/testing';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { META_KEYS, modernRpc, rpc } from '../utils/clients.js';
 import { ENTRY_PATHS, PathClient, type EntryPath, type PathAnswer } from '../utils/paths.js';
 import { RedisChild } from '../utils/redis-server.js';
-import { Watched } from '../utils/wait.js';
+import { TaskGates } from '../fixtures/tasks.module.js';
+import { Watched, guard } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 
@@ -46,28 +47,12 @@ class AdminOnly implements CanActivate {
   }
 }
 
-/** Lets a test hold a call open and see that it started. */
-@Injectable()
-class Gate {
-  readonly started = new Watched();
-  running = 0;
-  private release?: () => void;
-  private readonly released = new Promise<void>((resolve) => (this.release = resolve));
-
-  async pass(): Promise<void> {
-    this.running++;
-    this.started.notify();
-    await this.released;
-  }
-
-  open(): void {
-    this.release?.();
-  }
-}
-
 @Injectable()
 class FlaggedCapabilities {
-  constructor(private readonly gate: Gate) {}
+  /** Calls of `slow` that started. */
+  slowStarted = 0;
+
+  constructor(private readonly gates: TaskGates) {}
 
   @Tool({ description: 'Always on.' })
   alpha(): string {
@@ -86,8 +71,9 @@ class FlaggedCapabilities {
   }
 
   @Tool({ description: 'Holds until the test opens the gate.' })
-  async slow(): Promise<string> {
-    await this.gate.pass();
+  async slow(@Ctx() ctx: McpContext): Promise<string> {
+    this.slowStarted++;
+    await this.gates.pass('slow', ctx.signal);
     return 'slow done';
   }
 
@@ -126,7 +112,7 @@ class FlaggedCapabilities {
 function togglesApp(options: { pageSize?: number; redis?: { url: string; keyPrefix: string } } = {}): DynamicModule {
   @Module({
     imports: [McpModule.forRoot({ name: 'abuse-toggles', version: '1.0.0', sessions: { mode: 'stateful' }, pageSize: options.pageSize ?? 100, redis: options.redis })],
-    providers: [AdminOnly, Gate, FlaggedCapabilities],
+    providers: [AdminOnly, TaskGates, FlaggedCapabilities],
   })
   class TogglesAbuseApp {}
   return { module: TogglesAbuseApp };
@@ -169,20 +155,10 @@ function probes(path: EntryPath): Array<{ what: string; method: string; params: 
   ];
 }
 
-function disableAll(registry: McpRegistry): void {
-  registry.disable('beta');
-  registry.disable('confirm');
-  registry.disable('gamma', { kind: 'prompt' });
-  registry.disable('flags://doc', { kind: 'resource' });
-  registry.disable('flags://items/{id}', { kind: 'resourceTemplate' });
-}
-
-function enableAll(registry: McpRegistry): void {
-  registry.enable('beta');
-  registry.enable('confirm');
-  registry.enable('gamma', { kind: 'prompt' });
-  registry.enable('flags://doc', { kind: 'resource' });
-  registry.enable('flags://items/{id}', { kind: 'resourceTemplate' });
+/** Turns every flagged capability off, or on again. */
+function flagAll(registry: McpRegistry, on: boolean): void {
+  const targets: Array<[string, McpToggleOptions]> = [['beta', {}], ['confirm', {}], ['gamma', { kind: 'prompt' }], ['flags://doc', { kind: 'resource' }], ['flags://items/{id}', { kind: 'resourceTemplate' }]];
+  for (const [name, options] of targets) (on ? registry.enable(name, options) : registry.disable(name, options));
 }
 
 describe('security: runtime toggles', () => {
@@ -199,7 +175,7 @@ describe('security: runtime toggles', () => {
 
   for (const path of ENTRY_PATHS) {
     it(`${path}: a disabled capability answers exactly as one never registered, on every kind of request`, async () => {
-      disableAll(registry);
+      flagAll(registry, false);
       try {
         for (const probe of probes(path)) {
           const disabled = await paths.call(path, probe.method, probe.params(probe.disabled));
@@ -215,7 +191,7 @@ describe('security: runtime toggles', () => {
         ]);
         for (const name of ['"beta"', '"confirm"', '"gamma"', 'flags://doc', 'flags://items/']) assert.ok(!listed.includes(name), `${name} listed: ${listed}`);
       } finally {
-        enableAll(registry);
+        flagAll(registry, true);
       }
       const back = await paths.call(path, 'tools/call', { name: 'beta', arguments: { topic: 'x' } });
       assert.equal(back.body.result?.content?.[0]?.text, 'beta x', JSON.stringify(back.body));
@@ -271,17 +247,17 @@ describe('security: runtime toggles', () => {
   });
 
   it('a call already running when its tool is disabled finishes; the next one is refused', async () => {
-    const gate = server.app.get(Gate);
+    const gates = server.app.get(TaskGates);
     const running = modernRpc(server.url, 'tools/call', { name: 'slow', arguments: {} });
-    await gate.started.until(() => gate.running === 1, 'the slow call starting');
+    await guard(gates.hasStarted('slow'), 'the slow call starting');
     registry.disable('slow');
     try {
       const refused = (await modernRpc(server.url, 'tools/call', { name: 'slow', arguments: {} })).json as Json;
       assert.equal(refused.error?.code, -32602);
-      gate.open();
+      gates.open('slow');
       const done = (await running).json as Json;
       assert.equal(done.result?.content?.[0]?.text, 'slow done');
-      assert.equal(gate.running, 1, 'the refused call never started');
+      assert.equal(server.app.get(FlaggedCapabilities).slowStarted, 1, 'the refused call never started');
     } finally {
       registry.enable('slow');
     }
@@ -357,24 +333,6 @@ describe('security: runtime toggles while Redis is down', () => {
   });
 });
 
-/** Opens each held request's hook when the test says so. */
-class HookGate {
-  readonly waiting = new Watched();
-  held = 0;
-  private release?: () => void;
-  private readonly released = new Promise<void>((resolve) => (this.release = resolve));
-
-  async hold(): Promise<void> {
-    this.held++;
-    this.waiting.notify();
-    await this.released;
-  }
-
-  open(): void {
-    this.release?.();
-  }
-}
-
 @Injectable()
 class VaultTools {
   @Tool({ description: 'Needs vault:admin.' })
@@ -387,13 +345,13 @@ class VaultTools {
 describe('security: a toggle flipped while a request waits for its session hook', () => {
   for (const era of ['modern', 'legacy'] as const) {
     it(`${era}: the scope decision is taken on the catalog the call runs against, not the one it entered with`, async () => {
-      const gate = new HookGate();
+      const gates = new TaskGates();
       @Module({
         imports: [
           McpModule.forRoot({
             name: 'abuse-toggles-scoped',
             version: '1.0.0',
-            sessions: { mode: 'stateless', onSession: async ({ header }) => (header('x-hold') ? gate.hold() : undefined) },
+            sessions: { mode: 'stateless', onSession: async ({ header }) => (header('x-hold') ? gates.pass('hook', new AbortController().signal) : undefined) },
             auth: { resource: 'http://127.0.0.1/mcp', authorizationServers: ['https://auth.example.com'], verifyToken: (token) => (token === 'bob-token' ? { id: 'bob', scopes: [] } : null) },
           }),
         ],
@@ -409,9 +367,9 @@ describe('security: a toggle flipped while a request waits for its session hook'
           era === 'modern'
             ? modernRpc(server.url, 'tools/call', { name: 'vault', arguments: {} }, { headers })
             : rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'vault', arguments: {} } }, { headers: { ...headers, 'MCP-Protocol-Version': '2025-11-25' } });
-        await gate.waiting.until(() => gate.held === 1, 'the call waiting in its session hook');
+        await guard(gates.hasStarted('hook'), 'the call waiting in its session hook');
         registry.enable('vault');
-        gate.open();
+        gates.open('hook');
         const answer = await call;
         assert.ok(!answer.text.includes('VAULT-CONTENTS'), `a principal without vault:admin ran the tool: ${answer.text}`);
         assert.equal(answer.status, 403, answer.text);

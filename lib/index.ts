@@ -106,6 +106,7 @@ export {
   type McpSessionCreateOptions,
   type McpSessionCreateResult,
   type McpSessionEndReason,
+  type McpSessionField,
   type McpSessionStore,
 } from './protocol/session-store.js';
 export {

@@ -90,7 +90,7 @@ export const RUNTIME_DECORATORS_WITHOUT_NEST = (site: string) =>
   `${site}: "decorators" need the Nest pipeline, which a McpRegistry created outside McpModule does not have. Get the registry from the application (it is exported by McpModule).`;
 
 export const SCOPES_NOT_ON_CAPABILITY = (site: string) =>
-  `@RequireScopes on "${site}" cannot be enforced: it is not on a @Tool, @Resource, @ResourceTemplate, @Prompt or @Complete method (or a class that has one), and McpModule enforces scopes on MCP capabilities only. Move it onto the capability, or protect an HTTP route with a guard of its own.`;
+  `@RequireScopes on "${site}" cannot be enforced: it is not on a @Tool, @Resource, @ResourceTemplate, @Prompt, @Complete or @Skill method (or a class that has one), and McpModule enforces scopes on MCP capabilities only. Move it onto the capability, or protect an HTTP route with a guard of its own.`;
 
 export const INVALID_REPOSITORY = (site: string, problem: string) =>
   `Repository "${site}" is invalid: ${problem}.`;

@@ -1,4 +1,5 @@
-import { Controller, Get, NotFoundException, Param, VERSION_NEUTRAL, type Type } from '@nestjs/common';
+import { Controller, Get, NotFoundException, Param, Res, ServiceUnavailableException, VERSION_NEUTRAL, type Type } from '@nestjs/common';
+import { McpStoreUnavailableError } from '../protocol/errors.js';
 import type { McpEndpointVersion } from '../mcp.module-definition.js';
 import { McpSessionAdmin, type McpSessionSummary } from './mcp-session-admin.js';
 
@@ -27,17 +28,36 @@ export function createMcpAdminController(options: McpAdminRoutesOptions, version
     constructor(private readonly admin: McpSessionAdmin) {}
 
     @Get('sessions')
-    async sessions(): Promise<{ sessions: McpSessionSummary[] }> {
-      return { sessions: await this.admin.list() };
+    async sessions(@Res({ passthrough: true }) res: HeaderSetter): Promise<{ sessions: McpSessionSummary[] }> {
+      return { sessions: await whileStoreAnswers(res, () => this.admin.list()) };
     }
 
     @Get('sessions/:id')
-    async session(@Param('id') id: string): Promise<McpSessionSummary> {
-      const found = await this.admin.find(id);
+    async session(@Param('id') id: string, @Res({ passthrough: true }) res: HeaderSetter): Promise<McpSessionSummary> {
+      const found = await whileStoreAnswers(res, () => this.admin.find(id));
       if (!found) throw new NotFoundException(`No live MCP session "${id}": it ended, expired, or never existed.`);
       return found;
     }
   }
   for (const decorate of options.decorators) decorate(McpAdminController);
   return McpAdminController;
+}
+
+/** The reply's header setter: Express's `res.header` and Fastify's `reply.header` alike. */
+interface HeaderSetter {
+  header(name: string, value: string): unknown;
+}
+
+/**
+ * Runs a read of the session store; an unreachable store (Redis) answers 503 with its
+ * `Retry-After` and the reason, as the MCP endpoint does, rather than a bare 500.
+ */
+async function whileStoreAnswers<T>(res: HeaderSetter, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof McpStoreUnavailableError)) throw error;
+    res.header('Retry-After', String(error.retryAfterS));
+    throw new ServiceUnavailableException(error.message);
+  }
 }

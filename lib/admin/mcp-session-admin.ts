@@ -75,8 +75,9 @@ export class McpSessionAdmin {
     if (session.principal !== undefined) summary.principal = session.principal;
     const info = session.clientInfo;
     if (info) {
-      summary.clientInfo = { name: String(info.name), version: String(info.version) };
-      if (typeof info.title === 'string') summary.clientInfo.title = info.title;
+      // Client-sent: bounded, so that 10,000 sessions with 16 KiB clientInfo each cannot make one listing 160 MiB.
+      summary.clientInfo = { name: clientText(info.name), version: clientText(info.version) };
+      if (typeof info.title === 'string') summary.clientInfo.title = clientText(info.title);
     }
     if (session.createdAt !== undefined) {
       summary.createdAt = new Date(session.createdAt).toISOString();
@@ -84,4 +85,12 @@ export class McpSessionAdmin {
     }
     return summary;
   }
+}
+
+/** Longest client-sent text the view shows (as OpenTelemetry spans and McpEvents cap client names). */
+const MAX_CLIENT_TEXT = 128;
+
+function clientText(value: unknown): string {
+  const text = String(value);
+  return text.length > MAX_CLIENT_TEXT ? `${text.slice(0, MAX_CLIENT_TEXT)}…` : text;
 }

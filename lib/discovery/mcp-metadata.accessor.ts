@@ -15,8 +15,10 @@ import type { ResourceMetadata, ResourceTemplateMetadata } from '../decorators/r
 import type { PromptMetadata } from '../decorators/prompt.decorator.js';
 import type { CompleteMetadata } from '../decorators/complete.decorator.js';
 import type { PromptRepositoryMetadata, ResourceRepositoryMetadata } from '../decorators/repository.decorator.js';
+import { MCP_SKILL_METADATA } from '../decorators/skill.decorator.js';
 
-const MCP_METHOD_KEYS = [MCP_TOOL_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA, MCP_PROMPT_METADATA, MCP_COMPLETE_METADATA];
+// A skill's scopes gate its listing and every read of it, as a resource's do.
+const MCP_METHOD_KEYS = [MCP_TOOL_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA, MCP_PROMPT_METADATA, MCP_COMPLETE_METADATA, MCP_SKILL_METADATA];
 
 /** The only reader of the module's metadata keys. */
 @Injectable()

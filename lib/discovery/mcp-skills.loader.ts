@@ -108,19 +108,20 @@ export class McpSkillsLoader extends McpMethodLoader implements OnModuleInit {
 /** The skills of one module, fixed after bootstrap; directory lookups precomputed. */
 class StaticSkillCatalog implements SkillCatalog {
   private readonly bySkillUri: ReadonlyMap<string, SkillRuntime>;
-  private readonly directories = new Map<string, { children: readonly DirectoryChild[]; skills: SkillRuntime[] }>();
+  private readonly directories = new Map<string, Array<{ skill: SkillRuntime; children: readonly DirectoryChild[] }>>();
 
   constructor(
     private readonly list: readonly SkillRuntime[],
     private readonly versionOf: () => number,
   ) {
     this.bySkillUri = new Map(list.map((skill) => [skill.uri, skill]));
-    // Outermost first, so the owner of a shared directory comes first (its scopes gate it).
+    // Outermost first, so the owner of a shared directory comes first (its scopes gate it). Each
+    // skill keeps its own children of a shared directory: a caller sees those of the skills it may see.
     for (const skill of [...list].sort((a, b) => a.root.length - b.root.length)) {
       for (const [uri, children] of skill.directories) {
         const known = this.directories.get(uri);
-        if (known) known.skills.push(skill);
-        else this.directories.set(uri, { children, skills: [skill] });
+        if (known) known.push({ skill, children });
+        else this.directories.set(uri, [{ skill, children }]);
       }
     }
   }
@@ -144,7 +145,7 @@ class StaticSkillCatalog implements SkillCatalog {
 
 function skillLimits(settings: McpSkillsOptions): SkillLimits {
   const limits = { ...DEFAULT_SKILL_LIMITS };
-  for (const key of ['maxFilesPerSkill', 'maxBytesPerSkill'] as const) {
+  for (const key of ['maxFilesPerSkill', 'maxBytesPerSkill', 'maxFolderEntries'] as const) {
     const value = settings[key];
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < 1) throw new SkillDefinitionError(`McpModule option "skills.${key}" must be a positive integer, got ${JSON.stringify(value)}.`);

@@ -27,7 +27,7 @@ import type { McpCall } from '../execution/mcp-call.interface.js';
 import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
 import { CapabilityToggles, type McpCapabilityUpdate, type McpToggleOptions } from './capability-toggles.js';
 import type { McpChangeEvent, McpToggleTarget } from '../protocol/notification-bus.js';
-import type { PromptRepositoryRuntime, ResourceRepositoryRuntime } from '../protocol/repositories.js';
+import { hasDotSegment, type PromptRepositoryRuntime, type ResourceRepositoryRuntime } from '../protocol/repositories.js';
 
 
 interface Registered<T> {
@@ -342,7 +342,9 @@ export class McpRegistry implements McpFeatureCatalog {
     return this.resourceRepositoryList.map((entry) => entry.runtime);
   }
 
+  /** The repository whose prefix a URI is under; none for a URI whose dot segments would lead out of it. */
   resourceRepositoryFor(uri: string): ResourceRepositoryRuntime | undefined {
+    if (hasDotSegment(uri)) return undefined;
     return this.resourceRepositoryList.find(({ runtime }) => uri.startsWith(runtime.uriPrefix))?.runtime;
   }
 

@@ -7,6 +7,7 @@ import type { ResolvedMcpLimits } from '../interfaces/mcp-module-options.interfa
 import { McpEngine } from './engine.js';
 import { ConnectionSessionStore } from './legacy-sessions.js';
 import type { McpAnswerHeaders, McpEventSink, McpResponseSink, McpScopeCheck, McpTransportFacts } from './sink.js';
+import type { McpSessionCloseReason, SessionHooks } from './session-hooks.js';
 
 /** Where a connection's messages go: whole messages, or (for a stream event) its serialized form. */
 export interface McpMessageOutput {
@@ -21,6 +22,12 @@ export interface McpConnectionOptions {
   limits?: ResolvedMcpLimits;
   /** What the session's standing stream carries (change notifications, server requests that no answer stream took). */
   session: McpMessageOutput;
+  /**
+   * `sessions.onSession` / `onSessionClose`, for a connection reached over the network (the
+   * 2024-11-05 HTTP+SSE transport): its `initialize` is refused or seeded as on Streamable HTTP.
+   * Local connections (stdio, in process) run without hooks.
+   */
+  hooks?: SessionHooks;
 }
 
 /** Per message: who sends it and where its answer goes (the session's output by default). */
@@ -57,6 +64,7 @@ export class McpConnection {
       defaultLogLevel: options.defaultLogLevel,
       checkScopes: options.checkScopes,
       limits: options.limits,
+      hooks: options.hooks,
     });
   }
 
@@ -94,9 +102,9 @@ export class McpConnection {
     this.engine.deliverChange(event);
   }
 
-  /** Cancels every call and ends every stream. */
-  close(): void {
-    this.engine.close();
+  /** Cancels every call and ends every stream; `reason` is what the close hook hears. */
+  close(reason: McpSessionCloseReason = 'closed'): void {
+    this.engine.close(reason);
     for (const close of [...this.closers]) close();
     this.closers.clear();
   }

@@ -204,10 +204,16 @@ export class McpEngine {
     this.streams.deliverChange(event);
   }
 
-  /** Ends every open stream and call; called on shutdown. */
-  close(): void {
+  /**
+   * Ends every open stream and call; called on shutdown, and when a `process`-mode connection ends
+   * (its session then ends for `reason`, and the close hook hears of it).
+   */
+  close(reason: McpSessionCloseReason = 'closed'): void {
     const connection = this.options.sessions === 'process' ? this.sessions.connectionSession : undefined;
-    if (connection !== undefined) this.server.observer?.sessionClosed(connection, 'closed');
+    if (connection !== undefined) {
+      this.server.observer?.sessionClosed(connection, reason);
+      this.options.hooks?.closed({ sessionId: connection, reason, session: this.sessions.endConnection() });
+    }
     this.calls.cancelAll();
     this.streams.close();
     this.stopRelay?.();
@@ -350,6 +356,10 @@ export class McpEngine {
     sink: McpResponseSink,
     call: { era: 'legacy' | 'modern'; sessionId?: string; channel?: CallChannel },
   ): void {
+    // The scope decision again, as the request is dispatched: it waited (its session, a hook) since
+    // the first one, and a capability enabled or added meanwhile must not run on a decision taken
+    // before it existed.
+    if (this.answered(this.authorize(facts, [request]), sink)) return;
     const cancelScope = call.era === 'legacy' || this.options.sessions === 'process' ? this.cancelScope(call.sessionId) : undefined;
     if (cancelScope !== undefined && this.calls.isInflight(cancelScope, request.id)) {
       return sink.json(

@@ -4,7 +4,7 @@ import type { ServerRequestBroker } from '../protocol/interaction.js';
 import { ErrorCode, failure, success, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc.js';
 import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
 import { isObject, type McpDispatcher } from '../protocol/dispatcher.js';
-import { newSessionId, type McpSession, type McpSessionStore } from '../protocol/session-store.js';
+import { newSessionId, patchSession, type McpSession, type McpSessionField, type McpSessionStore } from '../protocol/session-store.js';
 import type { ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
 import {
   DEFAULT_LEGACY_VERSION,
@@ -66,6 +66,16 @@ export class LegacySessions {
   /** In `process` mode, the connection's session id once `initialize` ran. */
   get connectionSession(): string | undefined {
     return this.current;
+  }
+
+  /** In `process` mode, ends the connection's session (the connection closed); returns it as it was. */
+  endConnection(): McpSession | undefined {
+    if (this.current === undefined) return undefined;
+    // A `process`-mode store (ConnectionSessionStore) answers synchronously.
+    const ended = this.store.get(this.current) as McpSession | undefined;
+    void this.store.delete(this.current);
+    this.current = undefined;
+    return ended;
   }
 
   /**
@@ -170,7 +180,10 @@ export class LegacySessions {
       session.owner = principal !== undefined ? `principal:${principal}` : `address:${addressOwner(facts.clientAddress)}`;
       if (this.options.mode === 'process') {
         // The connection's session restarts; the previous one (and its stream) ends with it.
-        if (this.current !== undefined) await this.store.delete(this.current);
+        if (this.current !== undefined) {
+          const previous = this.current;
+          this.options.hooks?.closed({ sessionId: previous, reason: 'deleted', session: this.endConnection() });
+        }
         session.logLevel = this.options.defaultLogLevel;
         await this.store.create(session);
         this.current = session.id;
@@ -200,6 +213,13 @@ export class LegacySessions {
 
   private sessionEnvelope(facts: McpTransportFacts, version: string, current: McpSession | undefined): RequestEnvelope {
     const store = this.store;
+    // One field per write, and only once the store took it: a concurrent request's fields stay as
+    // it stored them, and a session that ended meanwhile (or the close hook's copy of it) is untouched.
+    const save = async <K extends McpSessionField>(session: McpSession, field: K, value: McpSession[K]): Promise<boolean> => {
+      const stored = (await store.update({ ...session, [field]: value }, [field])) !== false;
+      if (stored) session[field] = value;
+      return stored;
+    };
     return {
       era: 'legacy',
       protocolVersion: version,
@@ -213,8 +233,7 @@ export class LegacySessions {
       logLevel: current ? (this.options.mode === 'process' ? current.logLevel : (current.logLevel ?? this.options.defaultLogLevel)) : this.options.defaultLogLevel,
       setLogLevel: current
         ? async (level) => {
-            current.logLevel = level;
-            await store.update(current);
+            await save(current, 'logLevel', level);
           }
         : undefined,
       broker: this.broker,
@@ -223,8 +242,13 @@ export class LegacySessions {
             persistent: true,
             read: () => current.state ?? {},
             write: async (value) => {
-              current.state = checkState(value, this.options.hooks?.options.stateBytes ?? this.options.limits.sessionStateBytes, 'ctx.state() was given');
-              await store.update(current);
+              const state = checkState(value, this.options.hooks?.options.stateBytes ?? this.options.limits.sessionStateBytes, 'ctx.state() was given');
+              if (!(await save(current, 'state', state))) {
+                throw new McpError(
+                  ErrorCode.InternalError,
+                  'Session state not stored: the session ended (DELETE, idle expiry, eviction or an admin close) while this call ran. Nothing was written; a new session starts from sessions.onSession again.',
+                );
+              }
             },
           }
         : undefined,
@@ -239,16 +263,13 @@ export class LegacySessions {
                 `Too many subscriptions: this session already holds ${max} resource subscriptions, the limit (limits.subscriptionsPerSession). Call resources/unsubscribe for some first, or raise McpModule's limits.subscriptionsPerSession.`,
               );
             }
-            current.subscriptions = [...subscriptions, uri];
-            await store.update(current);
-            this.streams.subscribed(current.id, uri, true);
+            if (await save(current, 'subscriptions', [...subscriptions, uri])) this.streams.subscribed(current.id, uri, true);
           }
         : undefined,
       unsubscribe: current
         ? async (uri) => {
             if (!current.subscriptions?.includes(uri)) return;
-            current.subscriptions = current.subscriptions.filter((u) => u !== uri);
-            await store.update(current);
+            await save(current, 'subscriptions', current.subscriptions.filter((u) => u !== uri));
             this.streams.subscribed(current.id, uri, false);
           }
         : undefined,
@@ -280,8 +301,11 @@ export class ConnectionSessionStore implements McpSessionStore {
   get(id: string): McpSession | undefined {
     return this.session?.id === id ? this.session : undefined;
   }
-  update(session: McpSession): void {
-    if (this.session?.id === session.id) this.session = session;
+  update(session: McpSession, changed?: readonly McpSessionField[]): boolean {
+    if (this.session?.id !== session.id) return false;
+    if (changed) patchSession(this.session, session, changed);
+    else this.session = session;
+    return true;
   }
   delete(id: string): boolean {
     if (this.session?.id !== id) return false;

@@ -19,6 +19,11 @@ export interface McpSkillsOptions {
   maxBytesPerSkill?: number;
   /** Most skills one module serves; more fails the bootstrap. @default 1000 */
   maxSkills?: number;
+  /**
+   * Most directory entries one walk of a skills folder visits (links and hidden entries
+   * included); a larger tree fails the bootstrap instead of being read into memory. @default 100000
+   */
+  maxFolderEntries?: number;
 }
 
 export const DEFAULT_MAX_SKILLS = 1000;

@@ -23,6 +23,12 @@ export interface McpAccess {
    * `completion/complete` asks it before completing an argument of the capability.
    */
   authorize?(ctx: McpContext, method: string, request?: { rawArguments: JsonObject; arguments: unknown }): Promise<void>;
+  /**
+   * Hide it from every caller its guards or scopes refuse, on every path: left out of lists even
+   * with `guardAwareLists: false`, and a refused watch gets the error of a URI nothing serves
+   * rather than the refusal, so that no answer tells it exists (skills).
+   */
+  readonly conceal?: boolean;
 }
 
 /**

@@ -215,11 +215,11 @@ export class McpDispatcher {
   }
 
   private scopesApply(item: McpAccess): boolean {
-    return this.config.enforceScopes === true && this.config.guardAwareLists !== false && (item.requiredScopes?.length ?? 0) > 0;
+    return this.config.enforceScopes === true && (this.config.guardAwareLists !== false || item.conceal === true) && (item.requiredScopes?.length ?? 0) > 0;
   }
 
   private guardsApply(item: McpAccess): boolean {
-    return this.config.guardAwareLists !== false && item.authorize !== undefined;
+    return (this.config.guardAwareLists !== false || item.conceal === true) && item.authorize !== undefined;
   }
 
   private visible(item: McpAccess, ctx: McpContext): boolean | Promise<boolean> {

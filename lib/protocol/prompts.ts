@@ -115,6 +115,13 @@ function getPrompt(
   }
   const rawArgs = raw as JsonObject;
   const subject = `Prompt "${name}"`;
+  if (!prompt) {
+    // A repository declares no schema: the protocol's own shape (string values) is all it is promised.
+    const wrong = Object.keys(rawArgs).find((key) => typeof rawArgs[key] !== 'string');
+    if (wrong !== undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${quote(name)}: argument ${quote(wrong)} must be a string (prompt arguments are strings). Send it as text.`);
+    }
+  }
   if (!prompt) return host.interactive(params, name, rawArgs, ctx, () => renderPrompt(repository!.get(name, rawArgs, ctx), name, undefined, subject, options));
   const run = (): Observable<unknown> =>
     defer(() => from(Promise.resolve(prompt.parseArguments(rawArgs)))).pipe(

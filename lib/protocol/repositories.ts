@@ -70,9 +70,10 @@ interface Position {
 
 /**
  * The cursors of repository pages: the list, the catalog version, the repository and its own
- * cursor, base64url JSON followed by an HMAC that also covers the caller's principal. A client
- * can neither forge a repository cursor nor replay another caller's; static pages keep their
- * unsigned cursors (which never contain a ".").
+ * cursor, base64url JSON followed by an HMAC that also covers who holds it (see {@link cursorHolder})
+ * and the repository it points into (its label: class and prefix). A client can neither forge a
+ * repository cursor nor replay another caller's, nor carry one to another McpModule that shares
+ * the secret; static pages keep their unsigned cursors (which never contain a ".").
  */
 export class RepositoryCursors {
   readonly maxLength: number;
@@ -87,38 +88,56 @@ export class RepositoryCursors {
     return typeof cursor === 'string' && cursor.includes('.');
   }
 
-  encode(kind: string, version: number, position: Position, principal: string | undefined): string {
+  encode(kind: string, version: number, position: Position, holder: string, repository: string): string {
     const payload: JsonObject = { k: kind, v: version, r: position.repository };
     if (position.inner !== undefined) payload.c = position.inner;
     const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
-    return `${body}.${this.sign(body, principal)}`;
+    return `${body}.${this.sign(body, holder, repository)}`;
   }
 
-  decode(cursor: string, expected: { kind: string; method: string; version: number; principal: string | undefined }): Position {
+  /**
+   * The position a cursor points at. Its body is read before the signature is checked, only to
+   * learn which repository's label the signature covers; nothing of it is used unless it verifies.
+   */
+  decode(cursor: string, expected: { kind: string; method: string; version: number; holder: string; repository(index: number): string | undefined }): Position {
     const invalid = () => invalidCursorError(expected.method);
     if (cursor.length > this.maxLength) throw invalid();
     const dot = cursor.indexOf('.');
     const body = cursor.slice(0, dot);
-    const signature = Buffer.from(cursor.slice(dot + 1), 'base64url');
-    const wanted = Buffer.from(this.sign(body, expected.principal), 'base64url');
-    if (signature.length !== wanted.length || !timingSafeEqual(signature, wanted)) throw invalid();
     let payload: unknown;
     try {
       payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
     } catch {
       throw invalid();
     }
-    if (!isPlainObject(payload) || payload.k !== expected.kind || !Number.isSafeInteger(payload.r) || (payload.c !== undefined && typeof payload.c !== 'string')) {
-      throw invalid();
-    }
-    if (payload.v !== expected.version) throw expiredCursorError(expected.method);
-    return { repository: payload.r as number, ...(payload.c !== undefined ? { inner: payload.c as string } : {}) };
+    const repository = isPlainObject(payload) && Number.isSafeInteger(payload.r) ? expected.repository(payload.r as number) : undefined;
+    if (repository === undefined) throw invalid();
+    const signature = Buffer.from(cursor.slice(dot + 1), 'base64url');
+    const wanted = Buffer.from(this.sign(body, expected.holder, repository), 'base64url');
+    if (signature.length !== wanted.length || !timingSafeEqual(signature, wanted)) throw invalid();
+    const verified = payload as JsonObject;
+    if (verified.k !== expected.kind || (verified.c !== undefined && typeof verified.c !== 'string')) throw invalid();
+    if (verified.v !== expected.version) throw expiredCursorError(expected.method);
+    return { repository: verified.r as number, ...(verified.c !== undefined ? { inner: verified.c as string } : {}) };
   }
 
-  private sign(body: string, principal: string | undefined): string {
-    // The body is base64url (no newline), so the last newline always separates it from the principal.
-    return createHmac('sha256', this.limits.secret).update(`mcp-list-cursor\n${principal ?? ''}\n${body}`).digest('base64url');
+  private sign(body: string, holder: string, repository: string): string {
+    // The body is base64url (no newline) and comes last; the holder is escaped so that no holder
+    // and label can pass for another pair.
+    return createHmac('sha256', this.limits.secret).update(`mcp-list-cursor\n${JSON.stringify([holder, repository])}\n${body}`).digest('base64url');
   }
+}
+
+/**
+ * Who a repository cursor belongs to: the principal when there is one; else the 2025-11-25
+ * session, which only its client holds (anonymous callers are many people, and one anonymous
+ * client must not page on with another's cursor); else nobody in particular (an anonymous
+ * 2026-07-28 request has nothing that tells one caller from another).
+ */
+export function cursorHolder(ctx: McpContext): string {
+  if (ctx.principal !== undefined) return `principal:${ctx.principal}`;
+  const session = ctx.sessionId;
+  return session !== undefined ? `session:${session}` : '';
 }
 
 /** How one list merges its repositories' pages after its static items. */
@@ -171,14 +190,15 @@ export async function repositoryListPage<T extends McpAccess, R extends Reposito
 ): Promise<JsonObject> {
   const repositories = spec.repositories();
   const cursor = params.cursor;
-  const bind = { kind: spec.key, method: spec.method, version: spec.version(), principal: ctx.principal };
+  const holder = cursorHolder(ctx);
+  const bind = { kind: spec.key, method: spec.method, version: spec.version(), holder, repository: (index: number) => repositories[index]?.label };
   const nextVisible = async (from: number): Promise<number | undefined> => {
     for (let index = from; index < repositories.length; index++) {
       if (await host.mayList(repositories[index]!.listAccess, ctx)) return index;
     }
     return undefined;
   };
-  const encode = (position: Position) => cursors.encode(spec.key, bind.version, position, bind.principal);
+  const encode = (position: Position) => cursors.encode(spec.key, bind.version, position, holder, repositories[position.repository]!.label);
 
   const servePage = async (position: Position): Promise<JsonObject> => {
     const index = await nextVisible(position.repository);
@@ -218,9 +238,7 @@ export async function repositoryListPage<T extends McpAccess, R extends Reposito
   };
 
   if (RepositoryCursors.isRepositoryCursor(cursor)) {
-    const position = cursors.decode(cursor, bind);
-    if (position.repository < 0 || position.repository >= repositories.length) throw invalidCursorError(spec.method);
-    return servePage(position);
+    return servePage(cursors.decode(cursor, bind));
   }
   const page = await host.listPage(list, params, ctx, era);
   if (page.nextCursor !== undefined) return page;
@@ -228,10 +246,10 @@ export async function repositoryListPage<T extends McpAccess, R extends Reposito
   if (first === undefined) return page;
   const opening = cursor === undefined || cursor === null || cursor === '';
   if (opening && Array.isArray(page[spec.key]) && (page[spec.key] as unknown[]).length === 0) return servePage({ repository: first });
-  // The cached last static page gets the cursor into the first repository; bound to a principal,
-  // it is this caller's alone.
+  // The cached last static page gets the cursor into the first repository; bound to a principal
+  // or a session, it is this caller's alone.
   const joined: JsonObject = { ...page, nextCursor: encode({ repository: first }) };
-  if (era === 'modern' && ctx.principal !== undefined) joined.cacheScope = 'private';
+  if (era === 'modern' && holder !== '') joined.cacheScope = 'private';
   return joined;
 }
 
@@ -342,4 +360,25 @@ function copyObjects(raw: JsonObject, out: JsonObject): void {
     }
     out.icons = raw.icons;
   }
+}
+
+/**
+ * Whether a URI's path walks up or in place: a `.` or `..` segment, written plainly, percent-encoded
+ * (`%2e%2e`) or hidden behind an encoded or backslash separator (`..%2F`, `..\`). Such a URI
+ * under a repository's prefix names something outside it once resolved (RFC 3986 removes dot
+ * segments), so no repository is asked for it.
+ */
+export function hasDotSegment(uri: string): boolean {
+  const path = uri.split(/[?#]/, 1)[0]!;
+  for (const raw of path.split('/')) {
+    if (!raw.includes('.') && !/%2e/i.test(raw)) continue;
+    let segment = raw;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      // Not valid percent-encoding: checked as written.
+    }
+    if (segment.split(/[\\/]/).some((part) => part === '.' || part === '..')) return true;
+  }
+  return false;
 }

@@ -107,16 +107,17 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     if (!access) throw notFound(uri, era);
     return access;
   };
-  // What a caller may not read it may not watch either: the guards of the resource run first.
-  const mayWatch = (access: McpAccess, uri: string, ctx: McpContext): Promise<void> =>
-    meetGuards(access, ctx, {}).catch((error: unknown) => Promise.reject(handlerError(error, `Subscription to ${quote(uri)}`, options)));
+  // What a caller may not read it may not watch either: the guards of the resource run first. A
+  // concealed resource answers its refusal as a URI nothing serves, as its read does.
+  const mayWatch = (access: McpAccess, uri: string, ctx: McpContext, era: ProtocolEra): Promise<void> =>
+    meetGuards(access, ctx, {}).catch((error: unknown) => Promise.reject(access.conceal ? notFound(uri, era) : handlerError(error, `Subscription to ${quote(uri)}`, options)));
   host.checkSubscribable = (uri, era) => {
     const access = checkSubscribable(uri, era);
-    return (ctx) => mayWatch(access, uri, ctx);
+    return (ctx) => mayWatch(access, uri, ctx, era);
   };
   host.setMethod('resources/subscribe', ['legacy'], (params, ctx, env) => {
     const uri = subscriptionUri(params, 'resources/subscribe');
-    return mayWatch(checkSubscribable(uri, env.era), uri, ctx)
+    return mayWatch(checkSubscribable(uri, env.era), uri, ctx, env.era)
       .then(() => env.subscribe?.(uri))
       .then(() => ({}));
   });

@@ -26,6 +26,9 @@ export interface McpSession {
   state?: JsonObject;
 }
 
+/** The fields of a session that requests change after `initialize`, each on its own. */
+export type McpSessionField = 'logLevel' | 'subscriptions' | 'state';
+
 /** Why a session ended without a DELETE. */
 export type McpSessionEndReason = 'expired' | 'evicted';
 
@@ -62,8 +65,13 @@ export interface McpSessionStore {
   create(session: McpSession, limits?: McpSessionCreateOptions): Promise<McpSessionCreateResult | void> | McpSessionCreateResult | void;
   /** Returns the session and refreshes its idle timer, or undefined when unknown or expired. */
   get(id: string): Promise<McpSession | undefined> | McpSession | undefined;
-  /** Replaces the stored session (for example after `logging/setLevel`). */
-  update(session: McpSession): Promise<void> | void;
+  /**
+   * Stores a live session's `changed` fields (every field when absent), leaving the others as
+   * stored: a concurrent request of the same session may have changed them (a subscription made
+   * while a long call writes its state). Never brings back a session that ended. Returns false
+   * when there is no live session by that id; a store that returns nothing counts as stored.
+   */
+  update(session: McpSession, changed?: readonly McpSessionField[]): Promise<boolean | void> | boolean | void;
   /** Ends a session. Returns false when it did not exist. */
   delete(id: string): Promise<boolean> | boolean;
   /**
@@ -159,10 +167,13 @@ export class InMemorySessionStore implements McpSessionStore {
     return entry.session;
   }
 
-  update(session: McpSession): void {
+  update(session: McpSession, changed?: readonly McpSessionField[]): boolean {
     const entry = this.entries.get(session.id);
+    if (!entry) return false;
+    if (changed) patchSession(entry.session, session, changed);
     // The owner is fixed at creation: the per-owner index is keyed by it.
-    if (entry) entry.session = session.owner === entry.session.owner ? session : { ...session, owner: entry.session.owner };
+    else entry.session = session.owner === entry.session.owner ? session : { ...session, owner: entry.session.owner };
+    return true;
   }
 
   delete(id: string): boolean {
@@ -215,6 +226,15 @@ export class InMemorySessionStore implements McpSessionStore {
       owned.delete(id);
       if (owned.size === 0) this.byOwner.delete(owner!);
     }
+  }
+}
+
+/** Copies the `changed` fields of `from` onto `into` (a field `from` lacks is removed). */
+export function patchSession(into: McpSession, from: McpSession, changed: readonly McpSessionField[]): void {
+  if (into === from) return;
+  for (const field of changed) {
+    if (from[field] === undefined) delete into[field];
+    else (into as unknown as Record<string, unknown>)[field] = from[field];
   }
 }
 

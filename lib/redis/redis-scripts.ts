@@ -246,6 +246,19 @@ if stream then redis.call('PUBLISH', p .. 'relay', 's ' .. stream) end
 return stream or ''`;
 
 /**
+ * Replaces a live session's value only if it is still the one the caller read (compare and set),
+ * keeping its idle TTL fresh. KEYS: the session. ARGV: the value read, the new value, the idle TTL.
+ * Returns 1 when stored, 0 when the session is gone, -1 when another write came first.
+ */
+export const SESSION_PATCH = `
+local current = redis.call('GET', KEYS[1])
+if not current then return 0 end
+if current ~= ARGV[1] then return -1 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+`;
+
+/**
  * KEYS: P..'instance:'..id, P..'sessions', P..'getstreams'. ARGV: heartbeatTtlMs, indexTtlMs.
  * The instance's heartbeat, which also keeps the two indexes every request relies on alive (and
  * under a TTL, so they go once no instance runs), instead of each request refreshing them.

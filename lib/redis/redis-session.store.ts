@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { McpSession, McpSessionCreateOptions, McpSessionCreateResult, McpSessionEndReason, McpSessionStore } from '../protocol/session-store.js';
+import { patchSession, type McpSession, type McpSessionCreateOptions, type McpSessionCreateResult, type McpSessionEndReason, type McpSessionField, type McpSessionStore } from '../protocol/session-store.js';
 import { RedisKeys, RedisScripts, type McpRedisClient } from './redis-client.js';
-import { SESSION_ADMIT, SESSION_DELETE, SESSION_SWEEP } from './redis-scripts.js';
+import { SESSION_ADMIT, SESSION_DELETE, SESSION_PATCH, SESSION_SWEEP } from './redis-scripts.js';
 
 export interface RedisSessionStoreOptions {
   idleTtlMs: number;
@@ -132,9 +132,24 @@ export class RedisSessionStore implements McpSessionStore {
     return sessions;
   }
 
-  /** Replaces a live session only (XX), like the in-memory store. */
-  async update(session: McpSession): Promise<void> {
-    await this.client.call('SET', this.keys.session(session.id), JSON.stringify(session), 'PX', this.options.idleTtlMs, 'XX');
+  /**
+   * Replaces a live session only (XX), like the in-memory store. With `changed`, only those fields:
+   * the stored value is read, patched and written back if no other write came in between (a
+   * script compares), else read again, so that concurrent requests of one session keep each
+   * other's fields.
+   */
+  async update(session: McpSession, changed?: readonly McpSessionField[]): Promise<boolean> {
+    const key = this.keys.session(session.id);
+    if (!changed) return (await this.client.call('SET', key, JSON.stringify(session), 'PX', this.options.idleTtlMs, 'XX')) !== null;
+    for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
+      const value = (await this.client.call('GET', key)) as string | null;
+      if (value === null) return false;
+      const stored = JSON.parse(value) as StoredSession;
+      patchSession(stored, session, changed);
+      const outcome = (await this.scripts.run(SESSION_PATCH, [key], [value, JSON.stringify(stored), this.options.idleTtlMs])) as number;
+      if (outcome !== -1) return outcome === 1;
+    }
+    throw new Error(`session ${session.id} was written by ${PATCH_ATTEMPTS} other requests while this one tried to store its ${changed.join(', ')}; nothing was stored`);
   }
 
   async delete(id: string): Promise<boolean> {
@@ -176,6 +191,9 @@ export class RedisSessionStore implements McpSessionStore {
 
 /** Index entries one sweep script reads. */
 const SWEEP_BATCH = 500;
+
+/** Reads and compares of one field update before it gives up (each lost only to another write of the session). */
+const PATCH_ATTEMPTS = 16;
 
 /** Sessions read per MGET by `list`. */
 const LIST_BATCH = 200;

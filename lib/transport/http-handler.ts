@@ -122,6 +122,7 @@ export class McpHttpHandler {
         keepAliveMs: options.keepAliveMs,
         defaultLogLevel: options.defaultLogLevel,
         checkScopes: auth ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id) : undefined,
+        hooks: options.hooks,
       });
     }
   }

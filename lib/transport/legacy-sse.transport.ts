@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import { McpConnection } from '../engine/connection.js';
 import { addressOwner } from '../engine/legacy-sessions.js';
+import type { McpSessionCloseReason, SessionHooks } from '../engine/session-hooks.js';
 import type { McpBodyOutcome, McpScopeCheck } from '../engine/sink.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import { ErrorCode, failure, type JsonRpcMessage } from '../protocol/json-rpc.js';
@@ -50,6 +51,8 @@ export interface LegacySseTransportOptions extends ResolvedLegacySseOptions {
   keepAliveMs: number;
   defaultLogLevel?: LogLevel;
   checkScopes?: McpScopeCheck;
+  /** `sessions.onSession` / `onSessionClose`: each stream's `initialize` is refused or seeded by them. */
+  hooks?: SessionHooks;
 }
 
 /** Seconds a client refused for `sessions.maxSessions` is asked to wait before retrying. */
@@ -62,7 +65,8 @@ interface LegacySseSession {
   principal: string | null;
   connection: McpConnection;
   res: ServerResponse;
-  end(): void;
+  /** Ends the stream and the session; `reason` is what the close hook hears. */
+  end(reason?: McpSessionCloseReason): void;
 }
 
 /**
@@ -109,7 +113,7 @@ export class LegacySseTransport {
     const cap = principalId !== null ? this.options.limits.sessionsPerPrincipal : this.options.limits.sessionsPerAddress;
     // As on Streamable HTTP, an owner at its cap loses its oldest session rather than its newest.
     const held = this.owners.get(owner) ?? [];
-    while (held.length >= cap) held[0]!.end();
+    while (held.length >= cap) held[0]!.end('evicted');
 
     limitSseBuffer(res, this.options.limits.sseBufferBytes);
     const id = newSessionId();
@@ -118,6 +122,7 @@ export class LegacySseTransport {
       defaultLogLevel: this.options.defaultLogLevel,
       checkScopes: this.options.checkScopes,
       limits: this.options.limits,
+      hooks: this.options.hooks,
       session: {
         message: (message) => write(Array.isArray(message) ? JSON.stringify(message) : serializeMessage(message as JsonRpcMessage)),
         serialized: write,
@@ -131,7 +136,8 @@ export class LegacySseTransport {
       principal: principalId,
       connection,
       res,
-      end: () => {
+      // The client closing its stream ends the session as a DELETE would.
+      end: (reason = 'deleted') => {
         if (ended) return;
         ended = true;
         clearInterval(timer);
@@ -142,14 +148,14 @@ export class LegacySseTransport {
           if (list.length === 0) this.owners.delete(owner);
         }
         // The session is the stream: its calls end with it (their `finally` blocks run).
-        connection.close();
+        connection.close(reason);
         if (!res.writableEnded) res.end();
       },
     };
     this.sessions.set(id, session);
     held.push(session);
     this.owners.set(owner, held);
-    res.once('close', session.end);
+    res.once('close', () => session.end());
 
     res.writeHead(200, SSE_HEADERS);
     writeFlushed(res, `event: endpoint\ndata: ${this.endpointOf(req, id)}\n\n`);
@@ -172,7 +178,7 @@ export class LegacySseTransport {
       return sink.json(404, failure(null, ErrorCode.InvalidRequest, `Session not found: no open event stream has sessionId "${sessionId}" for this caller. Open a new one with GET /${this.options.path}.`));
     }
     if (!body.ok) return sink.json(body.status, failure(null, body.code, body.message));
-    await session.connection.receive(body.value, { principal, transportRequest: req });
+    await session.connection.receive(body.value, { principal, transportRequest: req, headers: headersOf(req) });
     sink.empty(202);
   }
 
@@ -182,7 +188,7 @@ export class LegacySseTransport {
 
   /** Ends every stream (application shutdown). */
   close(): void {
-    for (const session of [...this.sessions.values()]) session.end();
+    for (const session of [...this.sessions.values()]) session.end('closed');
   }
 
   /**
@@ -196,4 +202,11 @@ export class LegacySseTransport {
     const prefix = pathname.endsWith(suffix) ? pathname.slice(0, -suffix.length) : '';
     return `${prefix}/${this.options.messagesPath}?sessionId=${encodeURIComponent(sessionId)}`;
   }
+}
+
+/** A request's headers by lower-case name, repeated ones joined (as `sessions.onSession` reads them on Streamable HTTP). */
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  return headers;
 }

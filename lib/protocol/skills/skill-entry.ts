@@ -17,13 +17,14 @@ export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 export const DIRECTORY_MIME_TYPE = 'inode/directory';
 export const SKILL_FILE = 'SKILL.md';
 
-/** The per-skill bounds: the SEP's host-side limits by default (512 files, 16 MiB). */
+/** The per-skill bounds (the SEP's host-side limits by default: 512 files, 16 MiB), and the most entries one folder walk visits. */
 export interface SkillLimits {
   maxFilesPerSkill: number;
   maxBytesPerSkill: number;
+  maxFolderEntries: number;
 }
 
-export const DEFAULT_SKILL_LIMITS: SkillLimits = { maxFilesPerSkill: 512, maxBytesPerSkill: 16 * 1024 * 1024 };
+export const DEFAULT_SKILL_LIMITS: SkillLimits = { maxFilesPerSkill: 512, maxBytesPerSkill: 16 * 1024 * 1024, maxFolderEntries: 100_000 };
 
 /** One file of a skill, as read from disk or returned by a provider. */
 export interface SkillFileInput {
@@ -248,6 +249,7 @@ export function buildSkill(input: SkillBuildInput): SkillRuntime {
     site,
     requiredScopes: access.requiredScopes,
     authorize: access.authorize,
+    conceal: true,
   };
 }
 
@@ -288,6 +290,7 @@ function fileResource(uri: string, file: { path: string; bytes: Uint8Array; mime
     mimeType: file.mimeType,
     requiredScopes: access.requiredScopes,
     authorize,
+    conceal: true,
     // A caller the guards refuse gets the era's resource-not-found, as for any URI it cannot see.
     read: (ctx) => defer(() => (authorize ? authorize(ctx, ctx.method).then(() => result, () => null) : of(result))),
   };

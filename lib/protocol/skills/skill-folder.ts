@@ -10,9 +10,6 @@ export interface FolderSkill {
   files: SkillFileInput[];
 }
 
-/** Most directory entries one folder walk visits: a runaway tree fails the bootstrap instead of exhausting memory. */
-const MAX_WALK_ENTRIES = 100_000;
-
 /**
  * Reads the skills under a folder. A folder holding a SKILL.md is a skill named by the folder;
  * every directory below it holding a SKILL.md is a skill too, at its path (`acme/billing/refunds`,
@@ -21,7 +18,8 @@ const MAX_WALK_ENTRIES = 100_000;
  * symbolic links are skipped: a link could lead out of the tree.
  *
  * @throws SkillDefinitionError when the folder is missing, a skill breaks the limits, or the walk
- *   exceeds 100,000 entries.
+ *   meets more than `limits.maxFolderEntries` entries (a runaway tree fails the bootstrap instead
+ *   of exhausting memory).
  */
 export async function readSkillFolder(folder: string, prefix: string | undefined, limits: SkillLimits, warn: (message: string) => void): Promise<FolderSkill[]> {
   const root = resolve(folder);
@@ -35,7 +33,9 @@ export async function readSkillFolder(folder: string, prefix: string | undefined
     const entries = await readdir(dir, { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
-      if (++visited > MAX_WALK_ENTRIES) throw new SkillDefinitionError(`Skills folder ${root} holds more than ${MAX_WALK_ENTRIES} entries. Point it at the skills alone.`);
+      if (++visited > limits.maxFolderEntries) {
+        throw new SkillDefinitionError(`Skills folder ${root} holds more than ${limits.maxFolderEntries} entries (skills.maxFolderEntries). Point it at the skills alone, or raise the limit.`);
+      }
       if (entry.name.startsWith('.')) continue;
       const path = relative ? `${relative}/${entry.name}` : entry.name;
       if (entry.isSymbolicLink()) warn(`Skills folder ${root}: skipped symbolic link ${path} (links could lead out of the folder; copy the file instead).`);

@@ -16,8 +16,11 @@ export interface SkillCatalog {
   skills(): readonly SkillRuntime[];
   /** The skill whose SKILL.md is at this URI. */
   skill(uri: string): SkillRuntime | undefined;
-  /** A directory of some skill: its children and the skills it belongs to (nested skills share directories). */
-  directory(uri: string): { children: readonly DirectoryChild[]; skills: readonly SkillRuntime[] } | undefined;
+  /**
+   * A directory of some skill: the skills it belongs to, outermost first, each with its own
+   * children of it (nested skills share directories).
+   */
+  directory(uri: string): ReadonlyArray<{ skill: SkillRuntime; children: readonly DirectoryChild[] }> | undefined;
 }
 
 export interface SkillsFeatureOptions extends McpFeatureOptions {
@@ -50,23 +53,34 @@ export function installSkills(host: McpFeatureHost, catalog: SkillCatalog, optio
   if (!options.directoryRead) return;
   host.setRequiredScopes('resources/directory/read', (params) => {
     if (typeof params.uri !== 'string') return undefined;
-    return catalog.directory(params.uri)?.skills[0]?.requiredScopes;
+    return catalog.directory(params.uri)?.[0]?.skill.requiredScopes;
   });
   host.setMethod('resources/directory/read', BOTH_ERAS, async (params, ctx, env) => {
     const uri = requestUri(params, 'resources/directory/read', 'the URI of a directory resource (mimeType inode/directory), without a trailing slash');
-    const directory = catalog.directory(uri);
-    const seen = directory && (await Promise.all(directory.skills.map((skill) => visible(skill, ctx)))).some(Boolean);
-    if (!directory || !seen) {
+    const owners = catalog.directory(uri) ?? [];
+    const seen = owners.length ? await Promise.all(owners.map(({ skill }) => visible(skill, ctx))) : [];
+    // Only the children of skills this caller may see: a skill nested in a guarded one's folder
+    // opens that folder's own files to no one the guarded skill hides from.
+    const children = mergeChildren(owners.filter((_, i) => seen[i]).map((owner) => owner.children));
+    if (!seen.some(Boolean)) {
       throw unknown(uri, 'directory', 'This method lists directory resources only (a skill root such as skill://name, or a folder in it), not files; read files with resources/read.');
     }
     const kind = `dir:${createHash('sha256').update(uri).digest('base64url').slice(0, 16)}`;
-    const total = directory.children.length;
+    const total = children.length;
     const offset = decodeCursor(params.cursor, { kind, method: 'resources/directory/read', version: catalog.version, pageSize: options.pageSize, total });
     const end = offset + options.pageSize;
-    const result: JsonObject = { resources: directory.children.slice(offset, end) };
+    const result: JsonObject = { resources: children.slice(offset, end) };
     if (end < total) result.nextCursor = encodeCursor(kind, catalog.version, end);
     return withCache(result, env.era, options);
   });
+}
+
+/** The children of one directory as several skills list it: once each, in name order. */
+function mergeChildren(lists: ReadonlyArray<readonly DirectoryChild[]>): readonly DirectoryChild[] {
+  if (lists.length === 1) return lists[0]!;
+  const byUri = new Map<string, DirectoryChild>();
+  for (const list of lists) for (const child of list) if (!byUri.has(child.uri)) byUri.set(child.uri, child);
+  return [...byUri.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 function visible(skill: SkillRuntime, ctx: McpContext): Promise<boolean> {

@@ -120,7 +120,7 @@ export class McpExposer implements OnModuleInit {
         // Values are the route's own pipes' to judge (its ValidationPipe, ParseIntPipe...), as for
         // an HTTP request; only arguments the route has no place for are refused here.
         const known = new Set(Object.keys(input.schema.properties as object));
-        this.registry.register({ ...runtime, parseArguments: (args) => unknownArguments(args, known, name) }, site);
+        this.registry.register({ ...runtime, parseArguments: (args) => unknownArguments(args, known, name) }, site, 'route');
         names.push(name);
       }
     }
@@ -165,7 +165,7 @@ export class McpExposer implements OnModuleInit {
           (args) => from(bus.execute(args)),
           site,
         );
-        this.registry.register(runtime, site);
+        this.registry.register(runtime, site, 'message');
         names.push(name);
       }
     }

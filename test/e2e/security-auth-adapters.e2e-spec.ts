@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { configureEnterpriseApp, EnterpriseAuthModule, mintToken, resourceFor } from '../fixtures/enterprise-auth.module.js';
+import { configureEnterpriseApp, EnterpriseAuthModule, mintToken, Public, resourceFor } from '../fixtures/enterprise-auth.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, modernRpc, rpc } from '../utils/clients.js';
 import { guard } from '../utils/wait.js';
@@ -196,6 +196,27 @@ for (const platform of ['express', 'fastify'] as const) {
       });
     });
   }
+
+  describe(`${platform}: an endpoint marked @Public() while the app's guard is what authenticates it`, () => {
+    it('answers a valid token 401 invalid_token (no guard set request.user), and says why in the log, once', async () => {
+      const warnings: string[] = [];
+      const logger = { log: () => undefined, error: () => undefined, verbose: () => undefined, debug: () => undefined, warn: (message: unknown) => void warnings.push(String(message)) };
+      const server = await startApp(EnterpriseAuthModule.register({ guard: 'passport', controllerDecorators: [Public()] }), { platform, configure: configureEnterpriseApp, logger });
+      try {
+        for (let i = 0; i < 2; i++) {
+          const res = await modernRpc(`${server.base}/api/mcp`, 'tools/list', {}, { headers: bearer(alice) });
+          assert.equal(res.status, 401);
+          assert.match(res.headers.get('www-authenticate')!, /^Bearer error="invalid_token"/);
+        }
+        const why = warnings.filter((w) => w.includes('no guard authenticated it'));
+        assert.equal(why.length, 1, warnings.join('\n'));
+        assert.match(why[0]!, /do not mark the endpoint public \(controllerDecorators\)/);
+        assert.ok(!why[0]!.includes(alice.split('.')[2]!), 'the log holds no token');
+      } finally {
+        await server.close();
+      }
+    });
+  });
 
   describe(`${platform}: the principal under a versioned endpoint (/api/v2/mcp)`, () => {
     it('authenticates at /api/v2/mcp and points its challenge at the metadata of that path', async () => {

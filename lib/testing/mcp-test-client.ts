@@ -72,8 +72,8 @@ export class McpTestClient {
   private constructor(
     transport: McpInProcessTransport,
     private readonly options: McpTestClientOptions,
-    /** Who calls and the request its guards see, or the endpoint's auth to run per request. */
-    private readonly caller: { principal?: McpPrincipal; request: { headers: Record<string, string> } } | McpEndpointAuth,
+    /** Who calls (and the user the app's auth made), or the endpoint's auth to run per request. */
+    private readonly caller: { principal?: McpPrincipal; user?: unknown } | McpEndpointAuth,
   ) {
     this.transport = transport;
     this.protocolVersion = options.era ?? '2025-11-25';
@@ -101,11 +101,9 @@ export class McpTestClient {
       }
       return McpEndpointAuth.forApp(target);
     }
-    const request: { headers: Record<string, string>; user?: unknown } = { headers: lowerCaseNames(options.headers) };
-    if (options.user === undefined) return { principal: options.principal, request };
-    request.user = options.user;
+    if (options.user === undefined) return { principal: options.principal };
     const auth = target.get<symbol, McpAuthenticator | null>(MCP_AUTHENTICATOR, { strict: false });
-    return { principal: options.principal ?? auth?.principalOf(request), request };
+    return { principal: options.principal ?? auth?.principalOf(requestOf(options.headers, options.user)), user: options.user };
   }
 
   /** Every tool, following `nextCursor`. */
@@ -365,8 +363,10 @@ export class McpTestClient {
   /** Who sends the next message: with `authenticate`, the app's auth decides it anew each time, as per HTTP request. */
   private async sendOptions(method: string): Promise<McpInProcessSendOptions> {
     const caller = this.caller;
-    if (!(caller instanceof McpEndpointAuth)) return { headers: this.options.headers, principal: caller.principal, request: caller.request };
-    const request = { headers: lowerCaseNames(this.options.headers) };
+    // A request object per message, as per HTTP request: guards may write to it, and a
+    // request-scoped provider's instance is bound to it.
+    if (!(caller instanceof McpEndpointAuth)) return { headers: this.options.headers, principal: caller.principal, request: requestOf(this.options.headers, caller.user) };
+    const request = requestOf(this.options.headers, undefined);
     try {
       const principal = await caller.authenticate(request);
       return { headers: this.options.headers, principal, request };
@@ -385,8 +385,11 @@ export class McpTestClient {
   }
 }
 
-function lowerCaseNames(headers: Record<string, string> | undefined): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+/** An HTTP-shaped request: lower-case header names, and `user` when the app's auth set one. */
+function requestOf(headers: Record<string, string> | undefined, user: unknown): { headers: Record<string, string>; user?: unknown } {
+  const request: { headers: Record<string, string>; user?: unknown } = { headers: Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])) };
+  if (user !== undefined) request.user = user;
+  return request;
 }
 
 function protocolError(error: Json, method: string): McpTestError {

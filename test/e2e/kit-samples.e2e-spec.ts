@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { Injectable, Module } from '@nestjs/common';
+import { Injectable, Module, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { filter, firstValueFrom, take } from 'rxjs';
 import { Ctx, McpContext, McpModule, McpRequest, RequireScopes, Tool } from 'nestjs-model-context';
@@ -460,6 +460,36 @@ describe("testing kit: the app's own auth and user object (issue 27, item 8)", (
       assert.equal(textOf(await admin.callTool('create_invoice', { customer: 'ACME', amount: 10 })), 'alice: created invoice for ACME (10)');
     } finally {
       await admin.close();
+    }
+  });
+
+  it('builds a request per message, as HTTP does: what a guard writes on one call is not on the next (user given)', async () => {
+    /** A guard that notes each pass on the request, as guards attach things to requests. */
+    @Injectable()
+    class NotingGuard implements CanActivate {
+      canActivate(context: ExecutionContext): boolean {
+        const request = context.switchToHttp().getRequest<{ passes?: number }>();
+        request.passes = (request.passes ?? 0) + 1;
+        return true;
+      }
+    }
+    @Injectable()
+    @UseGuards(NotingGuard)
+    class NotedTools {
+      @Tool({ description: 'How many guard passes this request saw, for which user.' })
+      passes(@McpRequest() request: { passes?: number; user?: { name: string } }): string {
+        return `${request.passes} for ${request.user?.name}`;
+      }
+    }
+    @Module({ imports: [McpModule.forRoot({ name: 'per-call', version: '1.0.0', guardAwareLists: false })], providers: [NotedTools] })
+    class PerCallModule {}
+    moduleRef = await compile(PerCallModule);
+    const mcp = await McpTestClient.create(moduleRef, { user: { name: 'ada' } });
+    try {
+      assert.equal(textOf(await mcp.callTool('passes')), '1 for ada');
+      assert.equal(textOf(await mcp.callTool('passes')), '1 for ada');
+    } finally {
+      await mcp.close();
     }
   });
 

@@ -162,6 +162,30 @@ for (const platform of ['express', 'fastify'] as const) {
         assert.equal(asAlice.status, 200, asAlice.text);
       });
 
+      it("runs each message of a 2025-03-26 batch as the token's principal, with the app's own user", async () => {
+        const init = await rpc(url, { ...INIT, params: { ...INIT.params, protocolVersion: '2025-03-26' } }, { headers: bearer(bob) });
+        assert.equal(init.status, 200, init.text);
+        const sessionId = init.headers.get('mcp-session-id')!;
+        const headers = { ...bearer(bob), 'MCP-Protocol-Version': '2025-03-26' };
+        await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers });
+        const batch = await rpc(
+          url,
+          [
+            { jsonrpc: '2.0', id: 'who', method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+            { jsonrpc: '2.0', id: 'admin', method: 'tools/call', params: { name: 'admin_report', arguments: {} } },
+          ],
+          { sessionId, headers },
+        );
+        assert.equal(batch.status, 200, batch.text);
+        const answers = (batch.json ?? batch.events?.map((e) => e.data)) as Json[];
+        const who = answers.find((m) => m.id === 'who')!;
+        assert.equal(JSON.parse(textOf(who.result)).user.userId, 'bob');
+        const admin = answers.find((m) => m.id === 'admin')!;
+        assert.doesNotMatch(JSON.stringify(admin), /admin report for/);
+        // Another principal's token on bob's session finds nothing.
+        assert.equal((await rpc(url, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }], { sessionId, headers: { ...headers, ...bearer(alice) } })).status, 404);
+      });
+
       it('answers a missing scope with 403 insufficient_scope that names scopes only: no token, no user, no claim', async () => {
         const res = await modernRpc(url, 'tools/call', { name: 'write_report', arguments: {} }, { headers: bearer(bob) });
         assert.equal(res.status, 403);

@@ -209,5 +209,6 @@ export {
   type McpCoverageCount,
   type McpLintFinding,
   type McpLintOptions,
+  type McpToolSource,
 } from './catalog/catalog.js';
 export { renderCatalogMarkdown, renderGithubAnnotations } from './catalog/report.js';

@@ -31,3 +31,4 @@ export enum McpParamtype {
   /** Hidden trailing parameter through which the execution layer reaches the call. */
   CALL = 103,
 }
+export const MCP_EXPLORER = Symbol.for('nestjs-model-context:MCP_EXPLORER');

@@ -27,9 +27,11 @@ export interface McpModuleExtras {
    */
   endpointVersion: McpEndpointVersion;
   /**
-   * The app's own class decorators, applied to the module's controllers (the endpoint and the
-   * protected-resource metadata route), so that the app's conventions reach them: `@Public()`
-   * (a `SetMetadata` read by a global auth guard), `@SkipThrottle()`, `@ApiExcludeController()`.
+   * The app's own class decorators, applied to the endpoint's controller (and the legacy SSE
+   * routes), so that the app's conventions reach it: `@SkipThrottle()`, `@ApiExcludeController()`,
+   * `@UseGuards(...)`. Not `@Public()` when the app's guard authenticates MCP: a guard that skips
+   * the endpoint sets no `request.user`, and every request is then 401. The protected-resource
+   * metadata and the explorer page are served beside the router and take none of these.
    * @default []
    */
   controllerDecorators: ClassDecorator[];
@@ -54,7 +56,9 @@ export interface McpModuleExtras {
    * like Swagger UI, that lists the catalog, renders a form per input schema and calls tools through
    * the endpoint with a bearer token pasted in it. Off by default; meant for development. One
    * self-contained HTML page (no CDN), a strict Content-Security-Policy, the endpoint's Host and
-   * Origin checks. Reachable on URI or neutral versioning (a browser sends no version header).
+   * Origin checks. Public: served beside Nest's router (a browser opening it has no token; its
+   * calls carry the pasted one through the endpoint's auth), unless `explorer.decorators` puts it
+   * behind the router. Follows the global prefix and URI versioning.
    * @default false
    */
   explorer: boolean | McpExplorerOptions;

@@ -14,6 +14,7 @@ import {
   MCP_ENDPOINT_VERSION,
   MCP_HTTP_HANDLER,
   MCP_AUTHENTICATOR,
+  MCP_EXPLORER,
   MCP_LEGACY_SSE,
   MCP_MODULE_ID,
   MCP_NOTIFICATION_BUS,
@@ -44,12 +45,12 @@ import { InMemorySessionStore, type McpSessionStore } from './protocol/session-s
 import { McpHttpHandler } from './transport/http-handler.js';
 import { createMcpController } from './transport/mcp.controller.js';
 import { createLegacySseController } from './transport/legacy-sse.controller.js';
-import { createExplorerController, resolveExplorerPath } from './explorer/explorer.controller.js';
+import { createExplorerController, resolveExplorer } from './explorer/explorer.controller.js';
 import { resolveLegacySse, type ResolvedLegacySseOptions } from './transport/legacy-sse.transport.js';
 import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
-import { McpMetadataDocuments, McpMetadataModule, decorateMcpMetadataController } from './transport/mcp-metadata.controller.js';
+import { McpPublicRoutes } from './transport/public-routes.js';
 import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
 import { McpPolicyGate } from './execution/mcp-policy-gate.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
@@ -166,15 +167,11 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_AUTHENTICATOR,
-    useFactory: (options: ResolvedMcpOptions, documents: McpMetadataDocuments) => {
-      if (!options.auth) return null;
-      const auth = new McpAuthenticator(options.auth);
-      documents.add(auth);
-      return auth;
-    },
-    inject: [MCP_RESOLVED_OPTIONS, McpMetadataDocuments],
+    useFactory: (options: ResolvedMcpOptions) => (options.auth ? new McpAuthenticator(options.auth) : null),
+    inject: [MCP_RESOLVED_OPTIONS],
   },
   McpTransportLifecycle,
+  McpPublicRoutes,
   McpHealthIndicator,
   McpSessionAdmin,
   ...observabilityProviders,
@@ -250,13 +247,17 @@ function normalizePath(path: string | undefined): string {
  */
 @Module({})
 export class McpModule extends McpConfigurableModule implements NestModule {
-  constructor(private readonly transport: McpTransportLifecycle) {
+  constructor(
+    private readonly transport: McpTransportLifecycle,
+    private readonly publicRoutes: McpPublicRoutes,
+  ) {
     super();
   }
 
-  /** Nest calls this before it maps the routes; see McpTransportLifecycle.beforeRoutes. */
+  /** Nest calls this before it maps the routes; see McpTransportLifecycle.beforeRoutes and McpPublicRoutes. */
   configure(_consumer: MiddlewareConsumer): void {
     this.transport.beforeRoutes();
+    this.publicRoutes.register();
   }
 
   static override forRoot(options: McpModuleForRootOptions): DynamicModule {
@@ -287,10 +288,9 @@ export class McpModule extends McpConfigurableModule implements NestModule {
 
   private static assemble(definition: DynamicModule, extras: Partial<McpModuleExtras>): DynamicModule {
     const endpoint = normalizePath(extras.path);
+    // The endpoint's decorators only: the metadata document and the explorer page are public
+    // (McpPublicRoutes), or the page takes decorators of its own (explorer.decorators).
     const decorators = extras.controllerDecorators ?? [];
-    // The metadata route is one controller per app (Fastify refuses a route declared twice), so
-    // every McpModule's decorators go on it: they are the app's conventions (@Public(), ...).
-    decorateMcpMetadataController(decorators);
     const legacySse = resolveLegacySse(extras.legacySse);
     const controllers = [createMcpController(endpoint, extras.endpointVersion, decorators)];
     if (legacySse) controllers.push(createLegacySseController(legacySse, extras.endpointVersion, decorators) as never);
@@ -302,17 +302,18 @@ export class McpModule extends McpConfigurableModule implements NestModule {
       }
       controllers.push(createMcpAdminController(extras.adminRoutes, extras.endpointVersion) as never);
     }
-    const explorerPath = resolveExplorerPath(extras.explorer, endpoint);
-    if (explorerPath !== null) controllers.push(createExplorerController(explorerPath, endpoint, extras.endpointVersion, decorators) as never);
+    const explorer = resolveExplorer(extras.explorer, endpoint);
+    if (explorer?.decorators) controllers.push(createExplorerController(explorer.path, endpoint, extras.endpointVersion, explorer.decorators) as never);
     return {
       ...definition,
-      imports: [...(definition.imports ?? []), DiscoveryModule, McpMetadataModule],
+      imports: [...(definition.imports ?? []), DiscoveryModule],
       controllers: [...(definition.controllers ?? []), ...controllers],
       providers: [
         ...(definition.providers ?? []),
         ...coreProviders,
         { provide: MCP_ENDPOINT_PATH, useValue: endpoint },
         { provide: MCP_LEGACY_SSE, useValue: legacySse ?? null },
+        { provide: MCP_EXPLORER, useValue: explorer },
         { provide: MCP_ENDPOINT_VERSION, useValue: extras.endpointVersion ?? VERSION_NEUTRAL },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],

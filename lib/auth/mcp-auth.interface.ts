@@ -36,7 +36,11 @@ export interface McpAuthOptions {
    * request after the app's own guard ran (`request.user`, as passport sets it).
    */
   verifyToken?: (token: string, request: unknown) => McpPrincipal | null | undefined | Promise<McpPrincipal | null | undefined>;
-  /** Reads the principal from a request authenticated by the app's own guard. @default request.user */
+  /**
+   * Reads the principal from a request the app's own guard authenticated: the request that guard
+   * saw (Express's `req`, Fastify's request), where it set `user`.
+   * @default (request) => principalFromUser(request.user)
+   */
   principalFrom?: (request: unknown) => McpPrincipal | null | undefined;
 }
 
@@ -46,7 +50,13 @@ export function missingScopes(required: readonly string[], granted: readonly str
   return required.filter((scope) => !have.some((g) => g === scope || scope.startsWith(`${g}:`)));
 }
 
-/** A passport-style `request.user` turned into a principal. */
+/**
+ * A passport-style `request.user` turned into a principal: `id` from `sub`, `id`, `userId` or
+ * `username` (the first present), `scopes` from `scopes` (an array), `scope` (space-separated, as
+ * OAuth writes it) or `scp`, and the whole user object as `claims`.
+ *
+ * @publicApi
+ */
 export function principalFromUser(user: unknown): McpPrincipal | undefined {
   if (typeof user !== 'object' || user === null) return undefined;
   const record = user as Record<string, unknown>;

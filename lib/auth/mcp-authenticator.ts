@@ -1,9 +1,43 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Logger } from '@nestjs/common';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, failure } from '../protocol/json-rpc.js';
 import type { McpRefusal } from '../engine/sink.js';
 import { missingScopes, principalFromUser, type McpAuthOptions, type McpPrincipal } from './mcp-auth.interface.js';
 
 export type AuthOutcome = { ok: true; principal?: McpPrincipal } | { ok: false };
+
+/** Who a request authenticates as, or the 401 it gets; nothing written yet. */
+export type AuthDecision = { ok: true; principal?: McpPrincipal } | { ok: false; status: 401; error?: 'invalid_request' | 'invalid_token'; message: string };
+
+/**
+ * The WWW-Authenticate `error_description` of each error code (RFC 6750 §3): fixed texts, so
+ * nothing a client sent (a token) is ever echoed back.
+ */
+const ERROR_DESCRIPTIONS: Record<string, string> = {
+  invalid_request: 'The Authorization header is not a well-formed bearer token',
+  invalid_token: 'The access token is invalid, expired, or not issued for this resource',
+};
+
+/** The messages of a refused request: what failed and how to get through, never the token. */
+export const AUTH_MESSAGES = {
+  missing: 'Unauthorized: this MCP endpoint needs a bearer token. Send "Authorization: Bearer <token>"; the resource_metadata URL in the WWW-Authenticate header names the authorization server that issues tokens for it.',
+  malformed: 'Unauthorized: the Authorization header is not a well-formed bearer token. Send "Authorization: Bearer <token>" with one token.',
+  invalid: (resource: string) =>
+    `Unauthorized: the bearer token was refused: it is invalid, expired, or not issued for this resource (${resource}). Get a new token from the authorization server named in the resource_metadata URL.`,
+};
+
+/**
+ * The message of a 401 or 403 that the app's own guard raised on the MCP endpoint (passport's
+ * `AuthGuard`, a custom `CanActivate`): what was refused and what to send, with the guard's own
+ * message when it says more than the status name (passport's bare "Unauthorized" does not).
+ */
+export function guardRefusalMessage(status: number, guardMessage: string | undefined, bearerSent: boolean, resource: string | undefined): string {
+  const said = guardMessage && !/^(Unauthorized|Forbidden|Forbidden resource)$/i.test(guardMessage.trim()) ? ` The app's guard said: ${guardMessage}` : '';
+  if (status === 403) return `Forbidden: the app's guard refused this request to the MCP endpoint (HTTP 403): the caller is authenticated but not allowed.${said}`;
+  if (status !== 401) return guardMessage ?? `HTTP ${status}`;
+  if (!resource) return `Unauthorized: the app's guard refused this request to the MCP endpoint (HTTP 401). Send the credentials the app's authentication expects (e.g. "Authorization: Bearer <token>").${said}`;
+  return `${bearerSent ? AUTH_MESSAGES.invalid(resource) : AUTH_MESSAGES.missing}${said}`;
+}
 
 /**
  * Authenticates MCP requests and writes the bearer challenges of RFC 6750 / RFC 9728: 401 with
@@ -12,13 +46,21 @@ export type AuthOutcome = { ok: true; principal?: McpPrincipal } | { ok: false }
  */
 export class McpAuthenticator {
   readonly metadataUrl: string;
+  /** Where RFC 9728 puts the document: `/.well-known/oauth-protected-resource` + the resource's path. */
   readonly metadataPath: string;
+  private readonly logger = new Logger('McpModule');
+  private warnedNoUser = false;
 
   constructor(private readonly options: McpAuthOptions) {
     const url = new URL(options.resource);
     const path = url.pathname.replace(/\/+$/, '');
     this.metadataPath = `/.well-known/oauth-protected-resource${path}`;
     this.metadataUrl = `${url.origin}${this.metadataPath}`;
+  }
+
+  /** The canonical URI of this resource server (`auth.resource`). */
+  get resource(): string {
+    return this.options.resource;
   }
 
   /** The RFC 9728 protected-resource metadata document. */
@@ -33,38 +75,49 @@ export class McpAuthenticator {
     return document;
   }
 
-  async authenticate(req: IncomingMessage, res: ServerResponse): Promise<AuthOutcome> {
+  /**
+   * The principal the app's own authentication put on `request` (`auth.principalFrom`, else
+   * {@link principalFromUser} of `request.user`), for a module without `verifyToken`.
+   */
+  principalOf(request: unknown): McpPrincipal | undefined {
+    const read = this.options.principalFrom ?? ((r: unknown) => principalFromUser((r as { user?: unknown } | undefined)?.user));
+    return read(request) ?? undefined;
+  }
+
+  /**
+   * Who a request authenticates as: `verifyToken` on its bearer token, else the principal the
+   * app's guards left on `appRequest` (the request they saw: Fastify's request, Express's `req`).
+   */
+  async decide(headers: IncomingHttpHeaders, appRequest: unknown): Promise<AuthDecision> {
+    const header = Array.isArray(headers.authorization) ? headers.authorization[0] : headers.authorization;
     if (!this.options.verifyToken) {
-      const principal = (this.options.principalFrom ?? ((r) => principalFromUser((r as { user?: unknown }).user)))(req) ?? undefined;
+      const principal = this.principalOf(appRequest);
       if (principal) return { ok: true, principal };
-      this.challenge(res, 401, undefined, 'Unauthorized: this MCP endpoint needs a bearer token.');
-      return { ok: false };
+      if (!carriesBearer(header)) return { ok: false, status: 401, message: AUTH_MESSAGES.missing };
+      this.warnNoUser();
+      return { ok: false, status: 401, error: 'invalid_token', message: AUTH_MESSAGES.invalid(this.options.resource) };
     }
-    const header = req.headers.authorization;
     const match = header === undefined ? null : /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
     if (!match) {
-      const bearer = carriesBearer(header);
-      this.challenge(
-        res,
-        401,
-        bearer ? 'invalid_request' : undefined,
-        !bearer
-          ? 'Unauthorized: send "Authorization: Bearer <token>" (see the resource_metadata URL in WWW-Authenticate).'
-          : 'Unauthorized: the Authorization header is not a well-formed bearer token.',
-      );
-      return { ok: false };
+      return carriesBearer(header)
+        ? { ok: false, status: 401, error: 'invalid_request', message: AUTH_MESSAGES.malformed }
+        : { ok: false, status: 401, message: AUTH_MESSAGES.missing };
     }
     let principal: McpPrincipal | null | undefined;
     try {
-      principal = await this.options.verifyToken(match[1], req);
+      principal = await this.options.verifyToken(match[1], appRequest);
     } catch {
       principal = null;
     }
-    if (!principal) {
-      this.challenge(res, 401, 'invalid_token', 'Unauthorized: the bearer token is invalid, expired, or not issued for this resource.');
-      return { ok: false };
-    }
+    if (!principal) return { ok: false, status: 401, error: 'invalid_token', message: AUTH_MESSAGES.invalid(this.options.resource) };
     return { ok: true, principal };
+  }
+
+  async authenticate(req: IncomingMessage, res: ServerResponse, appRequest: unknown = req): Promise<AuthOutcome> {
+    const decision = await this.decide(req.headers, appRequest);
+    if (decision.ok) return decision;
+    this.challenge(res, decision.status, decision.error, decision.message);
+    return { ok: false };
   }
 
   /** The 403 `insufficient_scope` answer when the principal lacks a scope the call needs. */
@@ -89,13 +142,32 @@ export class McpAuthenticator {
     res.end(body);
   }
 
-  /** A bearer challenge (RFC 6750 §3): the header names the error (if any), scopes and metadata URL. */
-  private challengeAnswer(status: 401 | 403, error: string | undefined, message: string, scopes: readonly string[] | undefined, id: string | number | null): McpRefusal {
+  /** The `WWW-Authenticate` value of a challenge (RFC 6750 §3): error (if any), scopes, metadata URL. */
+  challengeHeader(error: string | undefined, scopes: readonly string[] | undefined = this.options.scopesSupported): string {
     const parts = [];
     if (error) parts.push(`error="${error}"`);
     if (scopes?.length) parts.push(`scope="${scopes.join(' ')}"`);
     parts.push(`resource_metadata="${this.metadataUrl}"`);
-    return { status, headers: { 'WWW-Authenticate': `Bearer ${parts.join(', ')}` }, body: failure(id, ErrorCode.InvalidRequest, message) };
+    const description = error ? ERROR_DESCRIPTIONS[error] : undefined;
+    if (description) parts.push(`error_description="${description}"`);
+    return `Bearer ${parts.join(', ')}`;
+  }
+
+  private challengeAnswer(status: 401 | 403, error: string | undefined, message: string, scopes: readonly string[] | undefined, id: string | number | null): McpRefusal {
+    return { status, headers: { 'WWW-Authenticate': this.challengeHeader(error, scopes) }, body: failure(id, ErrorCode.InvalidRequest, message) };
+  }
+
+  /**
+   * A bearer token arrived but no guard authenticated the request: the app's guard did not run
+   * on the endpoint (a `@Public()` on it, a guard that skips MCP), or it lets a bad token through
+   * as anonymous. The client is told its token was refused; the developer reads why here, once.
+   */
+  private warnNoUser(): void {
+    if (this.warnedNoUser) return;
+    this.warnedNoUser = true;
+    this.logger.warn(
+      'A request to the MCP endpoint carried a bearer token, but no guard authenticated it (auth.principalFrom, or request.user, gave no principal), so it was answered 401 invalid_token. If the token is valid, the app\'s auth guard did not run on the endpoint: do not mark the endpoint public (controllerDecorators), or give McpModule auth.verifyToken to check tokens itself.',
+    );
   }
 }
 

@@ -64,7 +64,37 @@ export interface McpLintOptions {
   maxDescriptionLength?: number;
   /** Longer parameter descriptions are reported as too long. @default 300 */
   maxParameterDescriptionLength?: number;
+  /**
+   * Where each tool was declared, by name, so that advice names the place to fix it: a `@Tool()`
+   * method (the default), an exposed route, a CQRS message, or `McpRegistry.addTool()`.
+   */
+  toolSources?: Record<string, McpToolSource>;
 }
+
+/**
+ * Where a tool comes from: a `@Tool()` method, a controller route exposed with `@ExposeRoute()`
+ * or `expose.routes`, a CQRS command or query of `expose.commands` / `expose.queries`, or
+ * `McpRegistry.addTool()`.
+ *
+ * @publicApi
+ */
+export type McpToolSource = 'tool' | 'route' | 'message' | 'runtime';
+
+/** Where a tool of each source takes its title, annotations and description. */
+const TOOL_OPTIONS_PLACE: Record<McpToolSource, string> = {
+  tool: 'on @Tool()',
+  route: 'in @ExposeRoute({ ... }) on the route, or in its expose.routes entry (tools: { <handler or "VERB /path">: { ... } })',
+  message: 'in its expose.commands / expose.queries entry ({ message, ... })',
+  runtime: 'in McpRegistry.addTool({ ... })',
+};
+
+/** Where a parameter of a tool of each source takes its description. */
+const PARAMETER_PLACE: Record<McpToolSource, string> = {
+  tool: 'add @SchemaProperty({ description }) on the DTO property',
+  route: 'describe the DTO property (@SchemaProperty or @ApiProperty({ description })), or, for a path or query argument, give argumentDescriptions in @ExposeRoute() or the expose.routes entry',
+  message: 'add @SchemaProperty({ description }) on the message class property',
+  runtime: 'give the property a description in the input schema passed to McpRegistry.addTool()',
+};
 
 /**
  * Tool and prompt names every popular client and model API takes (the function-name rule of the
@@ -192,17 +222,19 @@ export function lintCatalog(catalog: McpCatalog, options: McpLintOptions = {}): 
 
   for (const tool of catalog.tools) {
     const target = `tool ${labelOf(tool)}`;
+    const source = options.toolSources?.[String(tool.name)] ?? 'tool';
+    const place = TOOL_OPTIONS_PLACE[source];
     lintName(String(tool.name ?? ''), target, true, add);
-    if (!textOf(tool.title)) add('title-missing', target, `${target} has no title: clients show the raw name; set { title } on @Tool().`);
+    if (!textOf(tool.title)) add('title-missing', target, `${target} has no title: clients show the raw name; set { title } ${place}.`);
     if (!isRecord(tool.annotations) || Object.keys(tool.annotations).length === 0) {
-      add('annotations-missing', target, `${target} has no annotations: clients cannot tell whether it only reads or changes data; set { annotations: { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } } on @Tool().`);
+      add('annotations-missing', target, `${target} has no annotations: clients cannot tell whether it only reads or changes data; set { annotations: { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } } ${place}.`);
     }
     const schema = isRecord(tool.inputSchema) ? tool.inputSchema : undefined;
     if (!schema || schema.type !== 'object') add('schema-unportable', target, `${target}: the input schema must be { "type": "object" } at the top; clients refuse other roots.`);
     if (schema) lintSchema(schema, `${target}, input schema`, add);
     for (const param of toolParameters(tool)) {
       const where = `${target}, parameter ${param.name}`;
-      if (!param.description) add('description-missing', where, `${where} has no description: the model guesses what to pass; add @SchemaProperty({ description }) on the DTO property.`);
+      if (!param.description) add('description-missing', where, `${where} has no description: the model guesses what to pass; ${PARAMETER_PLACE[source]}.`);
       else lintLength(param.description, where, min, maxParam, add);
     }
   }
@@ -211,7 +243,8 @@ export function lintCatalog(catalog: McpCatalog, options: McpLintOptions = {}): 
       const target = `${KIND_NAMES[kind]} ${labelOf(item)}`;
       if (kind === 'prompts') lintName(String(item.name ?? ''), target, false, add);
       const description = textOf(item.description);
-      if (!description) add('description-missing', target, `${target} has no description: set { description } on its decorator.`);
+      const place = kind === 'tools' ? TOOL_OPTIONS_PLACE[options.toolSources?.[String(item.name)] ?? 'tool'] : 'on its decorator';
+      if (!description) add('description-missing', target, `${target} has no description: set { description } ${place}.`);
       else lintLength(description, target, min, max, add);
       if (kind !== 'tools' && !textOf(item.title)) add('title-missing', target, `${target} has no title: clients show the raw name; set { title } on its decorator.`);
     }

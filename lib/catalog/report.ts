@@ -8,10 +8,15 @@ type Json = Record<string, any>;
  *
  * @publicApi
  */
-export function renderCatalogMarkdown(catalog: McpCatalog, report?: { coverage: McpCatalogCoverage; findings: McpLintFinding[] }, heading = 'MCP catalog'): string {
+export function renderCatalogMarkdown(
+  catalog: McpCatalog,
+  report?: { coverage: McpCatalogCoverage; findings: McpLintFinding[]; /** Entries the listing caller was not shown. */ hidden?: number },
+  heading = 'MCP catalog',
+): string {
   const out: string[] = [`# ${heading}`, ''];
   if (report) {
-    out.push(`Description coverage: **${report.coverage.percent}%** · lint warnings: **${report.findings.length}**`, '');
+    const hidden = report.hidden ? ` · **${report.hidden}** item(s) hidden from the caller that listed it: this catalog is partial` : '';
+    out.push(`Description coverage: **${report.coverage.percent}%** · lint warnings: **${report.findings.length}**${hidden}`, '');
   }
   out.push(`## Tools (${catalog.tools.length})`, '');
   for (const tool of catalog.tools) out.push(...toolSection(tool));
@@ -143,8 +148,9 @@ function escapeCell(text: string): string {
  *
  * @publicApi
  */
-export function renderGithubAnnotations(coverage: McpCatalogCoverage, findings: McpLintFinding[]): string {
+export function renderGithubAnnotations(coverage: McpCatalogCoverage, findings: McpLintFinding[], hidden = 0): string {
   const lines = findings.map((f) => `::warning title=MCP catalog ${escapeProperty(f.rule)}::${escapeData(f.message)}`);
+  if (hidden > 0) lines.push(`::error title=MCP catalog hidden::${hidden} item(s) were hidden from the caller that listed the catalog: coverage and lint judge a partial catalog.`);
   lines.push(`::notice title=MCP catalog::description coverage ${coverage.percent}%, ${findings.length} lint warning(s)`);
   return lines.join('\n');
 }

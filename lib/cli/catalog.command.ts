@@ -9,8 +9,9 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import { catalogCoverage, lintCatalog, type McpCatalog } from '../catalog/catalog.js';
-import { CATALOG_ERAS, collectCatalog, type McpCollectOptions } from './collect.js';
+import { CATALOG_ERAS, collectCatalog, type McpCollectOptions, type McpCollected, type McpHiddenEntries } from './collect.js';
 import { renderCatalogMarkdown, renderGithubAnnotations } from '../catalog/report.js';
+import { McpTestError } from '../testing/mcp-test-error.js';
 
 const USAGE = `Usage: nestjs-model-context catalog --module <file>[#ExportName] [options]
 
@@ -26,8 +27,16 @@ Options:
   --max-warnings <N>       Exit 1 when there are more than N lint warnings.
   --principal <id>         List as this caller (guard-aware lists).
   --scopes <a,b>           The caller's scopes (with --principal; default id "catalog").
-  --claims <json>          The caller's claims, a JSON object (roles, tenant) its guards read.
+  --claims <json>          The caller's claims, a JSON object (roles, tenant).
+  --user <json>            The user object the app's own auth puts on request.user (what its
+                           passport strategy returns), which its guards read; the principal is
+                           derived from it as the endpoint does, unless --principal is given.
   --header <Name: value>   A request header the app's guards read (repeatable).
+  --authenticate           Run the app's real auth: the endpoint's guards and McpModule's auth
+                           check the --header values (e.g. "Authorization: Bearer <token>").
+  --allow-hidden           Pass the gate even when the caller was not shown every tool,
+                           resource, template and prompt (by default that fails: the coverage
+                           and lint would judge a partial catalog).
   --quiet                  Do not print the coverage and lint summary on stderr.
   --help                   This text.
 `;
@@ -56,6 +65,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         principal: { type: 'string' },
         scopes: { type: 'string' },
         claims: { type: 'string' },
+        user: { type: 'string' },
+        authenticate: { type: 'boolean', default: false },
+        'allow-hidden': { type: 'boolean', default: false },
         header: { type: 'string', multiple: true },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
@@ -76,16 +88,24 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const minCoverage = numberOption(values['min-coverage'], '--min-coverage');
     const maxWarnings = numberOption(values['max-warnings'], '--max-warnings');
     if (typeof values.module !== 'string') throw new UsageError('--module is required: the compiled file of the module to boot, e.g. --module dist/app.module.js.');
-    const byEra = await loadCatalog(values.module, { principal: principalOf(values), headers: headersOf(values.header) });
+    const caller = callerOf(values);
+    const { byEra, hidden, toolSources } = await loadCatalog(values.module, caller);
     const catalog = byEra[CATALOG_ERAS[0]];
     const coverage = catalogCoverage(catalog);
-    const findings = lintCatalog(catalog);
+    const findings = lintCatalog(catalog, { toolSources });
+    const hiddenCount = Object.values(hidden).reduce((sum, names) => sum + names.length, 0);
     if (format === 'json') io.out(`${JSON.stringify(withEras(byEra), null, 2)}\n`);
-    else if (format === 'markdown') io.out(`${renderCatalogMarkdown(catalog, { coverage, findings })}\n`);
-    else io.out(`${renderGithubAnnotations(coverage, findings)}\n`);
-    if (typeof values.report === 'string') writeFileSync(values.report, `${JSON.stringify({ coverage, findings }, null, 2)}\n`);
-    if (!values.quiet) io.err(summary(coverage, findings));
+    else if (format === 'markdown') io.out(`${renderCatalogMarkdown(catalog, { coverage, findings, hidden: hiddenCount })}\n`);
+    else io.out(`${renderGithubAnnotations(coverage, findings, hiddenCount)}\n`);
+    if (typeof values.report === 'string') writeFileSync(values.report, `${JSON.stringify({ coverage, findings, hidden }, null, 2)}\n`);
+    if (!values.quiet) io.err(summary(coverage, findings, hidden, describeCaller(caller)));
     let code = 0;
+    if (hiddenCount > 0 && !values['allow-hidden']) {
+      io.err(
+        `${hiddenCount} catalog item(s) were hidden from the caller the catalog listed as (${describeCaller(caller)}): its guards or scopes refused them, so the coverage and lint above judge a partial catalog. List as a caller that sees everything (--principal with --scopes/--claims, --user, or --authenticate with --header "Authorization: Bearer <token>"), or pass --allow-hidden to accept a partial catalog.\n`,
+      );
+      code = 1;
+    }
     if (minCoverage !== undefined && coverage.percent < minCoverage) {
       io.err(`Description coverage ${coverage.percent}% is below --min-coverage ${minCoverage}.\n`);
       code = 1;
@@ -97,6 +117,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return code;
   } catch (error) {
     if (error instanceof UsageError) io.err(`${error.message}\n\n${USAGE}`);
+    else if (error instanceof McpTestError && (error.data as { status?: number } | undefined)?.status !== undefined) {
+      io.err(`nestjs-model-context catalog: the app's authentication refused the catalog's caller (HTTP ${(error.data as { status: number }).status}): ${error.message}\n`);
+    }
     else io.err(`nestjs-model-context catalog: ${(error as Error).stack ?? String(error)}\n`);
     return 2;
   }
@@ -120,20 +143,42 @@ function headersOf(values: unknown): Record<string, string> | undefined {
   return headers;
 }
 
+function callerOf(values: Record<string, unknown>): McpCollectOptions {
+  const headers = headersOf(values.header);
+  const principal = principalOf(values);
+  const user = jsonOption(values.user, '--user', '{"userId":"1","roles":["admin"]}');
+  if (values.authenticate) {
+    if (principal !== undefined || user !== undefined) throw new UsageError('--authenticate runs the app\'s own auth, which decides the caller: give it --header values, not --principal, --scopes, --claims or --user.');
+    return { authenticate: true, headers };
+  }
+  return { principal, user, headers };
+}
+
+function describeCaller(caller: McpCollectOptions): string {
+  if (caller.authenticate) return 'authenticated by the app from --header';
+  if (caller.principal) return `principal "${caller.principal.id}"`;
+  if (caller.user !== undefined) return '--user';
+  return 'anonymous: no --principal, --user or --authenticate';
+}
+
+function jsonOption(value: unknown, name: string, example: string): Record<string, unknown> | undefined {
+  if (typeof value !== 'string') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (error) {
+    throw new UsageError(`${name} is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${name} must be a JSON object, e.g. ${name} '${example}'.`);
+  return parsed as Record<string, unknown>;
+}
+
 function principalOf(values: Record<string, unknown>): McpPrincipal | undefined {
   if (values.principal === undefined && values.scopes === undefined && values.claims === undefined) return undefined;
   const principal: McpPrincipal = { id: typeof values.principal === 'string' ? values.principal : 'catalog' };
   if (typeof values.scopes === 'string') principal.scopes = values.scopes.split(/[\s,]+/).filter(Boolean);
-  if (typeof values.claims === 'string') {
-    let claims: unknown;
-    try {
-      claims = JSON.parse(values.claims);
-    } catch (error) {
-      throw new UsageError(`--claims is not JSON: ${(error as Error).message}`);
-    }
-    if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) throw new UsageError('--claims must be a JSON object, e.g. --claims \'{"roles":["admin"]}\'.');
-    principal.claims = claims as Record<string, unknown>;
-  }
+  const claims = jsonOption(values.claims, '--claims', '{"roles":["admin"]}');
+  if (claims) principal.claims = claims;
   return principal;
 }
 
@@ -152,7 +197,7 @@ function withEras(byEra: Record<string, McpCatalog>): McpCatalog & { eras?: Reco
   return Object.keys(eras).length > 0 ? { ...base, eras } : base;
 }
 
-async function loadCatalog(spec: string, options: McpCollectOptions): Promise<Record<string, McpCatalog>> {
+async function loadCatalog(spec: string, options: McpCollectOptions): Promise<McpCollected> {
   const hash = spec.lastIndexOf('#');
   const file = hash > 0 ? spec.slice(0, hash) : spec;
   const exportName = hash > 0 ? spec.slice(hash + 1) : 'AppModule';
@@ -186,7 +231,7 @@ const stderrLogger = {
   error: (message: unknown, trace?: unknown) => void process.stderr.write(`[nest] error ${String(message)}${trace ? `\n${String(trace)}` : ''}\n`),
 };
 
-function summary(coverage: ReturnType<typeof catalogCoverage>, findings: ReturnType<typeof lintCatalog>): string {
+function summary(coverage: ReturnType<typeof catalogCoverage>, findings: ReturnType<typeof lintCatalog>, hidden: McpHiddenEntries, caller: string): string {
   const part = (label: string, c: { described: number; total: number }): string => `${label} ${c.described}/${c.total}`;
   const lines = [
     `Description coverage: ${coverage.percent}% (${[
@@ -198,6 +243,14 @@ function summary(coverage: ReturnType<typeof catalogCoverage>, findings: ReturnT
     ].join(', ')})`,
     `Lint: ${findings.length} warning(s)`,
     ...findings.map((f) => `  warning [${f.rule}] ${f.message}`),
+    `Hidden from the caller (${caller}): ${Object.values(hidden).reduce((sum, names) => sum + names.length, 0)} (${[
+      ['tools', hidden.tools],
+      ['resources', hidden.resources],
+      ['templates', hidden.resourceTemplates],
+      ['prompts', hidden.prompts],
+    ]
+      .map(([label, names]) => `${label as string} ${(names as string[]).length}${(names as string[]).length ? `: ${(names as string[]).join(', ')}` : ''}`)
+      .join('; ')})`,
   ];
   return `${lines.join('\n')}\n`;
 }

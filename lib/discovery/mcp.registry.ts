@@ -28,6 +28,7 @@ import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall
 import { CapabilityToggles, type McpCapabilityUpdate, type McpToggleOptions } from './capability-toggles.js';
 import type { McpChangeEvent, McpToggleTarget } from '../protocol/notification-bus.js';
 import { hasDotSegment, type PromptRepositoryRuntime, type ResourceRepositoryRuntime } from '../protocol/repositories.js';
+import type { McpToolSource } from '../catalog/catalog.js';
 
 
 interface Registered<T> {
@@ -44,7 +45,7 @@ interface Registered<T> {
  */
 @Injectable()
 export class McpRegistry implements McpFeatureCatalog {
-  private readonly toolMap = new Map<string, { runtime: ToolRuntime; site: string; rename?: string }>();
+  private readonly toolMap = new Map<string, { runtime: ToolRuntime; site: string; source: McpToolSource; rename?: string }>();
   private toolList: ToolRuntime[] = [];
   private changeCount = 0;
   private readonly changeSubject = new Subject<McpRegistryChange>();
@@ -91,6 +92,11 @@ export class McpRegistry implements McpFeatureCatalog {
     return this.toolList.map((t) => t.name);
   }
 
+  /** @internal Where a tool was declared (a `@Tool()` method, an exposed route, a CQRS message, `addTool`), for advice naming the right place. */
+  toolSource(name: string): McpToolSource | undefined {
+    return this.toolMap.get(name)?.source;
+  }
+
   /** Adds a tool at runtime; clients are told the list changed. */
   addTool<TArgs>(definition: DynamicToolDefinition<TArgs>): void {
     const { handler, decorators, ...rest } = definition;
@@ -100,6 +106,7 @@ export class McpRegistry implements McpFeatureCatalog {
     this.register(
       this.factory.build({ ...rest, ...capabilityAccess(rest.name, runtime.authorize, runtime.requiredScopes) }, toolCall(rest.name, runtime.invoke), site),
       site,
+      'runtime',
     );
     this.changeSubject.next({ kind: 'tools', type: 'added', name: definition.name });
   }
@@ -117,13 +124,13 @@ export class McpRegistry implements McpFeatureCatalog {
    * @internal Registers a built tool, failing on an invalid or duplicate name. `rename` says how
    * the site's tool is renamed, when not with `@Tool({ name })` (exposed routes and messages).
    */
-  register(runtime: ToolRuntime, site: string, rename?: string): void {
+  register(runtime: ToolRuntime, site: string, source: McpToolSource = 'tool', rename?: string): void {
     if (!this.namePattern.test(runtime.name)) {
       throw new Error(messages.INVALID_TOOL_NAME(runtime.name, site, this.namePattern));
     }
     const existing = this.toolMap.get(runtime.name);
     if (existing) throw new Error(messages.DUPLICATE_TOOL(runtime.name, { site: existing.site, rename: existing.rename }, { site, rename }));
-    this.toolMap.set(runtime.name, { runtime, site, rename });
+    this.toolMap.set(runtime.name, { runtime, site, source, rename });
     this.toolList = [...this.toolList, runtime];
     this.changeCount++;
   }

@@ -25,7 +25,7 @@ export interface McpSessionConnection {
   principal?: McpPrincipal;
   /** A request header by lower-case name (none on stdio). */
   header(name: string): string | undefined;
-  /** The transport's own request object (Express/Fastify raw request over HTTP). */
+  /** The HTTP request as the app's guards saw it (Express's `req`, Fastify's request); none on stdio. */
   request?: unknown;
 }
 

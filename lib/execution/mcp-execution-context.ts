@@ -41,7 +41,7 @@ export class McpExecutionContext {
     return this.getCall().context;
   }
 
-  /** The raw HTTP request (undefined on stdio). */
+  /** The HTTP request as the app's guards see it (Express's `req`, Fastify's request); undefined on stdio. */
   getRequest<T = unknown>(): T {
     return this.context.getArgByIndex<T>(0);
   }

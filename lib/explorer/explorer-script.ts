@@ -80,6 +80,8 @@ export const EXPLORER_SCRIPT = String.raw`
       var response;
       function take(message) {
         if (message && message.id === id && ('result' in message || 'error' in message)) response = message;
+        // A request refused before its id was read (401, 403, 400) is answered with id null.
+        else if (message && message.id === null && 'error' in message && !response) response = message;
         else if (message) onMessage(message);
       }
       var read;

@@ -15,13 +15,32 @@ import { EXPLORER_CSP, explorerPage } from './explorer-page.js';
 export interface McpExplorerOptions {
   /** The page's path, relative to any global prefix, like the endpoint's. @default '<endpoint path>/explorer' */
   path?: string;
+  /**
+   * Serve the page through Nest's router with exactly these class decorators (the app's guards,
+   * interceptors, `@Public()`-style markers) instead of beside it. By default the page is
+   * public, like the protected-resource metadata: a browser opening it cannot send a bearer
+   * token, and the page holds nothing to protect (its calls carry the token pasted in it and
+   * pass the endpoint's auth). The endpoint's `controllerDecorators` never apply to it.
+   */
+  decorators?: ClassDecorator[];
 }
 
-/** The page's path, or null when the explorer is off. */
-export function resolveExplorerPath(option: boolean | McpExplorerOptions | undefined, endpoint: string): string | null {
+/** The explorer as McpModule serves it: its path, and the decorators that put it behind Nest's router. */
+export interface ResolvedExplorer {
+  path: string;
+  /** Undefined: served beside the router, public. */
+  decorators?: readonly ClassDecorator[];
+}
+
+/** The page's path and how it is served, or null when the explorer is off. */
+export function resolveExplorer(option: boolean | McpExplorerOptions | undefined, endpoint: string): ResolvedExplorer | null {
   if (!option) return null;
-  const path = (option === true ? undefined : option.path) ?? `${endpoint}/explorer`;
-  return path.replace(/^\/+|\/+$/g, '');
+  const given = option === true ? {} : option;
+  if (given.decorators !== undefined && !Array.isArray(given.decorators)) {
+    throw new Error('McpModule explorer.decorators must be an array of class decorators, e.g. { explorer: { decorators: [UseGuards(DevOnlyGuard)] } }; leave it out to serve the page publicly.');
+  }
+  const path = (given.path ?? `${endpoint}/explorer`).replace(/^\/+|\/+$/g, '');
+  return given.decorators ? { path, decorators: given.decorators } : { path };
 }
 
 const HEADERS = {
@@ -36,9 +55,29 @@ const HEADERS = {
 };
 
 /**
- * A controller per McpModule serving its explorer page beside the endpoint, under the same
- * version and the app's controller decorators. The Host and Origin checks are the endpoint's
- * (DNS rebinding protection), so a page the endpoint would refuse is never served either.
+ * Writes the page for the endpoint at `endpointUrl`, behind the endpoint's Host and Origin checks
+ * (DNS rebinding protection): a page the endpoint would refuse is never served either.
+ */
+export function writeExplorerPage(req: IncomingMessage, res: ServerResponse, policy: OriginPolicy, endpointUrl: string): void {
+  const verdict = policy.check(req);
+  if (!verdict.ok) {
+    res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end(`${verdict.reason}\n`);
+    return;
+  }
+  const body = explorerPage(endpointUrl);
+  res.writeHead(200, { ...HEADERS, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** The Host/Origin policy of the endpoint, for its explorer page. */
+export function explorerPolicy(options: ResolvedMcpOptions): OriginPolicy {
+  return new OriginPolicy({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts });
+}
+
+/**
+ * The explorer behind Nest's router (`explorer.decorators` given): a controller per McpModule,
+ * under the endpoint's version and exactly the decorators the app gave for the page.
  */
 export function createExplorerController(
   pagePath: string,
@@ -51,21 +90,13 @@ export function createExplorerController(
     private readonly policy: OriginPolicy;
 
     constructor(@Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions) {
-      this.policy = new OriginPolicy({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts });
+      this.policy = explorerPolicy(options);
     }
 
     @Get()
     page(@Req() request: IncomingMessage, @Res() response: ServerResponse): void {
       const { req, res } = nodeHttpOf(request, response);
-      const verdict = this.policy.check(req);
-      if (!verdict.ok) {
-        res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-        res.end(`${verdict.reason}\n`);
-        return;
-      }
-      const body = explorerPage(endpointOf(req, pagePath, endpointPath));
-      res.writeHead(200, { ...HEADERS, 'Content-Length': Buffer.byteLength(body) });
-      res.end(body);
+      writeExplorerPage(req, res, this.policy, endpointOf(req, pagePath, endpointPath));
     }
   }
   for (const decorate of decorators) decorate(McpExplorerController);

@@ -131,7 +131,7 @@ export class McpExposer implements OnModuleInit {
         // an HTTP request; only arguments the route has no place for are refused here.
         const known = new Set(Object.keys(input.schema.properties as object));
         const rename = `name it in "expose.routes" (tools: { '${routeLabel(route)}': { name: '...' } }) or with @ExposeRoute({ name })`;
-        this.registry.register({ ...runtime, parseArguments: (args) => unknownArguments(args, known, name) }, site, rename);
+        this.registry.register({ ...runtime, parseArguments: (args) => unknownArguments(args, known, name) }, site, 'route', rename);
         names.push(name);
       }
     }
@@ -179,7 +179,7 @@ export class McpExposer implements OnModuleInit {
       for (const item of list) {
         const entry: ExposedMessage = typeof item === 'function' ? { message: item } : item;
         const { runtime, site, rename } = buildMessageTool(entry, kind, bus, { handlers: this.handlers, factory, dtos, auth: this.options.auth !== undefined });
-        this.registry.register(runtime, site, rename);
+        this.registry.register(runtime, site, 'message', rename);
         names.push(runtime.name);
       }
     }

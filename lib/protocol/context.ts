@@ -450,7 +450,10 @@ export class McpContext {
       update: async (change) => holder.write(change(structuredClone(holder.read()) as T) as JsonObject),
     };
   }
-  /** The raw transport request (an Express/Node `IncomingMessage` over HTTP, undefined on stdio). */
+  /**
+   * The transport's request: over HTTP the one the app's own code sees (Express's `req`,
+   * Fastify's request, with the `user` its guards set); undefined on stdio.
+   */
   get request(): unknown {
     return this.envelope.transportRequest;
   }

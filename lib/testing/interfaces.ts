@@ -61,8 +61,28 @@ export interface McpTestInputHandlers {
 export interface McpTestClientOptions extends McpTestInputHandlers {
   /** @default '2025-11-25' */
   era?: McpTestEra;
-  /** Who calls: `ctx.principal`, and what `@RequireScopes` checks when McpModule's `auth` is set. */
+  /**
+   * Who calls, as McpModule's `auth` would take it (`{ id, scopes, claims }`): `ctx.principal`,
+   * and what `@RequireScopes` checks. It is not put on `request.user`: give `user` for that.
+   */
   principal?: McpPrincipal;
+  /**
+   * The user object the app's own authentication puts on `request.user` (what its passport
+   * strategy's `validate()` returns, or its guard sets), as the app's guards, `REQUEST` and
+   * `ctx.request` read it. Unless `principal` is given too, the principal is derived from it as the
+   * endpoint derives it (`auth.principalFrom`, else `principalFromUser`).
+   */
+  user?: unknown;
+  /**
+   * Run the app's real authentication on every request, as an HTTP request to the endpoint gets
+   * it: the guards of the endpoint's route (global `APP_GUARD`s, `controllerDecorators` guards)
+   * run with `headers`, e.g. `{ authorization: 'Bearer <a real token>' }`, and set `request.user`
+   * as over HTTP; the principal is then taken as the endpoint takes it (`auth.verifyToken`, else
+   * that user). A refused request throws an {@link McpTestError} with the endpoint's 401/403
+   * message (`data.status`). Not with `principal` or `user`, which stand for a caller already
+   * authenticated. @default false
+   */
+  authenticate?: boolean;
   /** Request headers (guards and `@McpHeader` see them as `request.headers`). */
   headers?: Record<string, string>;
   /**

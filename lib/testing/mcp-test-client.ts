@@ -10,6 +10,10 @@ import type { CompletionResult } from '../protocol/completion.js';
 import type { SamplingRequest } from '../protocol/interaction.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, isSupportedModernVersion } from '../protocol/versions.js';
 import { McpInProcessTransport, type McpInProcessSendOptions } from '../transport/in-process.transport.js';
+import { McpEndpointAuth, McpEndpointRefusal } from '../transport/endpoint-auth.js';
+import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
+import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
+import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
 import type { McpTestCallOptions, McpTestClientOptions, McpTestCompletionRef, McpTestElicitation, McpTestEra } from './interfaces.js';
 import { McpTestError } from './mcp-test-error.js';
 
@@ -68,6 +72,8 @@ export class McpTestClient {
   private constructor(
     transport: McpInProcessTransport,
     private readonly options: McpTestClientOptions,
+    /** Who calls (and the user the app's auth made), or the endpoint's auth to run per request. */
+    private readonly caller: { principal?: McpPrincipal; user?: unknown } | McpEndpointAuth,
   ) {
     this.transport = transport;
     this.protocolVersion = options.era ?? '2025-11-25';
@@ -82,9 +88,22 @@ export class McpTestClient {
    */
   static async create(target: INestApplicationContext, options: McpTestClientOptions = {}): Promise<McpTestClient> {
     await target.init();
-    const client = new McpTestClient(McpInProcessTransport.forApp(target), options);
+    const transport = McpInProcessTransport.forApp(target);
+    const client = new McpTestClient(transport, options, McpTestClient.callerOf(target, options));
     await client.connect();
     return client;
+  }
+
+  private static callerOf(target: INestApplicationContext, options: McpTestClientOptions): McpTestClient['caller'] {
+    if (options.authenticate) {
+      if (options.principal !== undefined || options.user !== undefined) {
+        throw new Error('McpTestClient: "authenticate" runs the app\'s own auth, which decides the user and the principal; give it with "headers" only, or drop it and give "principal" / "user".');
+      }
+      return McpEndpointAuth.forApp(target);
+    }
+    if (options.user === undefined) return { principal: options.principal };
+    const auth = target.get<symbol, McpAuthenticator | null>(MCP_AUTHENTICATOR, { strict: false });
+    return { principal: options.principal ?? auth?.principalOf(requestOf(options.headers, options.user)), user: options.user };
   }
 
   /** Every tool, following `nextCursor`. */
@@ -215,10 +234,11 @@ export class McpTestClient {
   }
 
   /** Opens a `subscriptions/listen` stream into {@link notifications}; resolves once acknowledged. */
-  private listen(filter: JsonObject): Promise<void> {
+  private async listen(filter: JsonObject): Promise<void> {
+    const send = await this.sendOptions('subscriptions/listen');
     return new Promise<void>((resolve, reject) => {
       const id = this.nextId++;
-      const stream = this.transport.send(this.message(id, 'subscriptions/listen', { notifications: filter }, {}), this.sendOptions()).subscribe({
+      const stream = this.transport.send(this.message(id, 'subscriptions/listen', { notifications: filter }, {}), send).subscribe({
         next: (message) => {
           const m = message as Json;
           if (m.method === 'notifications/subscriptions/acknowledged') resolve();
@@ -232,14 +252,16 @@ export class McpTestClient {
     });
   }
 
-  private notify(method: string): Promise<void> {
+  private async notify(method: string): Promise<void> {
+    const send = await this.sendOptions(method);
     return new Promise<void>((resolve, reject) => {
-      this.transport.send({ jsonrpc: '2.0', method }, this.sendOptions()).subscribe({ complete: resolve, error: reject });
+      this.transport.send({ jsonrpc: '2.0', method }, send).subscribe({ complete: resolve, error: reject });
     });
   }
 
   /** One request and every message of its exchange, until its response. */
-  private exchange(method: string, params: JsonObject, options: McpTestCallOptions = {}): Promise<Json> {
+  private async exchange(method: string, params: JsonObject, options: McpTestCallOptions = {}): Promise<Json> {
+    const send = await this.sendOptions(method);
     const id = this.nextId++;
     return new Promise<Json>((resolve, reject) => {
       let settled = false;
@@ -258,7 +280,7 @@ export class McpTestClient {
       const onAbort = (): void => fail(options.signal!.reason ?? new Error(`${method} was aborted`));
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      subscription = this.transport.send(this.message(id, method, params, options), this.sendOptions()).subscribe({
+      subscription = this.transport.send(this.message(id, method, params, options), send).subscribe({
         next: (message) => {
           const m = message as Json;
           if (m.id === id && ('result' in m || 'error' in m)) {
@@ -277,7 +299,7 @@ export class McpTestClient {
   /** Legacy eras: the server asked on the call's stream; the answer goes back as a message. */
   private async answerServerRequest(call: string, request: Json, options: McpTestCallOptions): Promise<void> {
     const result = await this.answer(call, request.method, request.params ?? {}, options);
-    this.transport.send({ jsonrpc: '2.0', id: request.id, result } as JsonRpcMessage, this.sendOptions()).subscribe();
+    this.transport.send({ jsonrpc: '2.0', id: request.id, result } as JsonRpcMessage, await this.sendOptions(call)).subscribe();
   }
 
   private async answer(call: string, method: string, params: Json, options: McpTestCallOptions): Promise<JsonObject> {
@@ -338,8 +360,20 @@ export class McpTestClient {
     return { jsonrpc: '2.0', id, method, params: withMeta };
   }
 
-  private sendOptions(): McpInProcessSendOptions {
-    return { headers: this.options.headers, principal: this.options.principal };
+  /** Who sends the next message: with `authenticate`, the app's auth decides it anew each time, as per HTTP request. */
+  private async sendOptions(method: string): Promise<McpInProcessSendOptions> {
+    const caller = this.caller;
+    // A request object per message, as per HTTP request: guards may write to it, and a
+    // request-scoped provider's instance is bound to it.
+    if (!(caller instanceof McpEndpointAuth)) return { headers: this.options.headers, principal: caller.principal, request: requestOf(this.options.headers, caller.user) };
+    const request = requestOf(this.options.headers, undefined);
+    try {
+      const principal = await caller.authenticate(request);
+      return { headers: this.options.headers, principal, request };
+    } catch (error) {
+      if (error instanceof McpEndpointRefusal) throw new McpTestError(error.code, error.message, { status: error.status }, method);
+      throw error;
+    }
   }
 
   private capabilities(): JsonObject {
@@ -349,6 +383,13 @@ export class McpTestClient {
   private clientInfo(): JsonObject {
     return this.options.clientInfo ?? { name: 'mcp-test-client', version: '1.0.0' };
   }
+}
+
+/** An HTTP-shaped request: lower-case header names, and `user` when the app's auth set one. */
+function requestOf(headers: Record<string, string> | undefined, user: unknown): { headers: Record<string, string>; user?: unknown } {
+  const request: { headers: Record<string, string>; user?: unknown } = { headers: Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])) };
+  if (user !== undefined) request.user = user;
+  return request;
 }
 
 function protocolError(error: Json, method: string): McpTestError {

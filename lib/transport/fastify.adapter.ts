@@ -65,21 +65,24 @@ export function isFastifyReply(res: unknown): res is FastifyReplyLike {
 }
 
 /**
- * The Node request and response under an Express or Fastify pair. On Fastify the reply is
- * hijacked, so Fastify sends nothing itself and SSE streams stay open, and the headers set on the
- * reply so far (by `@fastify/cors`, `helmet`, a hook) are carried to the raw response. The body
- * Fastify parsed is handed on as `req.body`, which the HTTP handler reads when present, and the
- * client address as `req.ip`, as Express has it (`limits.sessionsPerAddress` counts by it).
+ * The Node request and response under an Express or Fastify pair, and the request the app's own
+ * code sees (`request`: Express's `req`, or Fastify's request). That one is where the app's guards
+ * wrote `user` (passport, a custom guard), so authentication reads it, and tool guards, `REQUEST`
+ * and `ctx.request` get it, as HTTP routes of the same app do. On Fastify the reply is hijacked,
+ * so Fastify sends nothing itself and SSE streams stay open, and the headers set on the reply so
+ * far (by `@fastify/cors`, `helmet`, a hook) are carried to the raw response. The body Fastify
+ * parsed is handed on as `req.body`, which the HTTP handler reads when present, and the client
+ * address as `req.ip`, as Express has it (`limits.sessionsPerAddress` counts by it).
  */
-export function nodeHttpOf(req: unknown, res: unknown): { req: IncomingMessage; res: ServerResponse } {
-  if (!isFastifyReply(res)) return { req: req as IncomingMessage, res: res as ServerResponse };
+export function nodeHttpOf(req: unknown, res: unknown): { req: IncomingMessage; res: ServerResponse; request: object } {
+  if (!isFastifyReply(res)) return { req: req as IncomingMessage, res: res as ServerResponse, request: req as object };
   const request = req as FastifyRequestLike;
   const raw = request.raw as IncomingMessage & { body?: unknown; ip?: string };
   // The handler reads a string body as unparsed text; a JSON string Fastify already parsed
   // (`"just a string"`) goes back to its JSON text, so it is refused as a non-object message.
   if (request.body !== undefined) raw.body = typeof request.body === 'string' && isJsonType(request.headers['content-type']) ? JSON.stringify(request.body) : request.body;
   if (request.ip !== undefined) raw.ip = request.ip;
-  return { req: raw, res: hijack(res) };
+  return { req: raw, res: hijack(res), request };
 }
 
 function isJsonType(value: string | undefined): boolean {

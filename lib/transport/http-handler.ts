@@ -61,23 +61,28 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** What the engine needs to know of a Node HTTP request. */
+/**
+ * What the engine needs to know of a Node HTTP request. `transportRequest` is the app's request
+ * (Express's `req`, Fastify's request), what guards and `ctx.request` see; headers and the client
+ * address are read from the Node request under it.
+ */
 class NodeTransportFacts implements McpTransportFacts {
   readonly headerRules = true;
 
   constructor(
-    readonly transportRequest: IncomingMessage,
+    private readonly req: IncomingMessage,
+    readonly transportRequest: object,
     readonly principal: McpPrincipal | undefined,
     readonly acceptsStream: boolean,
   ) {}
 
   header(name: string): string | undefined {
-    return header(this.transportRequest, name);
+    return header(this.req, name);
   }
 
   /** Read only by initialize: Express's req.ip honours 'trust proxy', at a cost per read. */
   get clientAddress(): string {
-    const req = this.transportRequest;
+    const req = this.req;
     return (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? 'unknown';
   }
 }
@@ -132,15 +137,19 @@ export class McpHttpHandler {
     return this.engine.broker;
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Serves one request. `appRequest` is the request the app's guards saw (Fastify's request over
+   * `req`, or `req` itself on Express and plain node:http): the principal is read there.
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, appRequest: object = req): Promise<void> {
     limitSseBuffer(res, this.limits.sseBufferBytes);
     const sink = new NodeResponseSink(res);
     try {
-      const admission = this.admit(req, res, sink);
+      const admission = this.admit(req, res, sink, appRequest);
       const admitted = admission instanceof Promise ? await admission : admission;
       if (!admitted.ok) return;
       const principal = admitted.principal;
-      const facts = this.facts(req, principal);
+      const facts = this.facts(req, appRequest, principal);
       switch (req.method) {
         case 'POST': {
           // A body the framework already parsed needs no await: most calls answer synchronously.
@@ -178,15 +187,15 @@ export class McpHttpHandler {
    * `messages`: the POSTs into it), behind the same Origin/Host policy, authentication and body
    * rules as Streamable HTTP.
    */
-  async handleLegacySse(req: IncomingMessage, res: ServerResponse, route: 'stream' | 'messages'): Promise<void> {
+  async handleLegacySse(req: IncomingMessage, res: ServerResponse, route: 'stream' | 'messages', appRequest: object = req): Promise<void> {
     const transport = this.legacySse;
     const sink = new NodeResponseSink(res);
     if (!transport) return sink.json(404, failure(null, ErrorCode.InvalidRequest, 'Not Found: the legacy SSE transport is off. Enable it with McpModule.forRoot({ legacySse: true }).'));
     try {
-      const admitted = await this.admit(req, res, sink);
+      const admitted = await this.admit(req, res, sink, appRequest);
       if (!admitted.ok) return;
       if (route === 'stream' && this.draining) return this.refuseDraining(sink, undefined);
-      if (route === 'stream') return transport.open(req, res, admitted.principal, new NodeTransportFacts(req, undefined, true).clientAddress);
+      if (route === 'stream') return transport.open(req, res, admitted.principal, new NodeTransportFacts(req, appRequest, undefined, true).clientAddress);
       const body = this.post(req);
       return await transport.post(req, res, admitted.principal, body instanceof Promise ? await body : body);
     } catch (error) {
@@ -197,7 +206,7 @@ export class McpHttpHandler {
   }
 
   /** The Origin/Host policy and bearer authentication every route passes; false once refused. */
-  private admit(req: IncomingMessage, res: ServerResponse, sink: NodeResponseSink): Admission | Promise<Admission> {
+  private admit(req: IncomingMessage, res: ServerResponse, sink: NodeResponseSink, appRequest: object): Admission | Promise<Admission> {
     const verdict = this.options.originPolicy.check(req);
     if (!verdict.ok) {
       sink.json(403, failure(null, ErrorCode.InvalidRequest, `Forbidden: ${verdict.reason}`));
@@ -207,7 +216,7 @@ export class McpHttpHandler {
     if (req.headers.origin !== undefined) res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version');
     // Without auth there is nothing to await: most calls then answer synchronously.
     if (!this.options.auth) return ADMITTED;
-    return this.options.auth.authenticate(req, res).then((outcome) => (outcome.ok ? { ok: true, principal: outcome.principal } : { ok: false }));
+    return this.options.auth.authenticate(req, res, appRequest).then((outcome) => (outcome.ok ? { ok: true, principal: outcome.principal } : { ok: false }));
   }
 
   /** Maps a body-parser failure (raised before the controller runs) to the JSON-RPC error it is. */
@@ -264,9 +273,9 @@ export class McpHttpHandler {
     this.legacySse?.deliverChange(event);
   }
 
-  private facts(req: IncomingMessage, principal: McpPrincipal | undefined): McpTransportFacts {
+  private facts(req: IncomingMessage, appRequest: object, principal: McpPrincipal | undefined): McpTransportFacts {
     const accept = header(req, 'accept');
-    return new NodeTransportFacts(req, principal, accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*'));
+    return new NodeTransportFacts(req, appRequest, principal, accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*'));
   }
 
   /**

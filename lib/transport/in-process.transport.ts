@@ -26,6 +26,12 @@ export interface McpInProcessSendOptions {
   headerRules?: boolean;
   /** Who calls: scopes (`@RequireScopes`) are checked against it when McpModule's `auth` is set. */
   principal?: McpPrincipal;
+  /**
+   * The request guards, `REQUEST` and `ctx.request` see, e.g. `{ headers, user }` with the user
+   * object the app's own authentication makes. The principal is never put on it.
+   * @default { headers }
+   */
+  request?: object;
 }
 
 /**
@@ -113,7 +119,7 @@ export class McpInProcessTransport {
           principal: options.principal,
           headers,
           headerRules: options.headerRules,
-          transportRequest: { headers: headers ?? {}, user: options.principal },
+          transportRequest: options.request ?? { headers: headers ?? {} },
           signal: abort.signal,
           output: {
             message: (m) => emitAll(m, (one) => subscriber.next(one)),

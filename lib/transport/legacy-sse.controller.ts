@@ -35,8 +35,8 @@ export function createLegacySseController(
     }
 
     private run(request: IncomingMessage, response: ServerResponse, route: 'stream' | 'messages'): void {
-      const { req, res } = nodeHttpOf(request, response);
-      this.handler.handleLegacySse(req, res, route).catch((error: unknown) => {
+      const { req, res, request: appRequest } = nodeHttpOf(request, response);
+      this.handler.handleLegacySse(req, res, route, appRequest).catch((error: unknown) => {
         const err = error instanceof Error ? error : new Error(String(error));
         this.logger.error(`Unexpected failure while serving ${req.method} ${req.url}: ${err.message}`, err.stack);
       });

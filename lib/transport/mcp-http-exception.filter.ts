@@ -1,6 +1,6 @@
 import { Catch, HttpException, Inject, Optional, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { McpAuthenticator, carriesBearer } from '../auth/mcp-authenticator.js';
+import { McpAuthenticator, carriesBearer, guardRefusalMessage } from '../auth/mcp-authenticator.js';
 import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
 import { httpExceptionMessage } from '../protocol/errors.js';
 import { ErrorCode, failure } from '../protocol/json-rpc.js';
@@ -20,12 +20,18 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
     const { req, res } = nodeHttpOf(host.switchToHttp().getRequest<IncomingMessage>(), host.switchToHttp().getResponse<ServerResponse>());
     if (res.headersSent) return void res.end();
     const status = exception.getStatus();
-    const message = httpExceptionMessage(exception)!;
-    if (this.auth && (status === 401 || status === 403)) {
+    const guardMessage = httpExceptionMessage(exception);
+    const bearer = carriesBearer(req?.headers?.authorization);
+    if (status === 401 || status === 403) {
+      const message = guardRefusalMessage(status, guardMessage, bearer, this.auth?.resource);
       // RFC 6750 §3.1: a request that carried no credentials gets a challenge without an error code.
-      const error = status === 403 ? 'insufficient_scope' : carriesBearer(req?.headers?.authorization) ? 'invalid_token' : undefined;
-      return this.auth.challenge(res, status, error, `${status === 401 ? 'Unauthorized' : 'Forbidden'}: ${message}`);
+      if (this.auth) return this.auth.challenge(res, status, status === 403 ? 'insufficient_scope' : bearer ? 'invalid_token' : undefined, message);
+      return this.write(res, status, message);
     }
+    this.write(res, status, guardMessage ?? exception.message);
+  }
+
+  private write(res: ServerResponse, status: number, message: string): void {
     const body = JSON.stringify(failure(null, ErrorCode.InvalidRequest, message));
     res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);

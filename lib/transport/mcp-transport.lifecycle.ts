@@ -1,10 +1,11 @@
-import { Inject, Injectable, Logger, VERSION_NEUTRAL, VersioningType, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_LEGACY_SSE, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { assertSupportedPlatform, scopeFastifyMcpRoutes, type FastifyInstanceLike } from './fastify.adapter.js';
+import { routeBases } from './public-routes.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { changeEventOf, type McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
@@ -60,14 +61,7 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
 
   /** The endpoint's route under the app's global prefix and URI versioning, e.g. `/api/v1/mcp`. */
   routePath(): string {
-    const segments = [this.config.getGlobalPrefix?.() ?? ''];
-    const versioning = this.config.getVersioning?.();
-    const version = Array.isArray(this.version) ? this.version.find((v) => v !== VERSION_NEUTRAL) : this.version;
-    if (versioning?.type === VersioningType.URI && typeof version === 'string') {
-      segments.push(`${versioning.prefix === false ? '' : (versioning.prefix ?? 'v')}${version}`);
-    }
-    segments.push(this.path);
-    return `/${segments.map((s) => s.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+    return `${routeBases(this.config, this.version)[0]}/${this.path}`;
   }
 
   private endpointUrl(address: AddressInfo, server: object): string {

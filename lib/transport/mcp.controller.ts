@@ -11,7 +11,8 @@ import { nodeHttpOf } from './fastify.adapter.js';
  * session. It writes the response itself (`@Res()`), so global interceptors cannot reshape
  * protocol messages, and it never throws, so global exception filters never see protocol errors.
  * Guards on the route (an auth guard, for example) still apply. On Fastify the parameters are
- * Fastify's request and reply; the handler gets the Node request and response under them.
+ * Fastify's request and reply; the handler writes to the Node request and response under them,
+ * and reads the principal from Fastify's request, where the app's guards set `user`.
  */
 @UseFilters(McpHttpExceptionFilter)
 export class McpController {
@@ -50,8 +51,8 @@ export class McpController {
   }
 
   private run(request: IncomingMessage, response: ServerResponse): void {
-    const { req, res } = nodeHttpOf(request, response);
-    this.handler.handle(req, res).catch((error: unknown) => {
+    const { req, res, request: appRequest } = nodeHttpOf(request, response);
+    this.handler.handle(req, res, appRequest).catch((error: unknown) => {
       const err = error instanceof Error ? error : new Error(String(error));
       this.logger.error(`Unexpected failure while serving ${req.method} ${req.url}: ${err.message}`, err.stack);
     });

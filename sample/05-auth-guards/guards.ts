@@ -6,14 +6,13 @@ import { McpExecutionContext } from 'nestjs-model-context';
 /**
  * The app's JWT guard, registered globally. It authenticates HTTP requests (the MCP endpoint
  * included); inside MCP calls the request is already authenticated, so it lets them through.
+ * The protected-resource metadata needs no exception here: McpModule serves it beside the
+ * router, where no guard runs.
  */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
   override canActivate(context: ExecutionContext) {
     if (context.getType<string>() === 'mcp') return true;
-    // The protected-resource metadata must stay public: clients read it before they have a token.
-    const url = context.switchToHttp().getRequest<{ url?: string }>().url ?? '';
-    if (url.startsWith('/.well-known/')) return true;
     return super.canActivate(context);
   }
 }

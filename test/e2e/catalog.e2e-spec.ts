@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient } from '../utils/clients.js';
+import { mintToken as enterpriseToken } from '../fixtures/enterprise-auth.module.js';
 
 type Json = Record<string, any>;
 
@@ -218,6 +219,63 @@ describe('nestjs-model-context catalog', () => {
     assert.deepEqual(await list(ADMIN), ['list_invoices', 'create_invoice', 'wipe_invoices']);
   });
 
+  it('fails the gate when the caller was not shown the whole catalog, says how many and which, unless --allow-hidden', async () => {
+    const module = ['--module', 'dist/sample/05-auth-guards/app.module.js'];
+    // What a 100% gate passed before: the anonymous caller saw no tool, so nothing was undocumented.
+    const gated = await catalog([...module, '--format', 'json', '--min-coverage', '100', '--max-warnings', '0'], { MCP_RESOURCE: resource });
+    assert.equal(gated.code, 1, gated.stderr);
+    assert.match(gated.stderr, /Hidden from the caller \(anonymous: no --principal, --user or --authenticate\): 3 \(tools 3: list_invoices, create_invoice, wipe_invoices; resources 0; templates 0; prompts 0\)/);
+    assert.match(gated.stderr, /3 catalog item\(s\) were hidden from the caller the catalog listed as \(anonymous[^)]*\): its guards or scopes refused them.*--allow-hidden/);
+    const user = await catalog([...module, '--quiet', '--principal', 'bob', '--scopes', 'invoices:read,invoices:write'], { MCP_RESOURCE: resource });
+    assert.equal(user.code, 1, 'a role guard hid the admin tool');
+    const allowed = await catalog([...module, '--format', 'json', '--allow-hidden', '--principal', 'bob', '--scopes', 'invoices:read,invoices:write'], { MCP_RESOURCE: resource });
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.match(allowed.stderr, /Hidden from the caller \(principal "bob"\): 1 \(tools 1: wipe_invoices;/);
+    const dir = mkdtempSync(join(tmpdir(), 'nmc-catalog-'));
+    try {
+      const report = join(dir, 'report.json');
+      const annotated = await catalog([...module, '--format', 'github', '--allow-hidden', '--quiet', '--report', report], { MCP_RESOURCE: resource });
+      assert.match(annotated.stdout, /^::error title=MCP catalog hidden::3 item\(s\) were hidden/m);
+      assert.deepEqual((JSON.parse(readFileSync(report, 'utf8')) as Json).hidden.tools, ['list_invoices', 'create_invoice', 'wipe_invoices']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const markdown = await catalog([...module, '--format', 'markdown', '--allow-hidden', '--quiet'], { MCP_RESOURCE: resource });
+    assert.match(markdown.stdout, /\*\*3\*\* item\(s\) hidden from the caller that listed it: this catalog is partial/);
+  });
+
+  it("lists as the app's own auth sees a real token (--authenticate), or as the user object its guards read (--user)", async () => {
+    const enterprise = ['--module', 'dist/test/fixtures/enterprise-auth.module.js#EnterprisePassportAppModule', '--format', 'json', '--min-coverage', '0'];
+    const admin = await catalog([...enterprise, '--authenticate', '--header', `Authorization: Bearer ${enterpriseToken('alice', ['admin'], ['reports:read', 'reports:write'])}`]);
+    assert.equal(admin.code, 0, admin.stderr);
+    assert.deepEqual((JSON.parse(admin.stdout) as Json).tools.map((t: Json) => t.name), ['whoami', 'admin_report', 'write_report']);
+    assert.match(admin.stderr, /Hidden from the caller \(authenticated by the app from --header\): 0 /);
+    const user = await catalog([...enterprise, '--authenticate', '--header', `Authorization: Bearer ${enterpriseToken('bob', ['user'], ['reports:read'])}`]);
+    assert.equal(user.code, 1);
+    assert.match(user.stderr, /tools 2: admin_report, write_report/);
+    const refused = await catalog([...enterprise, '--authenticate', '--header', 'Authorization: Bearer forged']);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /the app's authentication refused the catalog's caller \(HTTP 401\): Unauthorized: the bearer token was refused/);
+    assert.doesNotMatch(refused.stderr, /\n\s+at /, 'no stack trace');
+    // Sample 05: its guards read request.user.roles and its audit service request.user.sub.
+    const asUser = await catalog(['--module', 'dist/sample/05-auth-guards/app.module.js', '--format', 'json', '--user', '{"sub":"alice","scope":"invoices:read invoices:write","roles":["admin"]}'], { MCP_RESOURCE: resource });
+    assert.equal(asUser.code, 0, asUser.stderr);
+    assert.deepEqual((JSON.parse(asUser.stdout) as Json).tools.map((t: Json) => t.name), ['list_invoices', 'create_invoice', 'wipe_invoices']);
+  });
+
+  it('names where each kind of tool takes a fix: @Tool(), @ExposeRoute() / expose.routes, the expose.commands entry, McpRegistry.addTool()', async () => {
+    const result = await catalog(['--module', 'dist/test/fixtures/catalog-sources.module.js#CatalogSourcesModule', '--format', 'json']);
+    assert.equal(result.code, 0, result.stderr);
+    for (const expected of [
+      /\[title-missing\] tool decorated_tool has no title: clients show the raw name; set \{ title \} on @Tool\(\)\./,
+      /\[title-missing\] tool get has no title: clients show the raw name; set \{ title \} in @ExposeRoute\(\{ \.\.\. \}\) on the route, or in its expose\.routes entry/,
+      /\[description-missing\] tool get, parameter id has no description: .*argumentDescriptions in @ExposeRoute\(\) or the expose\.routes entry/,
+      /\[annotations-missing\] tool archive_order has no annotations: .* in its expose\.commands \/ expose\.queries entry/,
+      /\[title-missing\] tool runtime_tool has no title: .* in McpRegistry\.addTool\(/,
+    ]) assert.match(result.stderr, expected);
+    assert.doesNotMatch(result.stderr, /tool (get|archive_order|runtime_tool)[^\n]*on @Tool\(\)/, 'no route, message or runtime tool is sent to @Tool()');
+  });
+
   it('says what is wrong with its arguments, with exit code 2', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--format', 'json'], /--module is required/],
@@ -228,6 +286,8 @@ describe('nestjs-model-context catalog', () => {
       [['--module', 'dist/sample/01-basic/app.module.js', '--min-coverage', 'lots'], /--min-coverage "lots" is not a non-negative number/],
       [['--module', 'dist/sample/01-basic/app.module.js', '--claims', '[1]'], /--claims must be a JSON object/],
       [['--module', 'dist/sample/01-basic/app.module.js', '--header', 'no-colon'], /--header "no-colon" is not "Name: value"/],
+      [['--module', 'dist/sample/01-basic/app.module.js', '--user', 'alice'], /--user is not JSON/],
+      [['--module', 'dist/sample/01-basic/app.module.js', '--authenticate', '--principal', 'alice'], /--authenticate runs the app's own auth/],
     ];
     for (const [args, message] of cases) {
       const result = await catalog(args);

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
@@ -14,6 +13,7 @@ import { Injectable, Module, VersioningType } from '@nestjs/common';
 import type { Page } from 'playwright-core';
 import { Args, Content, McpModule, Tool } from 'nestjs-model-context';
 import { startApp, type RunningApp } from '../utils/app.js';
+import { rawGet as get } from '../utils/http.js';
 import { browserAvailable, launchBrowser, type TestBrowser } from '../utils/browser.js';
 import { AppModule as BasicModule } from '../../sample/01-basic/app.module.js';
 import { AppModule as StreamingModule } from '../../sample/02-streaming/app.module.js';
@@ -56,20 +56,6 @@ class FormTools {
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const artifacts = join(root, 'artifacts');
-
-/** A GET with the exact Host and Origin given (fetch would not let a test set Host). */
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 function sha256(text: string): string {
   return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;

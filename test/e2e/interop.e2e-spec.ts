@@ -6,8 +6,10 @@
  * - `@modelcontextprotocol/sdk` 1.32 (negotiates 2025-11-25),
  * - `sdk-legacy` = `@modelcontextprotocol/sdk` 1.12.3 (speaks 2025-03-26),
  * - `@modelcontextprotocol/client` 2.4 pinned to 2026-07-28 (stateless, per-request `_meta`),
- * - `@modelcontextprotocol/inspector-cli` 1.0.3 (one process per call; exits 0 even on isError,
- *   so its printed JSON is what is checked).
+ * - the CLI of `@modelcontextprotocol/inspector` 2.12 (`mcp-inspector --cli`, one process per call;
+ *   an isError result exits 5), which replaced the deprecated
+ *   `@modelcontextprotocol/inspector-cli` 1.0.3 and runs on Node 20; with `--header` on a protected
+ *   endpoint too, the command the README gives.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -26,6 +28,7 @@ import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { AppModule as FixtureModule } from '../../sample/conformance/app.module.js';
 import { AppModule as BasicModule } from '../../sample/01-basic/app.module.js';
+import { SecurityWireModule } from '../fixtures/security-wire.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, MODERN_PROTOCOL_VERSION, type InputHandlers } from '../utils/clients.js';
 import { Watched } from '../utils/wait.js';
@@ -306,14 +309,14 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
     }
   }
 
-  describe('@modelcontextprotocol/inspector-cli 1.0.3', () => {
+  describe('the CLI of @modelcontextprotocol/inspector 2.12 (mcp-inspector --cli)', () => {
     const require = createRequire(import.meta.url);
-    // It reads its own package.json relative to the working directory, so it runs from build/.
-    const buildDir = join(dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build');
+    const manifest = require('@modelcontextprotocol/inspector/package.json') as { bin: Record<string, string> };
+    const inspectorBin = join(dirname(require.resolve('@modelcontextprotocol/inspector/package.json')), manifest.bin['mcp-inspector']!);
 
     function inspector(args: string[]): Promise<{ code: number | null; json: Json | undefined; stdout: string; stderr: string }> {
       return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [join(buildDir, 'index.js'), ...args], { cwd: buildDir, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [inspectorBin, '--cli', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -341,13 +344,13 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
       assert.equal(run.json?.tools?.[0]?.name, 'test_x_mcp_header', run.stdout);
     });
 
-    it('calls tools over Streamable HTTP (isError shows only in the output)', async () => {
+    it('calls tools over Streamable HTTP (an isError result exits 5 and says so on stderr)', async () => {
       const ok = await inspector([fixture.url, '--method', 'tools/call', '--tool-name', 'test_x_mcp_header', '--tool-arg', 'region=eu', 'level=3']);
       assert.equal(ok.code, 0, ok.stderr);
       assert.equal(textOf(ok.json ?? { content: [] }), 'region=eu, level=3', ok.stdout);
       const failed = await inspector([fixture.url, '--method', 'tools/call', '--tool-name', 'test_error_handling']);
-      assert.equal(failed.code, 0, failed.stderr);
-      assert.equal(failed.json?.isError, true, failed.stdout);
+      assert.equal(failed.code, 5, failed.stdout + failed.stderr);
+      assert.match(failed.stderr, /"code":"tool_is_error","message":"Tool 'test_error_handling' returned isError:true\."/);
     });
 
     it('reads a resource and gets a prompt over Streamable HTTP', async () => {
@@ -355,6 +358,21 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
       assert.match(String(read.json?.contents?.[0]?.text), /99/, read.stdout + read.stderr);
       const prompt = await inspector([fixture.url, '--method', 'prompts/get', '--prompt-name', 'test_prompt_with_arguments', '--prompt-args', 'arg1=x1', 'arg2=y2']);
       assert.match(JSON.stringify(prompt.json?.messages), /x1[\s\S]*y2/, prompt.stdout + prompt.stderr);
+    });
+
+    it('sends a bearer token with --header to a protected endpoint (the README command), and without one is refused', async () => {
+      const secured = await startApp(SecurityWireModule.register());
+      try {
+        const list = await inspector([secured.url, '--method', 'tools/list', '--header', 'Authorization: Bearer alice-token']);
+        assert.equal(list.code, 0, list.stderr);
+        assert.deepEqual(list.json?.tools?.map((t: Json) => t.name), ['read_notes', 'write_note', 'who_answers'], list.stdout);
+        const call = await inspector([secured.url, '--method', 'tools/call', '--tool-name', 'read_notes', '--header', 'Authorization: Bearer alice-token']);
+        assert.match(textOf(call.json ?? { content: [] }), /note\(s\)/, call.stdout + call.stderr);
+        const anonymous = await inspector([secured.url, '--method', 'tools/list']);
+        assert.notEqual(anonymous.code, 0, anonymous.stdout);
+      } finally {
+        await secured.close();
+      }
     });
 
     it('lists and calls tools of sample/01-basic over stdio', async () => {

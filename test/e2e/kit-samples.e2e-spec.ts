@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { Injectable, Module } from '@nestjs/common';
+import { Injectable, Module, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { filter, firstValueFrom, take } from 'rxjs';
 import { Ctx, McpContext, McpModule, McpRequest, RequireScopes, Tool } from 'nestjs-model-context';
@@ -17,6 +17,8 @@ import { TasksTools } from '../../sample/01-basic/tasks.tools.js';
 import { AppModule as StreamingApp } from '../../sample/02-streaming/app.module.js';
 import { AppModule as InteractiveApp } from '../../sample/03-interactive/app.module.js';
 import { AppModule as NotesApp } from '../../sample/04-resources-prompts/app.module.js';
+import { AppModule as SampleAuthApp } from '../../sample/05-auth-guards/app.module.js';
+import { EnterpriseAuthModule, mintToken } from '../fixtures/enterprise-auth.module.js';
 
 type Json = Record<string, any>;
 
@@ -406,4 +408,107 @@ describe('testing kit: options', () => {
       }
     });
   }
+});
+
+describe("testing kit: the app's own auth and user object (issue 27, item 8)", () => {
+  let moduleRef: TestingModule | undefined;
+  afterEach(async () => {
+    await moduleRef?.close();
+    moduleRef = undefined;
+  });
+
+  const alice = mintToken('alice', ['admin'], ['reports:read', 'reports:write']);
+  const bob = mintToken('bob', ['user'], ['reports:read']);
+
+  for (const era of ERAS) {
+    it(`runs the app's real auth on ${era}: its global passport guard checks a real bearer token, its roles guard reads its own user`, async () => {
+      moduleRef = await compile(EnterpriseAuthModule.register({ guard: 'passport' }));
+      const asAlice = await McpTestClient.create(moduleRef, { era, authenticate: true, headers: { Authorization: `Bearer ${alice}` } });
+      const asBob = await McpTestClient.create(moduleRef, { era, authenticate: true, headers: { Authorization: `Bearer ${bob}` } });
+      try {
+        assert.deepEqual((await asAlice.listTools()).map((t) => t.name), ['whoami', 'admin_report', 'write_report']);
+        assert.equal(textOf(await asAlice.callTool('admin_report')), 'admin report for alice (name)');
+        const seen = JSON.parse(textOf(await asAlice.callTool('whoami'))) as Json;
+        assert.deepEqual(seen.user, { userId: 'alice', username: 'alice (name)', roles: ['admin'], scope: 'reports:read reports:write' });
+        assert.equal(seen.principal.id, 'alice');
+        assert.deepEqual((await asBob.listTools()).map((t) => t.name), ['whoami']);
+        await assert.rejects(asBob.callTool('write_report'), (error: unknown) => error instanceof McpTestError && /scope\(s\) reports:write/.test(error.message));
+      } finally {
+        await asAlice.close();
+        await asBob.close();
+      }
+    });
+  }
+
+  it('refuses, as the endpoint does, a missing or bad token (McpTestError with data.status), and takes authenticate alone', async () => {
+    moduleRef = await compile(EnterpriseAuthModule.register({ guard: 'custom' }));
+    await assert.rejects(McpTestClient.create(moduleRef, { authenticate: true }), (error: unknown) => {
+      return error instanceof McpTestError && (error.data as Json).status === 401 && /^Unauthorized: this MCP endpoint needs a bearer token/.test(error.message);
+    });
+    await assert.rejects(McpTestClient.create(moduleRef, { authenticate: true, headers: { Authorization: 'Bearer forged' } }), (error: unknown) => {
+      return error instanceof McpTestError && (error.data as Json).status === 401 && /bearer token was refused.*The app's guard said: Invalid token$/.test(error.message);
+    });
+    await assert.rejects(McpTestClient.create(moduleRef, { authenticate: true, principal: { id: 'alice' } }), /"authenticate" runs the app's own auth/);
+  });
+
+  it("gives the app's guards the app-shaped user (user), and derives the principal from it as the endpoint does (sample 05)", async () => {
+    moduleRef = await compile(SampleAuthApp);
+    const admin = await McpTestClient.create(moduleRef, { era: '2026-07-28', user: { sub: 'alice', scope: 'invoices:read invoices:write', roles: ['admin'] } });
+    try {
+      assert.deepEqual((await admin.listTools()).map((t) => t.name), ['list_invoices', 'create_invoice', 'wipe_invoices']);
+      // The request-scoped AuditService reads request.user.sub, the app's own field.
+      assert.equal(textOf(await admin.callTool('create_invoice', { customer: 'ACME', amount: 10 })), 'alice: created invoice for ACME (10)');
+    } finally {
+      await admin.close();
+    }
+  });
+
+  it('builds a request per message, as HTTP does: what a guard writes on one call is not on the next (user given)', async () => {
+    /** A guard that notes each pass on the request, as guards attach things to requests. */
+    @Injectable()
+    class NotingGuard implements CanActivate {
+      canActivate(context: ExecutionContext): boolean {
+        const request = context.switchToHttp().getRequest<{ passes?: number }>();
+        request.passes = (request.passes ?? 0) + 1;
+        return true;
+      }
+    }
+    @Injectable()
+    @UseGuards(NotingGuard)
+    class NotedTools {
+      @Tool({ description: 'How many guard passes this request saw, for which user.' })
+      passes(@McpRequest() request: { passes?: number; user?: { name: string } }): string {
+        return `${request.passes} for ${request.user?.name}`;
+      }
+    }
+    @Module({ imports: [McpModule.forRoot({ name: 'per-call', version: '1.0.0', guardAwareLists: false })], providers: [NotedTools] })
+    class PerCallModule {}
+    moduleRef = await compile(PerCallModule);
+    const mcp = await McpTestClient.create(moduleRef, { user: { name: 'ada' } });
+    try {
+      assert.equal(textOf(await mcp.callTool('passes')), '1 for ada');
+      assert.equal(textOf(await mcp.callTool('passes')), '1 for ada');
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('never puts the principal on request.user', async () => {
+    @Injectable()
+    class UserTools {
+      @Tool({ description: 'Shows request.user.' })
+      user(@McpRequest() request: { user?: unknown }): string {
+        return JSON.stringify(request.user ?? null);
+      }
+    }
+    @Module({ imports: [McpModule.forRoot({ name: 'user', version: '1.0.0' })], providers: [UserTools] })
+    class UserModule {}
+    moduleRef = await compile(UserModule);
+    const mcp = await McpTestClient.create(moduleRef, { principal: { id: 'alice', scopes: ['a'], claims: { roles: ['admin'] } } });
+    try {
+      assert.equal(textOf(await mcp.callTool('user')), 'null');
+    } finally {
+      await mcp.close();
+    }
+  });
 });

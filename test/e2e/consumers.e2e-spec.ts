@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,13 +32,14 @@ describe('consumer apps installed from the packed tarball', { timeout: 1_800_000
   let work: string;
   let tarball: string;
   let packedFiles: string[] = [];
+  let manifestBefore = '';
   // Installing from the registry the first time (no npm cache yet) takes longer than one e2e test.
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'nmc-consumers-'));
-    // The repository's own build (npm test ran it) is the library; prepack checks it is complete.
-    const check = await run(process.execPath, ['scripts/check-package.mjs'], root);
-    assert.equal(check.code, 0, check.output);
-    const pack = await run(npm, ['pack', '--ignore-scripts', '--pack-destination', work, '--json'], root);
+    // The repository's own build (npm test ran it) is the library; prepack checks it is complete,
+    // and leaves install-time scripts out of the packed package.json.
+    manifestBefore = readFileSync(join(root, 'package.json'), 'utf8');
+    const pack = await run(npm, ['pack', '--pack-destination', work, '--json'], root);
     assert.equal(pack.code, 0, pack.output);
     packedFiles = (JSON.parse(pack.output.slice(pack.output.indexOf('['), pack.output.lastIndexOf(']') + 1)) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
     const packed = readdirSync(work).find((f) => f.endsWith('.tgz'));
@@ -63,6 +64,17 @@ describe('consumer apps installed from the packed tarball', { timeout: 1_800_000
     // Source maps carry their sources, since lib/*.ts is not shipped.
     const map = JSON.parse(readFileSync(join(root, 'dist/lib/mcp.module.js.map'), 'utf8')) as { sourcesContent?: unknown[] };
     assert.equal(typeof map.sourcesContent?.[0], 'string');
+  });
+
+  it("ships a package.json with no install-time script, and leaves the repository's own as it was", async () => {
+    const listed = await run('tar', ['-xOzf', tarball, 'package/package.json'], work);
+    assert.equal(listed.code, 0, listed.output);
+    const packed = JSON.parse(listed.output) as { scripts?: Record<string, string> };
+    for (const script of ['preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'postprepare']) {
+      assert.equal(packed.scripts?.[script], undefined, `the packed package.json keeps a "${script}" script`);
+    }
+    assert.equal(readFileSync(join(root, 'package.json'), 'utf8'), manifestBefore);
+    assert.ok(!existsSync(join(root, '.package.json.prepack')), 'the set-aside manifest is left behind');
   });
 
   for (const consumer of ['nest12-esm', 'nest12-fastify', 'nest11-cjs-jest']) {

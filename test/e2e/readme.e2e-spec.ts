@@ -68,6 +68,20 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
   );
 }
 
+/**
+ * Type-checks `files` as an app of its own with `"type": type` (CommonJS: Nest 11's default, where
+ * top-level await is TS1309), importing the package from node_modules as an installed app does.
+ */
+async function typeCheckApp(dir: string, type: 'module' | 'commonjs', files: ReadonlyMap<string, string>): Promise<{ code: number; output: string }> {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `readme-${type}`, private: true, type }));
+  symlinkSync(root, join(dir, 'node_modules', 'nestjs-model-context'), 'dir');
+  for (const [name, text] of files) writeFileSync(join(dir, name), text);
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, include: ['*.ts'] }));
+  return tscRun(join(dir, 'tsconfig.json'), dir);
+}
+
 /** Just what the Jest example uses, so it type-checks without @types/jest. */
 const JEST_GLOBALS = `
 declare function describe(name: string, fn: () => void): void;
@@ -79,7 +93,7 @@ declare function expect(value: unknown): Matchers;
 `;
 
 describe('README', () => {
-  // Inside the repository (no package.json of its own), so `nestjs-model-context` is the package itself.
+  // Each app has its package.json and the package linked into its node_modules.
   const dir = join(root, 'dist', '.readme-quickstart');
   const testingDir = join(root, 'dist', '.readme-testing');
   after(() => {
@@ -87,36 +101,14 @@ describe('README', () => {
     rmSync(testingDir, { recursive: true, force: true });
   });
 
-  it('Quick start compiles as written', async () => {
-    const files = quickStartFiles(readFileSync(join(root, 'README.md'), 'utf8'));
-    assert.deepEqual([...files.keys()], ['tasks.tools.ts', 'app.module.ts', 'main.ts']);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    for (const [name, text] of files) writeFileSync(join(dir, name), text);
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          types: ['node'],
-          strict: true,
-          experimentalDecorators: true,
-          emitDecoratorMetadata: true,
-          skipLibCheck: true,
-          noEmit: true,
-        },
-        include: ['*.ts'],
-      }),
-    );
-    const result = await new Promise<{ code: number; output: string }>((resolve) =>
-      execFile(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: dir }, (error, stdout, stderr) =>
-        resolve({ code: error ? 1 : 0, output: `${stdout}${stderr}` }),
-      ),
-    );
-    assert.equal(result.code, 0, `tsc on the README Quick start:\n${result.output}`);
-  });
+  for (const type of ['module', 'commonjs'] as const) {
+    it(`Quick start compiles as written in ${type === 'module' ? 'an ESM' : 'a CommonJS'} app`, async () => {
+      const files = quickStartFiles(readFileSync(join(root, 'README.md'), 'utf8'));
+      assert.deepEqual([...files.keys()], ['tasks.tools.ts', 'app.module.ts', 'main.ts']);
+      const result = await typeCheckApp(join(dir, type), type, files);
+      assert.equal(result.code, 0, `tsc on the README Quick start (${type}):\n${result.output}`);
+    });
+  }
 
   it('Testing your tools: the node:test example compiles and passes against the Quick start app', async () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');

@@ -4,15 +4,14 @@
  * (`nestjs-model-context` resolves through `exports` to the built typings).
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { appCompilerOptions as compilerOptions, run, tscRun } from '../utils/tsc.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
 
 /** The files of the first ```ts block under "## Quick start". */
 export function quickStartFiles(readme: string): Map<string, string> {
@@ -44,28 +43,6 @@ function readFiles(block: string, files: Map<string, string>): void {
       files.set(current, '');
     } else if (current) files.set(current, files.get(current) + line + '\n');
   }
-}
-
-const compilerOptions = {
-  target: 'ES2022',
-  module: 'NodeNext',
-  moduleResolution: 'NodeNext',
-  types: ['node'],
-  strict: true,
-  experimentalDecorators: true,
-  emitDecoratorMetadata: true,
-  skipLibCheck: true,
-};
-
-function tscRun(project: string, cwd: string): Promise<{ code: number; output: string }> {
-  return run(process.execPath, [tsc, '-p', project], cwd);
-}
-
-function run(command: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) =>
-    // Without NODE_TEST_CONTEXT, a `node --test` child runs its files instead of reporting to this runner.
-    execFile(command, args, { cwd, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, NODE_TEST_CONTEXT: undefined } }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, output: `${stdout}${stderr}` })),
-  );
 }
 
 /**

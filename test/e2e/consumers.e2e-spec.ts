@@ -1,8 +1,10 @@
 /**
  * Consumer apps (test/consumers/*) install the package from its `npm pack` tarball, not from the
  * source tree, and run their own tests: a Nest 12 ESM enterprise-style app on Express and the same
- * app on Fastify (node:test, both MCP eras, the SDK over HTTP and the testing kit), and a Nest 11
- * CommonJS app under Jest 29 + ts-jest in the default `nest new` setup.
+ * app on Fastify (node:test, both MCP eras, the SDK over HTTP and the testing kit), a Nest 11
+ * CommonJS app under Jest 29 + ts-jest in the default `nest new` setup, and an existing Nest 11
+ * enterprise app (TypeORM on SQLite, a passport-jwt global guard, Swagger DTOs, prefix and
+ * versioning, catch-all filter, throttler) with MCP added, whose Jest e2e runs on Express and Fastify.
  * npm's cache serves repeated runs (`--prefer-offline`); the only network used is the registry.
  */
 import assert from 'node:assert/strict';
@@ -77,7 +79,7 @@ describe('consumer apps installed from the packed tarball', { timeout: 1_800_000
     assert.ok(!existsSync(join(root, '.package.json.prepack')), 'the set-aside manifest is left behind');
   });
 
-  for (const consumer of ['nest12-esm', 'nest12-fastify', 'nest11-cjs-jest']) {
+  for (const consumer of ['nest12-esm', 'nest12-fastify', 'nest11-cjs-jest', 'nest11-enterprise']) {
     it(`${consumer}: installs the tarball and passes its own tests`, { timeout: 600_000 }, async () => {
       const dir = join(work, consumer);
       cpSync(join(root, 'test/consumers', consumer), dir, { recursive: true, filter: (src) => !/node_modules|[\\/]dist$/.test(src) });

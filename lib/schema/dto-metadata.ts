@@ -60,13 +60,20 @@ export function propertyNames(type: Function, swaggerNames: Iterable<string>): s
   return [...names];
 }
 
+/** Whether class-transformer leaves the property out when it turns arguments into an instance. */
 export function droppedOnInput(type: Function, name: string): boolean {
+  return dropped(type, name, TransformationType.PLAIN_TO_CLASS);
+}
+
+/** Whether class-transformer leaves the property out when it turns an instance into plain JSON. */
+export function droppedOnOutput(type: Function, name: string): boolean {
+  return dropped(type, name, TransformationType.CLASS_TO_PLAIN);
+}
+
+function dropped(type: Function, name: string, direction: TransformationType): boolean {
   const transformer = getTransformerStorage();
-  if (transformer.getExcludedProperties(type, TransformationType.PLAIN_TO_CLASS).includes(name)) return true;
-  return (
-    transformer.getStrategy(type) === 'excludeAll' &&
-    !transformer.getExposedProperties(type, TransformationType.PLAIN_TO_CLASS).includes(name)
-  );
+  if (transformer.getExcludedProperties(type, direction).includes(name)) return true;
+  return transformer.getStrategy(type) === 'excludeAll' && !transformer.getExposedProperties(type, direction).includes(name);
 }
 
 /** Properties that carry `@Type()`, on the class or its ancestors. */
@@ -77,16 +84,6 @@ export function typedPropertyNames(type: Function): string[] {
     for (const name of byClass?.get(t as Function)?.keys() ?? []) names.add(name);
   }
   return [...names];
-}
-
-/** Whether class-transformer leaves the property out when it turns an instance into plain JSON. */
-export function droppedOnOutput(type: Function, name: string): boolean {
-  const transformer = getTransformerStorage();
-  if (transformer.getExcludedProperties(type, TransformationType.CLASS_TO_PLAIN).includes(name)) return true;
-  return (
-    transformer.getStrategy(type) === 'excludeAll' &&
-    !transformer.getExposedProperties(type, TransformationType.CLASS_TO_PLAIN).includes(name)
-  );
 }
 
 export function callTypeFunction(fn: ((options?: unknown) => Function) | undefined, dto: string, name: string) {

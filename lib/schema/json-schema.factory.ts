@@ -163,13 +163,13 @@ export class JsonSchemaFactory {
       const metas = byProperty.get(name) ?? [];
       let property: PropertyModel | undefined;
       if (metas.length > 0) {
-        property = analyzeProperty(type, name, metas, defaults, nullableOptionals, swagger.get(name) ?? swaggerPropertyOf(type, name));
+        property = analyzeProperty(type, name, metas, defaults, nullableOptionals, swagger.get(name) ?? swaggerPropertyOf(type, name), direction);
       } else if (direction === 'input' && (effective.length > 0 || !swagger.has(name))) {
         throw SchemaGenerationError.notValidated(dto, name, swagger.has(name) ? '@ApiProperty' : '@SchemaProperty or @Expose');
       } else if (swagger.has(name)) {
         property = swaggerProperty(type, name, swagger.get(name)!, defaults);
       } else if (describesType(getSchemaPropertyOptions(type, name))) {
-        property = analyzeProperty(type, name, [], defaults, nullableOptionals, undefined);
+        property = analyzeProperty(type, name, [], defaults, nullableOptionals, undefined, direction);
       } else {
         throw SchemaGenerationError.undescribed(dto, name, '@Expose() or @SchemaProperty() without a type');
       }
@@ -211,6 +211,7 @@ function analyzeProperty(
   defaults: ReadonlyMap<string, unknown>,
   nullableOptionals: boolean,
   swagger: SwaggerProperty | undefined,
+  direction: Direction,
 ): PropertyModel | undefined {
   const dto = type.name || 'AnonymousDto';
   const options: SchemaPropertyOptions = getSchemaPropertyOptions(type, name) ?? {};
@@ -298,7 +299,8 @@ function analyzeProperty(
     if (!target || primitiveKind(target) !== undefined || target === Object || target === Array) {
       throw SchemaGenerationError.nestedWithoutType(dto, name, hint);
     }
-    if (getEffectiveValidationMetadata(target).length === 0) {
+    // Only arguments go through class-validator; an output's nested class may be @ApiProperty-only.
+    if (direction === 'input' && getEffectiveValidationMetadata(target).length === 0) {
       throw SchemaGenerationError.nestedWithoutRules(dto, name, target.name);
     }
     return target;

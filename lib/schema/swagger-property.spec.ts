@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Exclude, Type } from 'class-transformer';
-import { IsInt, IsString, Min } from 'class-validator';
+import { IsInt, IsString, Min, ValidateNested } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional } from '../../test/utils/swagger.js';
 import { DtoCaster } from './dto-caster.js';
 import { JsonSchemaFactory } from './json-schema.factory.js';
@@ -87,6 +87,20 @@ describe('@ApiProperty metadata (read without @nestjs/swagger)', () => {
       label: { description: 'Label', type: 'string' },
     });
     assert.deepEqual(schema.required, ['count', 'label']);
+  });
+
+  it('nests an @ApiProperty()-only class under a class-validator property of an output', () => {
+    class Envelope {
+      @ValidateNested() @Type(() => AddressView) address!: AddressView;
+    }
+    assert.deepEqual((new JsonSchemaFactory().createOutput(Envelope).properties as Record<string, unknown>).address, {
+      type: 'object',
+      properties: { city: { description: 'City name', examples: ['Lyon'], type: 'string' }, zip: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    });
+    // Arguments are validated by class-validator, which refuses a nested class it has no rules for.
+    assert.match(generationError(() => new JsonSchemaFactory().create(Envelope)).message, /"Envelope\.address".*no class-validator decorators/);
   });
 
   it('reads the metadata factory the Swagger CLI plugin generates, under the decorators', () => {

@@ -21,6 +21,29 @@ export const MULTIPLE_ARGS_PARAMS = (site: string) =>
 export const AMBIGUOUS_INPUT = (site: string) =>
   `Cannot tell the input DTO of tool "${site}": the @Args() parameter's type is not a class (interfaces, unions and primitives vanish at runtime). Declare it with @Tool({ input: SomeDto }) or type the parameter with a DTO class.`;
 
+/** Decorators that write Nest's route-arguments metadata, by the parameter type number they write. */
+const FOREIGN_PARAM_DECORATORS: Readonly<Record<number, string>> = {
+  0: '@Req() (@nestjs/common), @Parent()/@Root() (@nestjs/graphql) or @ConnectedSocket() (@nestjs/websockets)',
+  1: '@Res() (@nestjs/common) or @Context() (@nestjs/graphql)',
+  2: '@Next() (@nestjs/common) or @Info() (@nestjs/graphql)',
+  3: '@Body() (@nestjs/common), @Args() (@nestjs/graphql), @Payload() (@nestjs/microservices) or @MessageBody() (@nestjs/websockets)',
+  4: '@Query() (@nestjs/common)',
+  5: '@Param() (@nestjs/common)',
+  6: '@Headers() (@nestjs/common) or @Ctx() (@nestjs/microservices)',
+  7: '@Session() (@nestjs/common)',
+  8: '@UploadedFile() (@nestjs/common)',
+  9: '@UploadedFiles() (@nestjs/common)',
+  10: '@HostParam() (@nestjs/common)',
+  11: '@Ip() (@nestjs/common)',
+  12: '@RawBody() (@nestjs/common)',
+};
+
+export const FOREIGN_PARAM_DECORATOR = (site: string, what: string, index: number, type: string) =>
+  `McpModule: parameter ${index} of ${what} "${site}" carries a parameter decorator this module does not read ` +
+  `(${FOREIGN_PARAM_DECORATORS[Number(type)] ?? `another package's decorator, parameter type "${type}"`}), so it would receive undefined. ` +
+  `MCP methods take @Args() (the validated arguments, or @Args('field') for one), @Ctx() and @McpRequest() imported from 'nestjs-model-context', ` +
+  `or a decorator made with Nest's createParamDecorator. Fix the import (an editor's auto-import may have picked another package's Args or Ctx).`;
+
 export const INVALID_X_MCP_HEADER = (site: string, problem: string) =>
   `Tool "${site}" has an invalid x-mcp-header declaration: ${problem}. x-mcp-header may only mark string, integer or boolean properties reachable through "properties" alone, with a unique RFC 9110 token name.`;
 

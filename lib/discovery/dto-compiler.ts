@@ -28,10 +28,19 @@ export class DtoCompiler {
     }
   }
 
-  /** The schema alone (output schemas need no caster). */
+  /** The input schema alone, for arguments something else validates (an exposed route's pipes). */
   schema(dto: Type<unknown>, site: string): JsonObject {
     try {
       return this.schemas.create(dto) as JsonObject;
+    } catch (error) {
+      throw new Error(messages.SCHEMA_FAILED(site, (error as Error).message));
+    }
+  }
+
+  /** The schema a tool's results are checked against (class-validator plays no part there). */
+  outputSchema(dto: Type<unknown>, site: string): JsonObject {
+    try {
+      return this.schemas.createOutput(dto) as JsonObject;
     } catch (error) {
       throw new Error(messages.SCHEMA_FAILED(site, (error as Error).message));
     }

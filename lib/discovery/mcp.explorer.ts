@@ -85,6 +85,7 @@ export class McpExplorer implements OnModuleInit {
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
         if (!metadata) continue;
         const site = `${className}#${methodName}${where}`;
+        this.checkParams(prototype, methodName, site, 'tool');
         const unprefixed = this.definition(metadata, prototype, methodName, site);
         const declared = withAppMeta({ ...unprefixed, name: prefix + unprefixed.name }, (prototype as Record<string, unknown>)[methodName]);
         const definition = { ...declared, ...this.access(wrapper, instance, prototype, methodName, declared.name) };
@@ -122,6 +123,7 @@ export class McpExplorer implements OnModuleInit {
     const prompt = this.accessor.getPromptMetadata(method);
     const completes = this.accessor.getCompleteMetadata(method);
     if (!resource && !template && !prompt && completes.length === 0) return;
+    this.checkParams(prototype, methodName, site, resource ? 'resource' : template ? 'resource template' : prompt ? 'prompt' : 'completer');
     const registry = this.registry;
     if (completes.length > 0) this.bindCompletionParams(prototype, methodName);
     const invoker = this.invokerFor(wrapper, instance, methodName);
@@ -188,6 +190,7 @@ export class McpExplorer implements OnModuleInit {
       ? { list: [Args(), Ctx()], read: [Args('uri'), Ctx()] }
       : { list: [Args(), Ctx()], get: [Args('name'), Args('arguments'), Ctx()] };
     for (const [methodName, decorators] of Object.entries(bindings)) {
+      this.checkParams(prototype, methodName, `${site}#${methodName}`, 'repository method');
       const decorated = this.accessor.getDecoratedParamIndices(ctor, methodName);
       decorators.forEach((decorator, index) => !decorated.has(index) && decorator(prototype, methodName, index));
     }
@@ -200,6 +203,12 @@ export class McpExplorer implements OnModuleInit {
     if (resources) this.registry.registerResourceRepository(buildResourceRepository(resources, parts), site);
     else this.registry.registerPromptRepository(buildPromptRepository(prompts!, parts), site);
     return methods;
+  }
+
+  /** Refuses a parameter decorated by a decorator the MCP call cannot fill (it would silently get undefined). */
+  private checkParams(prototype: object, methodName: string, site: string, what: string): void {
+    const [foreign] = this.accessor.getForeignParams(prototype.constructor, methodName);
+    if (foreign) throw new Error(messages.FOREIGN_PARAM_DECORATOR(site, what, foreign.index, foreign.type));
   }
 
   /**

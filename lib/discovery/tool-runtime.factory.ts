@@ -133,7 +133,7 @@ export class ToolRuntimeFactory {
     const schema = isStandardSchema(output)
       ? standardJsonSchema(output, `${site} output`, output['~standard'].jsonSchema?.output ? 'output' : 'input')
       : isClass(output)
-        ? this.dtos.schema(output, `${site} output`)
+        ? this.dtos.outputSchema(output, `${site} output`)
         : output;
     const validate = compileJsonSchema(schema);
     return {

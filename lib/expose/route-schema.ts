@@ -5,7 +5,6 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { DtoCompiler } from '../discovery/dto-compiler.js';
 import type { ArgumentRouting } from './route-invoker.js';
-import { swaggerPropertyOf } from './swagger-metadata.js';
 
 const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt, undefined]);
 const SOURCE_NAMES: Partial<Record<number, string>> = { [RouteParamtypes.BODY]: 'Body', [RouteParamtypes.QUERY]: 'Query', [RouteParamtypes.PARAM]: 'Param' };
@@ -64,7 +63,7 @@ export function buildRouteInput(controller: Type<unknown>, methodName: string, p
     const req = new Set((schema.required ?? []) as string[]);
     if (target === 'body') routing.body ??= [];
     for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, JsonObject>)) {
-      add(key, withSwagger(property, dto, key), req.has(key), source, target);
+      add(key, property, req.has(key), source, target);
     }
   };
 
@@ -117,14 +116,4 @@ function scalarSchema(declared: unknown, pipes: unknown[] | undefined): JsonObje
   if (declared === Number) return { type: 'number' };
   if (declared === Boolean) return { type: 'boolean' };
   return { type: 'string' };
-}
-
-/** `@ApiProperty` descriptions and examples, where the DTO's own schema has none. */
-function withSwagger(property: JsonObject, dto: Type<unknown>, key: string): JsonObject {
-  const swagger = swaggerPropertyOf(dto, key);
-  if (!swagger) return property;
-  const enriched: JsonObject = { ...property };
-  if (typeof swagger.description === 'string' && enriched.description === undefined) enriched.description = swagger.description;
-  if (swagger.example !== undefined && enriched.examples === undefined) enriched.examples = [swagger.example as never];
-  return enriched;
 }

@@ -2,14 +2,14 @@ import type { Type } from '@nestjs/common';
 
 /*
  * @nestjs/swagger stores its decorators' data as reflect-metadata under these keys. Reading them
- * here needs no import of the package: an app without Swagger simply has none of them.
+ * here needs no import of the package: an app without Swagger simply has none of them. What
+ * @ApiProperty() says of DTO properties is read with the schemas, in lib/schema/swagger-property.ts.
  */
 const API_OPERATION = 'swagger/apiOperation';
 const API_RESPONSE = 'swagger/apiResponse';
 const API_EXCLUDE_ENDPOINT = 'swagger/apiExcludeEndpoint';
 const API_EXCLUDE_CONTROLLER = 'swagger/apiExcludeController';
 const API_TAGS = 'swagger/apiUseTags';
-const API_MODEL_PROPERTIES = 'swagger/apiModelProperties';
 
 export interface SwaggerOperation {
   summary?: string;
@@ -41,8 +41,4 @@ export function swaggerTagsOf(controller: Function, method: Function): string[] 
     ...((Reflect.getMetadata(API_TAGS, controller) as string[] | undefined) ?? []),
     ...((Reflect.getMetadata(API_TAGS, method) as string[] | undefined) ?? []),
   ];
-}
-
-export function swaggerPropertyOf(dto: Type<unknown>, key: string): { description?: unknown; example?: unknown } | undefined {
-  return Reflect.getMetadata(API_MODEL_PROPERTIES, dto.prototype, key) as { description?: unknown; example?: unknown } | undefined;
 }

@@ -70,16 +70,20 @@ export function isCallToolResult(value: unknown): value is CallToolResult {
 }
 
 export interface ToResultOptions {
-  /** Legacy clients accept only object-rooted `structuredContent`. */
-  objectStructuredOnly: boolean;
-  /** The tool declares an output schema, so structured output is expected for non-objects too. */
-  hasOutputSchema: boolean;
+  /** The tool's output schema is listed to this caller (2025-11-25 lists object schemas only). */
+  outputSchemaListed: boolean;
 }
 
 /**
  * Turns whatever a tool returned into a CallToolResult: strings become text, content blocks pass
- * through, objects become `structuredContent` plus their JSON as text (the spec's SHOULD for
- * clients that ignore structured output), and a full result passes through untouched.
+ * through, other values become their JSON as text, and a full result passes through untouched.
+ *
+ * One rule for both eras decides `structuredContent`: a JSON object always goes there too (with
+ * its JSON as text, the spec's SHOULD for clients that ignore structured output); any other JSON
+ * value (an array, a number) only when the caller was shown an output schema describing it. Only
+ * 2026-07-28 admits such schemas and non-object structured content; on 2025-11-25 the schema
+ * requires an object, so without this rule the same array would be structured on one era and
+ * not on the other.
  */
 export function toCallToolResult(value: unknown, options: ToResultOptions): CallToolResult {
   if (value === undefined || value === null) return { content: [] };
@@ -95,7 +99,7 @@ export function toCallToolResult(value: unknown, options: ToResultOptions): Call
   const plain = toJsonValue(value);
   const text = JSON.stringify(plain) ?? String(value);
   const isObject = typeof plain === 'object' && plain !== null && !Array.isArray(plain);
-  if (isObject || (!options.objectStructuredOnly && (Array.isArray(plain) || options.hasOutputSchema))) {
+  if (isObject || options.outputSchemaListed) {
     return { content: [{ type: 'text', text }], structuredContent: plain };
   }
   return { content: [{ type: 'text', text }] };

@@ -137,13 +137,27 @@ describe('McpDispatcher', () => {
     assert.equal(m.result.resultType, 'complete');
   });
 
-  it('returns structured content for objects and only objects on the legacy era', async () => {
-    const server = serverWith([tool('obj', () => of({ a: 1 })), tool('arr', () => of([1, 2]))]);
-    const [obj] = (await run(server, 'tools/call', { name: 'obj' })) as Array<{ result: Record<string, unknown> }>;
-    assert.deepEqual(obj.result.structuredContent, { a: 1 });
-    const [arrLegacy] = (await run(server, 'tools/call', { name: 'arr' })) as Array<{ result: Record<string, unknown> }>;
-    assert.equal(arrLegacy.result.structuredContent, undefined);
-    const [arrModern] = (await run(server, 'tools/call', { name: 'arr' }, modern)) as Array<{ result: Record<string, unknown> }>;
-    assert.deepEqual(arrModern.result.structuredContent, [1, 2]);
+  it('returns structured content for objects on both eras, and for other values only where an output schema describing them is listed', async () => {
+    const typed: ToolRuntime = {
+      ...tool('typed', () => of([1, 2])),
+      // As the tool factory builds it: 2025-11-25 lists object output schemas only.
+      descriptors: { legacy: { name: 'typed', inputSchema: { type: 'object' } }, modern: { name: 'typed', inputSchema: { type: 'object' }, outputSchema: { type: 'array' } } },
+      hasOutputSchema: true,
+      checkOutput: (value) => (Array.isArray(value) ? null : 'must be an array'),
+    };
+    const server = serverWith([tool('obj', () => of({ a: 1 })), tool('arr', () => of([1, 2])), typed]);
+    type Call = { result: Record<string, unknown> };
+    for (const era of [legacy, modern]) {
+      const [obj] = (await run(server, 'tools/call', { name: 'obj' }, era)) as Call[];
+      assert.deepEqual(obj.result.structuredContent, { a: 1 });
+      const [arr] = (await run(server, 'tools/call', { name: 'arr' }, era)) as Call[];
+      assert.equal(arr.result.structuredContent, undefined, era.era);
+      assert.deepEqual(arr.result.content, [{ type: 'text', text: '[1,2]' }]);
+    }
+    const [typedLegacy] = (await run(server, 'tools/call', { name: 'typed' }, legacy)) as Call[];
+    assert.equal(typedLegacy.result.structuredContent, undefined);
+    assert.equal(typedLegacy.result.isError, undefined);
+    const [typedModern] = (await run(server, 'tools/call', { name: 'typed' }, modern)) as Call[];
+    assert.deepEqual(typedModern.result.structuredContent, [1, 2]);
   });
 });

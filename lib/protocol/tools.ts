@@ -148,9 +148,10 @@ function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, c
 }
 
 function toolResult(options: ToolOptions, tool: ToolRuntime, value: unknown, ctx: McpContext): Result {
-  const legacy = ctx.era === 'legacy';
-  const result = toCallToolResult(value, { objectStructuredOnly: legacy, hasOutputSchema: tool.hasOutputSchema });
-  if (tool.checkOutput && !result.isError) {
+  // The schema the caller was shown: 2025-11-25 lists object output schemas only.
+  const listed = tool.descriptors[ctx.era].outputSchema !== undefined;
+  const result = toCallToolResult(value, { outputSchemaListed: listed });
+  if (tool.checkOutput && listed && !result.isError) {
     const problem = tool.checkOutput(result.structuredContent);
     if (problem !== null) {
       const ref = randomUUID();

@@ -82,7 +82,7 @@ export class DtoCaster {
     let caster = cache.get(type);
     if (!caster) {
       const schema = this.schemaFactory.create(type);
-      caster = buildCaster(type, compileJsonSchema(schema), options.coerceStrings ? buildCoercion(schema) : undefined);
+      caster = buildCaster(type, schema, compileJsonSchema(schema), options.coerceStrings ? buildCoercion(schema) : undefined);
       cache.set(type, caster);
     }
     return caster as CompiledCaster<T>;
@@ -107,12 +107,15 @@ export function formatIssues(issues: readonly ValidationIssue[], subject: string
 
 function buildCaster(
   type: ClassConstructor<object>,
+  schema: JsonSchema,
   matchesSchema: JsonSchemaCheck,
   coerce: ((input: Record<string, unknown>) => Record<string, unknown>) | undefined,
 ): CompiledCaster<object> {
   // class-validator refuses an instance of a class it has no rules for (forbidUnknownValues),
-  // even when nothing was sent; an argument-less DTO must accept `{}`.
+  // even when nothing was sent: such a class (argument-less, or described by @ApiProperty alone)
+  // is checked by its schema only.
   const hasRules = getEffectiveValidationMetadata(type).length > 0;
+  const listed = Object.keys((schema.properties ?? {}) as object);
   const messages = new MessageRenderer();
   return async (args) => {
     const input = args === undefined ? {} : args;
@@ -133,7 +136,8 @@ function buildCaster(
       return { ok: false, issues: [{ path: '', rule: 'transform', message: 'could not be converted to the expected shape' }] };
     }
     if (!hasRules) {
-      for (const key of Object.keys(record)) {
+      // An argument-less class: every key is unknown. Otherwise the schema says it all, below.
+      for (const key of listed.length === 0 ? Object.keys(record) : []) {
         issues.push({ path: joinIssuePath('', key), rule: 'whitelistValidation', message: 'is not an allowed property' });
       }
     } else {

@@ -17,6 +17,8 @@ interface TransformerStorage {
   getExposedProperties(target: Function, transformationType: TransformationType): string[];
   getExcludedProperties(target: Function, transformationType: TransformationType): string[];
   getStrategy(target: Function): 'excludeAll' | 'exposeAll' | 'none';
+  /** Not public API, but class-transformer 0.5 (the supported line) has no other list of `@Type` properties. */
+  readonly _typeMetadatas?: Map<Function, Map<string, unknown>>;
 }
 
 let transformerStorage: TransformerStorage | undefined;
@@ -42,7 +44,7 @@ export function getTransformerStorage(): TransformerStorage {
 }
 
 /** Ancestors first, so inherited properties keep their declaration order ahead of new ones. */
-export function propertyNames(type: Function): string[] {
+export function propertyNames(type: Function, swaggerNames: Iterable<string>): string[] {
   const chain: Function[] = [];
   for (let t: unknown = type; typeof t === 'function' && t !== Function.prototype; t = Object.getPrototypeOf(t)) {
     chain.unshift(t as Function);
@@ -53,17 +55,35 @@ export function propertyNames(type: Function): string[] {
     for (const meta of getEffectiveValidationMetadata(t)) names.add(meta.propertyName);
   }
   for (const name of getSchemaPropertyNames(type)) names.add(name);
+  for (const name of swaggerNames) names.add(name);
   for (const name of transformer.getExposedProperties(type, TransformationType.PLAIN_TO_CLASS)) names.add(name);
   return [...names];
 }
 
+/** Whether class-transformer leaves the property out when it turns arguments into an instance. */
 export function droppedOnInput(type: Function, name: string): boolean {
+  return dropped(type, name, TransformationType.PLAIN_TO_CLASS);
+}
+
+/** Whether class-transformer leaves the property out when it turns an instance into plain JSON. */
+export function droppedOnOutput(type: Function, name: string): boolean {
+  return dropped(type, name, TransformationType.CLASS_TO_PLAIN);
+}
+
+function dropped(type: Function, name: string, direction: TransformationType): boolean {
   const transformer = getTransformerStorage();
-  if (transformer.getExcludedProperties(type, TransformationType.PLAIN_TO_CLASS).includes(name)) return true;
-  return (
-    transformer.getStrategy(type) === 'excludeAll' &&
-    !transformer.getExposedProperties(type, TransformationType.PLAIN_TO_CLASS).includes(name)
-  );
+  if (transformer.getExcludedProperties(type, direction).includes(name)) return true;
+  return transformer.getStrategy(type) === 'excludeAll' && !transformer.getExposedProperties(type, direction).includes(name);
+}
+
+/** Properties that carry `@Type()`, on the class or its ancestors. */
+export function typedPropertyNames(type: Function): string[] {
+  const byClass = getTransformerStorage()._typeMetadatas;
+  const names = new Set<string>();
+  for (let t: unknown = type; typeof t === 'function' && t !== Function.prototype; t = Object.getPrototypeOf(t)) {
+    for (const name of byClass?.get(t as Function)?.keys() ?? []) names.add(name);
+  }
+  return [...names];
 }
 
 export function callTypeFunction(fn: ((options?: unknown) => Function) | undefined, dto: string, name: string) {
@@ -80,15 +100,21 @@ export function callTypeFunction(fn: ((options?: unknown) => Function) | undefin
   }
 }
 
-export function readDefaults(type: Function): Map<string, unknown> {
+/**
+ * Field initialisers (the values a missing property really gets, since class-transformer runs the
+ * same constructor for every call) and the fields an instance declares: with ES2022 class fields
+ * (`useDefineForClassFields`, the default from target ES2022) every declared field is an own
+ * property, initialised or not.
+ */
+export function readDefaults(type: Function): { defaults: Map<string, unknown>; fields: string[] } {
   const defaults = new Map<string, unknown>();
+  let fields: string[] = [];
   try {
-    // class-transformer runs the same constructor for every call, so field initialisers are the
-    // values a missing property really gets.
     const instance = new (type as new () => object)() as Record<string, unknown>;
+    fields = Object.keys(instance);
     for (const [key, value] of Object.entries(instance)) if (value !== undefined) defaults.set(key, value);
   } catch {
     // A constructor that needs arguments has no field defaults worth reporting.
   }
-  return defaults;
+  return { defaults, fields };
 }

@@ -38,21 +38,11 @@ import {
 } from 'class-validator';
 import { JsonSchemaFactory } from './json-schema.factory.js';
 import { regExpToPattern } from './regexp-pattern.js';
-import { SchemaGenerationError } from './schema-generation.error.js';
 import { SchemaProperty, type SchemaPropertyOptions } from './schema-property.decorator.js';
 import type { JsonSchema } from './json-schema.types.js';
+import { generationError } from '../../test/utils/schema.js';
 
 const props = (schema: JsonSchema) => schema.properties as Record<string, JsonSchema>;
-
-function generationError(run: () => unknown): SchemaGenerationError {
-  try {
-    run();
-  } catch (error) {
-    assert.ok(error instanceof SchemaGenerationError, `expected SchemaGenerationError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a SchemaGenerationError');
-}
 
 enum Priority {
   Low = 'low',

@@ -3,8 +3,10 @@ import { ValidationTypes } from 'class-validator';
 import type { JsonSchema, JsonTypeName } from './json-schema.types.js';
 import { SchemaGenerationError } from './schema-generation.error.js';
 import { getSchemaPropertyOptions, type SchemaPropertyOptions } from './schema-property.decorator.js';
-import { copyJson, deepFreeze, jsonClone } from './json-copy.js';
-import { callTypeFunction, droppedOnInput, getTransformerStorage, propertyNames, readDefaults } from './dto-metadata.js';
+import { copyJson, deepFreeze } from './json-copy.js';
+import { callTypeFunction, droppedOnInput, droppedOnOutput, getTransformerStorage, propertyNames, readDefaults, typedPropertyNames } from './dto-metadata.js';
+import { swaggerAnnotations, swaggerProperties, swaggerProperty, swaggerPropertyOf, type SwaggerProperty } from './swagger-property.js';
+import { finish, type PropertyModel, type Resolve } from './property-model.js';
 import {
   acceptsUndefined,
   collect,
@@ -16,38 +18,39 @@ import {
   type ValidationMetadata,
 } from './validation-rules.js';
 
-type Resolve = (type: Function) => JsonSchema;
-
-interface PropertyModel {
-  readonly name: string;
-  readonly required: boolean;
-  /** DTO classes this property embeds, for cycle detection. */
-  readonly nested: readonly Function[];
-  /** Builds the property schema once nested classes can be resolved (inline or `$ref`). */
-  render(resolve: Resolve): JsonSchema;
-}
-
 interface ClassModel {
   readonly properties: readonly PropertyModel[];
   readonly nested: readonly Function[];
 }
 
 /**
- * Turns DTO classes (class-validator + class-transformer + `@SchemaProperty`) into JSON Schema
- * 2020-12 object schemas, for MCP `inputSchema` and for validating arguments with Ajv.
+ * What the schema is for. Arguments are validated by class-validator too, so a class it knows must
+ * describe every property through it; a tool's output is checked against the schema alone, so any
+ * source of property types will do.
+ */
+type Direction = 'input' | 'output';
+
+/**
+ * Turns DTO classes (class-validator + class-transformer + `@SchemaProperty`, and @nestjs/swagger's
+ * `@ApiProperty` where class-validator says nothing) into JSON Schema 2020-12 object schemas, for
+ * MCP `inputSchema`/`outputSchema` and for validating with Ajv.
  *
- * Property names come from class-validator metadata ∪ `@SchemaProperty` ∪ class-transformer
- * `@Expose`; a name class-validator does not know is an error, because validation with
- * `forbidNonWhitelisted` would refuse it. Nested DTOs are inlined; only classes on a cycle go to
- * `$defs` and are referenced as `#/$defs/<Name>` (a recursive root is also inlined as the
- * document itself, since MCP wants an object schema there). Results are cached per class
- * identity and deep-frozen.
+ * Property names come from class-validator metadata ∪ `@SchemaProperty` ∪ `@ApiProperty` ∪
+ * class-transformer `@Expose`. For arguments, a name class-validator does not know is an error
+ * when the class has class-validator rules, because validation with `forbidNonWhitelisted` would
+ * refuse it; a class without any is described by `@ApiProperty` alone and validated by its schema.
+ * For outputs, properties class-validator does not describe take their schema from `@ApiProperty`;
+ * a property no decorator describes, or a class with none at all, is an error rather than an
+ * empty closed object. Nested DTOs are inlined; only classes on a cycle go to `$defs` and are
+ * referenced as `#/$defs/<Name>` (a recursive root is also inlined as the document itself, since
+ * MCP wants an object schema there). Results are cached per class identity and direction, and
+ * deep-frozen.
  *
  * @publicApi
  */
 export class JsonSchemaFactory {
-  private readonly schemas = new WeakMap<Function, JsonSchema>();
-  private readonly models = new WeakMap<Function, ClassModel>();
+  private readonly schemas = { input: new WeakMap<Function, JsonSchema>(), output: new WeakMap<Function, JsonSchema>() };
+  private readonly models = { input: new WeakMap<Function, ClassModel>(), output: new WeakMap<Function, ClassModel>() };
 
   /**
    * @param options.nullableOptionals Also admit `null` for `@IsOptional()` properties (as
@@ -64,18 +67,32 @@ export class JsonSchemaFactory {
    *   `Dto.property` and the fix.
    */
   create(type: Function): JsonSchema {
-    const cached = this.schemas.get(type);
+    return this.cached(type, 'input');
+  }
+
+  /**
+   * The schema a tool's return value is checked against (`outputSchema`): as {@link create}, but
+   * properties need no class-validator decorator, since nothing but this schema checks them.
+   *
+   * @throws SchemaGenerationError when a property cannot be described, or the class describes none.
+   */
+  createOutput(type: Function): JsonSchema {
+    return this.cached(type, 'output');
+  }
+
+  private cached(type: Function, direction: Direction): JsonSchema {
+    const cached = this.schemas[direction].get(type);
     if (cached) return cached;
-    const schema = deepFreeze(this.emit(type));
-    this.schemas.set(type, schema);
+    const schema = deepFreeze(this.emit(type, direction));
+    this.schemas[direction].set(type, schema);
     return schema;
   }
 
-  private emit(root: Function): JsonSchema {
+  private emit(root: Function, direction: Direction): JsonSchema {
     const graph = new Map<Function, ClassModel>();
     const visit = (type: Function): void => {
       if (graph.has(type)) return;
-      const model = this.model(type);
+      const model = this.model(type, direction);
       graph.set(type, model);
       model.nested.forEach(visit);
     };
@@ -126,9 +143,10 @@ export class JsonSchemaFactory {
     return schema;
   }
 
-  private model(type: Function): ClassModel {
-    const cached = this.models.get(type);
+  private model(type: Function, direction: Direction): ClassModel {
+    const cached = this.models[direction].get(type);
     if (cached) return cached;
+    const dto = type.name || 'AnonymousDto';
     const effective = getEffectiveValidationMetadata(type);
     const byProperty = new Map<string, ValidationMetadata[]>();
     for (const meta of effective) {
@@ -136,14 +154,39 @@ export class JsonSchemaFactory {
       if (list) list.push(meta);
       else byProperty.set(meta.propertyName, [meta]);
     }
-    const defaults = readDefaults(type);
+    const { defaults, fields } = readDefaults(type);
+    const swagger = swaggerProperties(type, dto);
+    const names = propertyNames(type, swagger.keys());
+    const nullableOptionals = this.options.nullableOptionals === true;
     const properties: PropertyModel[] = [];
-    for (const name of propertyNames(type)) {
-      const property = analyzeProperty(type, name, byProperty.get(name) ?? [], defaults, this.options.nullableOptionals === true);
+    for (const name of names) {
+      const metas = byProperty.get(name) ?? [];
+      let property: PropertyModel | undefined;
+      if (metas.length > 0) {
+        property = analyzeProperty(type, name, metas, defaults, nullableOptionals, swagger.get(name) ?? swaggerPropertyOf(type, name), direction);
+      } else if (direction === 'input' && (effective.length > 0 || !swagger.has(name))) {
+        throw SchemaGenerationError.notValidated(dto, name, swagger.has(name) ? '@ApiProperty' : '@SchemaProperty or @Expose');
+      } else if (swagger.has(name)) {
+        property = swaggerProperty(type, name, swagger.get(name)!, defaults);
+      } else if (describesType(getSchemaPropertyOptions(type, name))) {
+        property = analyzeProperty(type, name, [], defaults, nullableOptionals, undefined, direction);
+      } else {
+        throw SchemaGenerationError.undescribed(dto, name, '@Expose() or @SchemaProperty() without a type');
+      }
       if (property) properties.push(property);
     }
+    if (direction === 'output') {
+      // A declared field no decorator describes would be in returned objects, and refused there.
+      const declared = new Set([...typedPropertyNames(type), ...fields]);
+      const undescribed = [...declared].find((field) => !names.includes(field) && !droppedOnOutput(type, field));
+      if (undescribed !== undefined) {
+        const typed = getTransformerStorage().findTypeMetadata(type, undescribed) !== undefined;
+        throw SchemaGenerationError.undescribed(dto, undescribed, typed ? '@Type()' : 'its field declaration');
+      }
+      if (properties.length === 0) throw SchemaGenerationError.noProperties(dto);
+    }
     const model: ClassModel = { properties, nested: [...new Set(properties.flatMap((p) => p.nested))] };
-    this.models.set(type, model);
+    this.models[direction].set(type, model);
     return model;
   }
 }
@@ -167,6 +210,8 @@ function analyzeProperty(
   metas: readonly ValidationMetadata[],
   defaults: ReadonlyMap<string, unknown>,
   nullableOptionals: boolean,
+  swagger: SwaggerProperty | undefined,
+  direction: Direction,
 ): PropertyModel | undefined {
   const dto = type.name || 'AnonymousDto';
   const options: SchemaPropertyOptions = getSchemaPropertyOptions(type, name) ?? {};
@@ -181,7 +226,6 @@ function analyzeProperty(
       'Name the property as the argument is named, or drop the rename.',
     );
   }
-  if (metas.length === 0) throw SchemaGenerationError.notValidated(dto, name);
 
   let optional = false;
   let conditional = false;
@@ -255,7 +299,8 @@ function analyzeProperty(
     if (!target || primitiveKind(target) !== undefined || target === Object || target === Array) {
       throw SchemaGenerationError.nestedWithoutType(dto, name, hint);
     }
-    if (getEffectiveValidationMetadata(target).length === 0) {
+    // Only arguments go through class-validator; an output's nested class may be @ApiProperty-only.
+    if (direction === 'input' && getEffectiveValidationMetadata(target).length === 0) {
       throw SchemaGenerationError.nestedWithoutRules(dto, name, target.name);
     }
     return target;
@@ -333,42 +378,12 @@ function analyzeProperty(
     build = (resolve) => ({ ...arrayKeywords, items: items(resolve) });
   }
 
-  const nullable = options.nullable ?? (optional && nullableOptionals);
-  const defaultValue = options.default !== undefined ? options.default : jsonClone(defaults.get(name));
-  return {
-    name,
-    required,
-    nested,
-    render(resolve) {
-      let schema = build(resolve);
-      if (nullable) schema = withNull(schema);
-      const out: JsonSchema = {};
-      if (options.title !== undefined) out.title = options.title;
-      if (options.description !== undefined) out.description = options.description;
-      Object.assign(out, schema);
-      if (options.format !== undefined) out.format = options.format;
-      if (defaultValue !== undefined) out.default = copyJson(defaultValue);
-      if (options.examples !== undefined) out.examples = copyJson([...options.examples]);
-      if (options.deprecated !== undefined) out.deprecated = options.deprecated;
-      if (options.schema !== undefined) Object.assign(out, copyJson(options.schema));
-      return out;
-    },
-  };
+  return finish(name, required, nested, build, options, options.nullable ?? (optional && nullableOptionals), defaults.get(name), swaggerAnnotations(swagger));
 }
 
-/** Adds `null` to the accepted values without touching keywords that only apply to other types. */
-function withNull(schema: JsonSchema): JsonSchema {
-  if (['$ref', 'anyOf', 'oneOf', 'allOf', 'not', 'const'].some((keyword) => keyword in schema)) {
-    return { anyOf: [schema, { type: 'null' }] };
-  }
-  if (schema.type === undefined && schema.enum === undefined) return schema;
-  const out = { ...schema };
-  if (out.type !== undefined) {
-    const types = Array.isArray(out.type) ? (out.type as string[]) : [out.type as string];
-    if (!types.includes('null')) out.type = [...types, 'null'];
-  }
-  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
-  return out;
+/** Whether `@SchemaProperty()` alone says what the value is. */
+function describesType(options: SchemaPropertyOptions | undefined): boolean {
+  return options !== undefined && (options.type !== undefined || options.schema !== undefined || options.enum !== undefined || options.items !== undefined);
 }
 
 function primitiveKind(type: Function | undefined): Kind | undefined {

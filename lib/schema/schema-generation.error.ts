@@ -80,12 +80,32 @@ export class SchemaGenerationError extends Error {
   }
 
   /** @internal */
-  static notValidated(dto: string, property: string): SchemaGenerationError {
+  static notValidated(dto: string, property: string, describedBy: string): SchemaGenerationError {
     return new SchemaGenerationError(
       dto,
       property,
-      'it is described (by @SchemaProperty or @Expose) but has no class-validator decorator, so validation would refuse it as unknown',
-      'Add a class-validator decorator such as @IsString(), or @Allow() to accept any value.',
+      `it is described (by ${describedBy}) but has no class-validator decorator, so validating arguments would refuse it as unknown`,
+      'Add a class-validator decorator such as @IsString(), or @Allow() to accept any value. (A class with no class-validator decorator at all is described by its @ApiProperty() options alone.)',
+    );
+  }
+
+  /** @internal */
+  static undescribed(dto: string, property: string, knownFrom: string): SchemaGenerationError {
+    return new SchemaGenerationError(
+      dto,
+      property,
+      `only ${knownFrom} tells of it, which says neither its type nor whether it is always there`,
+      'Describe it with @ApiProperty() (type: () => X for a class, type: [X] for an array) or with class-validator decorators, or remove it.',
+    );
+  }
+
+  /** @internal */
+  static noProperties(dto: string): SchemaGenerationError {
+    return new SchemaGenerationError(
+      dto,
+      undefined,
+      'no property of it is described (no class-validator decorator, @ApiProperty() or @SchemaProperty()), so its schema would be an empty closed object that every value fails',
+      'Decorate its properties with @ApiProperty() or class-validator decorators, or give a JSON Schema (or Standard Schema) instead of the class.',
     );
   }
 

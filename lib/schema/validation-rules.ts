@@ -240,7 +240,7 @@ export function primitiveSchema(
     if (types) values = values.filter((value) => types!.some((t) => matchesType(value, t)));
     if (draft.notEmpty) values = values.filter((value) => value !== '' && value !== null);
     values = values.filter((value) => !draft.excluded.includes(value));
-    types ??= typesOf(values);
+    types ??= typesOfValues(values);
   }
   if (types) schema.type = types.length === 1 ? types[0] : types;
   if (draft.format !== undefined) schema.format = draft.format;
@@ -315,7 +315,8 @@ function matchesType(value: Primitive, type: JsonTypeName): boolean {
   }
 }
 
-function typesOf(values: readonly Primitive[]): JsonTypeName[] | undefined {
+/** The JSON types of a list of values (integers fold into `number` when both occur). */
+export function typesOfValues(values: readonly Primitive[]): JsonTypeName[] | undefined {
   const types = new Set<JsonTypeName>();
   for (const value of values) {
     if (value === null) types.add('null');

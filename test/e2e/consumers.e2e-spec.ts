@@ -1,13 +1,15 @@
 /**
  * Consumer apps (test/consumers/*) install the package from its `npm pack` tarball, not from the
  * source tree, and run their own tests: a Nest 12 ESM enterprise-style app on Express and the same
- * app on Fastify (node:test, both MCP eras, the SDK over HTTP and the testing kit), and a Nest 11
- * CommonJS app under Jest 29 + ts-jest in the default `nest new` setup.
+ * app on Fastify (node:test, both MCP eras, the SDK over HTTP and the testing kit), a Nest 11
+ * CommonJS app under Jest 29 + ts-jest in the default `nest new` setup, and an existing Nest 11
+ * enterprise app (TypeORM on SQLite, a passport-jwt global guard, Swagger DTOs, prefix and
+ * versioning, catch-all filter, throttler) with MCP added, whose Jest e2e runs on Express and Fastify.
  * npm's cache serves repeated runs (`--prefer-offline`); the only network used is the registry.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,13 +34,14 @@ describe('consumer apps installed from the packed tarball', { timeout: 1_800_000
   let work: string;
   let tarball: string;
   let packedFiles: string[] = [];
+  let manifestBefore = '';
   // Installing from the registry the first time (no npm cache yet) takes longer than one e2e test.
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'nmc-consumers-'));
-    // The repository's own build (npm test ran it) is the library; prepack checks it is complete.
-    const check = await run(process.execPath, ['scripts/check-package.mjs'], root);
-    assert.equal(check.code, 0, check.output);
-    const pack = await run(npm, ['pack', '--ignore-scripts', '--pack-destination', work, '--json'], root);
+    // The repository's own build (npm test ran it) is the library; prepack checks it is complete,
+    // and leaves install-time scripts out of the packed package.json.
+    manifestBefore = readFileSync(join(root, 'package.json'), 'utf8');
+    const pack = await run(npm, ['pack', '--pack-destination', work, '--json'], root);
     assert.equal(pack.code, 0, pack.output);
     packedFiles = (JSON.parse(pack.output.slice(pack.output.indexOf('['), pack.output.lastIndexOf(']') + 1)) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
     const packed = readdirSync(work).find((f) => f.endsWith('.tgz'));
@@ -65,7 +68,18 @@ describe('consumer apps installed from the packed tarball', { timeout: 1_800_000
     assert.equal(typeof map.sourcesContent?.[0], 'string');
   });
 
-  for (const consumer of ['nest12-esm', 'nest12-fastify', 'nest11-cjs-jest']) {
+  it("ships a package.json with no install-time script, and leaves the repository's own as it was", async () => {
+    const listed = await run('tar', ['-xOzf', tarball, 'package/package.json'], work);
+    assert.equal(listed.code, 0, listed.output);
+    const packed = JSON.parse(listed.output) as { scripts?: Record<string, string> };
+    for (const script of ['preinstall', 'install', 'postinstall', 'preprepare', 'prepare', 'postprepare']) {
+      assert.equal(packed.scripts?.[script], undefined, `the packed package.json keeps a "${script}" script`);
+    }
+    assert.equal(readFileSync(join(root, 'package.json'), 'utf8'), manifestBefore);
+    assert.ok(!existsSync(join(root, '.package.json.prepack')), 'the set-aside manifest is left behind');
+  });
+
+  for (const consumer of ['nest12-esm', 'nest12-fastify', 'nest11-cjs-jest', 'nest11-enterprise']) {
     it(`${consumer}: installs the tarball and passes its own tests`, { timeout: 600_000 }, async () => {
       const dir = join(work, consumer);
       cpSync(join(root, 'test/consumers', consumer), dir, { recursive: true, filter: (src) => !/node_modules|[\\/]dist$/.test(src) });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Injectable, Module } from '@nestjs/common';
+import { Body, Injectable, Module } from '@nestjs/common';
+import { IsString } from 'class-validator';
 import { NestFactory } from '@nestjs/core';
-import { McpModule, Tool } from 'nestjs-model-context';
+import { Ctx, McpModule, Prompt, Tool } from 'nestjs-model-context';
 import {
   AlphaModule,
   BetaModule,
@@ -124,6 +125,38 @@ describe('McpModule configuration', () => {
     assert.match(message, /"has space"/);
     assert.match(message, /Bad#a/);
     assert.match(message, /toolNamePattern/);
+  });
+
+  it("fails the bootstrap on a parameter another package's decorator fills, naming the method, the index and the decorators to use", async () => {
+    // What @nestjs/graphql's @Args() writes (packages/graphql/lib/decorators/param.utils.ts): its
+    // ARGS type (3) under Nest's route-arguments key, on the class.
+    const GraphqlArgs = (): ParameterDecorator => (target, key, index) => {
+      const args = Reflect.getMetadata('__routeArguments__', target.constructor, key!) ?? {};
+      Reflect.defineMetadata('__routeArguments__', { ...args, [`3:${index}`]: { index, data: undefined, pipes: [] } }, target.constructor, key!);
+    };
+    class SearchDto {
+      @IsString() query!: string;
+    }
+    @Injectable()
+    class SearchTools {
+      @Tool({ description: 'Searches.' })
+      search(@Ctx() _ctx: unknown, @GraphqlArgs() input: SearchDto) {
+        return input.query;
+      }
+    }
+    const message = await bootFails([McpModule.forRoot({ name: 'd', version: '1' })], [SearchTools]);
+    assert.match(message, /parameter 1 of tool "SearchTools#search"/);
+    assert.match(message, /@Args\(\) \(@nestjs\/graphql\)/);
+    assert.match(message, /@Args\(\) \(the validated arguments.*@Ctx\(\) and @McpRequest\(\) imported from 'nestjs-model-context'/);
+
+    @Injectable()
+    class Prompts {
+      @Prompt({ description: 'Greets.' })
+      greet(@Body() _body: unknown) {
+        return 'hi';
+      }
+    }
+    assert.match(await bootFails([McpModule.forRoot({ name: 'd', version: '1' })], [Prompts]), /parameter 0 of prompt "Prompts#greet".*@Body\(\) \(@nestjs\/common\)/);
   });
 
   it('fails the bootstrap on invalid options', async () => {

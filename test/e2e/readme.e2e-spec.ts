@@ -45,6 +45,42 @@ function readFiles(block: string, files: Map<string, string>): void {
   }
 }
 
+/**
+ * Type-checks `files` as an app of its own with `"type": type` (CommonJS: Nest 11's default, where
+ * top-level await is TS1309), importing the package from node_modules as an installed app does.
+ */
+async function typeCheckApp(dir: string, type: 'module' | 'commonjs', files: ReadonlyMap<string, string>): Promise<{ code: number; output: string }> {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `readme-${type}`, private: true, type }));
+  symlinkSync(root, join(dir, 'node_modules', 'nestjs-model-context'), 'dir');
+  for (const [name, text] of files) writeFileSync(join(dir, name), text);
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, include: ['*.ts'] }));
+  return tscRun(join(dir, 'tsconfig.json'), dir);
+}
+
+/**
+ * The ```ts blocks under `heading`, each an excerpt of one file: a `// <path>.ts` first line, then
+ * the file's text, `// ...` lines standing for what is left out.
+ */
+export function sectionExcerpts(readme: string, heading: string): Array<{ path: string; chunks: string[] }> {
+  const start = readme.indexOf(`${heading}\n`);
+  assert.ok(start >= 0, `README.md has no "${heading}" section`);
+  const end = readme.indexOf('\n## ', start + heading.length);
+  const section = readme.slice(start, end < 0 ? undefined : end);
+  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => {
+    const [header, ...lines] = match[1]!.replace(/\n$/, '').split('\n');
+    const path = /^\/\/ ((?:src|test)\/[\w./-]+\.ts)$/.exec(header!)?.[1];
+    assert.ok(path, `a block under "${heading}" does not start with "// src/<file>.ts" or "// test/<file>.ts": ${header}`);
+    const chunks: string[][] = [[]];
+    for (const line of lines) {
+      if (line.trim() === '// ...') chunks.push([]);
+      else chunks.at(-1)!.push(line);
+    }
+    return { path, chunks: chunks.map((chunk) => chunk.join('\n').replace(/^\n+|\n+$/g, '')).filter((chunk) => chunk !== '') };
+  });
+}
+
 /** Just what the Jest example uses, so it type-checks without @types/jest. */
 const JEST_GLOBALS = `
 declare function describe(name: string, fn: () => void): void;
@@ -56,7 +92,7 @@ declare function expect(value: unknown): Matchers;
 `;
 
 describe('README', () => {
-  // Inside the repository (no package.json of its own), so `nestjs-model-context` is the package itself.
+  // Each app has its package.json and the package linked into its node_modules.
   const dir = join(root, 'dist', '.readme-quickstart');
   const testingDir = join(root, 'dist', '.readme-testing');
   after(() => {
@@ -64,15 +100,29 @@ describe('README', () => {
     rmSync(testingDir, { recursive: true, force: true });
   });
 
-  it('Quick start compiles as written', async () => {
-    const files = quickStartFiles(readFileSync(join(root, 'README.md'), 'utf8'));
-    assert.deepEqual([...files.keys()], ['tasks.tools.ts', 'app.module.ts', 'main.ts']);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    for (const [name, text] of files) writeFileSync(join(dir, name), text);
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, include: ['*.ts'] }));
-    const result = await tscRun(join(dir, 'tsconfig.json'), dir);
-    assert.equal(result.code, 0, `tsc on the README Quick start:\n${result.output}`);
+  for (const type of ['module', 'commonjs'] as const) {
+    it(`Quick start compiles as written in ${type === 'module' ? 'an ESM' : 'a CommonJS'} app`, async () => {
+      const files = quickStartFiles(readFileSync(join(root, 'README.md'), 'utf8'));
+      assert.deepEqual([...files.keys()], ['tasks.tools.ts', 'app.module.ts', 'main.ts']);
+      const result = await typeCheckApp(join(dir, type), type, files);
+      assert.equal(result.code, 0, `tsc on the README Quick start (${type}):\n${result.output}`);
+    });
+  }
+
+  // The app's dependencies (@nestjs/swagger, TypeORM, passport...) are its own: the consumers spec
+  // installs it from the packed tarball, type-checks it with its TypeScript 5.9 and runs its tests.
+  it('Adding MCP to an existing app: every snippet is an excerpt, in order, of the file of test/consumers/nest11-enterprise it names', () => {
+    const excerpts = sectionExcerpts(readFileSync(join(root, 'README.md'), 'utf8'), '## Adding MCP to an existing app');
+    assert.ok(excerpts.length >= 9, `only ${excerpts.length} snippets`);
+    for (const { path, chunks } of excerpts) {
+      const file = readFileSync(join(root, 'test/consumers/nest11-enterprise', path), 'utf8');
+      let from = 0;
+      for (const chunk of chunks) {
+        const at = file.indexOf(chunk, from);
+        assert.ok(at >= 0, `README "Adding MCP to an existing app": this part of ${path} is not in the app's file (or not in this order):\n${chunk}`);
+        from = at + chunk.length;
+      }
+    }
   });
 
   it('Testing your tools: the node:test example compiles and passes against the Quick start app', async () => {

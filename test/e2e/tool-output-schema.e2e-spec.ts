@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Injectable, Module, type LoggerService } from '@nestjs/common';
+import { Controller, Get, Injectable, Module, type LoggerService } from '@nestjs/common';
 import { McpModule, Tool } from '../../lib/index.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient } from '../utils/clients.js';
@@ -116,4 +116,80 @@ describe('a tool result that breaks its declared output schema', () => {
       }
     });
   }
+});
+
+@Injectable()
+class ListTools {
+  @Tool('names', { description: 'Returns an array and declares no output schema.' })
+  names(): string[] {
+    return ['ada', 'grace'];
+  }
+
+  @Tool('typed_names', { description: 'Returns an array its output schema describes.', output: { type: 'array', items: { type: 'string' } } })
+  typedNames(): string[] {
+    return ['ada', 'grace'];
+  }
+}
+
+@Controller('people')
+class PeopleController {
+  @Get()
+  list(): Json[] {
+    return [{ name: 'ada' }, { name: 'grace' }];
+  }
+}
+
+@Module({
+  imports: [McpModule.forRoot({ name: 'structured-e2e', version: '1.0.0', expose: { routes: [{ controllers: [PeopleController] }] } })],
+  controllers: [PeopleController],
+  providers: [ListTools],
+})
+class ListModule {}
+
+describe('structuredContent: one rule on both eras', () => {
+  let server: RunningApp;
+  before(async () => {
+    server = await startApp(ListModule);
+  });
+  after(() => server.close());
+
+  for (const { era, connect } of eras) {
+    describe(era, () => {
+      for (const [tool, text] of [
+        ['names', '["ada","grace"]'],
+        ['list', '[{"name":"ada"},{"name":"grace"}]'],
+      ] as const) {
+        it(`${tool}: an array without an output schema is text only`, async () => {
+          const connection = await connect(server.url);
+          try {
+            const result = await connection.client.callTool({ name: tool, arguments: {} });
+            assert.notEqual(result.isError, true);
+            assert.equal(result.structuredContent, undefined);
+            assert.deepEqual(result.content, [{ type: 'text', text }]);
+          } finally {
+            await connection.close();
+          }
+        });
+      }
+    });
+  }
+
+  it('an array its listed output schema describes is structured on 2026-07-28; 2025-11-25 lists no such schema and gets text', async () => {
+    const modern = await connectModernClient(server.url);
+    const legacy = await connectSdkClient(server.url);
+    try {
+      const modernTool = ((await modern.client.listTools()) as { tools: Json[] }).tools.find((t) => t.name === 'typed_names')!;
+      assert.deepEqual(modernTool.outputSchema, { type: 'array', items: { type: 'string' } });
+      assert.deepEqual((await modern.client.callTool({ name: 'typed_names', arguments: {} })).structuredContent, ['ada', 'grace']);
+      const legacyTool = ((await legacy.client.listTools()) as { tools: Json[] }).tools.find((t) => t.name === 'typed_names')!;
+      assert.equal(legacyTool.outputSchema, undefined);
+      const result = (await legacy.client.callTool({ name: 'typed_names', arguments: {} })) as Json;
+      assert.notEqual(result.isError, true);
+      assert.equal(result.structuredContent, undefined);
+      assert.deepEqual(result.content, [{ type: 'text', text: '["ada","grace"]' }]);
+    } finally {
+      await modern.close();
+      await legacy.close();
+    }
+  });
 });

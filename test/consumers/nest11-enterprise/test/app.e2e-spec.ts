@@ -1,0 +1,3 @@
+import { describeCrmApp } from './crm.suite';
+
+describeCrmApp('express');

@@ -23,6 +23,13 @@ export interface McpAccess {
    * `completion/complete` asks it before completing an argument of the capability.
    */
   authorize?(ctx: McpContext, method: string, request?: { rawArguments: JsonObject; arguments: unknown }): Promise<void>;
+  /**
+   * Whether a client with these capabilities (per request on 2026-07-28, per session on
+   * 2025-11-25) may know the capability exists at all; set only when some may not (an MCP Apps
+   * app-only tool). Unlike guards it applies to lists whatever `guardAwareLists` says, and a call
+   * of a capability it hides answers exactly as for an unknown one.
+   */
+  visibleTo?(clientCapabilities: JsonObject): boolean;
 }
 
 /**

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { McpError } from '../errors.js';
 import { InMemoryTaskStore, type McpTaskRecord } from './task-store.js';
 
-const limits = { perOwner: 2, total: 3 };
+const limits = { perCaller: 2, total: 3 };
 
 function task(taskId: string, owner: string, overrides: Partial<McpTaskRecord> = {}): McpTaskRecord {
   const now = Date.now();
@@ -40,8 +40,8 @@ describe('InMemoryTaskStore', () => {
 
   it('lists only the owner\'s tasks, newest first, in pages', async () => {
     const store = new InMemoryTaskStore();
-    for (const id of ['x1', 'x2', 'x3']) await store.create(task(id, 'alice'), { perOwner: 10, total: 10 });
-    await store.create(task('y1', 'bob'), { perOwner: 10, total: 10 });
+    for (const id of ['x1', 'x2', 'x3']) await store.create(task(id, 'alice'), { perCaller: 10, total: 10 });
+    await store.create(task('y1', 'bob'), { perCaller: 10, total: 10 });
     const first = await store.list('alice', undefined, 2);
     assert.deepEqual(first.tasks.map((t) => t.taskId), ['x3', 'x2']);
     const second = await store.list('alice', first.nextCursor, 2);

@@ -7,13 +7,7 @@
  */
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { Injectable, Module, type LoggerService } from '@nestjs/common';
@@ -26,20 +20,12 @@ import type { SseEvent } from '../utils/sse.js';
 import { follow } from '../utils/follow.js';
 import { legacySession } from '../utils/legacy-session.js';
 import { FixtureInstance } from '../utils/fixture-process.js';
-import { endProcess } from '../utils/wait.js';
+import { RedisChild, freePort } from '../utils/redis-server.js';
 
 type Json = Record<string, any>;
 
 const SSE_ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 const JSON_ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json' };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Resolves with `promise`, or rejects naming `what` once `ms` passed: a failure guard only. */
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -59,48 +45,6 @@ function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) => void;
   let resolve!: (value: T) => void;
   const s = { promise: new Promise<T>((r) => (resolve = r)), resolve: (value: T) => ((s.fired = true), resolve(value)), fired: false };
   return s;
-}
-
-/** A redis-server of the test's own, on its own port and directory. */
-class RedisChild {
-  readonly dir = mkdtempSync(join(tmpdir(), 'mcp-faults-'));
-  private child?: ChildProcess;
-  stderr = '';
-
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    child.stderr!.on('data', (chunk) => (this.stderr += String(chunk)));
-    const lines = createInterface({ input: child.stdout! });
-    await within(
-      new Promise<void>((resolve, reject) => {
-        child.once('exit', (code) => reject(new Error(`redis-server on ${this.port} exited with ${code}: ${this.stderr}`)));
-        lines.on('line', (line) => {
-          if (line.includes('Ready to accept connections')) resolve();
-        });
-      }),
-      60_000,
-      `redis-server on port ${this.port} ready`,
-    );
-  }
-
-  /** SIGKILL, as a crash: resolves once the process exited. */
-  async kill(): Promise<void> {
-    await endProcess(this.child, 'SIGKILL');
-  }
-
-  async stop(): Promise<void> {
-    await this.kill();
-    rmSync(this.dir, { recursive: true, force: true });
-  }
 }
 
 class TickDto {

@@ -48,4 +48,24 @@ describe('InMemoryTaskStore', () => {
     assert.deepEqual(second.tasks.map((t) => t.taskId), ['x1']);
     assert.equal(second.nextCursor, undefined);
   });
+
+  it('counts tasks against their caller, apart from their owner: two sessions of one address share its bound', async () => {
+    const store = new InMemoryTaskStore();
+    await store.create(task('s1', 'session:a', { caller: 'address:10.0.0.1' }), limits);
+    await store.create(task('s2', 'session:b', { caller: 'address:10.0.0.1' }), limits);
+    await assert.rejects(store.create(task('s3', 'session:c', { caller: 'address:10.0.0.1' }), limits), (e: McpError) => /already has 2/.test(e.message));
+    await store.create(task('o1', 'session:d', { caller: 'address:10.0.0.2' }), limits);
+    assert.deepEqual((await store.list('session:a', undefined, 10)).tasks.map((t) => t.taskId), ['s1']);
+  });
+
+  it('delete drops a task and frees its place, for its caller and in total', async () => {
+    const store = new InMemoryTaskStore();
+    const first = task('d1', 'alice');
+    await store.create(first, limits);
+    await store.create(task('d2', 'alice'), limits);
+    await store.delete(first);
+    assert.equal(await store.get('d1'), undefined);
+    await store.create(task('d3', 'alice'), limits);
+    assert.deepEqual((await store.list('alice', undefined, 10)).tasks.map((t) => t.taskId), ['d3', 'd2']);
+  });
 });

@@ -75,6 +75,22 @@ export function failedTask(record: McpTaskRecord, error: unknown): McpTaskRecord
   return { ...record, status: 'failed', statusMessage: rpc.message as string, error: rpc, inputRequests: undefined };
 }
 
+/**
+ * The task completed with a handler's result, or failed (naming the option) when the result's
+ * JSON is over `maxBytes`, so that a task holds a bounded result.
+ */
+export function completedTask(record: McpTaskRecord, result: Result, maxBytes: number): McpTaskRecord {
+  const kept = stripTaskMeta(result);
+  const bytes = Buffer.byteLength(JSON.stringify(kept));
+  if (bytes <= maxBytes) return { ...record, status: 'completed', result: kept, inputRequests: undefined };
+  const message = `Tool "${record.toolName}" returned a task result of ${bytes} bytes, more than the ${maxBytes} a task keeps (McpModule option tasks.maxResultBytes). Return less (a resource link to the full output), or raise the option.`;
+  return failedTask(record, new McpError(ErrorCode.InternalError, message));
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** The inlined result carries no task metadata: the task id is on the task itself. */
 export function stripTaskMeta(result: Result): Result {
   if (!isObject(result._meta) || !(RELATED_TASK in result._meta)) return result;

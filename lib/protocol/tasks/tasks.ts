@@ -8,7 +8,7 @@ import { ErrorCode } from '../json-rpc.js';
 import type { JsonObject } from '../mcp-types.js';
 import type { McpFeatureOptions } from '../feature-host.js';
 import { isTerminal, type McpTaskRecord, type McpTaskSignal, type McpTaskStore } from './task-store.js';
-import { callerOf, createdResult, failedTask, ownerOf, stripTaskMeta } from './task-records.js';
+import { callerOf, completedTask, createdResult, failedTask, messageOf, ownerOf } from './task-records.js';
 import { jobContext, type McpTaskExecutor, type McpTaskJob, type McpTaskQueue } from './task-jobs.js';
 
 type Result = JsonObject;
@@ -72,7 +72,7 @@ interface Execution {
 export type TaskMode = 'sync' | 'modern' | 'legacy';
 
 /**
- * Runs task tools as tasks and serves the task methods. A call is decided first (arguments,
+ * Runs task tools as tasks. A call is decided first (arguments,
  * guards, then the store's limits, which reserve its place); only then does its handler run, in
  * this process or as a queued job. The task is reached from any request, on any instance sharing
  * the store, through the store's signals, and is cancelled here when its TTL passes.
@@ -255,7 +255,7 @@ export class McpTaskRunner {
   /** Deletes a reservation no client will use; a failure is logged and the task expires with its TTL. */
   private release(record: McpTaskRecord): Promise<void> {
     return this.settings.store.delete(record).catch((error: unknown) => {
-      this.options.logger.error(`Task "${record.taskId}" was not handed out, and could not be removed from the task store: ${describe(error)}. It counts against the task limits until it expires (ttl ${record.ttlMs} ms).`);
+      this.options.logger.error(`Task "${record.taskId}" was not handed out, and could not be removed from the task store: ${messageOf(error)}. It counts against the task limits until it expires (ttl ${record.ttlMs} ms).`);
     });
   }
 
@@ -336,15 +336,9 @@ export class McpTaskRunner {
 
   /** The task completed with the handler's result, or failed when the result is over `maxResultBytes`. */
   private completedTask(record: McpTaskRecord, last: Result | undefined): McpTaskRecord {
-    const result = stripTaskMeta(last ?? { content: [] });
-    const bytes = Buffer.byteLength(JSON.stringify(result));
-    const max = this.settings.maxResultBytes;
-    if (bytes > max) {
-      const message = `Tool "${record.toolName}" returned a task result of ${bytes} bytes, more than the ${max} a task keeps (McpModule option tasks.maxResultBytes). Return less (a resource link to the full output), or raise the option.`;
-      this.options.logger.warn(message);
-      return failedTask(record, new McpError(ErrorCode.InternalError, message));
-    }
-    return { ...record, status: 'completed', result, inputRequests: undefined };
+    const done = completedTask(record, last ?? { content: [] }, this.settings.maxResultBytes);
+    if (done.status === 'failed') this.options.logger.warn(done.statusMessage!);
+    return done;
   }
 
   /**
@@ -366,7 +360,7 @@ export class McpTaskRunner {
         (error: unknown) => {
           if (!exec.storeFailing) {
             exec.storeFailing = true;
-            this.options.logger.error(`Task "${taskId}" of tool "${toolName}" could not be updated in the task store: ${describe(error)}. Further failures of this task are not logged until an update succeeds.`);
+            this.options.logger.error(`Task "${taskId}" of tool "${toolName}" could not be updated in the task store: ${messageOf(error)}. Further failures of this task are not logged until an update succeeds.`);
           }
           onFailure?.(error);
           return undefined;
@@ -454,8 +448,4 @@ export class McpTaskRunner {
     );
     await this.settings.queue?.close();
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -189,6 +189,7 @@ export {
 export { type McpAskOptions } from './protocol/context.js';
 export {
   InMemoryTaskStore,
+  type McpTaskLimits,
   type McpTaskRecord,
   type McpTaskSignal,
   type McpTaskStatus,

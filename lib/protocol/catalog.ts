@@ -29,6 +29,13 @@ export interface McpAccess {
    * rather than the refusal, so that no answer tells it exists (skills).
    */
   readonly conceal?: boolean;
+  /**
+   * Whether a client with these capabilities (per request on 2026-07-28, per session on
+   * 2025-11-25) may know the capability exists at all; set only when some may not (an MCP Apps
+   * app-only tool). Unlike guards it applies to lists whatever `guardAwareLists` says, and a call
+   * of a capability it hides answers exactly as for an unknown one.
+   */
+  visibleTo?(clientCapabilities: JsonObject): boolean;
 }
 
 /**

@@ -183,7 +183,7 @@ export class McpDispatcher {
       items,
       describe,
       finishModern: (page, pageItems) => this.decorate({ ...page, ...combineHints(staticBase, pageItems, undefined) }, 'modern'),
-      restricted: (item) => this.scopesApply(item) || this.guardsApply(item),
+      restricted: (item) => item.visibleTo !== undefined || this.scopesApply(item) || this.guardsApply(item),
       dynamic: (item) => typeof listCache === 'function' || typeof (item as McpListed).listCache === 'function',
     });
   }
@@ -223,6 +223,7 @@ export class McpDispatcher {
   }
 
   private visible(item: McpAccess, ctx: McpContext): boolean | Promise<boolean> {
+    if (item.visibleTo?.(ctx.clientCapabilities) === false) return false;
     if (this.scopesApply(item) && missingScopes(item.requiredScopes!, ctx.auth?.scopes).length > 0) return false;
     if (!this.guardsApply(item)) return true;
     return item.authorize!(ctx, ctx.method).then(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Observable, type Subscription } from 'rxjs';
-import type { McpCatalog, ToolRuntime } from './catalog.js';
+import type { ArgumentsOutcome, McpCatalog, ToolRuntime } from './catalog.js';
 import { errorResult, toCallToolResult } from './content.js';
 import type { McpContext } from './context.js';
 import { McpCancelledError, isObject, isPromiseLike, truncate } from './dispatcher.js';
@@ -9,8 +9,8 @@ import { decodeHeaderValue } from './header-value.js';
 import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
 import { callerMessage, meetGuards, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
-import { BOTH_ERAS } from './versions.js';
-import type { McpTaskRunner } from './tasks/tasks.js';
+import { BOTH_ERAS, META_CLIENT_CAPABILITIES } from './versions.js';
+import type { McpTaskAdmission, McpTaskRunner } from './tasks/tasks.js';
 
 type Result = JsonObject;
 type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
@@ -23,13 +23,22 @@ export function installTools(host: McpFeatureHost, catalog: McpCatalog, options:
   const tools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
   host.setMethod('tools/list', BOTH_ERAS, (params, ctx, env) => host.listPage(tools, params, ctx, env.era));
   host.setMethod('tools/call', BOTH_ERAS, (params, ctx) => callTool(host, catalog, options, params, ctx, tasks));
-  tasks?.bindExecutor((toolName, rawArgs, ctx) => {
-    const tool = catalog.tool(toolName);
-    return tool && runTool(options, tool, rawArgs, ctx);
-  });
+  tasks?.bindExecutor((toolName, rawArgs, ctx) => runTool(options, resolveTool(catalog, toolName, ctx.clientCapabilities), rawArgs, ctx));
   host.setRequiredScopes('tools/call', (params) => (typeof params.name === 'string' ? catalog.tool(params.name)?.requiredScopes : undefined));
   host.setHeaderCheck('tools/call', (params, getHeader) => checkToolHeaders(catalog, params, getHeader));
   host.declareCapability('tools', { listChanged: true });
+}
+
+/**
+ * The tool a caller may call by this name, or the error a name nothing serves gets: the one
+ * lookup of every path to a tool (tools/call alone or in a batch, as a task of either era, a
+ * durable job). A tool the caller's client may not know of (an app-only tool for a client
+ * without MCP Apps) is unknown, before its arguments are looked at or a task exists.
+ */
+export function resolveTool(catalog: McpCatalog, name: string, clientCapabilities: JsonObject): ToolRuntime {
+  const tool = catalog.tool(name);
+  if (tool && tool.visibleTo?.(clientCapabilities) !== false) return tool;
+  throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`, { name: truncate(name) });
 }
 
 /**
@@ -38,7 +47,9 @@ export function installTools(host: McpFeatureHost, catalog: McpCatalog, options:
  */
 function checkToolHeaders(catalog: McpCatalog, params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
   const tool = typeof params.name === 'string' ? catalog.tool(params.name) : undefined;
-  if (!tool?.headerParams?.length) return undefined;
+  // A tool this request's client may not know of is refused by tools/call as unknown, not here.
+  const capabilities = isObject(params._meta) && isObject(params._meta[META_CLIENT_CAPABILITIES]) ? params._meta[META_CLIENT_CAPABILITIES] : {};
+  if (!tool?.headerParams?.length || tool.visibleTo?.(capabilities) === false) return undefined;
   const args = isObject(params.arguments) ? params.arguments : {};
   for (const param of tool.headerParams) {
     let value: unknown = args;
@@ -76,14 +87,7 @@ function callTool(
   if (typeof name !== 'string' || name.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'tools/call needs "params.name", the name of the tool to call.');
   }
-  const tool = catalog.tool(name);
-  if (!tool) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`,
-      { name: truncate(name) },
-    );
-  }
+  const tool = resolveTool(catalog, name, ctx.clientCapabilities);
   const rawArgs = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(rawArgs)) {
     throw new McpError(
@@ -91,45 +95,63 @@ function callTool(
       `The "arguments" of tool "${name}" must be a JSON object (got ${describeType(rawArgs)}).`,
     );
   }
-  const run = (): Observable<Result> => runTool(options, tool, rawArgs, ctx);
   const mode = tasks?.mode(tool, params, ctx) ?? 'sync';
-  return host.interactive(params, name, rawArgs, ctx, mode === 'sync' ? run : () => tasks!.run(tool, mode, params, ctx, run));
+  if (mode === 'sync') return host.interactive(params, name, rawArgs, ctx, () => runTool(options, tool, rawArgs, ctx));
+  return host.interactive(params, name, rawArgs, ctx, () => tasks!.run(tool, mode, params, ctx, () => admitTask(options, tool, rawArgs, ctx)));
+}
+
+/**
+ * Decides a task call before its task exists: invalid arguments get what tools/call gives them,
+ * a valid call must meet the tool's guards (with the real request), and only then may the
+ * runner reserve a task and run the handler or queue its job.
+ */
+async function admitTask(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext): Promise<McpTaskAdmission> {
+  let parsed: ArgumentsOutcome;
+  try {
+    parsed = await tool.parseArguments(rawArgs);
+  } catch (error) {
+    return { answer: toolErrorResult(options, tool, error) };
+  }
+  if (!parsed.ok) return { answer: await invalidArguments(options, tool, rawArgs, ctx, parsed.message) };
+  try {
+    await tool.authorize?.(ctx, ctx.method, { rawArguments: rawArgs, arguments: parsed.value });
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    return { answer: toolErrorResult(options, tool, error) };
+  }
+  const args = parsed.value;
+  return { run: () => invokeTool(options, tool, args, rawArgs, ctx) };
+}
+
+/**
+ * What invalid arguments answer: the guards first (a validation message can name what a caller
+ * may not see, so a caller they refuse gets their refusal), then the message as a tool error.
+ */
+function invalidArguments(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext, message: string): Promise<Result> {
+  return meetGuards(tool, ctx, rawArgs).then(
+    () => errorResult(message) as Result,
+    (error: unknown) => {
+      // An McpError is a protocol answer (as from invoke below), not a tool failure.
+      if (error instanceof McpError) throw error;
+      return toolErrorResult(options, tool, error);
+    },
+  );
 }
 
 function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext): Observable<Result> {
   return new Observable<Result>((subscriber) => {
     let inner: Subscription | undefined;
     let cancelled = false;
-    const run = (parsed: { ok: true; value: unknown } | { ok: false; message: string }): void => {
+    const run = (parsed: ArgumentsOutcome): void => {
       if (cancelled) return;
       if (!parsed.ok) {
-        const message = parsed.message;
-        meetGuards(tool, ctx, rawArgs).then(
-          () => !cancelled && (subscriber.next(errorResult(message)), subscriber.complete()),
-          // An McpError is a protocol answer (as from invoke below), not a tool failure.
-          (error: unknown) => !cancelled && (error instanceof McpError ? subscriber.error(error) : (subscriber.next(toolErrorResult(options, tool, error)), subscriber.complete())),
+        invalidArguments(options, tool, rawArgs, ctx, parsed.message).then(
+          (result) => !cancelled && (subscriber.next(result), subscriber.complete()),
+          (error: unknown) => !cancelled && subscriber.error(error),
         );
         return;
       }
-      let last: unknown;
-      let sawValue = false;
-      inner = tool.invoke(parsed.value, rawArgs, ctx).subscribe({
-        next: (value) => {
-          last = value;
-          sawValue = true;
-        },
-        error: (error: unknown) => {
-          if (ctx.inputRequired || error instanceof McpError) subscriber.error(error);
-          else {
-            subscriber.next(toolErrorResult(options, tool, error));
-            subscriber.complete();
-          }
-        },
-        complete: () => {
-          subscriber.next(toolResult(options, tool, sawValue ? last : undefined, ctx));
-          subscriber.complete();
-        },
-      });
+      inner = invokeTool(options, tool, parsed.value, rawArgs, ctx).subscribe(subscriber);
     };
     const parsed = tool.parseArguments(rawArgs);
     if (isPromiseLike(parsed)) {
@@ -144,6 +166,31 @@ function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, c
       cancelled = true;
       inner?.unsubscribe();
     };
+  });
+}
+
+/** Runs the handler on validated arguments; its last value is the result. Unsubscribing cancels it. */
+function invokeTool(options: ToolOptions, tool: ToolRuntime, args: unknown, rawArgs: JsonObject, ctx: McpContext): Observable<Result> {
+  return new Observable<Result>((subscriber) => {
+    let last: unknown;
+    let sawValue = false;
+    return tool.invoke(args, rawArgs, ctx).subscribe({
+      next: (value) => {
+        last = value;
+        sawValue = true;
+      },
+      error: (error: unknown) => {
+        if (ctx.inputRequired || error instanceof McpError) subscriber.error(error);
+        else {
+          subscriber.next(toolErrorResult(options, tool, error));
+          subscriber.complete();
+        }
+      },
+      complete: () => {
+        subscriber.next(toolResult(options, tool, sawValue ? last : undefined, ctx));
+        subscriber.complete();
+      },
+    });
   });
 }
 

@@ -1,22 +1,38 @@
-import { isTerminal, taskLimitError, TaskListeners, type McpTaskRecord, type McpTaskSignal, type McpTaskStore } from '../protocol/tasks/task-store.js';
+import {
+  callerOf,
+  isTerminal,
+  taskLimitError,
+  TaskListeners,
+  unknownCursorError,
+  type McpTaskLimits,
+  type McpTaskRecord,
+  type McpTaskSignal,
+  type McpTaskStore,
+} from '../protocol/tasks/task-store.js';
 import { RedisScripts, type McpRedisClient, type RedisKeys, type RedisLogger } from './redis-client.js';
 
-// KEYS: task, owner index, all-tasks index. ARGV: record JSON, ttlMs, expireAt, now, perOwner, total, id, channel, change message.
+// KEYS: task, owner index (tasks/list), all-tasks index, caller index (the per-caller bound).
+// ARGV: record JSON, ttlMs, expireAt, now, perCaller, total, id, channel, change message.
 // Indexes score by expiry, so expired ids leave them in one range delete; the task key itself
 // expires with its TTL (PX), never earlier.
 const TASK_CREATE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[4])
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 1 end
+for i = 2, 4 do redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[4]) end
+if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[5]) then return 1 end
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 2 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[7])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[7])
-for i = 2, 3 do
+for i = 2, 4 do
+  redis.call('ZADD', KEYS[i], ARGV[3], ARGV[7])
   if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
 end
 redis.call('PUBLISH', ARGV[8], ARGV[9])
 return 0
+`;
+
+// KEYS: task, owner index, all-tasks index, caller index. ARGV: id.
+const TASK_DELETE = `
+redis.call('DEL', KEYS[1])
+for i = 2, 4 do redis.call('ZREM', KEYS[i], ARGV[1]) end
+return 1
 `;
 
 // KEYS: task. ARGV: the JSON read, the JSON to write, channel, change message. Writes only when
@@ -62,16 +78,25 @@ export class RedisTaskStore implements McpTaskStore {
     return `${this.keys.prefix}tasks:owner:${owner}`;
   }
 
-  async create(record: McpTaskRecord, limits: { perOwner: number; total: number }): Promise<void> {
+  /** The keys a task is stored and indexed under, in the scripts' KEYS order. */
+  private keysOf(record: McpTaskRecord): string[] {
+    return [this.taskKey(record.taskId), this.ownerKey(record.owner), `${this.keys.prefix}tasks:all`, `${this.keys.prefix}tasks:caller:${callerOf(record)}`];
+  }
+
+  async create(record: McpTaskRecord, limits: McpTaskLimits): Promise<void> {
     const now = Date.now();
     const expireAt = record.createdAt + record.ttlMs;
     const reply = await this.scripts.run(
       TASK_CREATE,
-      [this.taskKey(record.taskId), this.ownerKey(record.owner), `${this.keys.prefix}tasks:all`],
-      [JSON.stringify(record), record.ttlMs, expireAt, now, limits.perOwner, limits.total, record.taskId, this.channel, JSON.stringify({ kind: 'change', record } satisfies Message)],
+      this.keysOf(record),
+      [JSON.stringify(record), record.ttlMs, expireAt, now, limits.perCaller, limits.total, record.taskId, this.channel, JSON.stringify({ kind: 'change', record } satisfies Message)],
     );
-    if (reply === 1) throw taskLimitError('owner', limits.perOwner);
+    if (reply === 1) throw taskLimitError('caller', limits.perCaller);
     if (reply === 2) throw taskLimitError('total', limits.total);
+  }
+
+  async delete(record: McpTaskRecord): Promise<void> {
+    await this.scripts.run(TASK_DELETE, this.keysOf(record), [record.taskId]);
   }
 
   async get(taskId: string): Promise<McpTaskRecord | undefined> {
@@ -94,8 +119,8 @@ export class RedisTaskStore implements McpTaskStore {
   }
 
   async list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
-    const offset = cursor === undefined ? 0 : Number.parseInt(cursor, 10);
-    const start = Number.isSafeInteger(offset) && offset >= 0 ? offset : 0;
+    const start = cursor === undefined ? 0 : /^\d{1,9}$/.test(cursor) ? Number(cursor) : -1;
+    if (start < 0) throw unknownCursorError();
     const ids = (await this.client.call('ZREVRANGEBYSCORE', this.ownerKey(owner), '+inf', Date.now(), 'LIMIT', start, limit + 1)) as string[];
     const page = ids.slice(0, limit);
     const raws = page.length ? ((await this.client.call('MGET', ...page.map((id) => this.taskKey(id)))) as Array<string | null>) : [];

@@ -1,4 +1,5 @@
-import type { McpTaskJob, McpTaskQueue } from '../protocol/tasks/tasks.js';
+import { Logger } from '@nestjs/common';
+import type { McpTaskJob, McpTaskQueue } from '../protocol/tasks/task-jobs.js';
 
 /**
  * Options of durable tasks on BullMQ (`tasks.bullmq`). Jobs are at least once: a job whose
@@ -25,7 +26,11 @@ export interface McpBullmqTasksOptions {
 }
 
 type BullmqModule = {
-  Queue: new (name: string, options: Record<string, unknown>) => { add(name: string, data: unknown, options?: Record<string, unknown>): Promise<unknown>; close(): Promise<void> };
+  Queue: new (name: string, options: Record<string, unknown>) => {
+    add(name: string, data: unknown, options?: Record<string, unknown>): Promise<unknown>;
+    close(): Promise<void>;
+    on(event: string, listener: (...args: unknown[]) => void): unknown;
+  };
   Worker: new (
     name: string,
     processor: (job: { data: McpTaskJob; attemptsStarted: number }) => Promise<void>,
@@ -61,6 +66,9 @@ function connectionOf(url: string): Record<string, unknown> {
 export class BullmqTaskQueue implements McpTaskQueue {
   private queue?: InstanceType<BullmqModule['Queue']>;
   private worker?: InstanceType<BullmqModule['Worker']>;
+  private readonly logger = new Logger('McpTasks');
+  /** BullMQ reports its connection's failures as events: logged, never left to end the process. */
+  private readonly onError = (error: unknown): void => this.logger.error(`The BullMQ task queue "${this.options.queueName ?? 'mcp-tasks'}" failed: ${error instanceof Error ? error.message : String(error)}`);
 
   constructor(private readonly options: McpBullmqTasksOptions) {}
 
@@ -75,7 +83,10 @@ export class BullmqTaskQueue implements McpTaskQueue {
   async enqueue(job: McpTaskJob): Promise<void> {
     if (!this.queue) {
       const { Queue } = await this.bullmq();
-      this.queue ??= new Queue(this.options.queueName ?? 'mcp-tasks', this.common());
+      if (!this.queue) {
+        this.queue = new Queue(this.options.queueName ?? 'mcp-tasks', this.common());
+        this.queue.on('error', this.onError);
+      }
     }
     // The task id is the job id: a retried enqueue cannot run one task twice.
     await this.queue.add(job.toolName, job, { jobId: job.taskId, removeOnComplete: true, removeOnFail: 1000 });
@@ -90,6 +101,7 @@ export class BullmqTaskQueue implements McpTaskQueue {
       stalledInterval: this.options.stalledIntervalMs ?? 30_000,
       maxStalledCount: this.options.maxStalledCount ?? 1,
     });
+    this.worker.on('error', this.onError);
     await this.worker.waitUntilReady();
   }
 

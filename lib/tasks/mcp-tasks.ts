@@ -5,7 +5,8 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import { MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import { InMemoryTaskStore, type McpTaskStore } from '../protocol/tasks/task-store.js';
-import { LEGACY_TASKS_CAPABILITY, McpTaskRunner, TASKS_EXTENSION, installLegacyTasks, installModernTasks, type McpTaskSettings } from '../protocol/tasks/tasks.js';
+import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE, McpTaskRunner, TASKS_EXTENSION, type McpTaskSettings } from '../protocol/tasks/tasks.js';
+import { installLegacyTasks, installModernTasks } from '../protocol/tasks/task-methods.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
 import { BullmqTaskQueue, type McpBullmqTasksOptions } from './bullmq-task.queue.js';
 
@@ -21,16 +22,30 @@ export const MCP_TASK_RUNNER = Symbol.for('nestjs-model-context:MCP_TASK_RUNNER'
 export interface McpTasksOptions {
   /** Where tasks live. @default Redis when the module's `redis` option is set, else process memory (bounded by the two limits below) */
   store?: McpTaskStore;
-  /** How long a task is kept from its creation. @default 3_600_000 (one hour) */
+  /**
+   * How long a task is kept from its creation. A task still running when it expires is cancelled
+   * (its `ctx.signal` aborts): an expired task no longer counts against the limits, so its work
+   * must not outlive it. @default 3_600_000 (one hour)
+   */
   ttlMs?: number;
-  /** The longest TTL a 2025-11-25 client may ask for with `task.ttl`. @default 86_400_000 (one day) */
+  /** The longest TTL a 2025-11-25 client may ask for with `task.ttl`; a longer one is cut to it. @default ttlMs */
   maxTtlMs?: number;
   /** How often clients are asked to poll. @default 1000 */
   pollIntervalMs?: number;
-  /** Tasks one principal (or legacy session, or the anonymous caller) may hold at once. @default 100 */
+  /**
+   * Tasks one caller may hold at once: an authenticated principal, or an anonymous client
+   * address (IPv6 by /64, as Express's trust proxy setting gives it), whatever session or
+   * protocol era it uses. @default 100
+   */
   maxTasksPerPrincipal?: number;
   /** Tasks the store holds at once, for everyone. @default 10_000 */
   maxTasks?: number;
+  /**
+   * The largest result (bytes of its JSON) a task keeps for `tasks/get` and `tasks/result`; a
+   * larger result fails the task with an error naming this option. Memory of the default store
+   * is bounded by `maxTasks` times this. @default 262_144 (256 KiB)
+   */
+  maxResultBytes?: number;
   /**
    * Runs task tools as BullMQ jobs, so that a task whose instance dies runs again on another (at
    * least once: read `McpContext.taskAttempt`). Needs the optional `bullmq` package. Needs a shared
@@ -44,17 +59,21 @@ export interface McpTasksOptions {
   advertise?: boolean;
 }
 
-const DEFAULTS = { ttlMs: 3_600_000, maxTtlMs: 86_400_000, pollIntervalMs: 1000, maxTasksPerPrincipal: 100, maxTasks: 10_000 } as const;
+const DEFAULTS = { ttlMs: 3_600_000, maxTtlMs: undefined, pollIntervalMs: 1000, maxTasksPerPrincipal: 100, maxTasks: 10_000, maxResultBytes: 262_144 } as const;
+/** A task's TTL arms a timer that cancels it; Node fires longer timers at once. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** The task settings from the module options, or a boot error naming the bad option. */
 export function resolveTaskSettings(options: McpTasksOptions | undefined, shared?: McpTaskStore): McpTaskSettings {
-  const settings: Omit<McpTaskSettings, 'store'> = { ...DEFAULTS };
+  const chosen: Partial<Record<keyof typeof DEFAULTS, number>> = {};
   for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
-    const value = options?.[key];
+    const value = options?.[key] ?? DEFAULTS[key];
     if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`McpModule option "tasks.${key}" must be a positive integer (milliseconds or a count), got ${JSON.stringify(value)}.`);
-    settings[key] = value;
+    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`McpModule option "tasks.${key}" must be a positive integer (milliseconds, a count or bytes), got ${JSON.stringify(value)}.`);
+    if ((key === 'ttlMs' || key === 'maxTtlMs') && value > MAX_TIMER_MS) throw new Error(`McpModule option "tasks.${key}" must be at most ${MAX_TIMER_MS} ms (about 24.8 days), got ${value}.`);
+    chosen[key] = value;
   }
+  const settings = { ...(chosen as Omit<McpTaskSettings, 'store' | 'maxTtlMs'>), maxTtlMs: chosen.maxTtlMs ?? chosen.ttlMs! };
   if (settings.ttlMs > settings.maxTtlMs) throw new Error(`McpModule option "tasks.ttlMs" (${settings.ttlMs}) must not exceed "tasks.maxTtlMs" (${settings.maxTtlMs}).`);
   const store = options?.store ?? shared;
   if (options?.bullmq && !store) {
@@ -80,7 +99,7 @@ export class McpTasksLifecycle implements OnApplicationBootstrap, OnApplicationS
     await this.runner.startQueue();
     if (!this.options.tasks?.advertise && !this.registry.tools().some((tool) => tool.taskSupport)) return;
     this.server.declareExtension(TASKS_EXTENSION, {});
-    this.server.declareLegacyCapability('tasks', LEGACY_TASKS_CAPABILITY, '2025-11-25');
+    this.server.declareLegacyCapability('tasks', LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -104,6 +123,6 @@ export const taskProviders: Provider[] = [
 
 /** The task methods of both eras. @internal */
 export function installTasks(host: McpFeatureHost, runner: McpTaskRunner): void {
-  installModernTasks(host, runner);
-  installLegacyTasks(host, runner);
+  installModernTasks(host, runner.store);
+  installLegacyTasks(host, runner.store);
 }

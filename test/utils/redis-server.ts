@@ -33,6 +33,11 @@ export class RedisChild {
     return redis;
   }
 
+  /** A server on a free port, not started yet. */
+  static async onFreePort(): Promise<RedisChild> {
+    return new RedisChild(await freePort());
+  }
+
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
@@ -46,6 +51,7 @@ export class RedisChild {
     const lines = createInterface({ input: child.stdout! });
     await guard(
       new Promise<void>((resolve, reject) => {
+        child.once('error', (error) => reject(new Error(`redis-server could not start: ${error.message}. Install redis-server 7 and put it on PATH.`)));
         child.once('exit', (code) => reject(new Error(`redis-server on ${this.port} exited with ${code}: ${this.stderr}`)));
         lines.on('line', (line) => {
           if (line.includes('Ready to accept connections')) resolve();

@@ -1,8 +1,8 @@
-import { defer, map, throwError, type Observable } from 'rxjs';
+import { map, type Observable } from 'rxjs';
 import type { ResourceRuntime, ToolRuntime } from '../catalog.js';
 import type { McpContext } from '../context.js';
-import { McpError, ToolError } from '../errors.js';
-import { ErrorCode } from '../json-rpc.js';
+import { ToolError } from '../errors.js';
+import { isObject } from '../dispatcher.js';
 import type { JsonObject } from '../mcp-types.js';
 import type { ResourceDescriptor } from '../resources.js';
 
@@ -92,12 +92,15 @@ export function appResult<T extends object>(data: T, text: string, meta?: JsonOb
   return result;
 }
 
-/** Whether the caller's client declared MCP Apps support for the HTML profile. */
-export function supportsApps(ctx: McpContext): boolean {
-  const settings = ctx.clientExtension(UI_EXTENSION);
-  if (!settings) return false;
-  const mimeTypes = settings.mimeTypes;
-  return !Array.isArray(mimeTypes) || mimeTypes.includes(UI_MIME_TYPE);
+/**
+ * Whether a client's capabilities declare MCP Apps for the HTML profile: the extension's settings
+ * must list `text/html;profile=mcp-app` in `mimeTypes`, which the extension makes REQUIRED. A
+ * bare `io.modelcontextprotocol/ui: {}` (some clients send it on every connection) is not support.
+ */
+export function supportsApps(clientCapabilities: JsonObject): boolean {
+  const extensions = clientCapabilities.extensions;
+  const settings = isObject(extensions) ? extensions[UI_EXTENSION] : undefined;
+  return isObject(settings) && Array.isArray(settings.mimeTypes) && settings.mimeTypes.includes(UI_MIME_TYPE);
 }
 
 /** Why a `ui://` view URI cannot be served, or undefined. */
@@ -173,20 +176,9 @@ export function toolUiMeta(resourceUri: string, visibility: McpUiVisibility | un
 
 /**
  * An app-only tool (`visibility` without "model"): a caller whose client did not declare MCP
- * Apps finds it in no list and calls it as an unknown tool, so a plain client (and its model)
- * never sees it. Listing hides it through `authorize`, which lists consult per caller.
+ * Apps finds it in no list and calls it as an unknown tool on every path (tools/call, tasks,
+ * durable jobs), so a plain client (and its model) never sees it.
  */
 export function appOnlyTool(runtime: ToolRuntime): ToolRuntime {
-  // The very error tools/call gives for a name nothing serves.
-  const unknown = () => new McpError(ErrorCode.InvalidParams, `Unknown tool "${runtime.name}". Call tools/list to see the tools this server offers.`, { name: runtime.name });
-  const authorize: NonNullable<ToolRuntime['authorize']> = (ctx, method, request) =>
-    supportsApps(ctx) ? (runtime.authorize?.(ctx, method, request) ?? Promise.resolve()) : Promise.reject(unknown());
-  return {
-    ...runtime,
-    authorize,
-    invoke: (args, rawArgs, ctx) =>
-      supportsApps(ctx)
-        ? runtime.invoke(args, rawArgs, ctx)
-        : defer(() => throwError(unknown)),
-  };
+  return { ...runtime, visibleTo: supportsApps };
 }

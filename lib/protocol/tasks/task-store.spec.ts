@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { McpError } from '../errors.js';
 import { InMemoryTaskStore, type McpTaskRecord } from './task-store.js';
 
-const limits = { perOwner: 2, total: 3 };
+const limits = { perCaller: 2, total: 3 };
 
 function task(taskId: string, owner: string, overrides: Partial<McpTaskRecord> = {}): McpTaskRecord {
   const now = Date.now();
@@ -40,12 +40,32 @@ describe('InMemoryTaskStore', () => {
 
   it('lists only the owner\'s tasks, newest first, in pages', async () => {
     const store = new InMemoryTaskStore();
-    for (const id of ['x1', 'x2', 'x3']) await store.create(task(id, 'alice'), { perOwner: 10, total: 10 });
-    await store.create(task('y1', 'bob'), { perOwner: 10, total: 10 });
+    for (const id of ['x1', 'x2', 'x3']) await store.create(task(id, 'alice'), { perCaller: 10, total: 10 });
+    await store.create(task('y1', 'bob'), { perCaller: 10, total: 10 });
     const first = await store.list('alice', undefined, 2);
     assert.deepEqual(first.tasks.map((t) => t.taskId), ['x3', 'x2']);
     const second = await store.list('alice', first.nextCursor, 2);
     assert.deepEqual(second.tasks.map((t) => t.taskId), ['x1']);
     assert.equal(second.nextCursor, undefined);
+  });
+
+  it('counts tasks against their caller, apart from their owner: two sessions of one address share its bound', async () => {
+    const store = new InMemoryTaskStore();
+    await store.create(task('s1', 'session:a', { caller: 'address:10.0.0.1' }), limits);
+    await store.create(task('s2', 'session:b', { caller: 'address:10.0.0.1' }), limits);
+    await assert.rejects(store.create(task('s3', 'session:c', { caller: 'address:10.0.0.1' }), limits), (e: McpError) => /already has 2/.test(e.message));
+    await store.create(task('o1', 'session:d', { caller: 'address:10.0.0.2' }), limits);
+    assert.deepEqual((await store.list('session:a', undefined, 10)).tasks.map((t) => t.taskId), ['s1']);
+  });
+
+  it('delete drops a task and frees its place, for its caller and in total', async () => {
+    const store = new InMemoryTaskStore();
+    const first = task('d1', 'alice');
+    await store.create(first, limits);
+    await store.create(task('d2', 'alice'), limits);
+    await store.delete(first);
+    assert.equal(await store.get('d1'), undefined);
+    await store.create(task('d3', 'alice'), limits);
+    assert.deepEqual((await store.list('alice', undefined, 10)).tasks.map((t) => t.taskId), ['d3', 'd2']);
   });
 });

@@ -12,14 +12,21 @@ export function isTerminal(status: McpTaskStatus): boolean {
 }
 
 /**
- * One task as a store holds it. `owner` binds it to the principal (or legacy session) that
- * created it: every task request is checked against it, and a mismatch answers as an unknown id.
+ * One task as a store holds it. `owner` binds it to whoever created it (the principal, else the
+ * anonymous legacy session, else `"bearer"`: whoever holds the id): every task request is checked
+ * against it, and a mismatch answers as an unknown id. `caller` is whom it counts against.
  *
  * @publicApi
  */
 export interface McpTaskRecord {
   taskId: string;
   owner: string;
+  /**
+   * Whom the task counts against for `tasks.maxTasksPerPrincipal`: the principal, else the
+   * client's address (IPv6 by /64), so that one anonymous caller cannot fill another's quota by
+   * renewing sessions. Defaults to `owner`.
+   */
+  caller?: string;
   status: McpTaskStatus;
   statusMessage?: string;
   /** Epoch milliseconds. */
@@ -48,9 +55,17 @@ export type McpTaskSignal = { kind: 'cancel' } | { kind: 'input'; responses: Jso
  * @publicApi
  */
 export interface McpTaskStore {
-  /** Stores a new task; rejects with an McpError when a bound is reached. Resolves once `get` finds it. */
-  create(record: McpTaskRecord, limits: { perOwner: number; total: number }): Promise<void>;
+  /**
+   * Stores a new task; rejects with an McpError when a bound is reached (`perCaller` tasks of its
+   * `caller`, `total` in all; expired tasks do not count). Resolves once `get` finds it.
+   */
+  create(record: McpTaskRecord, limits: McpTaskLimits): Promise<void>;
   get(taskId: string): Promise<McpTaskRecord | undefined>;
+  /**
+   * Removes a task that was never handed to a client (its call answered without it, or its job
+   * could not be queued), so that it stops counting against the limits.
+   */
+  delete(record: McpTaskRecord): Promise<void>;
   /**
    * Applies `change` to the stored task and stores the outcome, unless the task is terminal (a
    * terminal task never changes again). Resolves to the task after the change, or undefined.
@@ -65,6 +80,14 @@ export interface McpTaskStore {
   /** Listens to every change of a task (status notifications). */
   onChange?(listener: (record: McpTaskRecord) => void): () => void;
   close?(): Promise<void>;
+}
+
+/** The bounds a store checks when it creates a task. @publicApi */
+export interface McpTaskLimits {
+  /** Tasks one caller (`McpTaskRecord.caller`) may hold at once. */
+  perCaller: number;
+  /** Tasks the store holds at once. */
+  total: number;
 }
 
 type SignalListener = (taskId: string, signal: McpTaskSignal) => void | Promise<void>;
@@ -95,43 +118,52 @@ export class TaskListeners {
 }
 
 /** The error a full store answers task creation with. */
-export function taskLimitError(scope: 'owner' | 'total', limit: number): McpError {
+export function taskLimitError(scope: 'caller' | 'total', limit: number): McpError {
   return new McpError(
     ErrorCode.InternalError,
-    scope === 'owner'
+    scope === 'caller'
       ? `Too many tasks for this caller: it already has ${limit}, the limit (McpModule option tasks.maxTasksPerPrincipal). Wait for its tasks to finish or expire, or cancel some.`
       : `The server holds ${limit} tasks, its limit (McpModule option tasks.maxTasks). Try again later.`,
   );
 }
 
+/** Whom a task counts against. */
+export function callerOf(record: McpTaskRecord): string {
+  return record.caller ?? record.owner;
+}
+
 /**
- * Tasks in this process's memory: bounded per owner and in total, each dropped once its TTL
+ * Tasks in this process's memory: bounded per caller and in total, each dropped once its TTL
  * from creation has passed (never earlier).
  */
 export class InMemoryTaskStore implements McpTaskStore {
   private readonly tasks = new Map<string, McpTaskRecord>();
+  /** Task ids by owner (for tasks/list) and by caller (for the limit), in creation order. */
   private readonly byOwner = new Map<string, Set<string>>();
+  private readonly byCaller = new Map<string, Set<string>>();
   private readonly listeners = new TaskListeners();
 
-  async create(record: McpTaskRecord, limits: { perOwner: number; total: number }): Promise<void> {
-    let owned = this.byOwner.get(record.owner);
+  async create(record: McpTaskRecord, limits: McpTaskLimits): Promise<void> {
+    const caller = callerOf(record);
     // Expired tasks hold their place only until a create needs it: walking every task on each
     // create would make a call's cost grow with the store.
-    if ((owned?.size ?? 0) >= limits.perOwner || this.tasks.size >= limits.total) {
-      this.sweep();
-      owned = this.byOwner.get(record.owner);
-    }
-    if ((owned?.size ?? 0) >= limits.perOwner) throw taskLimitError('owner', limits.perOwner);
+    if ((this.byCaller.get(caller)?.size ?? 0) >= limits.perCaller || this.tasks.size >= limits.total) this.sweep();
+    if ((this.byCaller.get(caller)?.size ?? 0) >= limits.perCaller) throw taskLimitError('caller', limits.perCaller);
     if (this.tasks.size >= limits.total) throw taskLimitError('total', limits.total);
     this.tasks.set(record.taskId, { ...record });
-    if (owned) owned.add(record.taskId);
-    else this.byOwner.set(record.owner, new Set([record.taskId]));
+    index(this.byOwner, record.owner, record.taskId);
+    index(this.byCaller, caller, record.taskId);
     this.changed(record);
   }
 
   async get(taskId: string): Promise<McpTaskRecord | undefined> {
     const record = this.live(taskId);
     return record && { ...record };
+  }
+
+  async delete(record: McpTaskRecord): Promise<void> {
+    const stored = this.tasks.get(record.taskId);
+    if (stored) this.drop(stored);
   }
 
   async update(taskId: string, change: (record: McpTaskRecord) => McpTaskRecord | undefined): Promise<McpTaskRecord | undefined> {
@@ -149,7 +181,7 @@ export class InMemoryTaskStore implements McpTaskStore {
     for (const id of [...(this.byOwner.get(owner) ?? [])]) this.live(id);
     const ids = [...(this.byOwner.get(owner) ?? [])].reverse();
     const start = cursor === undefined ? 0 : ids.indexOf(cursor);
-    if (start < 0) throw new McpError(ErrorCode.InvalidParams, 'The tasks/list cursor is unknown: its task ended and expired, or it is not from this server. List again without a cursor.');
+    if (start < 0) throw unknownCursorError();
     const page = ids.slice(start, start + limit).map((id) => ({ ...this.tasks.get(id)! }));
     const next = ids[start + limit];
     return next === undefined ? { tasks: page } : { tasks: page, nextCursor: next };
@@ -182,9 +214,8 @@ export class InMemoryTaskStore implements McpTaskStore {
 
   private drop(record: McpTaskRecord): void {
     this.tasks.delete(record.taskId);
-    const owned = this.byOwner.get(record.owner);
-    owned?.delete(record.taskId);
-    if (owned && owned.size === 0) this.byOwner.delete(record.owner);
+    unindex(this.byOwner, record.owner, record.taskId);
+    unindex(this.byCaller, callerOf(record), record.taskId);
   }
 
   /** Insertion order is creation order: expired tasks come first unless TTLs differ. */
@@ -194,4 +225,21 @@ export class InMemoryTaskStore implements McpTaskStore {
       if (record.createdAt + record.ttlMs <= now) this.drop(record);
     }
   }
+}
+
+/** The error a tasks/list cursor that names no position of the caller's list gets. */
+export function unknownCursorError(): McpError {
+  return new McpError(ErrorCode.InvalidParams, 'The tasks/list cursor is unknown: its task ended and expired, or it is not from this server. List again without a cursor.');
+}
+
+function index(map: Map<string, Set<string>>, key: string, taskId: string): void {
+  const ids = map.get(key);
+  if (ids) ids.add(taskId);
+  else map.set(key, new Set([taskId]));
+}
+
+function unindex(map: Map<string, Set<string>>, key: string, taskId: string): void {
+  const ids = map.get(key);
+  ids?.delete(taskId);
+  if (ids && ids.size === 0) map.delete(key);
 }

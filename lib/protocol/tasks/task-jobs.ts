@@ -1,0 +1,47 @@
+import type { Observable } from 'rxjs';
+import { McpContext, type RequestEnvelope } from '../context.js';
+import type { JsonObject } from '../mcp-types.js';
+import { isModernVersionString } from '../versions.js';
+
+// Durable tasks: what a queued job carries, the queue, and the context a job runs in.
+
+/**
+ * What a durable queue job carries: enough for any instance to run the tool again. The creating
+ * instance validated the arguments and met the tool's guards before it queued the job.
+ */
+export interface McpTaskJob {
+  taskId: string;
+  toolName: string;
+  arguments: JsonObject;
+  protocolVersion: string;
+  capabilities: JsonObject;
+  principal?: string;
+  auth?: { id: string; scopes?: string[]; claims?: Record<string, unknown> };
+}
+
+/**
+ * A durable queue of task jobs (at least once: a job whose instance died runs again elsewhere).
+ * `start` registers the function that runs one job; it resolves when the task has ended.
+ */
+export interface McpTaskQueue {
+  enqueue(job: McpTaskJob): Promise<void>;
+  start(run: (job: McpTaskJob, attempt: number) => Promise<void>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Runs a tool by name for a task job, the way tools/call runs it; throws the unknown-tool error for a name the job's caller cannot reach. */
+export type McpTaskExecutor = (toolName: string, rawArgs: JsonObject, ctx: McpContext) => Observable<JsonObject>;
+
+/** A context for a durable job: the creating request's version, capabilities and principal, no stream. */
+export function jobContext(job: McpTaskJob): McpContext {
+  const envelope: RequestEnvelope = {
+    era: isModernVersionString(job.protocolVersion) ? 'modern' : 'legacy',
+    protocolVersion: job.protocolVersion,
+    capabilities: job.capabilities,
+    principal: job.principal,
+    auth: job.auth,
+  };
+  return new McpContext(`task-${job.taskId}`, 'tools/call', envelope, {}, () => undefined);
+}
+
+

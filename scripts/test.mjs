@@ -37,7 +37,7 @@ if (selected.length === 0) {
 // against a hang, not a speed check, so it leaves room for a machine whose every core is busy.
 // The files that install packages from the registry or start a process per stdio test (each wait
 // inside bounded by its own guard) run in a second pass with a wider bound.
-const SLOW = /(consumers|interop)\.e2e-spec\.js$/;
+const SLOW = /(consumers|interop|agent-clients)\.e2e-spec\.js$/;
 const passes = [
   { files: selected.filter((f) => !SLOW.test(f)), timeout: 300_000 },
   { files: selected.filter((f) => SLOW.test(f)), timeout: 1_800_000 },

@@ -15,6 +15,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Ctx, McpModule, Tool, type McpContext } from '../../lib/index.js';
 import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
+import { GUARDED_NODE_ARGS } from '../utils/child-guard.js';
 import { SseParser, type SseEvent } from '../utils/sse.js';
 import { endProcess } from '../utils/wait.js';
 
@@ -25,7 +26,7 @@ const TOKENS = { alice: 'token-alice-0123456789', bob: 'token-bob-0123456789' };
 
 /** Starts the sample on a free port and resolves its base URL once Nest says where it listens. */
 function startSample(): Promise<{ base: string; child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [SAMPLE], {
+  const child = spawn(process.execPath, [...GUARDED_NODE_ARGS, SAMPLE], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', MCP_TOKENS: `${TOKENS.alice}:alice,${TOKENS.bob}:bob` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -9,6 +9,10 @@ import { SseParser, type SseEvent } from './sse.js';
 export interface RawStream {
   res: IncomingMessage;
   next(filter?: (event: SseEvent) => boolean): Promise<SseEvent>;
+  /** Every event received so far, taken by `next` or not. */
+  readonly seen: readonly SseEvent[];
+  /** Runs after each chunk of events arrived (to wake a `Watched` that also looks at `seen`). */
+  onEvents(listener: () => void): void;
   closed: Promise<void>;
   close(): void;
 }
@@ -19,19 +23,25 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
       const parser = new SseParser();
       const queue: SseEvent[] = [];
       const waiting: Array<{ filter: (e: SseEvent) => boolean; resolve: (e: SseEvent) => void }> = [];
+      const seen: SseEvent[] = [];
+      const listeners: Array<() => void> = [];
       const closed = new Promise<void>((done) => res.once('close', done));
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         for (const event of parser.push(chunk)) {
+          seen.push(event);
           const index = waiting.findIndex((w) => w.filter(event));
           if (index >= 0) waiting.splice(index, 1)[0]!.resolve(event);
           else queue.push(event);
         }
+        for (const listener of listeners) listener();
       });
       resolve({
         res,
         closed,
         close: () => req.destroy(),
+        seen,
+        onEvents: (listener) => void listeners.push(listener),
         next: (filter = () => true) => {
           const index = queue.findIndex(filter);
           if (index >= 0) return Promise.resolve(queue.splice(index, 1)[0]!);

@@ -60,7 +60,8 @@ function sseApp(options: Partial<McpModuleForRootOptions>): DynamicModule {
   return { module: SseAttackApp };
 }
 
-const isError = (id: string) => (e: SseEvent) => (e.data as Json | undefined)?.id === id;
+/** Matches the stream's answer (result or error) to request `id`. */
+const answerTo = (id: string) => (e: SseEvent) => (e.data as Json | undefined)?.id === id;
 
 /** POSTs `count` hold calls at once (ids `<prefix>0`...) and resolves once every POST was answered. */
 async function postHolds(session: RawSseSession, prefix: string, count: number, headers: Record<string, string> = {}): Promise<void> {
@@ -102,13 +103,13 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
         // Every request either started its handler or was refused: wait for all ten to be one or the other.
         await settled(session, 'b', 10, before);
         assert.equal(started.count - before, 4, 'requests past the bound started their handlers');
-        for (const refusal of await Promise.all([4, 5, 6, 7, 8, 9].map((i) => session.stream.next(isError(`b${i}`))))) {
+        for (const refusal of await Promise.all([4, 5, 6, 7, 8, 9].map((i) => session.stream.next(answerTo(`b${i}`))))) {
           const error = (refusal.data as Json).error;
           assert.equal(error.code, -32000);
           assert.match(error.message, /^Server busy: this SSE session already has 4 request\(s\) in flight, the most legacySse\.maxRequestsInFlight \(4\) allows\./);
         }
         // An answer frees its slot: the next request runs.
-        const answers = [0, 1, 2, 3].map((i) => session.stream.next(isError(`b${i}`)));
+        const answers = [0, 1, 2, 3].map((i) => session.stream.next(answerTo(`b${i}`)));
         holds.releaseAll();
         for (const answer of await Promise.all(answers)) assert.equal((answer.data as Json).result.content[0].text, 'released');
         assert.equal(((await session.request('after', 'tools/call', { name: 'whoami', arguments: {} })).data as Json).result.content[0].text, 'anonymous');
@@ -137,7 +138,7 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
         const before = started.count;
         await postHolds(session, 'c', 4);
         await started.watched.until(() => started.count - before === 4, 'four hold calls running');
-        const busy = session.stream.next(isError('ping-at-bound'));
+        const busy = session.stream.next(answerTo('ping-at-bound'));
         assert.equal((await post(session.messages, { jsonrpc: '2.0', id: 'ping-at-bound', method: 'ping' })).status, 202);
         assert.equal(((await busy).data as Json).error.code, -32000);
         assert.equal((await post(session.messages, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c0', reason: 'test' } })).status, 202);

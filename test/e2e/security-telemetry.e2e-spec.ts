@@ -17,7 +17,7 @@ import type { McpDispatcher } from '../../lib/protocol/dispatcher.js';
 import { AuditLog, ObservabilityModule } from '../fixtures/observability.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectSdkClient, modernRpc, rpc } from '../utils/clients.js';
-import { legacySession } from '../utils/legacy-session.js';
+import { legacyRequest as legacyCall, legacySession } from '../utils/legacy-session.js';
 import { installOtel, type InstalledOtel } from '../utils/otel.js';
 
 type Json = Record<string, any>;
@@ -56,10 +56,6 @@ async function pool(count: number, width: number, task: (i: number) => Promise<u
   await Promise.all(Array.from({ length: width }, async () => {
     while (next < count) await task(next++);
   }));
-}
-
-function legacyCall(url: string, sessionId: string, id: string | number, method: string, params: Json = {}) {
-  return rpc(url, { jsonrpc: '2.0', id, method, params }, { sessionId, headers: { 'MCP-Protocol-Version': LEGACY } });
 }
 
 /**

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { rpc } from './clients.js';
+import { rpc, type RpcResult } from './clients.js';
 
 /**
  * Opens a legacy session the raw way (initialize, then notifications/initialized) and returns its
@@ -17,4 +17,9 @@ export async function legacySession(url: string, clientName: string, options: { 
   assert.ok(sessionId, 'initialize answers an Mcp-Session-Id');
   await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers: { 'MCP-Protocol-Version': version, ...options.headers } });
   return sessionId;
+}
+
+/** One request on a legacy session, with its version header. */
+export function legacyRequest(url: string, sessionId: string, id: string | number, method: string, params: Record<string, unknown> = {}, version = '2025-11-25'): Promise<RpcResult> {
+  return rpc(url, { jsonrpc: '2.0', id, method, params }, { sessionId, headers: { 'MCP-Protocol-Version': version } });
 }

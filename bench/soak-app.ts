@@ -11,6 +11,13 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Args, Ctx, InMemoryEventStore, McpContext, McpModule, Tool } from 'nestjs-model-context';
 
+export class AskDto {
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  bytes!: number;
+}
+
 export class FloodDto {
   @IsInt()
   @Min(1)
@@ -28,6 +35,12 @@ export class SoakTools {
   @Tool({ description: 'Answers "ok".' })
   ok(): string {
     return 'ok';
+  }
+
+  @Tool({ description: 'Asks the user to confirm, with a message of `bytes` bytes (elicitation).' })
+  async ask(@Args() { bytes }: AskDto, @Ctx() ctx: McpContext): Promise<string> {
+    const outcome = await ctx.elicit('x'.repeat(bytes), { type: 'object', properties: { ok: { type: 'boolean' } } });
+    return outcome.action;
   }
 
   @Tool({ description: 'Sends `count` progress notifications of `bytes` bytes each (needs a progressToken).' })
@@ -51,6 +64,8 @@ export class SoakTools {
  * with it, what the event store holds for ended sessions drops out of the figures.
  */
 const eventTtlMs = process.env.SOAK_EVENT_TTL_MS === undefined ? undefined : Number(process.env.SOAK_EVENT_TTL_MS);
+/** SOAK_EVENT_TOTAL_BYTES sets limits.eventStoreBytesTotal (default 64 MiB), for case (e). */
+const eventTotalBytes = process.env.SOAK_EVENT_TOTAL_BYTES === undefined ? undefined : Number(process.env.SOAK_EVENT_TOTAL_BYTES);
 
 @Module({
   imports: [
@@ -58,6 +73,7 @@ const eventTtlMs = process.env.SOAK_EVENT_TTL_MS === undefined ? undefined : Num
       name: 'soak',
       version: '1.0.0',
       sessions: eventTtlMs === undefined ? undefined : { eventStore: new InMemoryEventStore({ maxEventsPerStream: 1000, maxStreams: 10_000, ttlMs: eventTtlMs }) },
+      limits: eventTotalBytes === undefined ? undefined : { eventStoreBytesTotal: eventTotalBytes },
     }),
   ],
   providers: [SoakTools],

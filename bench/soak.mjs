@@ -11,7 +11,15 @@
  *       a session of another address must survive,
  *   (c) a slow reader: a call streaming NOTIFY (20,000) 1 KiB notifications to a raw socket that
  *       never reads its response,
+ *   (d) aborted elicitations: ABORTED (1,000) calls whose tool elicits with an ASK_BYTES (95 KiB)
+ *       message, each POST closed by the client once the elicitation arrived, spread over
+ *       sessions of ABORTED_PER_SESSION (25) calls; then the same sessions deleted,
+ *   (e) small events kept for replay: SMALL_CALLS (400) calls of 1,000 progress notifications
+ *       of 16 bytes each, read to their end, over sessions of 4 calls; the event store keeps
+ *       them (finished streams stay replayable), so the heap grows by its total bound at most
+ *       (run it with SOAK_EVENT_TOTAL_BYTES=16777216 to see the bound reached),
  * and prints, per case, the heap before and after GC and the change against the start.
+ * SOAK_CASES picks cases (default "abcde"), e.g. SOAK_CASES=d.
  * SOAK_EVENT_TTL_MS=1000 gives the in-memory event store a 1 s TTL (default 5 min), which takes
  * the streams it keeps for replay out of the figures.
  * A bench, not a test: it prints figures and exits 0; it is not part of npm test.
@@ -24,6 +32,11 @@ const CYCLES = Number(process.env.CYCLES ?? 10_000);
 const FLOOD = Number(process.env.FLOOD ?? 10_500);
 const NOTIFY = Number(process.env.NOTIFY ?? 20_000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
+const ABORTED = Number(process.env.ABORTED ?? 1_000);
+const ASK_BYTES = Number(process.env.ASK_BYTES ?? 95 * 1024);
+const ABORTED_PER_SESSION = Number(process.env.ABORTED_PER_SESSION ?? 25);
+const SMALL_CALLS = Number(process.env.SMALL_CALLS ?? 400);
+const CASES = process.env.SOAK_CASES ?? 'abcde';
 const VERSION = '2025-11-25';
 
 if (process.argv[2] === '--server') await serve();
@@ -92,25 +105,105 @@ async function drive() {
   record('start (after warm-up)', start);
 
   let t = performance.now();
-  await cycles(url, CYCLES);
-  record(`(a) ${CYCLES} initialize+GET+DELETE cycles`, await measure(), `${((performance.now() - t) / 1000).toFixed(1)} s`);
+  if (CASES.includes('a')) {
+    await cycles(url, CYCLES);
+    record(`(a) ${CYCLES} initialize+GET+DELETE cycles`, await measure(), `${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
 
-  t = performance.now();
-  const victim = await initialize(url, '10.8.0.1');
-  const kept = await flood(url, FLOOD, '10.8.0.2');
-  const survived = (await ping(url, victim, '10.8.0.1')) === 200;
-  await del(url, victim, '10.8.0.1');
-  for (const id of kept) await del(url, id, '10.8.0.2');
-  record(`(b) flood of ${FLOOD} sessions from one address`, await measure(), `other address's session survived: ${survived}; ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  if (CASES.includes('b')) {
+    t = performance.now();
+    const victim = await initialize(url, '10.8.0.1');
+    const kept = await flood(url, FLOOD, '10.8.0.2');
+    const survived = (await ping(url, victim, '10.8.0.1')) === 200;
+    await del(url, victim, '10.8.0.1');
+    for (const id of kept) await del(url, id, '10.8.0.2');
+    record(`(b) flood of ${FLOOD} sessions from one address`, await measure(), `other address's session survived: ${survived}; ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
 
-  t = performance.now();
-  const slow = await slowReader(url, next);
-  record(`(c) slow reader, ${NOTIFY} x 1 KiB notifications`, await measure(), `${slow}; ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  if (CASES.includes('c')) {
+    t = performance.now();
+    const slow = await slowReader(url, next);
+    record(`(c) slow reader, ${NOTIFY} x 1 KiB notifications`, await measure(), `${slow}; ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
+
+  if (CASES.includes('d')) {
+    t = performance.now();
+    const sessions = await abortedElicitations(url);
+    record(`(d) ${ABORTED} elicitations of ${(ASK_BYTES / 1024).toFixed(0)} KiB, each POST closed once asked`, await measure(), `${sessions.length} sessions; ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    for (const id of sessions) await del(url, id, '10.5.0.1');
+    record('(d) ... and those sessions deleted', await measure());
+  }
+
+  if (CASES.includes('e')) {
+    t = performance.now();
+    const sessions = await smallEvents(url);
+    const bound = process.env.SOAK_EVENT_TOTAL_BYTES ? `bound ${mib(Number(process.env.SOAK_EVENT_TOTAL_BYTES))}` : 'bound 64 MiB';
+    record(`(e) ${SMALL_CALLS} x 1,000 small progress events kept for replay`, await measure(), `${bound}; ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    for (const id of sessions) await del(url, id, '10.4.0.1');
+    record('(e) ... and those sessions deleted', await measure());
+  }
 
   console.log();
   console.table(rows);
   child.send({ type: 'stop' });
   await new Promise((resolve) => child.once('exit', resolve));
+}
+
+/**
+ * ABORTED calls of `ask`, ABORTED_PER_SESSION per session: each POST is read until the server's
+ * elicitation/create arrives on it, then closed, as a client that gives up would. Returns the
+ * sessions, still open.
+ */
+async function abortedElicitations(url) {
+  const sessions = [];
+  for (let i = 0; i < Math.ceil(ABORTED / ABORTED_PER_SESSION); i++) sessions.push(await initialize(url, '10.5.0.1', { elicitation: {} }));
+  let done = 0;
+  const worker = async () => {
+    while (done < ABORTED) {
+      const n = done++;
+      const sessionId = sessions[Math.floor(n / ABORTED_PER_SESSION)];
+      const controller = new AbortController();
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: headers('10.5.0.1', sessionId),
+        body: JSON.stringify({ jsonrpc: '2.0', id: `ask-${n}`, method: 'tools/call', params: { name: 'ask', arguments: { bytes: ASK_BYTES } } }),
+        signal: controller.signal,
+      });
+      if (response.status !== 200) throw new Error(`tools/call ask answered ${response.status}`);
+      const reader = response.body.getReader();
+      let text = '';
+      while (!text.includes('elicitation/create')) {
+        const { value, done: ended } = await reader.read();
+        if (ended) throw new Error('the call ended before it asked');
+        text += new TextDecoder().decode(value);
+      }
+      controller.abort();
+      await reader.cancel().catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return sessions;
+}
+
+/** SMALL_CALLS calls of `flood` (1,000 progress notifications of 16 bytes), 4 per session, each read to its end. */
+async function smallEvents(url) {
+  const sessions = [];
+  for (let i = 0; i < Math.ceil(SMALL_CALLS / 4); i++) sessions.push(await initialize(url, '10.4.0.1'));
+  let done = 0;
+  const worker = async () => {
+    while (done < SMALL_CALLS) {
+      const n = done++;
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: headers('10.4.0.1', sessions[Math.floor(n / 4)]),
+        body: JSON.stringify({ jsonrpc: '2.0', id: `small-${n}`, method: 'tools/call', params: { name: 'flood', arguments: { count: 1000, bytes: 16 }, _meta: { progressToken: `p${n}` } } }),
+      });
+      if (response.status !== 200) throw new Error(`tools/call flood answered ${response.status}`);
+      await response.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return sessions;
 }
 
 function headers(address, sessionId) {
@@ -122,11 +215,11 @@ function headers(address, sessionId) {
   return h;
 }
 
-async function initialize(url, address) {
+async function initialize(url, address, capabilities = {}) {
   const response = await fetch(url, {
     method: 'POST',
     headers: headers(address),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'soak', version: '1' } } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: VERSION, capabilities, clientInfo: { name: 'soak', version: '1' } } }),
   });
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`initialize answered ${response.status}`);

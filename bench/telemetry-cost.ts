@@ -43,7 +43,7 @@ const ROUNDS = count('BENCH_TELEMETRY_ROUNDS', 31);
 // OpenTelemetry sink), with no difference between two apps' heaps or JIT state in the figures.
 const app = await NestFactory.createApplicationContext(CostModule.register(undefined), { logger: false });
 const server = app.get<symbol, McpDispatcher>(MCP_SERVER, { strict: false });
-const observers = { on: server.observer!, off: new McpObservers([app.get(McpEvents).sink], 10_000) };
+const observers = { on: server.observer!, off: new McpObservers([app.get(McpEvents).sink], 10_000, { method: () => true, tool: (name) => name, prompt: (name) => name, resource: (uri) => uri }) };
 const transport = McpInProcessTransport.forApp(app);
 const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 let id = 0;

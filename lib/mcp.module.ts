@@ -51,7 +51,7 @@ import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
 import { McpPublicRoutes } from './transport/public-routes.js';
-import { MCP_REDIS, McpRedisBackend } from './redis/redis-backend.js';
+import { MCP_REDIS, McpRedisBackend, requestStateSecret } from './redis/redis-backend.js';
 import { McpPolicyGate } from './execution/mcp-policy-gate.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';
 import { createToolsetModule, type McpToolsetOptions } from './discovery/mcp-toolset.js';
@@ -77,7 +77,7 @@ const coreProviders: Provider[] = [
     provide: MCP_SERVER,
     useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null, tasks: McpTaskRunner) => {
       const logger = new Logger('McpServer');
-      const stateSecret = (options.requestState.shared && redis?.stateSecret) || options.requestState.secret;
+      const stateSecret = requestStateSecret(options, redis);
       const server = new McpDispatcher(
         {
           serverInfo: serverInfoOf(options),

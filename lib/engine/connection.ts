@@ -43,6 +43,8 @@ export interface McpReceiveOptions {
   signal?: AbortSignal;
   /** Handed to handlers and guards as the request (`ctx.request`). */
   transportRequest?: unknown;
+  /** The sender's network address (`ctx.clientAddress`), where the transport has one. */
+  clientAddress?: string;
 }
 
 /**
@@ -117,6 +119,7 @@ export class McpConnection {
       acceptsStream: true,
       headerRules: options.headerRules === true,
       transportRequest: options.transportRequest,
+      clientAddress: options.clientAddress,
     };
   }
 }

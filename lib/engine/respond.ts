@@ -98,16 +98,17 @@ export class CallWriter {
     const pulse = acceptsStream ? { since: Date.now(), beat: () => startStream().comment() } : undefined;
     if (pulse) streams.watchSlowCall(pulse);
     this.running++;
-    const finish = (): void => {
+    /** `cancelled`: the call ends without a response (its client went away or cancelled it). */
+    const finish = (cancelled = false): void => {
       finished = true;
       if (--this.running === 0) for (const wake of [...this.idleWaiters]) wake();
       if (pulse) streams.unwatchSlowCall(pulse);
       if (key !== undefined) this.inflight.delete(key);
-      streams.closeCallStream(channel.stream);
+      streams.closeCallStream(channel.stream, cancelled);
     };
     sink.onClose(() => {
       if (!finished && !channel.stream?.detached && !channel.detachRequested) {
-        finish();
+        finish(true);
         subscription?.unsubscribe();
       }
     });
@@ -139,7 +140,7 @@ export class CallWriter {
     if (!finished && key !== undefined) {
       this.inflight.set(key, () => {
         if (finished) return;
-        finish();
+        finish(true);
         subscription?.unsubscribe();
         if (channel.stream) channel.stream.end();
         else if (!sink.started) sink.empty(204);

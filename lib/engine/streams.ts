@@ -64,11 +64,20 @@ export class StreamHub {
     return stream;
   }
 
-  /** The call's stream finished: it can no longer be resumed live. */
-  closeCallStream(stream: EventStream | undefined): void {
-    if (stream?.streamId === undefined) return;
-    this.liveStreams.delete(stream.streamId);
-    this.track(stream);
+  /**
+   * The call's stream finished: it can no longer be resumed live. A cancelled call's events go
+   * from the store too, once its last writes landed: no response will follow them, and they
+   * would otherwise hold their bytes (and count against everyone's bound) until they expire.
+   */
+  closeCallStream(stream: EventStream | undefined, cancelled = false): void {
+    const streamId = stream?.streamId;
+    if (streamId === undefined) return;
+    this.liveStreams.delete(streamId);
+    this.track(stream!);
+    const store = this.options.eventStore;
+    if (!cancelled || !store?.dropStream) return;
+    // Settling never rejects (the stream's chain catches); a store that fails to drop logs it.
+    void stream!.settled().then(() => store.dropStream!(streamId)).catch(() => undefined);
   }
 
   /**

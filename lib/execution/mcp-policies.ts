@@ -28,8 +28,9 @@ export interface McpRateLimitOptions {
   /** Window length in milliseconds. */
   windowMs: number;
   /**
-   * What the limit is counted by. @default the authenticated principal, else the legacy session,
-   * else the client address
+   * What the limit is counted by. @default the authenticated principal, else the client address
+   * (Express's `trust proxy` / Fastify's `trustProxy` decide which one), whatever session or
+   * protocol era the caller uses
    */
   key?: (call: McpCall) => string;
 }

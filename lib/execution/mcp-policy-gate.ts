@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, type ExecutionContext, type OnApplicationBo
 import { ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { Observable } from 'rxjs';
-import { ToolError } from '../protocol/errors.js';
+import { randomUUID } from 'node:crypto';
+import { McpStoreUnavailableError, ToolError } from '../protocol/errors.js';
 import { addressOwner } from '../engine/legacy-sessions.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
@@ -260,7 +261,7 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
       const blockDuration = values.blockDuration === undefined ? ttl : await this.number(context, values.blockDuration, 'blockDuration', name, target);
       const tracker = getTracker ? await getTracker((call.context.request ?? {}) as Record<string, any>, context) : defaultTracker(call);
       const key = generateKey ? generateKey(context, tracker, name) : `${target.key}:${name}:${tracker}`;
-      const record = await storage.increment(key, ttl, limit, blockDuration, name);
+      const record = await this.increment(storage, key, ttl, limit, blockDuration, name, target);
       if (record.isBlocked) {
         const wait = Math.max(1, record.timeToBlockExpire);
         throw new ToolError(
@@ -268,6 +269,26 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
           { error: 'rate_limited', limit, ttlMs: ttl, throttler: name, retryAfterSeconds: wait },
         );
       }
+    }
+  }
+
+  /**
+   * A storage that fails (Redis down or stalled) refuses the call: an unchecked limit would let
+   * every caller through exactly while the limit's store is unreachable. The cause goes to the
+   * log under a reference, not to the caller.
+   */
+  private async increment(storage: McpThrottlerStorage, key: string, ttl: number, limit: number, blockDuration: number, name: string, target: McpPolicyTarget) {
+    try {
+      return await storage.increment(key, ttl, limit, blockDuration, name);
+    } catch (error) {
+      const ref = randomUUID();
+      const err = error instanceof Error ? error : new Error(String(error));
+      this.logger.error(`The rate limit of ${target.label} could not be checked (ref ${ref}): its throttler storage failed: ${err.message}`, err.stack);
+      const retryAfterSeconds = error instanceof McpStoreUnavailableError ? error.retryAfterS : 1;
+      throw new ToolError(
+        `Rate limit for ${target.label} could not be checked: its store is unavailable (reference ${ref}), so the call did not run. Try again in ${retryAfterSeconds} s.`,
+        { error: 'rate_limit_unavailable', throttler: name, retryAfterSeconds },
+      );
     }
   }
 
@@ -317,11 +338,15 @@ function hasThrottleMetadata(target: McpPolicyTarget): boolean {
   return [target.method, target.owner].some((where) => Reflect.getMetadataKeys(where).some((key) => typeof key === 'string' && (key.startsWith(LIMIT) || key.startsWith(TTL))));
 }
 
-/** Who a rate limit counts: the principal, else the legacy session, else the client address. */
+/**
+ * Who a rate limit counts: the principal, else the client address (as the app's trusted-proxy
+ * setting gives it, an IPv6 client by its /64). Never a session id: an anonymous caller mints as
+ * many sessions as it likes, and the 2026-07-28 era has none, so either would give it a fresh
+ * bucket per session or per era. Without either (stdio, in process) the one local client.
+ */
 function defaultTracker(call: McpCall): string {
-  const { principal, sessionId, clientAddress } = call.context;
+  const { principal, clientAddress } = call.context;
   if (principal !== undefined) return `principal:${principal}`;
-  if (sessionId !== undefined) return `session:${sessionId}`;
   if (clientAddress !== undefined) return `address:${addressOwner(clientAddress)}`;
   return 'local';
 }

@@ -12,6 +12,14 @@ import { RedisTaskStore } from './redis-task.store.js';
 // A registry symbol, like the tokens in mcp.constants.ts: both builds of the package must agree.
 export const MCP_REDIS = Symbol.for('nestjs-model-context:MCP_REDIS');
 
+/**
+ * The secret that signs request states, and keys what must agree across instances (cursors,
+ * session-id labels): shared through Redis when the app gave none and `redis` is on.
+ */
+export function requestStateSecret(options: { requestState: { secret: Buffer; shared?: boolean } }, redis: McpRedisBackend | null): Buffer {
+  return (options.requestState.shared && redis?.stateSecret) || options.requestState.secret;
+}
+
 export interface RedisBackendSettings {
   /** The server name: the default key prefix is `mcp:<name>:`. */
   name: string;

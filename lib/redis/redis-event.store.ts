@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { McpEventStore, StoredEvent } from '../protocol/event-store.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import { describeError, RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
-import { SESSION_STREAMS_DROP, STREAM_APPEND, STREAM_FINISH, STREAM_OPEN } from './redis-scripts.js';
+import { SESSION_STREAMS_DROP, STREAM_APPEND, STREAM_DROP, STREAM_FINISH, STREAM_OPEN } from './redis-scripts.js';
 
 export interface RedisEventStoreOptions {
   maxEventsPerStream: number;
@@ -119,6 +119,14 @@ export class RedisEventStore implements McpEventStore {
       await this.scripts.run(SESSION_STREAMS_DROP, keys, [sessionId]);
     } catch (error) {
       this.options.logger?.warn(`Could not delete the SSE streams of an ended session from Redis (they expire on their own): ${describeError(error)}`);
+    }
+  }
+
+  async dropStream(streamId: string): Promise<void> {
+    try {
+      await this.scripts.run(STREAM_DROP, [this.keys.stream(streamId), this.keys.streamMeta(streamId), this.keys.relayChannel], [streamId]);
+    } catch (error) {
+      this.options.logger?.warn(`Could not delete the SSE stream of a cancelled call from Redis (it expires on its own): ${describeError(error)}`);
     }
   }
 

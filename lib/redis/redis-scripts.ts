@@ -414,6 +414,21 @@ redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return #streams`;
 
 /**
+ * KEYS: P..'stream:'..sid, P..'stream:'..sid..':meta', P..'relay'. ARGV: streamId. Deletes the
+ * events of a stream whose call was cancelled, and their bytes from the accounting; an instance
+ * tailing it is poked and ends it (its metadata is gone). Returns 1.
+ */
+export const STREAM_DROP = `
+local p = string.sub(KEYS[1], 1, -#('stream:' .. ARGV[1]) - 1)
+${EVENT_ACCOUNTING}
+local session = redis.call('HGET', KEYS[2], 's')
+forget(ARGV[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+if session and session ~= '' then redis.call('SREM', p .. 'sessionstreams:' .. session, ARGV[1]) end
+redis.call('PUBLISH', KEYS[3], 's ' .. ARGV[1])
+return 1`;
+
+/**
  * KEYS: P..'stream:'..sid..':meta', P..'relay' (a channel, named like a key so that it carries
  * the tag). ARGV: streamId, ttlMs. Marks a stream finished; tailers end after its last event.
  */

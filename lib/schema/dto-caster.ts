@@ -129,11 +129,21 @@ function buildCaster(
       message: 'is not an allowed property',
     }));
     const plain = coerce ? coerce(record) : record;
+    // class-transformer and class-validator themselves trip over some shapes (a nested
+    // "constructor" key): arguments the listed schema refuses are the caller's fault, and get its
+    // issues. Arguments it accepts met the application's own code (a @Transform or a custom
+    // constraint that threw): that goes on as a handler's exception would, an HttpException with
+    // its message, anything else with a reference id and its text in the log only.
+    const refusedOrThrow = (error: unknown): CastResult<object> => {
+      const schemaIssues = matchesSchema(plain);
+      if (schemaIssues) return { ok: false, issues: [...issues, ...schemaIssues] };
+      throw error;
+    };
     let instance: object;
     try {
       instance = plainToInstance(type, plain);
-    } catch {
-      return { ok: false, issues: [{ path: '', rule: 'transform', message: 'could not be converted to the expected shape' }] };
+    } catch (error) {
+      return refusedOrThrow(error);
     }
     if (!hasRules) {
       // An argument-less class: every key is unknown. Otherwise the schema says it all, below.
@@ -141,7 +151,13 @@ function buildCaster(
         issues.push({ path: joinIssuePath('', key), rule: 'whitelistValidation', message: 'is not an allowed property' });
       }
     } else {
-      collectIssues(await validate(instance, VALIDATOR_OPTIONS), '', messages, issues);
+      let errors: ValidationError[];
+      try {
+        errors = await validate(instance, VALIDATOR_OPTIONS);
+      } catch (error) {
+        return refusedOrThrow(error);
+      }
+      collectIssues(errors, '', messages, issues);
     }
     if (issues.length > 0) return { ok: false, issues };
     // class-validator lets some shapes through that the listed schema refuses: @ValidateNested

@@ -116,17 +116,16 @@ export type StandardOutcome = { ok: true; value: unknown } | { ok: false; issues
 
 /**
  * Validates through `~standard.validate` and turns the library's issues into field-named ones
- * (`address.zip`, `items[2]`), the form the DTO path reports. Only the issue's message is kept:
- * libraries attach the submitted input to issues, which must not be echoed back.
+ * (`address.zip`, `items[2]`), the form the DTO path reports. Only the issue's path and message
+ * are kept: libraries attach the submitted input to issues, which must not be echoed back.
+ *
+ * @throws what the schema's own code threw (a refinement or transform that failed): it is the
+ *   application's error, not the caller's, and takes the path of a handler's exception (a
+ *   reference id for the caller, the message in the log).
  */
 export async function validateStandard(schema: StandardSchemaV1, value: unknown): Promise<StandardOutcome> {
   const props = schema['~standard'];
-  let result: StandardSchemaV1.Result<unknown>;
-  try {
-    result = await props.validate(value);
-  } catch (error) {
-    return { ok: false, issues: [{ path: '', rule: String(props.vendor), message: `validation failed: ${(error as Error).message}` }] };
-  }
+  const result = await props.validate(value);
   if (!result.issues) return { ok: true, value: (result as { value: unknown }).value };
   const rule = String(props.vendor);
   return {

@@ -1,8 +1,9 @@
 import { Observable, Subject, filter } from 'rxjs';
+import { INVALID_OPTIONS } from '../mcp.messages.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { McpChangeEvent, McpNotificationBus } from '../protocol/notification-bus.js';
 import type { ProtocolEra } from '../protocol/versions.js';
-import { isToolError, requestTarget, type McpObserverSink, type McpRequestFacts, type McpRequestProbe, type McpSessionCloseReason, type McpSessionEndFacts, type McpSessionFacts } from './observer.js';
+import { isToolError, shownSessionId, type McpObservedRequest, type McpObserverSink, type McpRequestProbe, type McpSessionCloseReason, type McpSessionEndFacts, type McpSessionFacts } from './observer.js';
 
 /**
  * Options of McpModule's audit and integration events.
@@ -16,6 +17,13 @@ export interface McpEventsOptions {
    * @default false
    */
   includeArguments?: boolean;
+  /**
+   * How events carry legacy session ids: `hashed`, a keyed hash that tells sessions apart and
+   * names none (stable for one `requestState.secret`); `raw`, the id itself, which on a server
+   * without auth lets whoever reads the events use the session (as `McpSessionAdmin` needs it).
+   * @default 'hashed'
+   */
+  sessionIds?: 'hashed' | 'raw';
 }
 
 /** Fields every event carries. @publicApi */
@@ -27,6 +35,7 @@ export interface McpEventBase {
 /** A legacy session was opened by `initialize` on this instance. @publicApi */
 export interface McpSessionOpenedEvent extends McpEventBase {
   type: 'session.opened';
+  /** Hashed unless `events.sessionIds: 'raw'`. */
   sessionId: string;
   protocolVersion: string;
   principal?: string;
@@ -36,6 +45,7 @@ export interface McpSessionOpenedEvent extends McpEventBase {
 /** A legacy session ended (DELETE, idle expiry, eviction, or its stdio/in-process connection closed). @publicApi */
 export interface McpSessionClosedEvent extends McpEventBase {
   type: 'session.closed';
+  /** Hashed unless `events.sessionIds: 'raw'`. */
   sessionId: string;
   reason: McpSessionCloseReason;
   /** Empty when the session was opened by another instance. */
@@ -48,18 +58,24 @@ export interface McpSessionClosedEvent extends McpEventBase {
 /** What a request event says about its request. @publicApi */
 export interface McpRequestEventFields {
   requestId: string | number;
+  /** The method; `_unknown` for one the server does not serve. */
   method: string;
   era: ProtocolEra;
+  /** The version; `_unknown` for an unsupported one an `initialize` asked for. */
   protocolVersion: string;
-  /** The legacy session, when the request had one. */
+  /** The legacy session, when the request had one (hashed unless `events.sessionIds: 'raw'`). */
   sessionId?: string;
   /** The authenticated principal's id, when authorization is configured. */
   principal?: string;
-  /** The tool of `tools/call`. */
+  /** The tool of `tools/call`; `_unknown` when the server has no tool by the name sent. */
   tool?: string;
-  /** The prompt of `prompts/get`. */
+  /** The prompt of `prompts/get` (`<namePrefix>*` for a repository's); `_unknown` as for tools. */
   prompt?: string;
-  /** The resource URI of `resources/read`, `resources/subscribe` and `resources/unsubscribe`. */
+  /**
+   * What `resources/read`, `resources/subscribe` and `resources/unsubscribe` name: a resource's
+   * URI, the URI template a URI matched (its variables are arguments), or `<uriPrefix>*` for a
+   * repository's; `_unknown` when nothing serves the URI.
+   */
   resource?: string;
   /** The call's arguments, only with `events.includeArguments`. */
   arguments?: unknown;
@@ -177,6 +193,7 @@ export class McpEvents {
   private emitter?: EventEmitterLike;
   private readonly stopBus?: () => void;
   private readonly includeArguments: boolean;
+  private readonly sessionIds: 'hashed' | 'raw';
 
   /** Every event, as it happens. */
   readonly events$: Observable<McpEvent> = this.subject.asObservable();
@@ -191,6 +208,10 @@ export class McpEvents {
     private readonly onListenerError: (message: string, stack?: string) => void = () => undefined,
   ) {
     this.includeArguments = options.includeArguments === true;
+    if (options.sessionIds !== undefined && options.sessionIds !== 'hashed' && options.sessionIds !== 'raw') {
+      throw new Error(INVALID_OPTIONS(`"events.sessionIds" is ${JSON.stringify(options.sessionIds)}; it must be 'hashed' (the default) or 'raw'`));
+    }
+    this.sessionIds = options.sessionIds ?? 'hashed';
     this.stopBus = bus?.subscribe((change) => this.change(change));
   }
 
@@ -243,12 +264,13 @@ export class McpEvents {
     sessionClosed: (facts) => this.sessionClosed(facts),
   };
 
-  private request(facts: McpRequestFacts): McpRequestProbe | undefined {
+  private request(facts: McpObservedRequest): McpRequestProbe | undefined {
     const started = this.wants('request.started');
     if (!started && !this.wants('request.finished') && !this.wants('interaction.requested') && !this.wants('interaction.answered')) return undefined;
     const { request } = facts;
-    const fields: McpRequestEventFields = { requestId: request.id, method: request.method, era: facts.era, protocolVersion: facts.protocolVersion, ...requestTarget(request) };
-    if (facts.sessionId !== undefined) fields.sessionId = facts.sessionId;
+    const fields: McpRequestEventFields = { requestId: request.id, method: facts.method, era: facts.era, protocolVersion: facts.protocolVersion, ...facts.target };
+    const sessionId = shownSessionId(this.sessionIds, facts.sessionId, facts.sessionRef);
+    if (sessionId !== undefined) fields.sessionId = sessionId;
     if (facts.principal !== undefined) fields.principal = facts.principal;
     if (this.includeArguments && request.params?.arguments !== undefined) fields.arguments = request.params.arguments;
     if (started) this.emit({ type: 'request.started', at: Date.now(), ...fields });
@@ -271,7 +293,8 @@ export class McpEvents {
         if (!this.wants('request.finished')) return;
         const event: McpRequestFinishedEvent = { type: 'request.finished', at: Date.now(), ...fields, outcome: outcomeOf(response), durationMs: performance.now() - t0 };
         if (late?.protocolVersion) event.protocolVersion = late.protocolVersion;
-        if (late?.sessionId !== undefined) event.sessionId = late.sessionId;
+        const lateSession = shownSessionId(this.sessionIds, late?.sessionId, late?.sessionRef);
+        if (lateSession !== undefined) event.sessionId = lateSession;
         if (response && 'error' in response) {
           event.errorCode = response.error.code;
           event.errorMessage = response.error.message;
@@ -281,9 +304,13 @@ export class McpEvents {
     };
   }
 
+  private sessionIdOf(facts: McpSessionFacts): string {
+    return this.sessionIds === 'raw' || facts.sessionRef === undefined ? facts.sessionId : facts.sessionRef;
+  }
+
   private sessionOpened(facts: McpSessionFacts): void {
     if (!this.wants('session.opened')) return;
-    const event: McpSessionOpenedEvent = { type: 'session.opened', at: Date.now(), sessionId: facts.sessionId, protocolVersion: facts.protocolVersion };
+    const event: McpSessionOpenedEvent = { type: 'session.opened', at: Date.now(), sessionId: this.sessionIdOf(facts), protocolVersion: facts.protocolVersion };
     if (facts.principal !== undefined) event.principal = facts.principal;
     if (facts.clientInfo) event.clientInfo = facts.clientInfo;
     this.emit(event);
@@ -291,7 +318,7 @@ export class McpEvents {
 
   private sessionClosed(facts: McpSessionEndFacts): void {
     if (!this.wants('session.closed')) return;
-    const event: McpSessionClosedEvent = { type: 'session.closed', at: Date.now(), sessionId: facts.sessionId, reason: facts.reason, protocolVersion: facts.protocolVersion };
+    const event: McpSessionClosedEvent = { type: 'session.closed', at: Date.now(), sessionId: this.sessionIdOf(facts), reason: facts.reason, protocolVersion: facts.protocolVersion };
     if (facts.principal !== undefined) event.principal = facts.principal;
     if (facts.durationMs !== undefined) event.durationMs = facts.durationMs;
     this.emit(event);

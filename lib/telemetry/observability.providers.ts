@@ -3,9 +3,11 @@ import { ModuleRef } from '@nestjs/core';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
+import { McpRegistry } from '../discovery/mcp.registry.js';
+import { MCP_REDIS, requestStateSecret, type McpRedisBackend } from '../redis/redis-backend.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
 import { McpEvents } from './events.js';
-import { McpObservers, type McpObserverSink } from './observer.js';
+import { McpObservers, type McpObserverSink, type McpServerNames } from './observer.js';
 import { resolveTelemetry } from './options.js';
 import { loadOpenTelemetry } from './otel.js';
 
@@ -68,11 +70,36 @@ export const observabilityProviders: Provider[] = [
   },
   {
     provide: MCP_OBSERVERS,
-    useFactory: (options: ResolvedMcpOptions, server: McpDispatcher, telemetry: McpObserverSink | null, events: McpEvents) => {
+    useFactory: (options: ResolvedMcpOptions, server: McpDispatcher, telemetry: McpObserverSink | null, events: McpEvents, registry: McpRegistry, redis: McpRedisBackend | null) => {
       const sinks = telemetry ? [telemetry, events.sink] : [events.sink];
-      server.observer = new McpObservers(sinks, options.sessions.maxSessions);
+      // The requestState secret keys the session-id hash: one value per session on every instance.
+      const logger = new Logger('McpTelemetry');
+      server.observer = new McpObservers(sinks, options.sessions.maxSessions, serverNames(server, registry), {
+        secret: requestStateSecret(options, redis),
+        onError: (error) => {
+          const err = error instanceof Error ? error : new Error(String(error));
+          logger.error(`Telemetry failed while observing a request (a span processor, exporter or event sink threw): ${err.message}. The request went on; further failures are reported at most every 10 s.`, err.stack);
+        },
+      });
       return server.observer;
     },
-    inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_TELEMETRY, McpEvents],
+    inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_TELEMETRY, McpEvents, McpRegistry, MCP_REDIS],
   },
 ];
+
+/** What this server has, looked up per request: capabilities added or toggled at run time count as they are. */
+function serverNames(server: McpDispatcher, registry: McpRegistry): McpServerNames {
+  return {
+    method: (era, method) => server.hasMethod(era, method),
+    tool: (name) => registry.tool(name)?.name,
+    prompt: (name) => registry.prompt(name)?.name ?? repositoryLabel(registry.promptRepositoryFor(name)?.namePrefix),
+    resource: (uri) =>
+      registry.resource(uri)?.uri ??
+      repositoryLabel(registry.resourceRepositoryFor(uri)?.uriPrefix) ??
+      registry.resourceTemplates().find((template) => template.template.match(uri) !== null)?.uriTemplate,
+  };
+}
+
+function repositoryLabel(prefix: string | undefined): string | undefined {
+  return prefix === undefined ? undefined : `${prefix}*`;
+}

@@ -2,7 +2,7 @@ import type * as OtelApi from '@opentelemetry/api';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { ResolvedMcpTelemetry } from './options.js';
-import { isToolError, requestTarget, type McpObserverSink, type McpRequestFacts, type McpRequestProbe, type McpSessionEndFacts, type McpSessionFacts } from './observer.js';
+import { isToolError, shownSessionId, type McpLateFacts, type McpObservedRequest, type McpObserverSink, type McpRequestProbe, type McpSessionEndFacts, type McpSessionFacts } from './observer.js';
 
 type Api = typeof OtelApi;
 
@@ -104,7 +104,7 @@ class McpOpenTelemetry implements McpObserverSink {
     return this.instruments;
   }
 
-  request(facts: McpRequestFacts): McpRequestProbe | undefined {
+  request(facts: McpObservedRequest): McpRequestProbe | undefined {
     const api = this.api;
     const instruments = this.meters();
     // No SDK registered: the global tracer provider has no delegate and the meters are no-ops, so
@@ -128,20 +128,22 @@ class McpOpenTelemetry implements McpObserverSink {
       const headers = headersOf(facts.transportRequest);
       if (headers?.traceparent !== undefined && !api.trace.getSpanContext(active)) parent = api.propagation.extract(active, headers, headerGetter);
     }
-    const target = requestTarget(request);
+    // Labels, not what the client sent: a made-up method, tool or URI is `_unknown`.
+    const { method, target } = facts;
     const name = target.tool ?? target.prompt;
-    const span = this.tracer.startSpan(name === undefined ? request.method : `${request.method} ${name}`, { kind: api.SpanKind.SERVER, links }, parent);
+    const span = this.tracer.startSpan(name === undefined ? method : `${method} ${name}`, { kind: api.SpanKind.SERVER, links }, parent);
     const recording = span.isRecording();
     // No SDK: the api's no-op tracer hands out the invalid span context and its meters do nothing,
     // so there is nothing to record, enter or end.
     const traced = recording || (span.spanContext() !== api.INVALID_SPAN_CONTEXT && api.isSpanContextValid(span.spanContext()));
     if (!traced && !this.metricsLive) return undefined;
     if (recording) {
-      span.setAttribute('mcp.method.name', request.method);
+      span.setAttribute('mcp.method.name', method);
       span.setAttribute('jsonrpc.request.id', String(request.id));
       if (facts.protocolVersion) span.setAttribute('mcp.protocol.version', facts.protocolVersion);
-      if (facts.sessionId !== undefined) span.setAttribute('mcp.session.id', facts.sessionId);
-      if (request.method === 'tools/call') span.setAttribute('gen_ai.operation.name', 'execute_tool');
+      const sessionId = shownSessionId(this.options.sessionIds, facts.sessionId, facts.sessionRef);
+      if (sessionId !== undefined) span.setAttribute('mcp.session.id', sessionId);
+      if (method === 'tools/call') span.setAttribute('gen_ai.operation.name', 'execute_tool');
       if (target.tool !== undefined) span.setAttribute('gen_ai.tool.name', target.tool);
       if (target.prompt !== undefined) span.setAttribute('gen_ai.prompt.name', target.prompt);
       if (target.resource !== undefined) span.setAttribute('mcp.resource.uri', target.resource);
@@ -164,21 +166,21 @@ class McpOpenTelemetry implements McpObserverSink {
         if (late?.protocolVersion) protocolVersion = late.protocolVersion;
         const errorType = errorTypeOf(response);
         if (!metricsLive) {
-          if (recording) finishSpan(span, api, response, errorType, late);
+          if (recording) finishSpan(span, api, response, errorType, late, this.options.sessionIds);
           span.end();
           return;
         }
-        const attributes: OtelApi.Attributes = { 'mcp.method.name': request.method };
+        const attributes: OtelApi.Attributes = { 'mcp.method.name': method };
         if (protocolVersion) attributes['mcp.protocol.version'] = protocolVersion;
         if (target.tool !== undefined) attributes['gen_ai.tool.name'] = target.tool;
         if (target.prompt !== undefined) attributes['gen_ai.prompt.name'] = target.prompt;
-        if (request.method === 'tools/call') attributes['gen_ai.operation.name'] = 'execute_tool';
+        if (method === 'tools/call') attributes['gen_ai.operation.name'] = 'execute_tool';
         if (errorType !== undefined) {
           attributes['error.type'] = errorType;
           const code = response && 'error' in response ? String(response.error.code) : undefined;
           if (code !== undefined) attributes['rpc.response.status_code'] = code;
         }
-        if (recording) finishSpan(span, api, response, errorType, late);
+        if (recording) finishSpan(span, api, response, errorType, late, this.options.sessionIds);
         span.end();
         instruments.inflight.add(-1);
         instruments.operation.record((performance.now() - started) / 1000, attributes);
@@ -200,9 +202,10 @@ class McpOpenTelemetry implements McpObserverSink {
 }
 
 /** The attributes only the answer knows, and the error status. */
-function finishSpan(span: OtelApi.Span, api: Api, response: JsonRpcMessage | undefined, errorType: string | undefined, late: { protocolVersion?: string; sessionId?: string } | undefined): void {
+function finishSpan(span: OtelApi.Span, api: Api, response: JsonRpcMessage | undefined, errorType: string | undefined, late: McpLateFacts | undefined, sessionIds: ResolvedMcpTelemetry['sessionIds']): void {
   if (late?.protocolVersion) span.setAttribute('mcp.protocol.version', late.protocolVersion);
-  if (late?.sessionId !== undefined) span.setAttribute('mcp.session.id', late.sessionId);
+  const sessionId = shownSessionId(sessionIds, late?.sessionId, late?.sessionRef);
+  if (sessionId !== undefined) span.setAttribute('mcp.session.id', sessionId);
   if (errorType === undefined) return;
   span.setAttribute('error.type', errorType);
   if (response && 'error' in response) span.setAttribute('rpc.response.status_code', String(response.error.code));

@@ -195,9 +195,9 @@ export class McpHttpHandler {
       const admitted = await this.admit(req, res, sink, appRequest);
       if (!admitted.ok) return;
       if (route === 'stream' && this.draining) return this.refuseDraining(sink, undefined);
-      if (route === 'stream') return transport.open(req, res, admitted.principal, new NodeTransportFacts(req, appRequest, undefined, true).clientAddress);
-      const body = this.post(req);
-      return await transport.post(req, res, admitted.principal, body instanceof Promise ? await body : body);
+      const clientAddress = new NodeTransportFacts(req, appRequest, undefined, true).clientAddress;
+      if (route === 'stream') return transport.open(req, res, admitted.principal, clientAddress);
+      return await transport.post(req, res, { principal: admitted.principal, clientAddress, request: appRequest }, () => this.post(req));
     } catch (error) {
       if (!res.headersSent) sink.json(500, failure(null, ErrorCode.InternalError, 'Internal error while handling the MCP request.'));
       else res.end();

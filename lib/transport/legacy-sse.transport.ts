@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
-import { McpConnection } from '../engine/connection.js';
+import { McpConnection, type McpMessageOutput } from '../engine/connection.js';
 import { addressOwner } from '../engine/legacy-sessions.js';
 import type { McpSessionCloseReason, SessionHooks } from '../engine/session-hooks.js';
 import type { McpBodyOutcome, McpScopeCheck } from '../engine/sink.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
-import { ErrorCode, failure, type JsonRpcMessage } from '../protocol/json-rpc.js';
+import { ErrorCode, failure, type JsonRpcId, type JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
 import { serializeMessage } from '../protocol/serialize.js';
@@ -23,19 +23,35 @@ export interface McpLegacySseOptions {
   path?: string;
   /** The POST route the `endpoint` event announces (with `?sessionId=`). @default 'messages' */
   messagesPath?: string;
+  /**
+   * Requests one session may have in flight (taken and not yet answered). This transport answers
+   * every POST with 202 at once and the result later on the stream, so nothing else holds a
+   * client back; a request past the bound is answered on the stream with JSON-RPC `-32000`
+   * naming this option, and never runs. Notifications and answers to the server's requests are
+   * never refused (a cancel or an elicitation answer frees a slot). @default 32
+   */
+  maxRequestsInFlight?: number;
 }
 
 /** {@link McpLegacySseOptions} with its defaults applied and slashes trimmed. */
 export interface ResolvedLegacySseOptions {
   path: string;
   messagesPath: string;
+  maxRequestsInFlight: number;
 }
+
+const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 32;
 
 export function resolveLegacySse(option: boolean | McpLegacySseOptions | undefined): ResolvedLegacySseOptions | undefined {
   if (option === undefined || option === false) return undefined;
   const given = option === true ? {} : option;
   const trim = (p: string): string => p.replace(/^\/+|\/+$/g, '');
-  const resolved = { path: trim(given.path ?? 'sse'), messagesPath: trim(given.messagesPath ?? 'messages') };
+  const resolved = { path: trim(given.path ?? 'sse'), messagesPath: trim(given.messagesPath ?? 'messages'), maxRequestsInFlight: given.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT };
+  if (!Number.isSafeInteger(resolved.maxRequestsInFlight) || resolved.maxRequestsInFlight < 1) {
+    throw new Error(
+      `McpModule legacySse: maxRequestsInFlight is ${JSON.stringify(given.maxRequestsInFlight)}; it must be a positive integer, such as legacySse: { maxRequestsInFlight: ${DEFAULT_MAX_REQUESTS_IN_FLIGHT} } (the default).`,
+    );
+  }
   if (resolved.path === '' || resolved.messagesPath === '' || resolved.path === resolved.messagesPath) {
     throw new Error(
       `McpModule legacySse: path "${resolved.path}" and messagesPath "${resolved.messagesPath}" must be two different, non-empty routes. Set legacySse: { path: 'sse', messagesPath: 'messages' } or leave both out for those defaults.`,
@@ -64,6 +80,10 @@ interface LegacySseSession {
   owner: string;
   principal: string | null;
   connection: McpConnection;
+  /** Where the session's messages go: its event stream. */
+  output: McpMessageOutput;
+  /** Requests taken and not yet answered, for `maxRequestsInFlight`. */
+  inFlight: number;
   res: ServerResponse;
   /** Ends the stream and the session; `reason` is what the close hook hears. */
   end(reason?: McpSessionCloseReason): void;
@@ -118,15 +138,16 @@ export class LegacySseTransport {
     limitSseBuffer(res, this.options.limits.sseBufferBytes);
     const id = newSessionId();
     const write = (data: string): void => void writeFlushed(res, `event: message\ndata: ${data}\n\n`);
+    const output: McpMessageOutput = {
+      message: (message) => write(Array.isArray(message) ? JSON.stringify(message) : serializeMessage(message as JsonRpcMessage)),
+      serialized: write,
+    };
     const connection = new McpConnection(this.server, {
       defaultLogLevel: this.options.defaultLogLevel,
       checkScopes: this.options.checkScopes,
       limits: this.options.limits,
       hooks: this.options.hooks,
-      session: {
-        message: (message) => write(Array.isArray(message) ? JSON.stringify(message) : serializeMessage(message as JsonRpcMessage)),
-        serialized: write,
-      },
+      session: output,
     });
     let ended = false;
     let timer: NodeJS.Timeout | undefined;
@@ -135,6 +156,8 @@ export class LegacySseTransport {
       owner,
       principal: principalId,
       connection,
+      output,
+      inFlight: 0,
       res,
       // The client closing its stream ends the session as a DELETE would.
       end: (reason = 'deleted') => {
@@ -165,21 +188,57 @@ export class LegacySseTransport {
     }
   }
 
-  /** POST on the messages path: the message goes to its session, its answer on the stream. */
-  async post(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal | undefined, body: McpBodyOutcome): Promise<void> {
+  /**
+   * POST on the messages path: the message goes to its session, its answer on the stream. The
+   * session is found before the body is read, so a POST to no session costs no body.
+   */
+  async post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    caller: { principal?: McpPrincipal; clientAddress?: string; /** The request the app's guards saw (Fastify's, not `req.raw`). */ request?: unknown },
+    readBody: () => McpBodyOutcome | Promise<McpBodyOutcome>,
+  ): Promise<void> {
     const sink = new NodeResponseSink(res);
     const sessionId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('sessionId');
     if (sessionId === null || sessionId === '') {
       return sink.json(400, failure(null, ErrorCode.InvalidRequest, `Bad Request: the sessionId query parameter is required. Open the event stream with GET /${this.options.path} and POST to the URL its endpoint event names.`));
     }
     const session = this.sessions.get(sessionId);
+    const { principal, clientAddress } = caller;
     // A session belongs to the principal that opened its stream; to anyone else it does not exist.
     if (!session || session.principal !== (principal?.id ?? null)) {
-      return sink.json(404, failure(null, ErrorCode.InvalidRequest, `Session not found: no open event stream has sessionId "${sessionId}" for this caller. Open a new one with GET /${this.options.path}.`));
+      return sink.json(404, failure(null, ErrorCode.InvalidRequest, `Session not found: no open event stream has this sessionId for this caller. Open a new one with GET /${this.options.path}.`));
     }
+    const read = readBody();
+    const body = read instanceof Promise ? await read : read;
     if (!body.ok) return sink.json(body.status, failure(null, body.code, body.message));
-    await session.connection.receive(body.value, { principal, transportRequest: req, headers: headersOf(req) });
+    const requests = requestIdsOf(body.value);
+    if (requests.length > 0 && session.inFlight + requests.length > this.options.maxRequestsInFlight) {
+      // The transport's answers travel on the stream, where the client waits for them; the POST
+      // itself is accepted, as every client of this transport expects.
+      const busy = requests.map((id) => failure(id, ErrorCode.ServerBusy, this.busyMessage(session)));
+      session.output.message(Array.isArray(body.value) ? busy : busy[0]!);
+      return sink.empty(202);
+    }
+    session.inFlight += requests.length;
+    let held = requests.length > 0;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      session.inFlight -= requests.length;
+    };
+    try {
+      await session.connection.receive(body.value, { principal, clientAddress, transportRequest: caller.request ?? req, headers: headersOf(req), output: held ? { ...session.output, done: release } : undefined });
+    } catch (error) {
+      release();
+      throw error;
+    }
     sink.empty(202);
+  }
+
+  private busyMessage(session: LegacySseSession): string {
+    const max = this.options.maxRequestsInFlight;
+    return `Server busy: this SSE session already has ${session.inFlight} request(s) in flight, the most legacySse.maxRequestsInFlight (${max}) allows. Send it again once an answer came, or raise McpModule's legacySse.maxRequestsInFlight.`;
   }
 
   deliverChange(event: McpChangeEvent): void {
@@ -209,4 +268,15 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   return headers;
+}
+
+/** The ids of the requests a message (or batch) carries: what will get an answer on the stream. */
+function requestIdsOf(value: unknown): JsonRpcId[] {
+  const ids: JsonRpcId[] = [];
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (typeof item !== 'object' || item === null || typeof (item as { method?: unknown }).method !== 'string') continue;
+    const id = (item as { id?: unknown }).id;
+    if (typeof id === 'string' || typeof id === 'number') ids.push(id);
+  }
+  return ids;
 }

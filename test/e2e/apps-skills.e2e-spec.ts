@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { endProcess, guard } from '../utils/wait.js';
+import { GUARDED_NODE_ARGS } from '../utils/child-guard.js';
 
 const require = createRequire(import.meta.url);
 const inspectorRoot = dirname(require.resolve('@modelcontextprotocol/inspector/package.json'));
@@ -40,7 +41,7 @@ describe('sample:apps (sample/09-apps-skills) under MCP Inspector 2.12 CLI', () 
   let stderr = '';
 
   before(async () => {
-    child = spawn(process.execPath, ['--enable-source-maps', SAMPLE_MAIN], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, ['--enable-source-maps', ...GUARDED_NODE_ARGS, SAMPLE_MAIN], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
     const lines = createInterface({ input: child.stdout! });
     url = await guard(

@@ -22,6 +22,7 @@ import { McpModule } from 'nestjs-model-context';
 import { InteractiveModule, InteractiveTools, events } from '../fixtures/interactive.module.js';
 import { SecurityWireModule } from '../fixtures/security-wire.module.js';
 import { startApp } from '../utils/app.js';
+import { GUARDED_NODE_ARGS } from '../utils/child-guard.js';
 import { connectModernClient, connectSdkClient, rpc } from '../utils/clients.js';
 import { readSse, type SseEvent } from '../utils/sse.js';
 
@@ -85,7 +86,7 @@ function installFastify11(): void {
 
 async function startFastify11(): Promise<Target> {
   installFastify11();
-  const child: ChildProcess = spawn(process.execPath, ['--import', join(FASTIFY11, 'register.mjs'), FASTIFY11_SERVER], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', join(FASTIFY11, 'register.mjs'), ...GUARDED_NODE_ARGS, FASTIFY11_SERVER], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -30,6 +30,7 @@ import { AppModule as FixtureModule } from '../../sample/conformance/app.module.
 import { AppModule as BasicModule } from '../../sample/01-basic/app.module.js';
 import { SecurityWireModule } from '../fixtures/security-wire.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
+import { GUARDED_NODE_ARGS, guardedChildEnv } from '../utils/child-guard.js';
 import { connectModernClient, connectSdkClient, MODERN_PROTOCOL_VERSION, type InputHandlers } from '../utils/clients.js';
 import { Watched } from '../utils/wait.js';
 
@@ -76,7 +77,7 @@ function collect(stream: Readable | null | undefined): () => string {
 }
 
 function stdioParams(script: string) {
-  return { command: process.execPath, args: [script], stderr: 'pipe' as const };
+  return { command: process.execPath, args: [...GUARDED_NODE_ARGS, script], env: guardedChildEnv(), stderr: 'pipe' as const };
 }
 
 async function connectSdkStdio(script: string, handlers: InputHandlers): Promise<Connection> {
@@ -376,10 +377,10 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
     });
 
     it('lists and calls tools of sample/01-basic over stdio', async () => {
-      const list = await inspector([process.execPath, BASIC_STDIO, '--method', 'tools/list']);
+      const list = await inspector([process.execPath, ...GUARDED_NODE_ARGS, BASIC_STDIO, '--method', 'tools/list']);
       assert.equal(list.code, 0, list.stderr);
       assert.equal(list.json?.tools?.length, 5, list.stdout);
-      const call = await inspector([process.execPath, BASIC_STDIO, '--method', 'tools/call', '--tool-name', 'list_tasks']);
+      const call = await inspector([process.execPath, ...GUARDED_NODE_ARGS, BASIC_STDIO, '--method', 'tools/call', '--tool-name', 'list_tasks']);
       assert.equal(call.code, 0, call.stderr);
       assert.deepEqual(call.json?.structuredContent, { tasks: [] }, call.stdout);
     });
@@ -387,7 +388,7 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
 
   describe('stdio process hygiene (`npm run sample:stdio`)', () => {
     it('writes only JSON-RPC lines on stdout and exits 0 when stdin closes', async () => {
-      const child = spawn(process.execPath, [BASIC_STDIO], { stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...GUARDED_NODE_ARGS, BASIC_STDIO], { stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       const stderr = collect(child.stderr);
       const listed = new Watched();

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Injectable, Module } from '@nestjs/common';
@@ -15,7 +15,8 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Ctx, McpModule, Tool, type McpContext } from '../../lib/index.js';
 import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
-import { SseParser, type SseEvent } from '../utils/sse.js';
+import { GUARDED_NODE_ARGS } from '../utils/child-guard.js';
+import { openStream, post } from '../utils/legacy-sse.js';
 import { endProcess } from '../utils/wait.js';
 
 type Json = Record<string, any>;
@@ -25,7 +26,7 @@ const TOKENS = { alice: 'token-alice-0123456789', bob: 'token-bob-0123456789' };
 
 /** Starts the sample on a free port and resolves its base URL once Nest says where it listens. */
 function startSample(): Promise<{ base: string; child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [SAMPLE], {
+  const child = spawn(process.execPath, [...GUARDED_NODE_ARGS, SAMPLE], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', MCP_TOKENS: `${TOKENS.alice}:alice,${TOKENS.bob}:bob` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -55,62 +56,6 @@ async function connect(url: string, token?: string): Promise<{ client: Client; t
   const client = new Client({ name: 'legacy-sse-e2e', version: '1.0.0' });
   await client.connect(transport);
   return { client, transport };
-}
-
-/** A raw GET stream: its status and headers, and its events as they come. */
-interface RawStream {
-  res: IncomingMessage;
-  next(filter?: (event: SseEvent) => boolean): Promise<SseEvent>;
-  closed: Promise<void>;
-  close(): void;
-}
-
-function openStream(url: string, headers: Record<string, string> = {}): Promise<RawStream> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { headers: { Accept: 'text/event-stream', ...headers } }, (res) => {
-      const parser = new SseParser();
-      const queue: SseEvent[] = [];
-      const waiting: Array<{ filter: (e: SseEvent) => boolean; resolve: (e: SseEvent) => void }> = [];
-      const closed = new Promise<void>((done) => res.once('close', done));
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        for (const event of parser.push(chunk)) {
-          const index = waiting.findIndex((w) => w.filter(event));
-          if (index >= 0) waiting.splice(index, 1)[0]!.resolve(event);
-          else queue.push(event);
-        }
-      });
-      resolve({
-        res,
-        closed,
-        close: () => req.destroy(),
-        next: (filter = () => true) => {
-          const index = queue.findIndex(filter);
-          if (index >= 0) return Promise.resolve(queue.splice(index, 1)[0]!);
-          return new Promise<SseEvent>((done, fail) => {
-            const timer = setTimeout(() => fail(new Error('no matching event on the legacy SSE stream within 60 s')), 60_000);
-            waiting.push({ filter, resolve: (e) => (clearTimeout(timer), done(e)) });
-          });
-        },
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingMessage['headers']; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = JSON.stringify(body);
-    const req = httpRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
 }
 
 const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectSdkClient, modernHeaders, modernMeta, modernRpc, rpc } from '../utils/clients.js';
+import { GUARDED_NODE_ARGS } from '../utils/child-guard.js';
 import { readSse, type SseEvent } from '../utils/sse.js';
 import { endProcess, Watched, watchGetStreams } from '../utils/wait.js';
 
@@ -46,7 +47,7 @@ class Instance {
   ) {}
 
   async start(): Promise<void> {
-    const child = spawn(process.execPath, ['--enable-source-maps', APP], {
+    const child = spawn(process.execPath, ['--enable-source-maps', ...GUARDED_NODE_ARGS, APP], {
       env: { ...process.env, ...this.target.env(), MCP_KEY_PREFIX: this.prefix, INSTANCE: this.name, PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

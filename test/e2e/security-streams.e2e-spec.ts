@@ -9,6 +9,7 @@ import { startApp, type RunningApp } from '../utils/app.js';
 import { modernHeaders, modernMeta, rpc } from '../utils/clients.js';
 import { REDIS_URL, clearRedisPrefix, redisAvailable } from '../utils/redis.js';
 import { SseParser, type SseEvent } from '../utils/sse.js';
+import { Watched } from '../utils/wait.js';
 
 const skipRedis = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
 
@@ -495,5 +496,101 @@ describe('security: the event store is bounded and forgets ended sessions (ISSUE
       const res = await replay(server.url, last, priming);
       assert.equal((res.events ?? []).filter((e) => e.rawData !== '').length, 3, 'the newest stream replays in full');
     });
+  });
+});
+
+/** An in-memory store that tells when it dropped a stream, so the test waits for the drop itself. */
+class WatchedEventStore extends InMemoryEventStore {
+  readonly dropped: string[] = [];
+  readonly drops = new Watched();
+  override dropStream(streamId: string): void {
+    super.dropStream(streamId);
+    this.dropped.push(streamId);
+    this.drops.notify();
+  }
+}
+
+describe("security: a cancelled call's events leave the store when it ends (issue 26, leftover A)", () => {
+  const cancellations = [
+    ['its client goes away', (held: LiveSse) => held.abort()],
+    ['its client sends notifications/cancelled', (_held: LiveSse, url: string, sessionId: string, id: number) =>
+      void rpc(url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'test' } }, { headers: legacyHeaders(ALICE, sessionId) })],
+  ] as const;
+
+  describe('in memory', () => {
+    const store = new WatchedEventStore();
+    let server: RunningApp;
+    before(async () => {
+      server = await startApp(SecurityStreamsModule.register({ sessions: { eventStore: store } }));
+    });
+    after(() => server.close());
+
+    for (const [how, cancel] of cancellations) {
+      it(`when ${how}: its events are dropped, every byte of them`, async () => {
+        const sessionId = await initialize(server.url, ALICE);
+        const start = store.storedBytes;
+        const held = callTool(server.url, ALICE, sessionId, 9, 'hold');
+        await held.waitFor((events) => events.some((e) => (e.data as Json)?.method === 'notifications/message'), 'the held call to log');
+        const streamId = streamOf(held.events.find((e) => e.id !== undefined)!.id!);
+        assert.ok(store.storedBytes > start, 'the call stored its events');
+        cancel(held, server.url, sessionId, 9);
+        await store.drops.until(() => store.dropped.includes(streamId), "the cancelled call's stream dropped from the store");
+        assert.equal(store.storedBytes, start, 'bytes of the cancelled call are still held');
+        held.abort();
+        await rpc(server.url, undefined, { httpMethod: 'DELETE', headers: { Authorization: ALICE }, sessionId });
+      });
+    }
+
+    it("a call that answered keeps its events for a resume", async () => {
+      const sessionId = await initialize(server.url, ALICE);
+      const res = await rpc(server.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'chatty', arguments: { count: 3, bytes: 100 } } }, { headers: legacyHeaders(ALICE, sessionId) });
+      const priming = res.events?.find((e) => e.id?.endsWith('.0'))?.id;
+      assert.ok(priming);
+      const replayed = await rpc(server.url, undefined, { httpMethod: 'GET', headers: legacyHeaders(ALICE, sessionId, { 'Last-Event-ID': priming }), stopAtResponse: false });
+      assert.equal((replayed.events ?? []).filter((e) => e.rawData !== '').length, 4, 'three logs and the result');
+      assert.ok(!store.dropped.includes(streamOf(priming)));
+      await rpc(server.url, undefined, { httpMethod: 'DELETE', headers: { Authorization: ALICE }, sessionId });
+    });
+  });
+
+  describe('with Redis', { skip: skipRedis }, () => {
+    const prefix = `mcp:security-streams:{${randomBytes(6).toString('hex')}}:`;
+    let server: RunningApp;
+    let redis: Redis;
+    let subscriber: Redis;
+    const relayed = new Watched();
+    const pokes: string[] = [];
+    before(async () => {
+      redis = new Redis(REDIS_URL);
+      subscriber = new Redis(REDIS_URL);
+      // The drop pokes the stream's tailers on the relay channel: the test waits for that message.
+      subscriber.on('message', (_channel: string, message: string) => (pokes.push(message), relayed.notify()));
+      await subscriber.subscribe(`${prefix}relay`);
+      server = await startApp(SecurityStreamsModule.register({ redis: { url: REDIS_URL, keyPrefix: prefix } }));
+    });
+    after(async () => {
+      await server.close();
+      subscriber.disconnect();
+      await clearRedisPrefix(prefix);
+      redis.disconnect();
+    });
+
+    for (const [how, cancel] of cancellations) {
+      it(`when ${how}: its stream is deleted and its bytes leave the accounting`, async () => {
+        const sessionId = await initialize(server.url, ALICE);
+        const held = callTool(server.url, ALICE, sessionId, 9, 'hold');
+        await held.waitFor((events) => events.some((e) => (e.data as Json)?.method === 'notifications/message'), 'the held call to log');
+        const streamId = streamOf(held.events.find((e) => e.id !== undefined)!.id!);
+        const streamKey = `${prefix}stream:${streamId}`;
+        assert.equal(await redis.exists(streamKey), 1);
+        assert.ok(Number(await redis.get(`${prefix}sessionbytes:${sessionId}`)) > 0);
+        cancel(held, server.url, sessionId, 9);
+        await relayed.until(() => pokes.includes(`s ${streamId}`), "the cancelled call's stream dropped from Redis");
+        assert.equal(await redis.exists(streamKey, `${streamKey}:meta`), 0, "the cancelled call's stream is still in Redis");
+        assert.equal(Number((await redis.get(`${prefix}sessionbytes:${sessionId}`)) ?? 0), 0, "the session's byte count still holds the cancelled call's events");
+        held.abort();
+        await rpc(server.url, undefined, { httpMethod: 'DELETE', headers: { Authorization: ALICE }, sessionId });
+      });
+    }
   });
 });

@@ -1,16 +1,24 @@
 /**
  * ISSUE-15 items 17, 22 and 23: names checked against maps, arguments checked against the listed
- * input schema, and sampling/roots answers checked before a handler sees them. Each case sends
- * what an attacker (or a broken client) would send, over the real HTTP endpoint.
+ * input schema, and sampling/roots answers checked before a handler sees them. Issue 26 item 13:
+ * what a validator or transform of the application throws (a zod refinement, a class-validator
+ * constraint, a @Transform, an elicitation schema) is an internal error with a reference id, never
+ * a validation message carrying its text. Each case sends what an attacker (or a broken client)
+ * would send, over the real HTTP endpoint.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { BadRequestException, Injectable, Module } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { IsString, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { z } from 'zod';
+import { Args, Ctx, McpModule, Prompt, ResourceTemplate, Tool, type InferArgs, type McpContext } from '../../lib/index.js';
 import { AppModule as BasicApp } from '../../sample/01-basic/app.module.js';
 import { AppModule as InteractiveApp } from '../../sample/03-interactive/app.module.js';
 import { InteractiveModule } from '../fixtures/interactive.module.js';
 import { WireModule } from '../fixtures/wire.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
-import { META_KEYS, connectSdkClient, modernRpc, rpc } from '../utils/clients.js';
+import { META_KEYS, connectModernClient, connectSdkClient, modernRpc, rpc } from '../utils/clients.js';
 import type { SseEvent } from '../utils/sse.js';
 
 type Json = Record<string, any>;
@@ -309,4 +317,121 @@ describe('security: sampling and roots answers are checked before the handler se
       assert.equal(response.result.content[0].text, 'file:///r');
     });
   });
+});
+
+const SECRET = 'postgres://app:ZOD-SECRET@db.internal/prod';
+const leak = (where: string): never => {
+  throw new Error(`${where}: could not reach ${SECRET}`);
+};
+
+const ThrowingZod = z.object({ dsn: z.string().refine((value) => (value === 'fine' ? true : leak('zod refinement'))) });
+const ThrowingZodPrompt = z.object({ topic: z.string().refine(() => leak('zod prompt refinement')) });
+const ThrowingZodForm = z.object({ ok: z.boolean().refine(() => leak('zod form refinement')) });
+
+@ValidatorConstraint({ name: 'reachable' })
+class ThrowingConstraint implements ValidatorConstraintInterface {
+  validate(): boolean {
+    return leak('class-validator constraint');
+  }
+}
+
+class ConstraintDto {
+  @IsString()
+  @Validate(ThrowingConstraint)
+  dsn!: string;
+}
+
+class TransformDto {
+  @IsString()
+  @Transform(({ value }) => (value === 'refuse' ? (() => { throw new BadRequestException('dsn must name a known database') })() : leak('@Transform')))
+  dsn!: string;
+}
+
+@Injectable()
+class ThrowingValidators {
+  @Tool('zod_throws', { description: 'Its zod refinement throws.', input: ThrowingZod })
+  zodThrows(@Args() { dsn }: InferArgs<typeof ThrowingZod>): string {
+    return dsn;
+  }
+
+  @Tool('constraint_throws', { description: 'Its class-validator constraint throws.' })
+  constraintThrows(@Args() { dsn }: ConstraintDto): string {
+    return dsn;
+  }
+
+  @Tool('transform_throws', { description: 'Its @Transform throws.' })
+  transformThrows(@Args() { dsn }: TransformDto): string {
+    return dsn;
+  }
+
+  @Tool('form_throws', { description: 'Elicits with a zod form whose refinement throws.' })
+  async formThrows(@Ctx() ctx: McpContext): Promise<string> {
+    const outcome = await ctx.elicit('Proceed?', ThrowingZodForm);
+    return outcome.action;
+  }
+
+  @ResourceTemplate({ uriTemplate: 'db://{dsn}', name: 'database', description: 'Its variable goes through a throwing @Transform.', mimeType: 'text/plain', args: TransformDto })
+  database(@Args() { dsn }: TransformDto): string {
+    return dsn;
+  }
+
+  @Prompt({ name: 'prompt_throws', description: 'Its zod argument refinement throws.', args: ThrowingZodPrompt })
+  promptThrows(@Args() { topic }: InferArgs<typeof ThrowingZodPrompt>): string {
+    return topic;
+  }
+}
+
+@Module({ imports: [McpModule.forRoot({ name: 'throwing-validators', version: '1.0.0' })], providers: [ThrowingValidators] })
+class ThrowingValidatorsApp {}
+
+const REFERENCE = /failed with an internal error \(reference [0-9a-f-]{36}\)\. The server log has the details\./;
+
+describe('security: what a validator throws keeps its text in the log (issue 26 item 13)', () => {
+  let server: RunningApp;
+  before(async () => {
+    server = await startApp(ThrowingValidatorsApp);
+  });
+  after(() => server.close());
+
+  const eras = [
+    { era: '2025-11-25', connect: (url: string) => connectSdkClient(url, { onElicit: () => ({ action: 'accept', content: { ok: true } }) }) },
+    { era: '2026-07-28', connect: (url: string) => connectModernClient(url, { onElicit: () => ({ action: 'accept', content: { ok: true } }) }) },
+  ];
+  for (const { era, connect } of eras) {
+    it(`a throwing zod refinement, class-validator constraint, @Transform or elicitation schema answers a reference id, not the text (${era})`, async () => {
+      const conn = await connect(server.url);
+      try {
+        for (const name of ['zod_throws', 'constraint_throws', 'transform_throws', 'form_throws']) {
+          const result = (await conn.client.callTool({ name, arguments: name === 'form_throws' ? {} : { dsn: 'db' } })) as Json;
+          const text = JSON.stringify(result);
+          assert.doesNotMatch(text, /ZOD-SECRET|postgres:|could not reach/, `${name} leaks the exception: ${text}`);
+          assert.equal(result.isError, true, `${name}: ${text}`);
+          assert.match(result.content[0].text, REFERENCE, `${name}: ${text}`);
+        }
+        // What the schema says of the arguments still reaches the caller: path and message.
+        const invalid = (await conn.client.callTool({ name: 'zod_throws', arguments: { dsn: 7 } })) as Json;
+        assert.equal(invalid.isError, true);
+        assert.match(invalid.content[0].text, /^Invalid arguments for tool "zod_throws":\n- dsn: /);
+        // An HttpException thrown on purpose is a message for the caller, as from a handler.
+        const refused = (await conn.client.callTool({ name: 'transform_throws', arguments: { dsn: 'refuse' } })) as Json;
+        assert.equal(refused.isError, true);
+        assert.equal(refused.content[0].text, 'dsn must name a known database');
+        assert.equal(((await conn.client.callTool({ name: 'zod_throws', arguments: { dsn: 'fine' } })) as Json).content[0].text, 'fine');
+        // A prompt's arguments: the same, as a JSON-RPC error.
+        await assert.rejects(conn.client.getPrompt({ name: 'prompt_throws', arguments: { topic: 'x' } }), (error: Error) => {
+          assert.doesNotMatch(error.message, /ZOD-SECRET|postgres:|could not reach/);
+          assert.match(error.message, /Prompt "prompt_throws" failed with an internal error \(reference [0-9a-f-]{36}\)/);
+          return true;
+        });
+        // A resource template's variables: the same.
+        await assert.rejects(conn.client.readResource({ uri: 'db://primary' }), (error: Error) => {
+          assert.doesNotMatch(error.message, /ZOD-SECRET|postgres:|could not reach/);
+          assert.match(error.message, /Resource "db:\/\/primary" failed with an internal error \(reference [0-9a-f-]{36}\)/);
+          return true;
+        });
+      } finally {
+        await conn.close();
+      }
+    });
+  }
 });

@@ -67,15 +67,18 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
     assert.equal(span.instrumentationScope.name, 'nestjs-model-context');
   });
 
-  it('initialize and a legacy tools/call carry mcp.protocol.version and mcp.session.id', async () => {
+  it('initialize and a legacy tools/call carry mcp.protocol.version and mcp.session.id (a keyed hash of the id)', async () => {
     const sessionId = await openLegacySession(server.url);
     const init = only('initialize');
     assert.equal(init.kind, SpanKind.SERVER);
+    const label = init.attributes['mcp.session.id'] as string;
+    assert.match(label, /^[A-Za-z0-9_-]{22}$/);
+    assert.notEqual(label, sessionId);
     assert.deepEqual(init.attributes, {
       'mcp.method.name': 'initialize',
       'jsonrpc.request.id': 'init',
       'mcp.protocol.version': LEGACY,
-      'mcp.session.id': sessionId,
+      'mcp.session.id': label,
     });
     const res = await legacyCall(server.url, sessionId, 7, 'tools/call', { name: 'echo', arguments: { text: 'yo' } });
     assert.equal((res.json as Json).result.content[0].text, 'yo');
@@ -83,7 +86,7 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
       'mcp.method.name': 'tools/call',
       'jsonrpc.request.id': '7',
       'mcp.protocol.version': LEGACY,
-      'mcp.session.id': sessionId,
+      'mcp.session.id': label,
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': 'echo',
     });
@@ -108,7 +111,8 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
   it('errors: a JSON-RPC error sets error.type and rpc.response.status_code; an isError result is a tool_error', async () => {
     const unknown = await modernRpc(server.url, 'tools/call', { name: 'nope', arguments: {} }, { id: 'e1' });
     const code = (unknown.json as Json).error.code as number;
-    const failed = only('tools/call nope');
+    // The span is named after no client-sent name: the server has no tool "nope".
+    const failed = only('tools/call _unknown');
     assert.equal(failed.attributes['error.type'], String(code));
     assert.equal(failed.attributes['rpc.response.status_code'], String(code));
     assert.equal(failed.status.code, SpanStatusCode.ERROR);
@@ -123,9 +127,10 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
 
     const sessionId = await openLegacySession(server.url);
     await legacyCall(server.url, sessionId, 'e3', 'no/such/method');
-    const notFound = only('no/such/method');
+    const notFound = only('_unknown');
+    assert.equal(notFound.attributes['mcp.method.name'], '_unknown');
     assert.equal(notFound.attributes['error.type'], '-32601');
-    assert.equal(notFound.attributes['mcp.session.id'], sessionId);
+    assert.match(String(notFound.attributes['mcp.session.id']), /^[A-Za-z0-9_-]{22}$/);
     await rpc(server.url, null, { httpMethod: 'DELETE', sessionId });
   });
 

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { GUARDED_NODE_ARGS } from './child-guard.js';
 import { endProcess, guard } from './wait.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/scale-out.app.js', import.meta.url));
@@ -31,7 +32,7 @@ export class FixtureInstance {
   }
 
   async start(): Promise<void> {
-    const child = spawn(process.execPath, ['--enable-source-maps', this.fixture], {
+    const child = spawn(process.execPath, ['--enable-source-maps', ...GUARDED_NODE_ARGS, this.fixture], {
       env: { ...process.env, ...this.env, INSTANCE: this.name, PORT: '0' },
       stdio: [this.stdin, 'pipe', 'pipe'],
     });

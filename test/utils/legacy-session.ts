@@ -80,3 +80,8 @@ export async function legacySession(
 ): Promise<string> {
   return (await LegacyCaller.open(url, { clientName, ...options })).sessionId!;
 }
+
+/** One request on a legacy session, with its version header. */
+export function legacyRequest(url: string, sessionId: string, id: string | number, method: string, params: Record<string, unknown> = {}, version = '2025-11-25'): Promise<RpcResult> {
+  return rpc(url, { jsonrpc: '2.0', id, method, params }, { sessionId, headers: { 'MCP-Protocol-Version': version } });
+}

@@ -122,6 +122,46 @@ export async function startRedisCluster(): Promise<RedisClusterHandle> {
   }
 }
 
+/** A redis-server of the test's own, which it may kill and start again on the same port. */
+export interface OwnRedisHandle {
+  url: string;
+  /** SIGKILL, as a crash; resolves once the process exited. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port (empty: nothing is saved). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a redis-server on a free port, for a test that must break Redis without touching the
+ * shared one. A missing redis-server rejects: the caller fails, it does not skip.
+ */
+export async function startOwnRedis(): Promise<OwnRedisHandle> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-redis-own-'));
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async (): Promise<void> => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    await lineFrom(child, /Ready to accept connections/, `redis-server on port ${port}`);
+  };
+  const kill = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    kill,
+    restart: start,
+    stop: async () => {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** The single Redis at REDIS_URL. */
 export const singleRedis: RedisTarget = {
   name: 'single',

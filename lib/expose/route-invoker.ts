@@ -105,8 +105,15 @@ async function loadLightMyRequest(): Promise<LightMyRequest> {
   try {
     loaded = (await import(specifier)) as typeof loaded;
   } catch (error) {
+    const message = (error as Error).message;
+    // light-my-request 6.8 depends on cookie 2, which is ES modules only: Jest's CommonJS loader
+    // (and Node before 20.19) cannot load it.
+    const esmOnly = /Unexpected token 'export'|ERR_REQUIRE_ESM|require\(\) of ES Module/.test(`${message} ${(error as { code?: string }).code ?? ''}`);
     throw new Error(
-      `McpModule: exposed routes on Express run each call as a real request through the app (its middleware, guards, interceptors, pipes and filters), which needs the "light-my-request" package, an optional peer that could not be loaded (${(error as Error).message}). Install it with "npm install light-my-request", or remove the routes from "expose.routes" and @ExposeRoute().`,
+      `McpModule: exposed routes on Express run each call as a real request through the app (its middleware, guards, interceptors, pipes and filters), which needs the "light-my-request" package, an optional peer that could not be loaded (${message}). ` +
+        (esmOnly
+          ? 'This copy loads an ES-module-only dependency (light-my-request 6.8 and later use cookie 2): under Jest or a CommonJS loader install "light-my-request@6.6".'
+          : 'Install it with "npm install light-my-request@6.6", or remove the routes from "expose.routes" and @ExposeRoute().'),
     );
   }
   const inject = loaded.inject ?? (typeof loaded.default === 'function' ? loaded.default : loaded.default?.inject);

@@ -22,12 +22,16 @@ import { OrdersModule } from './orders/orders.module';
     ConfigModule.forRoot({ isGlobal: true, load: [configuration] }),
     TypeOrmModule.forRootAsync({
       inject: [ConfigService],
-      useFactory: (config: ConfigService) => ({
-        type: 'better-sqlite3',
-        database: config.getOrThrow<string>('database.path'),
-        entities: [Customer, Order],
-        synchronize: true,
-      }),
+      useFactory: (config: ConfigService) => {
+        // SQLite as sql.js (WebAssembly): nothing native to compile when the app is installed.
+        const path = config.getOrThrow<string>('database.path');
+        return {
+          type: 'sqljs' as const,
+          ...(path === ':memory:' ? {} : { location: path, autoSave: true }),
+          entities: [Customer, Order],
+          synchronize: true,
+        };
+      },
     }),
     ThrottlerModule.forRootAsync({
       inject: [ConfigService],

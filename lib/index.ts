@@ -61,7 +61,7 @@ export { RequireScopes } from './auth/require-scopes.decorator.js';
 export { principalFromUser, type McpAuthOptions, type McpPrincipal } from './auth/mcp-auth.interface.js';
 export { McpHttpExceptionFilter } from './transport/mcp-http-exception.filter.js';
 export { InProcessNotificationBus, type McpChangeEvent, type McpNotificationBus } from './protocol/notification-bus.js';
-export type { McpCall } from './execution/mcp-call.interface.js';
+export type { McpCall } from './protocol/mcp-call.js';
 export { McpContext } from './protocol/context.js';
 export { McpError, McpStoreUnavailableError, ToolError } from './protocol/errors.js';
 export { ErrorCode } from './protocol/json-rpc.js';

@@ -1,47 +1,50 @@
 import type { Completer, McpAccess } from '../protocol/catalog.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
-import type { McpCall } from '../execution/mcp-call.interface.js';
+import type { McpContext } from '../protocol/context.js';
 import type { McpGuardCheck, McpInvoker } from '../execution/mcp-handler.factory.js';
 import type { ToolInvoke } from './tool-runtime.factory.js';
 import type { ResourceInvoke, ResourceTemplateInvoke } from './resource-runtime.factory.js';
 import type { PromptInvoke } from './prompt-runtime.factory.js';
 
 /*
- * The McpCall each kind of capability hands to the Nest pipeline, built in one place for
- * decorated methods (McpExplorer) and runtime-registered handlers (McpRegistry) alike, so that
- * guards, interceptors and filters see the same call whichever way a capability was declared.
+ * How each kind of capability hands its call to the Nest pipeline, in one place for decorated
+ * methods (McpExplorer) and runtime-registered handlers (McpRegistry) alike. The call is the
+ * request's own McpContext, named and given its arguments here: guards, interceptors, pipes,
+ * filters, policies and `@Ctx()` all see that one object.
  */
 
-export const toolCall = (name: string, invoker: McpInvoker): ToolInvoke => (args, rawArguments, context) =>
-  invoker({ method: 'tools/call', name, rawArguments, arguments: args, context } satisfies McpCall);
+/** The call object, named for its capability and carrying its arguments. */
+function named(context: McpContext, name: string, rawArguments: JsonObject, args: unknown): McpContext {
+  context.name = name;
+  context.rawArguments = rawArguments;
+  context.arguments = args;
+  return context;
+}
 
-export const resourceCall = (uri: string, invoker: McpInvoker): ResourceInvoke => (context) =>
-  invoker({ method: 'resources/read', name: uri, rawArguments: {}, arguments: {}, context } satisfies McpCall);
+const NO_ARGUMENTS: JsonObject = Object.freeze({}) as JsonObject;
+
+export const toolCall = (name: string, invoker: McpInvoker): ToolInvoke => (args, rawArguments, context) => invoker(named(context, name, rawArguments, args));
+
+export const resourceCall = (uri: string, invoker: McpInvoker): ResourceInvoke => (context) => invoker(named(context, uri, {}, {}));
 
 export const templateCall = (invoker: McpInvoker): ResourceTemplateInvoke => (variables, raw, uri, context) =>
-  invoker({ method: 'resources/read', name: uri, rawArguments: raw as JsonObject, arguments: variables, context } satisfies McpCall);
+  invoker(named(context, uri, raw as JsonObject, variables));
 
-export const promptCall = (name: string, invoker: McpInvoker): PromptInvoke => (args, rawArguments, context) =>
-  invoker({ method: 'prompts/get', name, rawArguments, arguments: args, context } satisfies McpCall);
+export const promptCall = (name: string, invoker: McpInvoker): PromptInvoke => (args, rawArguments, context) => invoker(named(context, name, rawArguments, args));
 
 export const completerCall = (name: string, invoker: McpInvoker, requiredScopes?: readonly string[]): Completer =>
   Object.assign(
     (request: Parameters<Completer>[0], context: Parameters<Completer>[1]) =>
-      invoker({
-        method: 'completion/complete',
-        name,
-        rawArguments: { argument: { name: request.argument, value: request.value }, context: request.context },
-        arguments: request,
-        context,
-      } satisfies McpCall),
+      invoker(named(context, name, { argument: { name: request.argument, value: request.value }, context: request.context }, request)),
     { requiredScopes },
   );
 
-/** A capability's guard check as the catalog asks it: for a list, or before a completion. */
+/**
+ * A capability's guard check as the catalog asks it: for a list, before a completion, or before
+ * a call's handler runs. Lists ask many capabilities at once, so the guards get a view of the
+ * call naming the capability asked about (its `context` is the call itself).
+ */
 export const capabilityAccess = (name: string, check: McpGuardCheck | undefined, requiredScopes: readonly string[] | undefined): McpAccess => ({
   requiredScopes,
-  authorize: check
-    ? (context, method, request) =>
-        check({ method, name, rawArguments: request?.rawArguments ?? {}, arguments: request?.arguments, context } satisfies McpCall)
-    : undefined,
+  authorize: check ? (context, method, request) => check(context.viewAs(method, name, request?.rawArguments ?? NO_ARGUMENTS, request?.arguments)) : undefined,
 });

@@ -23,7 +23,7 @@ import { ToolRuntimeFactory, toObservable } from './tool-runtime.factory.js';
 import { ResourceRuntimeFactory } from './resource-runtime.factory.js';
 import { PromptRuntimeFactory } from './prompt-runtime.factory.js';
 import { McpHandlerFactory, type McpRuntimeHandler } from '../execution/mcp-handler.factory.js';
-import type { McpCall } from '../execution/mcp-call.interface.js';
+import type { McpCall } from '../protocol/mcp-call.js';
 import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
 import { CapabilityToggles, type McpCapabilityUpdate, type McpToggleOptions } from './capability-toggles.js';
 import type { McpChangeEvent, McpToggleTarget } from '../protocol/notification-bus.js';

@@ -1,6 +1,7 @@
 import type { McpEventStore } from '../protocol/event-store.js';
 import { httpStatusFor, McpStoreUnavailableError } from '../protocol/errors.js';
-import { requestState, type RequestEnvelope } from '../protocol/context.js';
+import { McpContext, requestState, type RequestEnvelope } from '../protocol/context.js';
+import { metaOf } from '../protocol/dispatcher.js';
 import { ServerRequestBroker } from '../protocol/interaction.js';
 import {
   ErrorCode,
@@ -24,7 +25,7 @@ import { CallWriter, type CallChannel } from './respond.js';
 import type { McpBodyOutcome, McpRefusal, McpResponseSink, McpScopeCheck, McpTransportFacts } from './sink.js';
 import { StreamHub } from './streams.js';
 import { connectionOf, type McpSessionCloseReason, type SessionHooks } from './session-hooks.js';
-import { isModernMessage, modernEnvelope } from './wire-rules.js';
+import { isModernMessage, modernFacts, modernHeaderProblem } from './wire-rules.js';
 
 export interface McpEngineOptions {
   /** Legacy-era session handling (see {@link McpSessionMode}). The modern era is always stateless. */
@@ -126,8 +127,11 @@ export class McpEngine {
     if (parsed.kind === 'response') return this.clientResponse(parsed.message, facts, sink);
     const message = parsed.message;
     const id = parsed.kind === 'request' ? parsed.message.id : null;
-    if (id !== null && this.answered(this.authorize(facts, [message as JsonRpcRequest]), sink)) return;
-    if (isModernMessage(message, facts)) return this.modern(message, id, facts, sink);
+    // The scope decision comes first, before anything else is read of the request. A modern call
+    // keeps the target it looked up, so the catalog is asked once per call.
+    const looked: { target?: unknown } = {};
+    if (id !== null && this.answered(this.authorize(facts, [message as JsonRpcRequest], looked), sink)) return;
+    if (isModernMessage(message, facts)) return this.modern(message, id, facts, sink, looked.target);
     return this.legacy(message, id, facts, sink);
   }
 
@@ -255,11 +259,11 @@ export class McpEngine {
    * The one scope decision for every way a request arrives (alone or in a batch): each request
    * needs its scopes, and when one lacks them the caller is refused before any runs.
    */
-  private authorize(facts: McpTransportFacts, requests: readonly JsonRpcRequest[]): McpRefusal | undefined {
+  private authorize(facts: McpTransportFacts, requests: readonly JsonRpcRequest[], call?: { target?: unknown }): McpRefusal | undefined {
     const check = this.options.checkScopes;
     if (!check) return undefined;
     for (const request of requests) {
-      const required = this.server.requiredScopes(request.method, request.params);
+      const required = this.server.requiredScopes(request.method, request.params, requests.length === 1 ? call : undefined);
       if (!required?.length) continue;
       const refusal = check(required, facts.principal, request);
       if (refusal) return refusal;
@@ -273,25 +277,31 @@ export class McpEngine {
 
   // ---------------------------------------------------------------- modern era (2026-07-28)
 
-  private modern(message: JsonRpcRequest | JsonRpcNotification, id: JsonRpcId | null, facts: McpTransportFacts, sink: McpResponseSink): void | Promise<void> {
-    const envelope = modernEnvelope(this.server, facts, message, id);
-    if ('error' in envelope) return sink.json(httpStatusFor(envelope.error.code), envelope);
+  private modern(message: JsonRpcRequest | JsonRpcNotification, id: JsonRpcId | null, facts: McpTransportFacts, sink: McpResponseSink, target: unknown): void | Promise<void> {
+    const known = modernFacts(facts, message, id);
+    if ('error' in known) return sink.json(httpStatusFor(known.error.code), known);
     if (id === null) {
       // Over HTTP a modern call is cancelled by closing its response; a connection cancels by id.
       const scope = this.cancelScope(undefined);
       if (scope !== undefined && message.method === 'notifications/cancelled') this.calls.cancel(scope, message.params?.requestId);
       return sink.empty(202);
     }
-    if (this.options.hooks?.seeds) return this.seededCall(message as JsonRpcRequest, envelope, facts, sink);
-    this.call(message as JsonRpcRequest, envelope, facts, sink, { era: 'modern' });
+    const request = message as JsonRpcRequest;
+    // The call object: built once, here, and seen by every layer down to the handler.
+    const call = new McpContext(id, request.method, known, metaOf(request.params), undefined, undefined, request);
+    call.target = target;
+    const problem = modernHeaderProblem(this.server, facts, call, request);
+    if (problem) return sink.json(httpStatusFor(problem.error.code), problem);
+    if (this.options.hooks?.seeds) return this.seededCall(request, known, facts, sink);
+    this.call(request, call, facts, sink, { era: 'modern' });
   }
 
   /** 2026-07-28 has no session: `sessions.onSession` seeds each request's state. */
-  private async seededCall(request: JsonRpcRequest, envelope: RequestEnvelope, facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
-    const seeded = await this.options.hooks!.seed(connectionOf(facts, envelope), request.id);
+  private async seededCall(request: JsonRpcRequest, known: RequestEnvelope, facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+    const seeded = await this.options.hooks!.seed(connectionOf(facts, known), request.id);
     if (this.answered(seeded, sink)) return;
-    envelope.state = requestState(seeded.state);
-    this.call(request, envelope, facts, sink, { era: 'modern' });
+    known.state = requestState(seeded.state);
+    this.call(request, known, facts, sink, { era: 'modern', recheck: true });
   }
 
   // ---------------------------------------------------------------- legacy era (2025-03-26 … 2025-11-25)
@@ -314,7 +324,7 @@ export class McpEngine {
         else channel.detachRequested = true;
       };
     }
-    this.call(message as JsonRpcRequest, context, facts, sink, { era: 'legacy', sessionId: context.session?.id, channel });
+    this.call(message as JsonRpcRequest, context, facts, sink, { era: 'legacy', sessionId: context.session?.id, channel, recheck: true });
   }
 
   /** `initialize`, observed like every request, and the session it opens reported to the observers. */
@@ -349,17 +359,20 @@ export class McpEngine {
     return answer;
   }
 
+  /**
+   * Dispatches one request with its call object. `recheck`: the request waited (its session, a
+   * hook) since the first scope decision, so the decision is taken again, on a fresh look-up: a
+   * capability enabled or added meanwhile must not run on a decision taken before it existed.
+   */
   private call(
     request: JsonRpcRequest,
-    envelope: Parameters<McpDispatcher['handle']>[1],
+    known: McpContext | RequestEnvelope,
     facts: McpTransportFacts,
     sink: McpResponseSink,
-    call: { era: 'legacy' | 'modern'; sessionId?: string; channel?: CallChannel },
+    call: { era: 'legacy' | 'modern'; sessionId?: string; channel?: CallChannel; recheck?: boolean },
   ): void {
-    // The scope decision again, as the request is dispatched: it waited (its session, a hook) since
-    // the first one, and a capability enabled or added meanwhile must not run on a decision taken
-    // before it existed.
-    if (this.answered(this.authorize(facts, [request]), sink)) return;
+    const ctx = known instanceof McpContext ? known : new McpContext(request.id, request.method, known, metaOf(request.params), undefined, undefined, request);
+    if (call.recheck && this.answered(this.authorize(facts, [request], ctx), sink)) return;
     const cancelScope = call.era === 'legacy' || this.options.sessions === 'process' ? this.cancelScope(call.sessionId) : undefined;
     if (cancelScope !== undefined && this.calls.isInflight(cancelScope, request.id)) {
       return sink.json(
@@ -369,14 +382,14 @@ export class McpEngine {
     }
     this.calls.respond({
       sink,
-      messages: this.server.handle(request, envelope),
+      messages: this.server.handle(request, ctx),
       era: call.era,
       acceptsStream: facts.acceptsStream,
       cancelScope,
       sessionId: call.sessionId,
       requestId: request.id,
       channel: call.channel,
-      protocolVersion: envelope.protocolVersion,
+      protocolVersion: ctx.protocolVersion,
     });
   }
 

@@ -1,4 +1,4 @@
-import type { RequestEnvelope } from '../protocol/context.js';
+import type { McpContext, RequestEnvelope } from '../protocol/context.js';
 import { decodeHeaderValue } from '../protocol/header-value.js';
 import { ErrorCode, failure, type JsonRpcFailure, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc.js';
 import { readModernMeta } from '../protocol/modern-meta.js';
@@ -21,22 +21,12 @@ export function isModernMessage(message: JsonRpcRequest | JsonRpcNotification, f
 }
 
 /**
- * The envelope of a 2026-07-28 message, from its `_meta`; where the Streamable HTTP header rules
+ * The facts of a 2026-07-28 message, from its `_meta`; where the Streamable HTTP header rules
  * apply, the headers that repeat the body (version, method, name, tool headers) must agree with it.
  */
-export function modernEnvelope(
-  server: McpDispatcher,
-  facts: McpTransportFacts,
-  message: JsonRpcRequest | JsonRpcNotification,
-  id: JsonRpcId | null,
-): RequestEnvelope | JsonRpcFailure {
-  const rules = facts.headerRules;
-  const meta = readModernMeta(message.params, id, rules ? (version) => versionHeaderProblem(facts, version, id) : undefined);
+export function modernFacts(facts: McpTransportFacts, message: JsonRpcRequest | JsonRpcNotification, id: JsonRpcId | null): RequestEnvelope | JsonRpcFailure {
+  const meta = readModernMeta(message.params, id, facts.headerRules ? (version) => versionHeaderProblem(facts, version, id) : undefined);
   if ('error' in meta) return meta;
-  if (rules && id !== null) {
-    const problem = headerProblem(server, facts, message as JsonRpcRequest);
-    if (problem) return problem;
-  }
   return {
     era: 'modern',
     protocolVersion: meta.protocolVersion,
@@ -50,6 +40,15 @@ export function modernEnvelope(
   };
 }
 
+/**
+ * The header rules of a modern request, where they apply (Streamable HTTP): the headers that
+ * repeat the body (method, name, tool headers) must agree with it. Reads the call's target
+ * through the call object, so the catalog is asked once.
+ */
+export function modernHeaderProblem(server: McpDispatcher, facts: McpTransportFacts, call: McpContext, message: JsonRpcRequest): JsonRpcFailure | undefined {
+  return facts.headerRules ? headerProblem(server, facts, message, call) : undefined;
+}
+
 function versionHeaderProblem(facts: McpTransportFacts, version: string, id: JsonRpcId | null): JsonRpcFailure | undefined {
   const headerVersion = facts.header('mcp-protocol-version');
   if (headerVersion === undefined) {
@@ -61,7 +60,7 @@ function versionHeaderProblem(facts: McpTransportFacts, version: string, id: Jso
   return undefined;
 }
 
-function headerProblem(server: McpDispatcher, facts: McpTransportFacts, message: JsonRpcRequest): JsonRpcFailure | undefined {
+function headerProblem(server: McpDispatcher, facts: McpTransportFacts, message: JsonRpcRequest, call: McpContext): JsonRpcFailure | undefined {
   const id = message.id;
   const methodHeader = facts.header('mcp-method');
   if (methodHeader === undefined || methodHeader.trim() !== message.method) {
@@ -79,7 +78,7 @@ function headerProblem(server: McpDispatcher, facts: McpTransportFacts, message:
     const problem = nameHeaderProblem(facts, message.params?.[nameField], nameField);
     if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
   }
-  const problem = server.checkHeaders(message.method, message.params ?? {}, (name) => facts.header(name));
+  const problem = server.checkHeaders(message.method, message.params ?? {}, (name) => facts.header(name), call);
   if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
   return undefined;
 }

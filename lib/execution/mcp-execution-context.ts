@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@nestjs/common';
 import type { McpContext } from '../protocol/context.js';
-import type { McpCall } from './mcp-call.interface.js';
+import type { McpCall } from '../protocol/mcp-call.js';
 
 const LIST_METHODS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
 

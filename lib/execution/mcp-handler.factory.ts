@@ -10,7 +10,7 @@ import { defineCallParam } from '../decorators/params.decorators.js';
 import { MCP_PARAM_ARGS_METADATA, McpParamtype } from '../mcp.constants.js';
 import { McpError, ToolError, httpExceptionMessage } from '../protocol/errors.js';
 import { McpCancelledError } from '../protocol/dispatcher.js';
-import type { McpCall } from './mcp-call.interface.js';
+import type { McpCall } from '../protocol/mcp-call.js';
 import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
 import { McpPolicyGate, type McpPolicyTarget } from './mcp-policy-gate.js';

@@ -1,6 +1,6 @@
 import type { ParamsFactory } from '@nestjs/core';
 import { McpParamtype } from '../mcp.constants.js';
-import type { McpCall } from './mcp-call.interface.js';
+import type { McpCall } from '../protocol/mcp-call.js';
 
 /** Maps the module's parameter decorators to values. Handler args are `[request, response, call]`. */
 export class McpParamsFactory implements ParamsFactory {

@@ -9,7 +9,7 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { Observable, throwError, timeout } from 'rxjs';
-import type { McpCall } from './mcp-call.interface.js';
+import type { McpCall } from '../protocol/mcp-call.js';
 import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
 
 const TIMEOUT_METADATA = 'mcp:policy:timeout';

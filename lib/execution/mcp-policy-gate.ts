@@ -10,7 +10,7 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
 import { McpRedisThrottlerStorage, type McpThrottlerStorage } from '../redis/redis-throttler.storage.js';
 import { InMemoryLeases, RedisLeases, type McpLeaseBackend } from '../redis/redis-leases.js';
-import type { McpCall } from './mcp-call.interface.js';
+import type { McpCall } from '../protocol/mcp-call.js';
 import type { McpInvoker } from './mcp-handler.factory.js';
 import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
 import { CONCURRENCY_METADATA } from './mcp-policies.js';

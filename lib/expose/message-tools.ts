@@ -3,7 +3,7 @@ import { ToolError } from '../protocol/errors.js';
 import type { ArgumentsOutcome, ToolRuntime } from '../protocol/catalog.js';
 import type { JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
 import { union } from '../protocol/feature-host.js';
-import type { McpCall } from '../execution/mcp-call.interface.js';
+import type { McpCall } from '../protocol/mcp-call.js';
 import type { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import type { DtoCompiler } from '../discovery/dto-compiler.js';
 import type { ToolRuntimeFactory } from '../discovery/tool-runtime.factory.js';

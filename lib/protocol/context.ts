@@ -10,7 +10,8 @@ import {
   type SamplingResult,
   type ServerRequestBroker,
 } from './interaction.js';
-import { ErrorCode, type JsonRpcId, type JsonRpcMessage } from './json-rpc.js';
+import { ErrorCode, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from './json-rpc.js';
+import type { McpCall } from './mcp-call.js';
 import { LOG_LEVELS, type Implementation, type JsonObject, type LogLevel } from './mcp-types.js';
 import type { McpSession } from './session-store.js';
 import type { ProtocolEra } from './versions.js';
@@ -152,29 +153,126 @@ export interface InputState {
  *
  * @publicApi
  */
-export class McpContext {
+export class McpContext implements McpCall {
   private controller?: AbortController;
   private abortReason?: unknown;
   private aborted = false;
   private lastProgress = Number.NEGATIVE_INFINITY;
   private closed = false;
   private inputCounter = 0;
+  private emit: (message: JsonRpcMessage) => void;
+  private support?: InteractionSupport;
   /** @internal */
   readonly inputs: InputState = { answers: {}, pending: {} };
   /** @internal The request's observers (telemetry, events), told of its round trips. */
   probe?: McpRequestProbe;
   /** @internal Set while the call runs as a task. */
   taskHooks?: McpTaskHooks;
+  /**
+   * @internal The capability the request targets (the tool of `tools/call`...), looked up once
+   * per call through the method table and shared by the scope check, the header rules, the
+   * handler and telemetry. `null` once looked up and not found.
+   */
+  target?: unknown;
 
+  /** The protocol era of the request: `modern` (2026-07-28, stateless) or `legacy` (initialize-based). */
+  readonly era: ProtocolEra;
+  /** The request's protocol revision (negotiated at initialize on the legacy era). */
+  readonly protocolVersion: string;
+  /** The client's capabilities: per request on the modern era, per session on the legacy one. */
+  readonly clientCapabilities: JsonObject;
+  readonly clientInfo: Implementation | undefined;
+  /** The authenticated principal's id, when authorization is configured. */
+  readonly principal: string | undefined;
+  /** The authenticated principal: id, granted scopes and the verifier's claims. */
+  readonly auth: { id: string; scopes?: string[]; claims?: Record<string, unknown> } | undefined;
+  /** @internal The legacy session the request belongs to. */
+  readonly session: McpSession | undefined;
+  /** @internal The transport's own request (see {@link request}). */
+  readonly transportRequest: unknown;
+  /** @internal Level below which `notifications/message` are dropped; undefined = send none. */
+  readonly logLevel: LogLevel | undefined;
+  private readonly facts: RequestEnvelope;
+  private stateHolder: SessionStateHolder | undefined;
+
+  /**
+   * The capability's name as guards and interceptors see it (`McpExecutionContext.getCall().name`):
+   * the tool or prompt name, the resource URI (the URI read, for a template).
+   */
+  name = '';
+  /** The arguments as the client sent them. */
+  rawArguments: JsonObject = NO_ARGUMENTS;
+  /** The validated arguments (a DTO instance for DTO inputs), once they are. */
+  arguments: unknown = undefined;
+
+  /**
+   * @param facts what the engine gathered of the request from its transport and session; read
+   *   once here, so that the context is the one object every layer of the call sees.
+   */
   constructor(
     readonly requestId: JsonRpcId,
     readonly method: string,
-    private readonly envelope: RequestEnvelope,
+    facts: RequestEnvelope,
     /** The request's `params._meta`, as sent. */
     readonly meta: JsonObject,
-    private readonly emit: (message: JsonRpcMessage) => void,
-    private readonly support?: InteractionSupport,
-  ) {}
+    emit: (message: JsonRpcMessage) => void = ignore,
+    support?: InteractionSupport,
+    /** @internal The JSON-RPC request itself, for observers. */
+    readonly message?: JsonRpcRequest,
+  ) {
+    this.emit = emit;
+    this.support = support;
+    this.facts = facts;
+    this.era = facts.era;
+    this.protocolVersion = facts.protocolVersion;
+    this.clientCapabilities = facts.capabilities;
+    this.clientInfo = facts.clientInfo;
+    this.principal = facts.principal;
+    this.auth = facts.auth;
+    this.session = facts.session;
+    this.transportRequest = facts.transportRequest;
+    this.logLevel = facts.logLevel;
+    this.stateHolder = facts.state;
+  }
+
+  /** The call itself, for code written against {@link McpCall} (`call.context`). */
+  get context(): McpContext {
+    return this;
+  }
+
+  /**
+   * @internal Binds the call to the stream its messages go to (the dispatcher does, as the
+   * request starts) and the schema support its questions use.
+   */
+  attach(emit: (message: JsonRpcMessage) => void, support: InteractionSupport | undefined): this {
+    this.emit = emit;
+    this.support = support;
+    return this;
+  }
+
+  /**
+   * @internal The same call as one capability's guards see it while a list or a completion asks
+   * them (`method` is then the list's, `name` the capability's). Everything else, `context`
+   * included, is this call's.
+   */
+  viewAs(method: string, name: string, rawArguments: JsonObject, args: unknown): McpCall {
+    return { method, name, rawArguments, arguments: args, context: this };
+  }
+
+  /** @internal Persists a legacy session's `logging/setLevel`. */
+  setLogLevel(level: LogLevel): void | Promise<void> {
+    return this.facts.setLogLevel?.(level);
+  }
+
+  /** @internal Records a legacy `resources/subscribe` of this session; undefined when untracked. */
+  subscribeUri(uri: string): void | Promise<void> {
+    return this.facts.subscribe?.(uri);
+  }
+
+  /** @internal Records a legacy `resources/unsubscribe` of this session. */
+  unsubscribeUri(uri: string): void | Promise<void> {
+    return this.facts.unsubscribe?.(uri);
+  }
 
   /**
    * Aborted when the client cancels or disconnects, or the call times out. Created on first use:
@@ -214,23 +312,13 @@ export class McpContext {
     return hooks ? (hooks.attempt ?? 1) : undefined;
   }
 
-  /** The authenticated principal's id, when authorization is configured. */
-  get principal(): string | undefined {
-    return this.envelope.principal;
-  }
-
-  /** The authenticated principal: id, granted scopes and the verifier's claims. */
-  get auth(): { id: string; scopes?: string[]; claims?: Record<string, unknown> } | undefined {
-    return this.envelope.auth;
-  }
-
   /**
    * True when the client declared a capability (for this request on the modern era, for the
    * session on the legacy one). Dotted paths reach sub-capabilities: `'elicitation.url'`.
    */
   supports(capability: 'elicitation' | 'elicitation.form' | 'elicitation.url' | 'sampling' | 'sampling.tools' | 'roots'): boolean {
     const [head, sub] = capability.split('.');
-    const declared = this.envelope.capabilities[head];
+    const declared = this.clientCapabilities[head];
     if (typeof declared !== 'object' || declared === null) return false;
     if (sub === undefined) return true;
     const subs = declared as JsonObject;
@@ -245,7 +333,7 @@ export class McpContext {
    * dots, so they are not reachable through {@link supports}.
    */
   clientExtension(id: string): JsonObject | undefined {
-    const extensions = this.envelope.capabilities.extensions;
+    const extensions = this.clientCapabilities.extensions;
     if (typeof extensions !== 'object' || extensions === null || Array.isArray(extensions)) return undefined;
     const settings = (extensions as JsonObject)[id];
     return typeof settings === 'object' && settings !== null && !Array.isArray(settings) ? (settings as JsonObject) : undefined;
@@ -327,7 +415,7 @@ export class McpContext {
    * Elsewhere it does nothing.
    */
   closeSseStream(): void {
-    this.envelope.closeStream?.();
+    this.facts.closeStream?.();
   }
 
   /** @internal True when this round needs answers the client has not given. */
@@ -392,7 +480,7 @@ export class McpContext {
       this.probe?.interaction?.('requested', method);
       throw new InputRequiredSignal();
     }
-    const broker = this.envelope.broker;
+    const broker = this.facts.broker;
     if (!broker) {
       throw new ToolError(
         `This tool needs to send "${method}" to the client, which needs a stateful session: configure McpModule with sessions.mode "stateful".`,
@@ -404,7 +492,7 @@ export class McpContext {
       const answer = await broker.request(this.emit, method, params, {
         signal: this.signal,
         timeoutMs: support.timeoutMs,
-        owner: this.envelope.session?.id,
+        owner: this.session?.id,
       });
       this.probe?.interaction?.('answered', method, answerAction(answer));
       const value = await accept(answer);
@@ -414,21 +502,8 @@ export class McpContext {
     throw malformedThrice(method, why);
   }
 
-  get era(): ProtocolEra {
-    return this.envelope.era;
-  }
-  get protocolVersion(): string {
-    return this.envelope.protocolVersion;
-  }
-  get clientInfo(): Implementation | undefined {
-    return this.envelope.clientInfo;
-  }
-  /** The client's capabilities: per request on the modern era, per session on the legacy one. */
-  get clientCapabilities(): JsonObject {
-    return this.envelope.capabilities;
-  }
   get sessionId(): string | undefined {
-    return this.envelope.session?.id;
+    return this.session?.id;
   }
 
   /**
@@ -442,7 +517,7 @@ export class McpContext {
    * ```
    */
   state<T extends object = JsonObject>(): McpSessionState<T> {
-    const holder = (this.envelope.state ??= requestState());
+    const holder = (this.stateHolder ??= requestState());
     return {
       persistent: holder.persistent,
       get: () => structuredClone(holder.read()) as T,
@@ -455,14 +530,14 @@ export class McpContext {
    * Fastify's request, with the `user` its guards set); undefined on stdio.
    */
   get request(): unknown {
-    return this.envelope.transportRequest;
+    return this.transportRequest;
   }
   /**
    * The caller's network address over HTTP: Express's `req.ip` (which honours 'trust proxy'),
    * else the socket's remote address. Undefined where the transport has none (stdio, in-process).
    */
   get clientAddress(): string | undefined {
-    return this.envelope.clientAddress?.();
+    return this.facts.clientAddress?.();
   }
   get progressToken(): string | number | undefined {
     const token = this.meta.progressToken;
@@ -491,7 +566,7 @@ export class McpContext {
   /** Sends a log message on this call's stream, if the client asked for this level. */
   log(level: LogLevel, data: unknown, logger?: string): void {
     if (this.taskHooks) return this.taskHooks.status(typeof data === 'string' ? data : JSON.stringify(data));
-    const threshold = this.envelope.logLevel;
+    const threshold = this.logLevel;
     if (this.closed || threshold === undefined || LEVEL_RANK.get(level)! < LEVEL_RANK.get(threshold)!) return;
     const params: JsonObject = { level, data };
     if (logger !== undefined) params.logger = logger;
@@ -520,6 +595,9 @@ function malformedThrice(method: string, why: string | undefined): ToolError {
     `The client answered "${method}" with a malformed result three times${why ? ` (${why})` : ''}. The client must answer with a result shaped as the MCP specification defines for "${method}".`,
   );
 }
+
+const NO_ARGUMENTS: JsonObject = Object.freeze({}) as JsonObject;
+const ignore = (): void => undefined;
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

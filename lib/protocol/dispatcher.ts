@@ -3,6 +3,7 @@ import { Observable, Subject, catchError, from, isObservable, of, switchMap, typ
 import type { McpNotificationBus } from './notification-bus.js';
 import type { McpObservers } from '../telemetry/observer.js';
 import { listen } from './subscriptions.js';
+import { lastOf } from './last-value.js';
 import { freezeResult } from './serialize.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
 import { digestArguments, type RequestStateCodec } from './interaction.js';
@@ -62,21 +63,23 @@ export interface McpDispatcherConfig {
   subscriptionsPerSession?: number;
 }
 
-/** The scopes one request needs, from its params (see {@link McpDispatcher.requiredScopes}). */
-export type ScopeResolver = (params: JsonObject) => readonly string[] | undefined;
+/**
+ * The scopes one request needs, from its params and its target (see
+ * {@link McpDispatcher.requiredScopes}).
+ */
+export type ScopeResolver = (params: JsonObject, target: unknown) => readonly string[] | undefined;
 
 /**
  * Checks the `Mcp-Param-*` headers of a modern request against its params (see
  * {@link McpDispatcher.checkHeaders}): a message on mismatch, else undefined.
  */
-export type HeaderCheck = (params: JsonObject, getHeader: (name: string) => string | undefined) => string | undefined;
+export type HeaderCheck = (params: JsonObject, getHeader: (name: string) => string | undefined, target: unknown) => string | undefined;
+
+/** Finds the capability a request of one method targets (the tool of `tools/call`), once per call. */
+export type TargetFinder = (params: JsonObject) => unknown;
 
 type Result = JsonObject;
-type MethodHandler = (
-  params: JsonObject,
-  ctx: McpContext,
-  env: RequestEnvelope,
-) => Result | Promise<Result> | Observable<Result>;
+type MethodHandler = (params: JsonObject, ctx: McpContext) => Result | Promise<Result> | Observable<Result>;
 
 /**
  * The dispatcher: routes one JSON-RPC request to its method for the request's era and answers
@@ -93,6 +96,7 @@ export class McpDispatcher {
   private readonly shutdownSubject = new Subject<void>();
   private readonly scopeResolvers = new Map<string, ScopeResolver>();
   private readonly headerChecks = new Map<string, HeaderCheck>();
+  private readonly targetFinders = new Map<string, TargetFinder>();
   /** Set by the resources feature: refuses URIs that nothing serves, then runs their guards. */
   checkSubscribable?: (uri: string, era: ProtocolEra) => (ctx: McpContext) => Promise<void>;
   /**
@@ -109,14 +113,14 @@ export class McpDispatcher {
       [META_SERVER_INFO]: { name: config.serverInfo.name, version: config.serverInfo.version },
     };
     this.legacyMethods.set('ping', () => ({}));
-    this.legacyMethods.set('logging/setLevel', (params, _ctx, env) => {
+    this.legacyMethods.set('logging/setLevel', (params, ctx) => {
       if (!isLogLevel(params.level)) {
         throw new McpError(
           ErrorCode.InvalidParams,
           `Unknown log level ${JSON.stringify(params.level ?? null)}. Use one of: debug, info, notice, warning, error, critical, alert, emergency.`,
         );
       }
-      return Promise.resolve(env.setLogLevel?.(params.level)).then(() => ({}));
+      return Promise.resolve(ctx.setLogLevel(params.level)).then(() => ({}));
     });
     this.modernMethods.set('server/discover', () => this.discover());
     const bus = config.bus;
@@ -259,6 +263,24 @@ export class McpDispatcher {
     this.scopeResolvers.set(method, resolver);
   }
 
+  /** Declares how to find the capability a method's request targets (the tool of `tools/call`). */
+  setTarget(method: string, find: TargetFinder): void {
+    this.targetFinders.set(method, find);
+  }
+
+  /**
+   * The capability a request targets, looked up in the catalog once per call: with the call
+   * object, the first asker (the scope check, the header rules or the handler) looks it up and the
+   * others read it from the call. Undefined when nothing by that name is served.
+   */
+  targetOf(method: string, params: JsonObject | undefined, ctx?: { target?: unknown }): unknown {
+    if (ctx?.target !== undefined) return ctx.target ?? undefined;
+    const find = this.targetFinders.get(method);
+    const target = find ? (find(params ?? {}) ?? null) : null;
+    if (ctx) ctx.target = target;
+    return target ?? undefined;
+  }
+
   /** Registers a method for one or both eras (used by feature modules such as tools and resources). */
   setMethod(method: string, eras: readonly ProtocolEra[], handler: MethodHandler): void {
     for (const era of eras) (era === 'modern' ? this.modernMethods : this.legacyMethods).set(method, handler);
@@ -277,8 +299,9 @@ export class McpDispatcher {
    * Checks the `Mcp-Param-*` headers of a modern request against its params, for the method's
    * {@link HeaderCheck}. Returns a message on mismatch.
    */
-  checkHeaders(method: string, params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
-    return this.headerChecks.get(method)?.(params, getHeader);
+  checkHeaders(method: string, params: JsonObject, getHeader: (name: string) => string | undefined, ctx?: McpContext): string | undefined {
+    const check = this.headerChecks.get(method);
+    return check ? check(params, getHeader, this.targetOf(method, params, ctx)) : undefined;
   }
 
   /**
@@ -287,8 +310,9 @@ export class McpDispatcher {
    * `resources/subscribe`, the prompt of `prompts/get`, the ref's prompt or template of
    * `completion/complete`. The single source every entry path asks.
    */
-  requiredScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
-    return this.scopeResolvers.get(method)?.(params ?? {});
+  requiredScopes(method: string, params: JsonObject | undefined, ctx?: { target?: unknown }): readonly string[] | undefined {
+    const resolve = this.scopeResolvers.get(method);
+    return resolve ? resolve(params ?? {}, this.targetOf(method, params, ctx)) : undefined;
   }
 
   /** The `initialize` result for a negotiated version (legacy era). */
@@ -311,34 +335,28 @@ export class McpDispatcher {
    * Handles one request. The Observable emits zero or more notifications, then one response,
    * then completes; unsubscribing before that cancels the work and aborts `ctx.signal`.
    */
-  handle(request: JsonRpcRequest, env: RequestEnvelope): Observable<JsonRpcMessage> {
+  handle(request: JsonRpcRequest, call: McpContext | RequestEnvelope): Observable<JsonRpcMessage> {
     const { id, method } = request;
-    const handler = (env.era === 'modern' ? this.modernMethods : this.legacyMethods).get(method);
+    const era = call.era;
+    const handler = (era === 'modern' ? this.modernMethods : this.legacyMethods).get(method);
     return new Observable<JsonRpcMessage>((subscriber) => {
-      const probe = this.observer?.request({
-        request,
-        era: env.era,
-        protocolVersion: env.protocolVersion,
-        sessionId: env.session?.id,
-        principal: env.principal,
-        transportRequest: env.transportRequest,
-      });
+      const emit = (n: JsonRpcMessage): void => {
+        probe?.message?.(n);
+        subscriber.next(n);
+      };
+      const ctx =
+        call instanceof McpContext
+          ? call.attach(emit, this.config.interaction)
+          : new McpContext(id, method, call, metaOf(request.params), emit, this.config.interaction, request);
+      const probe = this.observer?.call(ctx);
       if (!handler) {
-        const response = this.methodNotFoundResponse(id, method, env.era);
+        const response = this.methodNotFoundResponse(id, method, era);
         probe?.end(response);
         subscriber.next(response);
         subscriber.complete();
         return;
       }
       const params = request.params ?? {};
-      const meta = isObject(params._meta) ? params._meta : {};
-      const emit = probe?.message
-        ? (n: JsonRpcMessage) => {
-            probe.message!(n);
-            subscriber.next(n);
-          }
-        : (n: JsonRpcMessage) => subscriber.next(n);
-      const ctx = new McpContext(id, method, env, meta, emit, this.config.interaction);
       if (probe) ctx.probe = probe;
       let settled = false;
       const settle = (message: JsonRpcMessage): void => {
@@ -351,21 +369,19 @@ export class McpDispatcher {
       let inner: Subscription | undefined;
       const start = (): void => {
         try {
-          const outcome = handler(params, ctx, env);
+          const outcome = handler(params, ctx);
           if (isObservable(outcome)) {
-            let last: Result | undefined;
-            inner = outcome.subscribe({
-              next: (value) => (last = value),
-              error: (error: unknown) => settle(this.errorResponse(id, error)),
-              complete: () => settle(success(id, this.decorate(last ?? {}, env.era))),
+            inner = lastOf(outcome, {
+              value: (last) => settle(success(id, this.decorate(last ?? {}, era))),
+              error: (error) => settle(this.errorResponse(id, error)),
             });
           } else if (isPromiseLike(outcome)) {
             outcome.then(
-              (result) => !subscriber.closed && settle(success(id, this.decorate(result, env.era))),
+              (result) => !subscriber.closed && settle(success(id, this.decorate(result, era))),
               (error: unknown) => !subscriber.closed && settle(this.errorResponse(id, error)),
             );
           } else {
-            settle(success(id, this.decorate(outcome, env.era)));
+            settle(success(id, this.decorate(outcome, era)));
           }
         } catch (error) {
           settle(this.errorResponse(id, error));
@@ -485,6 +501,14 @@ export class McpCancelledError extends Error {
     this.name = 'McpCancelledError';
   }
 }
+
+/** A request's `params._meta`, or an empty object. */
+export function metaOf(params: JsonObject | undefined): JsonObject {
+  const meta = params?._meta;
+  return isObject(meta) ? meta : NO_META;
+}
+
+const NO_META: JsonObject = Object.freeze({}) as JsonObject;
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { reduce, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { McpAccess, McpListed } from './catalog.js';
-import type { McpContext, RequestEnvelope } from './context.js';
+import type { McpContext } from './context.js';
 import { McpError, ToolError, httpExceptionMessage } from './errors.js';
 import { isInputRequiredSignal } from './interaction.js';
 import { ErrorCode } from './json-rpc.js';
@@ -28,7 +28,7 @@ export interface McpFeatureHost {
   setMethod(
     method: string,
     eras: readonly ProtocolEra[],
-    handler: (params: JsonObject, ctx: McpContext, env: RequestEnvelope) => JsonObject | Promise<JsonObject> | Observable<JsonObject>,
+    handler: (params: JsonObject, ctx: McpContext) => JsonObject | Promise<JsonObject> | Observable<JsonObject>,
   ): void;
   declareCapability(name: string, value: JsonObject): void;
   /** Declares one extension (`capabilities.extensions[id]`), merged with the others. */
@@ -52,9 +52,13 @@ export interface McpFeatureHost {
   /** The modern cache hint of a page built per request, from the list's hint and its items'. */
   pageHint(key: string, ctx: McpContext, items: readonly McpListed[]): CacheHint;
   /** Declares the scopes a method's request needs; the transports enforce them (403 insufficient_scope). */
-  setRequiredScopes(method: string, resolver: (params: JsonObject) => readonly string[] | undefined): void;
+  setRequiredScopes(method: string, resolver: (params: JsonObject, target: unknown) => readonly string[] | undefined): void;
   /** Declares how to check the `Mcp-Param-*` headers of a method's modern request; the transport answers a mismatch. */
-  setHeaderCheck(method: string, check: (params: JsonObject, getHeader: (name: string) => string | undefined) => string | undefined): void;
+  setHeaderCheck(method: string, check: (params: JsonObject, getHeader: (name: string) => string | undefined, target: unknown) => string | undefined): void;
+  /** Declares how to find the capability a method's request targets, looked up once per call. */
+  setTarget(method: string, find: (params: JsonObject) => unknown): void;
+  /** The capability a call targets (see {@link McpFeatureHost.setTarget}), from the call when it was looked up already. */
+  targetOf(method: string, params: JsonObject | undefined, ctx?: McpContext): unknown;
   /**
    * Checks a URI a client asks to be notified about (`subscriptions/listen` filters); throws the
    * error `resources/read` would give for it. The function it returns runs the resource's guards
@@ -102,10 +106,7 @@ export function callerMessage(error: unknown): string | undefined {
   return httpExceptionMessage(error);
 }
 
-/** Emits the handler's last value (or `undefined` when it produced none). */
-export function lastValue(source: Observable<unknown>): Observable<unknown> {
-  return source.pipe(reduce((_previous: unknown, value: unknown) => value, undefined as unknown));
-}
+export { lastValue } from './last-value.js';
 
 /**
  * Runs a capability's guards outside its handler, for paths that answer before the handler runs.

@@ -163,13 +163,13 @@ export function repositoryAwareList<T extends McpAccess, R extends RepositoryRun
   list: PagedList<T>,
   spec: RepositoryListSpec<R>,
   options: McpFeatureOptions,
-): (params: JsonObject, ctx: McpContext, env: { era: ProtocolEra }) => JsonObject | Promise<JsonObject> {
+): (params: JsonObject, ctx: McpContext) => JsonObject | Promise<JsonObject> {
   const limits = options.repositories ?? defaultRepositoryLimits();
   const cursors = new RepositoryCursors(limits);
-  return (params, ctx, env) =>
+  return (params, ctx) =>
     spec.repositories().length === 0
-      ? host.listPage(list, params, ctx, env.era)
-      : repositoryListPage(host, list, spec, cursors, limits, options, params, ctx, env.era);
+      ? host.listPage(list, params, ctx, ctx.era)
+      : repositoryListPage(host, list, spec, cursors, limits, options, params, ctx, ctx.era);
 }
 
 /**

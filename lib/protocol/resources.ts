@@ -85,7 +85,7 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     item: repositoryResource,
   };
   host.setMethod('resources/list', BOTH_ERAS, repositoryAwareList(host, resources, repositoryList, options));
-  host.setMethod('resources/templates/list', BOTH_ERAS, (params, ctx, env) => host.listPage(templates, params, ctx, env.era));
+  host.setMethod('resources/templates/list', BOTH_ERAS, (params, ctx) => host.listPage(templates, params, ctx, ctx.era));
   const scopes = uriScopes(catalog);
   const byUri = (params: JsonObject) => (typeof params.uri === 'string' ? scopes(params.uri) : undefined);
   host.setRequiredScopes('resources/read', byUri);
@@ -96,7 +96,7 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     if (!Array.isArray(uris) || uris.length > MAX_LISTEN_URIS) return undefined;
     return union(uris.map((uri) => (typeof uri === 'string' ? scopes(uri) : undefined)));
   });
-  host.setMethod('resources/read', BOTH_ERAS, (params, ctx, env) => readResource(host, catalog, options, params, ctx, env.era));
+  host.setMethod('resources/read', BOTH_ERAS, (params, ctx) => readResource(host, catalog, options, params, ctx, ctx.era));
   const checkSubscribable = (uri: string, era: ProtocolEra): McpAccess => {
     const problem = uriProblem(uri);
     if (problem !== undefined) {
@@ -115,15 +115,15 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     const access = checkSubscribable(uri, era);
     return (ctx) => mayWatch(access, uri, ctx, era);
   };
-  host.setMethod('resources/subscribe', ['legacy'], (params, ctx, env) => {
+  host.setMethod('resources/subscribe', ['legacy'], (params, ctx) => {
     const uri = subscriptionUri(params, 'resources/subscribe');
-    return mayWatch(checkSubscribable(uri, env.era), uri, ctx, env.era)
-      .then(() => env.subscribe?.(uri))
+    return mayWatch(checkSubscribable(uri, ctx.era), uri, ctx, ctx.era)
+      .then(() => ctx.subscribeUri(uri))
       .then(() => ({}));
   });
-  host.setMethod('resources/unsubscribe', ['legacy'], (params, _ctx, env) => {
+  host.setMethod('resources/unsubscribe', ['legacy'], (params, ctx) => {
     const uri = subscriptionUri(params, 'resources/unsubscribe');
-    return Promise.resolve(env.unsubscribe?.(uri)).then(() => ({}));
+    return Promise.resolve(ctx.unsubscribeUri(uri)).then(() => ({}));
   });
   host.declareCapability('resources', { subscribe: true, listChanged: true });
 }

@@ -21,11 +21,12 @@ type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
  */
 export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, tasks?: McpTaskRunner): void {
   const tools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
-  host.setMethod('tools/list', BOTH_ERAS, (params, ctx, env) => host.listPage(tools, params, ctx, env.era));
-  host.setMethod('tools/call', BOTH_ERAS, (params, ctx) => callTool(host, catalog, options, params, ctx, tasks));
+  host.setMethod('tools/list', BOTH_ERAS, (params, ctx) => host.listPage(tools, params, ctx, ctx.era));
+  host.setTarget('tools/call', (params) => (typeof params.name === 'string' ? catalog.tool(params.name) : undefined));
+  host.setMethod('tools/call', BOTH_ERAS, (params, ctx) => callTool(host, options, params, ctx, tasks));
   tasks?.bindExecutor((toolName, rawArgs, ctx) => runTool(options, resolveTool(catalog, toolName, ctx.clientCapabilities), rawArgs, ctx));
-  host.setRequiredScopes('tools/call', (params) => (typeof params.name === 'string' ? catalog.tool(params.name)?.requiredScopes : undefined));
-  host.setHeaderCheck('tools/call', (params, getHeader) => checkToolHeaders(catalog, params, getHeader));
+  host.setRequiredScopes('tools/call', (_params, tool) => (tool as ToolRuntime | undefined)?.requiredScopes);
+  host.setHeaderCheck('tools/call', (params, getHeader, tool) => checkToolHeaders(tool as ToolRuntime | undefined, params, getHeader));
   host.declareCapability('tools', { listChanged: true });
 }
 
@@ -36,7 +37,11 @@ export function installTools(host: McpFeatureHost, catalog: McpCatalog, options:
  * without MCP Apps) is unknown, before its arguments are looked at or a task exists.
  */
 export function resolveTool(catalog: McpCatalog, name: string, clientCapabilities: JsonObject): ToolRuntime {
-  const tool = catalog.tool(name);
+  return knownTool(catalog.tool(name), name, clientCapabilities);
+}
+
+/** The tool found for a name, when this caller's client may know of it; else the unknown-tool error. */
+function knownTool(tool: ToolRuntime | undefined, name: string, clientCapabilities: JsonObject): ToolRuntime {
   if (tool && tool.visibleTo?.(clientCapabilities) !== false) return tool;
   throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`, { name: truncate(name) });
 }
@@ -45,8 +50,7 @@ export function resolveTool(catalog: McpCatalog, name: string, clientCapabilitie
  * Checks the `Mcp-Param-*` headers of a modern `tools/call` against its arguments, for the
  * properties the tool marks with `x-mcp-header`. Returns a message on mismatch.
  */
-function checkToolHeaders(catalog: McpCatalog, params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
-  const tool = typeof params.name === 'string' ? catalog.tool(params.name) : undefined;
+function checkToolHeaders(tool: ToolRuntime | undefined, params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
   // A tool this request's client may not know of is refused by tools/call as unknown, not here.
   const capabilities = isObject(params._meta) && isObject(params._meta[META_CLIENT_CAPABILITIES]) ? params._meta[META_CLIENT_CAPABILITIES] : {};
   if (!tool?.headerParams?.length || tool.visibleTo?.(capabilities) === false) return undefined;
@@ -77,7 +81,6 @@ function checkToolHeaders(catalog: McpCatalog, params: JsonObject, getHeader: (n
 
 function callTool(
   host: McpFeatureHost,
-  catalog: McpCatalog,
   options: ToolOptions,
   params: JsonObject,
   ctx: McpContext,
@@ -87,7 +90,7 @@ function callTool(
   if (typeof name !== 'string' || name.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'tools/call needs "params.name", the name of the tool to call.');
   }
-  const tool = resolveTool(catalog, name, ctx.clientCapabilities);
+  const tool = knownTool(host.targetOf('tools/call', params, ctx) as ToolRuntime | undefined, name, ctx.clientCapabilities);
   const rawArgs = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(rawArgs)) {
     throw new McpError(

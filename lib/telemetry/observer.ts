@@ -26,6 +26,19 @@ export interface McpRequestFacts {
   transportRequest?: unknown;
 }
 
+/** What an observer reads of a request besides its JSON-RPC message. */
+type McpObservedSource = Omit<McpRequestFacts, 'request'>;
+
+/**
+ * A call as observers read it: the call object itself (McpContext), whose JSON-RPC request is
+ * `message` (rebuilt from its id and method when a caller made the context without it).
+ */
+export interface McpObservedCall extends McpObservedSource {
+  readonly message?: JsonRpcRequest;
+  readonly requestId: JsonRpcRequest['id'];
+  readonly method: string;
+}
+
 /** The tool, prompt or resource a request is about, as labels: names of the server's own. */
 export interface McpRequestTarget {
   tool?: string;
@@ -151,8 +164,18 @@ export class McpObservers {
     this.sessionKey = createHmac('sha256', options.secret ?? randomBytes(32)).update('nestjs-model-context:session-id-label').digest();
   }
 
+  /** A request that is no call (`initialize`), from its facts. */
   request(facts: McpRequestFacts): McpRequestProbe | undefined {
-    const observed = new ObservedRequest(facts, this);
+    return this.observe(facts, facts.request);
+  }
+
+  /** A call, from its call object (the request's McpContext): no separate facts are built. */
+  call(call: McpObservedCall): McpRequestProbe | undefined {
+    return this.observe(call, call.message ?? { jsonrpc: '2.0', id: call.requestId, method: call.method });
+  }
+
+  private observe(facts: McpObservedSource, request: JsonRpcRequest): McpRequestProbe | undefined {
+    const observed = new ObservedRequest(facts, request, this);
     let first: McpRequestProbe | undefined;
     let more: McpRequestProbe[] | undefined;
     for (const sink of this.sinks) {
@@ -237,8 +260,7 @@ export class McpObservers {
   }
 
   /** @internal */
-  labelsOf(facts: McpRequestFacts): { method: string; target: McpRequestTarget } {
-    const { request, era } = facts;
+  labelsOf(era: ProtocolEra, request: JsonRpcRequest): { method: string; target: McpRequestTarget } {
     if (request.method !== 'initialize' && !this.names.method(era, request.method)) return { method: UNKNOWN_LABEL, target: {} };
     const raw = requestTarget(request);
     const target: McpRequestTarget = {};
@@ -255,13 +277,11 @@ class ObservedRequest implements McpObservedRequest {
   private ref?: string;
 
   constructor(
-    private readonly facts: McpRequestFacts,
+    private readonly facts: McpObservedSource,
+    readonly request: JsonRpcRequest,
     private readonly observers: McpObservers,
   ) {}
 
-  get request(): JsonRpcRequest {
-    return this.facts.request;
-  }
   get era(): ProtocolEra {
     return this.facts.era;
   }
@@ -283,10 +303,10 @@ class ObservedRequest implements McpObservedRequest {
     return version === '' || isSupportedLegacyVersion(version) || isSupportedModernVersion(version) ? version : UNKNOWN_LABEL;
   }
   get method(): string {
-    return (this.labels ??= this.observers.labelsOf(this.facts)).method;
+    return (this.labels ??= this.observers.labelsOf(this.facts.era, this.request)).method;
   }
   get target(): McpRequestTarget {
-    return (this.labels ??= this.observers.labelsOf(this.facts)).target;
+    return (this.labels ??= this.observers.labelsOf(this.facts.era, this.request)).target;
   }
 }
 

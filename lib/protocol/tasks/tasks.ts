@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { lastOf } from '../last-value.js';
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
 import type { ToolRuntime } from '../catalog.js';
 import type { McpContext } from '../context.js';
@@ -186,21 +187,19 @@ export class McpTaskRunner {
       status: (message) => this.status(exec, message),
     };
     if (mode === 'legacy') exec.reveal();
-    let last: Result | undefined;
     // Before the task id is out, an early end answers in the request: a question asked before
     // the task (MRTR), or an optional tool done within the request's own turn.
     const early = (): boolean => {
       if (timer) clearImmediate(timer);
       return !exec.revealed;
     };
-    exec.subscription = run().subscribe({
-      next: (value) => (last = value),
+    exec.subscription = lastOf(run(), {
       error: (error: unknown) => {
         if (early() && (ctx.inputRequired || tool.taskSupport === 'optional')) return this.abandon(exec), subscriber.error(error);
         exec.reveal();
         this.settle(exec, (r) => failedTask(r, error));
       },
-      complete: () => {
+      value: (last) => {
         if (early() && tool.taskSupport === 'optional') return this.abandon(exec), subscriber.next(last ?? {}), subscriber.complete();
         exec.reveal();
         this.settle(exec, (r) => this.completedTask(r, last));
@@ -302,11 +301,9 @@ export class McpTaskRunner {
       this.settle(exec, (r) => failedTask(r, error));
       return ended;
     }
-    let last: Result | undefined;
-    exec.subscription = source.subscribe({
-      next: (value) => (last = value),
+    exec.subscription = lastOf(source, {
       error: (error: unknown) => this.settle(exec, (r) => failedTask(r, error)),
-      complete: () => this.settle(exec, (r) => this.completedTask(r, last)),
+      value: (last) => this.settle(exec, (r) => this.completedTask(r, last)),
     });
     return ended;
   }

@@ -1,9 +1,11 @@
-import type { McpContext } from '../protocol/context.js';
-import type { JsonObject } from '../protocol/mcp-types.js';
+import type { McpContext } from './context.js';
+import type { JsonObject } from './mcp-types.js';
 
 /**
  * One MCP call as guards, interceptors, pipes and filters see it (through
- * `McpExecutionContext`).
+ * `McpExecutionContext.getCall()`). For a call it is the call's own {@link McpContext}, the one
+ * object every layer of a call shares; while a list or a completion asks a capability's guards,
+ * it is a view naming that capability, whose `context` is the asking request's.
  *
  * @publicApi
  */
@@ -13,15 +15,15 @@ export interface McpCall {
    * `resources/list`, `resources/templates/list`) while a list asks the guards whether to show the
    * capability, and `completion/complete` while a completion asks the guards of its target.
    */
-  method: string;
+  readonly method: string;
   /**
    * The capability's name: the tool or prompt name, the resource URI (the URI read, for a
    * template), or the URI template when listing templates or completing their variables.
    */
-  name: string;
+  readonly name: string;
   /** The arguments as the client sent them. */
-  rawArguments: JsonObject;
+  readonly rawArguments: JsonObject;
   /** The validated arguments (a DTO instance for DTO inputs). */
-  arguments: unknown;
-  context: McpContext;
+  readonly arguments: unknown;
+  readonly context: McpContext;
 }

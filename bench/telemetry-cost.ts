@@ -24,7 +24,7 @@ import { BatchSpanProcessor, InMemorySpanExporter, TracerProvider } from '@opent
 import { McpEvents, McpInProcessTransport, McpModule } from 'nestjs-model-context';
 import { EchoTools } from './echo-tool.js';
 import { count, median } from './stats.js';
-import { MCP_SERVER } from '../lib/mcp.constants.js';
+import { MCP_DISPATCHER } from '../lib/mcp.constants.js';
 import type { McpDispatcher } from '../lib/protocol/dispatcher.js';
 import { McpObservers } from '../lib/telemetry/observer.js';
 
@@ -42,7 +42,7 @@ const ROUNDS = count('BENCH_TELEMETRY_ROUNDS', 31);
 // One app, two observer sets swapped per round: exactly what `telemetry: false` leaves out (the
 // OpenTelemetry sink), with no difference between two apps' heaps or JIT state in the figures.
 const app = await NestFactory.createApplicationContext(CostModule.register(undefined), { logger: false });
-const server = app.get<symbol, McpDispatcher>(MCP_SERVER, { strict: false });
+const server = app.get<symbol, McpDispatcher>(MCP_DISPATCHER, { strict: false });
 const observers = { on: server.observer!, off: new McpObservers([app.get(McpEvents).sink], 10_000, { method: () => true, tool: (name) => name, prompt: (name) => name, resource: (uri) => uri }) };
 const transport = McpInProcessTransport.forApp(app);
 const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };

@@ -2,7 +2,7 @@ import { Logger, Module, VERSION_NEUTRAL, type DynamicModule, type MiddlewareCon
 import type { McpModuleExtras } from './mcp.module-definition.js';
 import { DiscoveryModule } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
-import { McpExplorer } from './discovery/mcp.explorer.js';
+import { McpDiscovery } from './discovery/mcp-discovery.js';
 import { McpExposer } from './expose/mcp-exposer.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { McpRegistry } from './discovery/mcp.registry.js';
@@ -19,7 +19,7 @@ import {
   MCP_MODULE_ID,
   MCP_NOTIFICATION_BUS,
   MCP_RESOLVED_OPTIONS,
-  MCP_SERVER,
+  MCP_DISPATCHER,
   MCP_SESSION_STORE,
 } from './mcp.constants.js';
 import {
@@ -71,12 +71,12 @@ const coreProviders: Provider[] = [
   McpMetadataAccessor,
   McpHandlerFactory,
   McpPolicyGate,
-  McpExplorer,
+  McpDiscovery,
   McpExposer,
   {
-    provide: MCP_SERVER,
+    provide: MCP_DISPATCHER,
     useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null, tasks: McpTaskRunner) => {
-      const logger = new Logger('McpServer');
+      const logger = new Logger('McpDispatcher');
       const stateSecret = requestStateSecret(options, redis);
       const server = new McpDispatcher(
         {
@@ -163,7 +163,7 @@ const coreProviders: Provider[] = [
         hooks: sessionHooks(options),
         shutdownRetryAfterS: options.shutdown.retryAfterS,
       }),
-    inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE, MCP_AUTHENTICATOR, MCP_REDIS, MCP_LEGACY_SSE],
+    inject: [MCP_RESOLVED_OPTIONS, MCP_DISPATCHER, MCP_SESSION_STORE, MCP_AUTHENTICATOR, MCP_REDIS, MCP_LEGACY_SSE],
   },
   {
     provide: MCP_AUTHENTICATOR,
@@ -317,7 +317,7 @@ export class McpModule extends McpConfigurableModule implements NestModule {
         { provide: MCP_ENDPOINT_VERSION, useValue: extras.endpointVersion ?? VERSION_NEUTRAL },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],
-      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin, McpEvents],
+      exports: [...(definition.exports ?? []), McpRegistry, MCP_DISPATCHER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin, McpEvents],
     };
   }
 }

@@ -1,3 +1,4 @@
+import { McpMethods } from '../protocol/methods.js';
 import { toolParameters, type McpCatalog, type McpCatalogCoverage, type McpLintFinding } from './catalog.js';
 
 type Json = Record<string, any>;
@@ -69,7 +70,7 @@ function toolSection(tool: Json): string[] {
     out.push('Annotations: ' + Object.entries(tool.annotations).map(([k, v]) => `\`${k}: ${JSON.stringify(v)}\``).join(', '), '');
   }
   if (tool.outputSchema) out.push('Output schema:', '', '```json', JSON.stringify(tool.outputSchema, null, 2), '```', '');
-  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: exampleOf(tool.inputSchema ?? {}) } };
+  const call = { jsonrpc: '2.0', id: 1, method: McpMethods.toolsCall.name, params: { name: tool.name, arguments: exampleOf(tool.inputSchema ?? {}) } };
   out.push('Example call:', '', '```json', JSON.stringify(call, null, 2), '```', '');
   return out;
 }

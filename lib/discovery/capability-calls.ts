@@ -8,7 +8,7 @@ import type { PromptInvoke } from './prompt-runtime.factory.js';
 
 /*
  * How each kind of capability hands its call to the Nest pipeline, in one place for decorated
- * methods (McpExplorer) and runtime-registered handlers (McpRegistry) alike. The call is the
+ * methods (McpDiscovery) and runtime-registered handlers (McpRegistry) alike. The call is the
  * request's own McpContext, named and given its arguments here: guards, interceptors, pipes,
  * filters, policies and `@Ctx()` all see that one object.
  */

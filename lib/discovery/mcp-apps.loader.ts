@@ -18,7 +18,7 @@ function linkedUri(app: McpAppOptions): string | undefined {
 }
 
 /**
- * For the explorer: a `@Tool()` with `@McpApp()` lists `_meta.ui` (resource URI, visibility)
+ * For discovery: a `@Tool()` with `@McpApp()` lists `_meta.ui` (resource URI, visibility)
  * beside any `_meta` it declares.
  */
 export function withAppMeta<T extends Pick<ToolDefinition, '_meta'>>(definition: T, method: unknown): T {
@@ -28,7 +28,7 @@ export function withAppMeta<T extends Pick<ToolDefinition, '_meta'>>(definition:
   return { ...definition, _meta: { ...definition._meta, ui: toolUiMeta(uri, app.visibility) } };
 }
 
-/** For the explorer: an app-only `@McpApp()` tool is hidden from, and unknown to, clients without MCP Apps. */
+/** For discovery: an app-only `@McpApp()` tool is hidden from, and unknown to, clients without MCP Apps. */
 export function withAppVisibility(runtime: ToolRuntime, method: unknown): ToolRuntime {
   const visibility = appOptionsOf(method)?.visibility;
   return visibility && !visibility.includes('model') ? appOnlyTool(runtime) : runtime;

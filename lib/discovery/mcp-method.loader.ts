@@ -1,7 +1,7 @@
 import { Inject, Injectable, type Type } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
+import { MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
@@ -31,7 +31,7 @@ export abstract class McpMethodLoader {
     protected readonly scanner: MetadataScanner,
     protected readonly handlers: McpHandlerFactory,
     protected readonly registry: McpRegistry,
-    @Inject(MCP_SERVER) protected readonly server: McpDispatcher,
+    @Inject(MCP_DISPATCHER) protected readonly server: McpDispatcher,
     @Inject(MCP_RESOLVED_OPTIONS) protected readonly options: ResolvedMcpOptions,
   ) {}
 

@@ -27,7 +27,7 @@ export interface McpToolsetOptions {
   label?: string;
 }
 
-/** @internal The marker each toolset module carries, read by the explorer through the provider's host module. */
+/** @internal The marker each toolset module carries, read by McpDiscovery through the provider's host module. */
 export interface McpToolsetMarker {
   prefix: string;
   label: string;

@@ -67,7 +67,7 @@ export class McpRegistry implements McpFeatureCatalog {
   factory!: ToolRuntimeFactory;
   /** @internal */
   namePattern: RegExp = /^[A-Za-z0-9_-]{1,64}$/;
-  /** @internal The Nest pipeline for runtime handlers, set by McpExplorer once discovery ran. */
+  /** @internal The Nest pipeline for runtime handlers, set by McpDiscovery once discovery ran. */
   pipeline?: McpHandlerFactory;
 
   constructor(@Optional() @Inject(McpHandlerFactory) private readonly handlers?: McpHandlerFactory) {}

@@ -4,13 +4,8 @@ import { ErrorCode, failure, type JsonRpcFailure, type JsonRpcId, type JsonRpcNo
 import { readModernMeta } from '../protocol/modern-meta.js';
 import { isObject, type McpDispatcher } from '../protocol/dispatcher.js';
 import { META_PROTOCOL_VERSION, isModernVersionString } from '../protocol/versions.js';
+import { declaredMethod } from '../protocol/methods.js';
 import type { McpTransportFacts } from './sink.js';
-
-const NAME_HEADER_METHODS: Record<string, 'name' | 'uri'> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-};
 
 /** A message is 2026-07-28 when its `_meta` names a version, or its version header is a modern one. */
 export function isModernMessage(message: JsonRpcRequest | JsonRpcNotification, facts: McpTransportFacts): boolean {
@@ -73,7 +68,8 @@ function headerProblem(server: McpDispatcher, facts: McpTransportFacts, message:
     );
   }
   if (!server.hasMethod('modern', message.method)) return server.methodNotFoundResponse(id, message.method, 'modern');
-  const nameField = Object.hasOwn(NAME_HEADER_METHODS, message.method) ? NAME_HEADER_METHODS[message.method] : undefined;
+  const declared = declaredMethod(message.method);
+  const nameField = declared?.nameHeader ? declared.target?.param : undefined;
   if (nameField !== undefined) {
     const problem = nameHeaderProblem(facts, message.params?.[nameField], nameField);
     if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);

@@ -1,3 +1,5 @@
+import { McpMethods } from '../protocol/methods.js';
+
 /**
  * The explorer page's script, plain browser JavaScript (no framework, no download). It speaks
  * 2026-07-28 to the endpoint (stateless: every request carries its `_meta` envelope and the
@@ -368,7 +370,7 @@ export const EXPLORER_SCRIPT = String.raw`
     if (kind === 'tools') {
       if (item.annotations) detail.appendChild(el('div', { class: 'meta', text: 'annotations ' + JSON.stringify(item.annotations) }));
       form = field(item.inputSchema || { type: 'object' }, '', 'Arguments', true);
-      method = 'tools/call';
+      method = '${McpMethods.toolsCall.name}';
       build = function () { return [{ name: name, arguments: form.read() }, name]; };
     } else if (kind === 'prompts') {
       var props = {};

@@ -8,7 +8,7 @@ import type { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import type { DtoCompiler } from '../discovery/dto-compiler.js';
 import type { ToolRuntimeFactory } from '../discovery/tool-runtime.factory.js';
 import { capabilityAccess, toolCall } from '../discovery/capability-calls.js';
-import { toSnakeCase } from '../discovery/mcp.explorer.js';
+import { toSnakeCase } from '../discovery/mcp-discovery.js';
 import { isStandardSchema, standardJsonSchema } from '../schema/standard-schema.js';
 import type { ExposedMessage, McpMessageCaller } from './expose.interfaces.js';
 

@@ -5,7 +5,7 @@ import { McpError } from './errors.js';
 import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
 import { handlerError, lastValue, union, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
-import { BOTH_ERAS } from './versions.js';
+import { McpMethods } from './methods.js';
 
 /** The most values one `completion/complete` result carries (the spec's limit). */
 export const MAX_COMPLETION_VALUES = 100;
@@ -33,15 +33,17 @@ const REF_HELP = 'Send { "type": "ref/prompt", "name": <prompt name> } or { "typ
 
 /** Registers `completion/complete` (both eras) and declares the `completions` capability. */
 export function installCompletion(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
-  host.setMethod('completion/complete', BOTH_ERAS, (params, ctx) => complete(catalog, options, params, ctx));
-  // Completing an argument reveals what the target holds, so it needs the target's scopes (and
-  // those of the argument's completer, when it has its own).
-  host.setRequiredScopes('completion/complete', (params) => {
-    const found = refTarget(catalog, params.ref);
-    if (!found) return undefined;
-    const argument = isObject(params.argument) && typeof params.argument.name === 'string' ? params.argument.name : undefined;
-    const completer = argument === undefined ? undefined : catalog.completer(found.target, argument);
-    return union([found.access.requiredScopes, completer?.requiredScopes]);
+  host.define(McpMethods.complete, {
+    // Completing an argument reveals what the target holds, so it needs the target's scopes (and
+    // those of the argument's completer, when it has its own).
+    scopes: (params) => {
+      const found = refTarget(catalog, params.ref);
+      if (!found) return undefined;
+      const argument = isObject(params.argument) && typeof params.argument.name === 'string' ? params.argument.name : undefined;
+      const completer = argument === undefined ? undefined : catalog.completer(found.target, argument);
+      return union([found.access.requiredScopes, completer?.requiredScopes]);
+    },
+    handler: (params, ctx) => complete(catalog, options, params, ctx),
   });
   host.declareCapability('completions', {});
 }

@@ -4,6 +4,7 @@ import type { McpNotificationBus } from './notification-bus.js';
 import type { McpObservers } from '../telemetry/observer.js';
 import { listen } from './subscriptions.js';
 import { lastOf } from './last-value.js';
+import { McpMethods, type McpMethodDeclaration } from './methods.js';
 import { freezeResult } from './serialize.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
 import { digestArguments, type RequestStateCodec } from './interaction.js';
@@ -78,8 +79,31 @@ export type HeaderCheck = (params: JsonObject, getHeader: (name: string) => stri
 /** Finds the capability a request of one method targets (the tool of `tools/call`), once per call. */
 export type TargetFinder = (params: JsonObject) => unknown;
 
+/** What a feature attaches to a declared method (see {@link McpDispatcher.define}). */
+export interface McpMethodSpec {
+  /** The handler; a feature may attach only rules (scopes) to a method another one handles. */
+  handler?: MethodHandler;
+  /** The eras this handler serves, when not every era of the declaration. */
+  eras?: readonly ProtocolEra[];
+  /** Finds the capability the request targets; looked up once per call. */
+  find?: TargetFinder;
+  /** The OAuth scopes a request needs, enforced by the transports before it runs. */
+  scopes?: ScopeResolver;
+  /** Checks the request's headers against its params (2026-07-28 over Streamable HTTP). */
+  headers?: HeaderCheck;
+}
+
+interface MethodEntry {
+  readonly declaration: McpMethodDeclaration;
+  legacy?: MethodHandler;
+  modern?: MethodHandler;
+  find?: TargetFinder;
+  scopes?: ScopeResolver;
+  headers?: HeaderCheck;
+}
+
 type Result = JsonObject;
-type MethodHandler = (params: JsonObject, ctx: McpContext) => Result | Promise<Result> | Observable<Result>;
+export type MethodHandler = (params: JsonObject, ctx: McpContext) => Result | Promise<Result> | Observable<Result>;
 
 /**
  * The dispatcher: routes one JSON-RPC request to its method for the request's era and answers
@@ -89,14 +113,11 @@ type MethodHandler = (params: JsonObject, ctx: McpContext) => Result | Promise<R
  * nothing of HTTP or Nest; transports feed it envelopes and write what it emits.
  */
 export class McpDispatcher {
-  private readonly legacyMethods = new Map<string, MethodHandler>();
-  private readonly modernMethods = new Map<string, MethodHandler>();
+  /** The method table: each declared method with what the features attached to it. */
+  private readonly methods = new Map<string, MethodEntry>();
   private readonly serverInfoMeta: JsonObject;
   private readonly declaredCapabilities: JsonObject = { logging: {} };
   private readonly shutdownSubject = new Subject<void>();
-  private readonly scopeResolvers = new Map<string, ScopeResolver>();
-  private readonly headerChecks = new Map<string, HeaderCheck>();
-  private readonly targetFinders = new Map<string, TargetFinder>();
   /** Set by the resources feature: refuses URIs that nothing serves, then runs their guards. */
   checkSubscribable?: (uri: string, era: ProtocolEra) => (ctx: McpContext) => Promise<void>;
   /**
@@ -112,8 +133,8 @@ export class McpDispatcher {
     this.serverInfoMeta = {
       [META_SERVER_INFO]: { name: config.serverInfo.name, version: config.serverInfo.version },
     };
-    this.legacyMethods.set('ping', () => ({}));
-    this.legacyMethods.set('logging/setLevel', (params, ctx) => {
+    this.define(McpMethods.ping, { handler: () => ({}) });
+    this.define(McpMethods.setLogLevel, { handler: (params, ctx) => {
       if (!isLogLevel(params.level)) {
         throw new McpError(
           ErrorCode.InvalidParams,
@@ -121,16 +142,17 @@ export class McpDispatcher {
         );
       }
       return Promise.resolve(ctx.setLogLevel(params.level)).then(() => ({}));
-    });
-    this.modernMethods.set('server/discover', () => this.discover());
+    } });
+    this.define(McpMethods.discover, { handler: () => this.discover() });
     const bus = config.bus;
     if (bus) {
-      this.modernMethods.set('subscriptions/listen', (params, ctx) =>
-        listen(params, ctx, bus, this.shutdownSubject, {
-          maxResourceSubscriptions: config.subscriptionsPerSession ?? 100,
-          checkUri: this.checkSubscribable && ((uri) => this.checkSubscribable!(uri, 'modern')),
-        }),
-      );
+      this.define(McpMethods.subscriptionsListen, {
+        handler: (params, ctx) =>
+          listen(params, ctx, bus, this.shutdownSubject, {
+            maxResourceSubscriptions: config.subscriptionsPerSession ?? 100,
+            checkUri: this.checkSubscribable && ((uri) => this.checkSubscribable!(uri, 'modern')),
+          }),
+      });
     }
   }
 
@@ -258,14 +280,18 @@ export class McpDispatcher {
     return combineHints(typeof listCache === 'function' ? listCache(key, ctx) : listCache, items, ctx);
   }
 
-  /** Declares how to find the scopes a method's request needs (feature modules: tools, resources, prompts, completion). */
-  setRequiredScopes(method: string, resolver: ScopeResolver): void {
-    this.scopeResolvers.set(method, resolver);
-  }
-
-  /** Declares how to find the capability a method's request targets (the tool of `tools/call`). */
-  setTarget(method: string, find: TargetFinder): void {
-    this.targetFinders.set(method, find);
+  /**
+   * Attaches a feature's handler (and its target look-up, scopes and header checks) to a declared
+   * method, for every era the declaration names or the `eras` given. Scope and header rules are
+   * shared by the eras; each era's handler is its own.
+   */
+  define(method: McpMethodDeclaration, spec: McpMethodSpec): void {
+    let entry = this.methods.get(method.name);
+    if (!entry) this.methods.set(method.name, (entry = { declaration: method }));
+    if (spec.handler) for (const era of spec.eras ?? method.eras) entry[era] = spec.handler;
+    if (spec.find) entry.find = spec.find;
+    if (spec.scopes) entry.scopes = spec.scopes;
+    if (spec.headers) entry.headers = spec.headers;
   }
 
   /**
@@ -275,24 +301,14 @@ export class McpDispatcher {
    */
   targetOf(method: string, params: JsonObject | undefined, ctx?: { target?: unknown }): unknown {
     if (ctx?.target !== undefined) return ctx.target ?? undefined;
-    const find = this.targetFinders.get(method);
+    const find = this.methods.get(method)?.find;
     const target = find ? (find(params ?? {}) ?? null) : null;
     if (ctx) ctx.target = target;
     return target ?? undefined;
   }
 
-  /** Registers a method for one or both eras (used by feature modules such as tools and resources). */
-  setMethod(method: string, eras: readonly ProtocolEra[], handler: MethodHandler): void {
-    for (const era of eras) (era === 'modern' ? this.modernMethods : this.legacyMethods).set(method, handler);
-  }
-
   hasMethod(era: ProtocolEra, method: string): boolean {
-    return (era === 'modern' ? this.modernMethods : this.legacyMethods).has(method);
-  }
-
-  /** Declares how to check the `Mcp-Param-*` headers of a method's modern request (the tools feature). */
-  setHeaderCheck(method: string, check: HeaderCheck): void {
-    this.headerChecks.set(method, check);
+    return this.methods.get(method)?.[era] !== undefined;
   }
 
   /**
@@ -300,7 +316,7 @@ export class McpDispatcher {
    * {@link HeaderCheck}. Returns a message on mismatch.
    */
   checkHeaders(method: string, params: JsonObject, getHeader: (name: string) => string | undefined, ctx?: McpContext): string | undefined {
-    const check = this.headerChecks.get(method);
+    const check = this.methods.get(method)?.headers;
     return check ? check(params, getHeader, this.targetOf(method, params, ctx)) : undefined;
   }
 
@@ -311,7 +327,7 @@ export class McpDispatcher {
    * `completion/complete`. The single source every entry path asks.
    */
   requiredScopes(method: string, params: JsonObject | undefined, ctx?: { target?: unknown }): readonly string[] | undefined {
-    const resolve = this.scopeResolvers.get(method);
+    const resolve = this.methods.get(method)?.scopes;
     return resolve ? resolve(params ?? {}, this.targetOf(method, params, ctx)) : undefined;
   }
 
@@ -338,7 +354,7 @@ export class McpDispatcher {
   handle(request: JsonRpcRequest, call: McpContext | RequestEnvelope): Observable<JsonRpcMessage> {
     const { id, method } = request;
     const era = call.era;
-    const handler = (era === 'modern' ? this.modernMethods : this.legacyMethods).get(method);
+    const handler = this.methods.get(method)?.[era];
     return new Observable<JsonRpcMessage>((subscriber) => {
       const emit = (n: JsonRpcMessage): void => {
         probe?.message?.(n);
@@ -484,8 +500,7 @@ export class McpDispatcher {
   }
 
   methodNotFoundResponse(id: JsonRpcId, method: string, era: ProtocolEra): JsonRpcFailure {
-    const other = era === 'modern' ? this.legacyMethods : this.modernMethods;
-    const hint = other.has(method) || method === 'initialize'
+    const hint = this.hasMethod(era === 'modern' ? 'legacy' : 'modern', method) || method === 'initialize'
       ? era === 'modern'
         ? ` "${truncate(method)}" exists only in the legacy protocol (${LEGACY_PROTOCOL_VERSIONS.join(', ')}), which opens with initialize.`
         : ` "${truncate(method)}" exists only in protocol ${MODERN_PROTOCOL_VERSIONS.join(', ')}.`

@@ -9,6 +9,8 @@ import type { CacheHint, JsonObject } from './mcp-types.js';
 import type { PagedList } from './paging.js';
 import type { RepositoryLimits } from './repositories.js';
 import type { ProtocolEra } from './versions.js';
+import type { McpMethodDeclaration } from './methods.js';
+import type { McpMethodSpec } from './dispatcher.js';
 
 // What a feature (tools, resources, prompts, completion) is installed with, and the error and
 // last-value handling their handlers share.
@@ -25,11 +27,8 @@ export interface McpFeatureOptions {
 
 /** The part of the dispatcher feature methods are installed into. */
 export interface McpFeatureHost {
-  setMethod(
-    method: string,
-    eras: readonly ProtocolEra[],
-    handler: (params: JsonObject, ctx: McpContext) => JsonObject | Promise<JsonObject> | Observable<JsonObject>,
-  ): void;
+  /** Attaches a feature's handler, target look-up, scopes and header checks to a declared method. */
+  define(method: McpMethodDeclaration, spec: McpMethodSpec): void;
   declareCapability(name: string, value: JsonObject): void;
   /** Declares one extension (`capabilities.extensions[id]`), merged with the others. */
   declareExtension(id: string, settings?: JsonObject): void;
@@ -51,12 +50,6 @@ export interface McpFeatureHost {
   mayList(access: McpAccess, ctx: McpContext): boolean | Promise<boolean>;
   /** The modern cache hint of a page built per request, from the list's hint and its items'. */
   pageHint(key: string, ctx: McpContext, items: readonly McpListed[]): CacheHint;
-  /** Declares the scopes a method's request needs; the transports enforce them (403 insufficient_scope). */
-  setRequiredScopes(method: string, resolver: (params: JsonObject, target: unknown) => readonly string[] | undefined): void;
-  /** Declares how to check the `Mcp-Param-*` headers of a method's modern request; the transport answers a mismatch. */
-  setHeaderCheck(method: string, check: (params: JsonObject, getHeader: (name: string) => string | undefined, target: unknown) => string | undefined): void;
-  /** Declares how to find the capability a method's request targets, looked up once per call. */
-  setTarget(method: string, find: (params: JsonObject) => unknown): void;
   /** The capability a call targets (see {@link McpFeatureHost.setTarget}), from the call when it was looked up already. */
   targetOf(method: string, params: JsonObject | undefined, ctx?: McpContext): unknown;
   /**

@@ -6,7 +6,7 @@ import { McpError } from './errors.js';
 import { ErrorCode } from './json-rpc.js';
 import type { ContentBlock, JsonObject, McpIcon } from './mcp-types.js';
 import { meetGuards, handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
-import { BOTH_ERAS } from './versions.js';
+import { McpMethods } from './methods.js';
 import {
   repositoryAwareList,
   repositoryPrompt,
@@ -86,12 +86,14 @@ export function installPrompts(host: McpFeatureHost, catalog: McpFeatureCatalog,
     version: () => catalog.version,
     item: repositoryPrompt,
   };
-  host.setMethod('prompts/list', BOTH_ERAS, repositoryAwareList(host, prompts, repositoryList, options));
-  host.setRequiredScopes('prompts/get', (params) => {
-    if (typeof params.name !== 'string') return undefined;
-    return catalog.prompt(params.name)?.requiredScopes ?? catalog.promptRepositoryFor?.(params.name)?.requiredScopes;
+  host.define(McpMethods.promptsList, { handler: repositoryAwareList(host, prompts, repositoryList, options) });
+  host.define(McpMethods.promptsGet, {
+    scopes: (params) => {
+      if (typeof params.name !== 'string') return undefined;
+      return catalog.prompt(params.name)?.requiredScopes ?? catalog.promptRepositoryFor?.(params.name)?.requiredScopes;
+    },
+    handler: (params, ctx) => getPrompt(host, catalog, options, params, ctx),
   });
-  host.setMethod('prompts/get', BOTH_ERAS, (params, ctx) => getPrompt(host, catalog, options, params, ctx));
   host.declareCapability('prompts', { listChanged: true });
 }
 

@@ -7,7 +7,8 @@ import { ErrorCode } from './json-rpc.js';
 import type { CacheHint, JsonObject, McpIcon } from './mcp-types.js';
 import { isPlainObject, toReadResourceResult, type ResourceAnnotations } from './resource-contents.js';
 import { MAX_URI_LENGTH, type UriTemplateMatch } from './uri-template.js';
-import { type ProtocolEra, BOTH_ERAS } from './versions.js';
+import type { ProtocolEra } from './versions.js';
+import { McpMethods } from './methods.js';
 import {
   repositoryAwareList,
   repositoryResource,
@@ -84,19 +85,19 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     version: () => catalog.version,
     item: repositoryResource,
   };
-  host.setMethod('resources/list', BOTH_ERAS, repositoryAwareList(host, resources, repositoryList, options));
-  host.setMethod('resources/templates/list', BOTH_ERAS, (params, ctx) => host.listPage(templates, params, ctx, ctx.era));
+  host.define(McpMethods.resourcesList, { handler: repositoryAwareList(host, resources, repositoryList, options) });
+  host.define(McpMethods.resourceTemplatesList, { handler: (params, ctx) => host.listPage(templates, params, ctx, ctx.era) });
   const scopes = uriScopes(catalog);
   const byUri = (params: JsonObject) => (typeof params.uri === 'string' ? scopes(params.uri) : undefined);
-  host.setRequiredScopes('resources/read', byUri);
-  host.setRequiredScopes('resources/subscribe', byUri);
-  host.setRequiredScopes('subscriptions/listen', (params) => {
-    const uris = isPlainObject(params.notifications) ? params.notifications.resourceSubscriptions : undefined;
-    // An over-long list is refused by subscriptions/listen itself; never walk it here.
-    if (!Array.isArray(uris) || uris.length > MAX_LISTEN_URIS) return undefined;
-    return union(uris.map((uri) => (typeof uri === 'string' ? scopes(uri) : undefined)));
+  host.define(McpMethods.subscriptionsListen, {
+    scopes: (params) => {
+      const uris = isPlainObject(params.notifications) ? params.notifications.resourceSubscriptions : undefined;
+      // An over-long list is refused by subscriptions/listen itself; never walk it here.
+      if (!Array.isArray(uris) || uris.length > MAX_LISTEN_URIS) return undefined;
+      return union(uris.map((uri) => (typeof uri === 'string' ? scopes(uri) : undefined)));
+    },
   });
-  host.setMethod('resources/read', BOTH_ERAS, (params, ctx) => readResource(host, catalog, options, params, ctx, ctx.era));
+  host.define(McpMethods.resourcesRead, { scopes: byUri, handler: (params, ctx) => readResource(host, catalog, options, params, ctx, ctx.era) });
   const checkSubscribable = (uri: string, era: ProtocolEra): McpAccess => {
     const problem = uriProblem(uri);
     if (problem !== undefined) {
@@ -115,15 +116,20 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     const access = checkSubscribable(uri, era);
     return (ctx) => mayWatch(access, uri, ctx, era);
   };
-  host.setMethod('resources/subscribe', ['legacy'], (params, ctx) => {
-    const uri = subscriptionUri(params, 'resources/subscribe');
-    return mayWatch(checkSubscribable(uri, ctx.era), uri, ctx, ctx.era)
-      .then(() => ctx.subscribeUri(uri))
-      .then(() => ({}));
+  host.define(McpMethods.resourcesSubscribe, {
+    scopes: byUri,
+    handler: (params, ctx) => {
+      const uri = subscriptionUri(params, McpMethods.resourcesSubscribe.name);
+      return mayWatch(checkSubscribable(uri, ctx.era), uri, ctx, ctx.era)
+        .then(() => ctx.subscribeUri(uri))
+        .then(() => ({}));
+    },
   });
-  host.setMethod('resources/unsubscribe', ['legacy'], (params, ctx) => {
-    const uri = subscriptionUri(params, 'resources/unsubscribe');
-    return Promise.resolve(ctx.unsubscribeUri(uri)).then(() => ({}));
+  host.define(McpMethods.resourcesUnsubscribe, {
+    handler: (params, ctx) => {
+      const uri = subscriptionUri(params, McpMethods.resourcesUnsubscribe.name);
+      return Promise.resolve(ctx.unsubscribeUri(uri)).then(() => ({}));
+    },
   });
   host.declareCapability('resources', { subscribe: true, listChanged: true });
 }

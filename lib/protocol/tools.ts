@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Observable, type Subscription } from 'rxjs';
+import { Observable, type Subscriber, type Subscription } from 'rxjs';
+import { lastOf } from './last-value.js';
 import type { ArgumentsOutcome, McpCatalog, ToolRuntime } from './catalog.js';
 import { errorResult, toCallToolResult } from './content.js';
 import type { McpContext } from './context.js';
@@ -9,7 +10,8 @@ import { decodeHeaderValue } from './header-value.js';
 import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
 import { callerMessage, meetGuards, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
-import { BOTH_ERAS, META_CLIENT_CAPABILITIES } from './versions.js';
+import { META_CLIENT_CAPABILITIES } from './versions.js';
+import { McpMethods } from './methods.js';
 import type { McpTaskAdmission, McpTaskRunner } from './tasks/tasks.js';
 
 type Result = JsonObject;
@@ -21,12 +23,14 @@ type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
  */
 export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, tasks?: McpTaskRunner): void {
   const tools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
-  host.setMethod('tools/list', BOTH_ERAS, (params, ctx) => host.listPage(tools, params, ctx, ctx.era));
-  host.setTarget('tools/call', (params) => (typeof params.name === 'string' ? catalog.tool(params.name) : undefined));
-  host.setMethod('tools/call', BOTH_ERAS, (params, ctx) => callTool(host, options, params, ctx, tasks));
+  host.define(McpMethods.toolsList, { handler: (params, ctx) => host.listPage(tools, params, ctx, ctx.era) });
+  host.define(McpMethods.toolsCall, {
+    find: (params) => (typeof params.name === 'string' ? catalog.tool(params.name) : undefined),
+    scopes: (_params, tool) => (tool as ToolRuntime | undefined)?.requiredScopes,
+    headers: (params, getHeader, tool) => checkToolHeaders(tool as ToolRuntime | undefined, params, getHeader),
+    handler: (params, ctx) => callTool(host, options, params, ctx, tasks),
+  });
   tasks?.bindExecutor((toolName, rawArgs, ctx) => runTool(options, resolveTool(catalog, toolName, ctx.clientCapabilities), rawArgs, ctx));
-  host.setRequiredScopes('tools/call', (_params, tool) => (tool as ToolRuntime | undefined)?.requiredScopes);
-  host.setHeaderCheck('tools/call', (params, getHeader, tool) => checkToolHeaders(tool as ToolRuntime | undefined, params, getHeader));
   host.declareCapability('tools', { listChanged: true });
 }
 
@@ -90,7 +94,7 @@ function callTool(
   if (typeof name !== 'string' || name.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'tools/call needs "params.name", the name of the tool to call.');
   }
-  const tool = knownTool(host.targetOf('tools/call', params, ctx) as ToolRuntime | undefined, name, ctx.clientCapabilities);
+  const tool = knownTool(host.targetOf(McpMethods.toolsCall.name, params, ctx) as ToolRuntime | undefined, name, ctx.clientCapabilities);
   const rawArgs = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(rawArgs)) {
     throw new McpError(
@@ -141,6 +145,7 @@ function invalidArguments(options: ToolOptions, tool: ToolRuntime, rawArgs: Json
   );
 }
 
+/** Parses the arguments, then runs the handler on them: the answer of a call that runs now. Unsubscribing cancels it. */
 function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext): Observable<Result> {
   return new Observable<Result>((subscriber) => {
     let inner: Subscription | undefined;
@@ -154,7 +159,7 @@ function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, c
         );
         return;
       }
-      inner = invokeTool(options, tool, parsed.value, rawArgs, ctx).subscribe(subscriber);
+      inner = invokeInto(subscriber, options, tool, parsed.value, rawArgs, ctx);
     };
     const parsed = tool.parseArguments(rawArgs);
     if (isPromiseLike(parsed)) {
@@ -174,26 +179,22 @@ function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, c
 
 /** Runs the handler on validated arguments; its last value is the result. Unsubscribing cancels it. */
 function invokeTool(options: ToolOptions, tool: ToolRuntime, args: unknown, rawArgs: JsonObject, ctx: McpContext): Observable<Result> {
-  return new Observable<Result>((subscriber) => {
-    let last: unknown;
-    let sawValue = false;
-    return tool.invoke(args, rawArgs, ctx).subscribe({
-      next: (value) => {
-        last = value;
-        sawValue = true;
-      },
-      error: (error: unknown) => {
-        if (ctx.inputRequired || error instanceof McpError) subscriber.error(error);
-        else {
-          subscriber.next(toolErrorResult(options, tool, error));
-          subscriber.complete();
-        }
-      },
-      complete: () => {
-        subscriber.next(toolResult(options, tool, sawValue ? last : undefined, ctx));
+  return new Observable<Result>((subscriber) => invokeInto(subscriber, options, tool, args, rawArgs, ctx));
+}
+
+function invokeInto(subscriber: Subscriber<Result>, options: ToolOptions, tool: ToolRuntime, args: unknown, rawArgs: JsonObject, ctx: McpContext): Subscription {
+  return lastOf(tool.invoke(args, rawArgs, ctx), {
+    value: (last, emitted) => {
+      subscriber.next(toolResult(options, tool, emitted ? last : undefined, ctx));
+      subscriber.complete();
+    },
+    error: (error: unknown) => {
+      if (ctx.inputRequired || error instanceof McpError) subscriber.error(error);
+      else {
+        subscriber.next(toolErrorResult(options, tool, error));
         subscriber.complete();
-      },
-    });
+      }
+    },
   });
 }
 

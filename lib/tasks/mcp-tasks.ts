@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
+import { MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../mcp.constants.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import { InMemoryTaskStore, type McpTaskStore } from '../protocol/tasks/task-store.js';
 import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE, McpTaskRunner, TASKS_EXTENSION, type McpTaskSettings } from '../protocol/tasks/tasks.js';
@@ -89,7 +89,7 @@ export function resolveTaskSettings(options: McpTasksOptions | undefined, shared
 @Injectable()
 export class McpTasksLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
-    @Inject(MCP_SERVER) private readonly server: McpDispatcher,
+    @Inject(MCP_DISPATCHER) private readonly server: McpDispatcher,
     @Inject(MCP_TASK_RUNNER) private readonly runner: McpTaskRunner,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly registry: McpRegistry,

@@ -1,7 +1,7 @@
 import { Logger, type OnApplicationBootstrap, type OnModuleDestroy, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
+import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../mcp.constants.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { MCP_REDIS, requestStateSecret, type McpRedisBackend } from '../redis/redis-backend.js';
@@ -83,7 +83,7 @@ export const observabilityProviders: Provider[] = [
       });
       return server.observer;
     },
-    inject: [MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_TELEMETRY, McpEvents, McpRegistry, MCP_REDIS],
+    inject: [MCP_RESOLVED_OPTIONS, MCP_DISPATCHER, MCP_TELEMETRY, McpEvents, McpRegistry, MCP_REDIS],
   },
 ];
 

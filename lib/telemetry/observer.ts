@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { JsonObject } from '../protocol/mcp-types.js';
+import { declaredMethod } from '../protocol/methods.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/json-rpc.js';
 import { isSupportedLegacyVersion, isSupportedModernVersion, type ProtocolEra } from '../protocol/versions.js';
 
@@ -321,19 +321,10 @@ function combine(probes: McpRequestProbe[]): McpRequestProbe {
 
 /** What a request is about, as the client named it: the tool, prompt or resource its params name (bounded). */
 export function requestTarget(request: JsonRpcRequest): McpRequestTarget {
-  const params: JsonObject = request.params ?? {};
-  switch (request.method) {
-    case 'tools/call':
-      return typeof params.name === 'string' ? { tool: bounded(params.name) } : {};
-    case 'prompts/get':
-      return typeof params.name === 'string' ? { prompt: bounded(params.name) } : {};
-    case 'resources/read':
-    case 'resources/subscribe':
-    case 'resources/unsubscribe':
-      return typeof params.uri === 'string' ? { resource: bounded(params.uri, 2048) } : {};
-    default:
-      return {};
-  }
+  const target = declaredMethod(request.method)?.target;
+  const value = target ? (request.params ?? {})[target.param] : undefined;
+  if (typeof value !== 'string') return {};
+  return { [target!.kind]: bounded(value, target!.kind === 'resource' ? 2048 : 128) };
 }
 
 /** Caps client-sent names before they are looked up. */

@@ -1,4 +1,5 @@
 import type * as OtelApi from '@opentelemetry/api';
+import { declaredMethod } from '../protocol/methods.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { ResolvedMcpTelemetry } from './options.js';
@@ -137,13 +138,14 @@ class McpOpenTelemetry implements McpObserverSink {
     // so there is nothing to record, enter or end.
     const traced = recording || (span.spanContext() !== api.INVALID_SPAN_CONTEXT && api.isSpanContextValid(span.spanContext()));
     if (!traced && !this.metricsLive) return undefined;
+    const operation = declaredMethod(method)?.operation;
     if (recording) {
       span.setAttribute('mcp.method.name', method);
       span.setAttribute('jsonrpc.request.id', String(request.id));
       if (facts.protocolVersion) span.setAttribute('mcp.protocol.version', facts.protocolVersion);
       const sessionId = shownSessionId(this.options.sessionIds, facts.sessionId, facts.sessionRef);
       if (sessionId !== undefined) span.setAttribute('mcp.session.id', sessionId);
-      if (method === 'tools/call') span.setAttribute('gen_ai.operation.name', 'execute_tool');
+      if (operation !== undefined) span.setAttribute('gen_ai.operation.name', operation);
       if (target.tool !== undefined) span.setAttribute('gen_ai.tool.name', target.tool);
       if (target.prompt !== undefined) span.setAttribute('gen_ai.prompt.name', target.prompt);
       if (target.resource !== undefined) span.setAttribute('mcp.resource.uri', target.resource);
@@ -174,7 +176,7 @@ class McpOpenTelemetry implements McpObserverSink {
         if (protocolVersion) attributes['mcp.protocol.version'] = protocolVersion;
         if (target.tool !== undefined) attributes['gen_ai.tool.name'] = target.tool;
         if (target.prompt !== undefined) attributes['gen_ai.prompt.name'] = target.prompt;
-        if (method === 'tools/call') attributes['gen_ai.operation.name'] = 'execute_tool';
+        if (operation !== undefined) attributes['gen_ai.operation.name'] = operation;
         if (errorType !== undefined) {
           attributes['error.type'] = errorType;
           const code = response && 'error' in response ? String(response.error.code) : undefined;

@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { Observable, Subject, type Subscription } from 'rxjs';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import { ErrorCode } from '../protocol/json-rpc.js';
+import { McpMethods } from '../protocol/methods.js';
 import type { CallToolResult, JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
 import type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
 import type { ReadResourceResult } from '../protocol/resource-contents.js';
@@ -108,12 +109,12 @@ export class McpTestClient {
 
   /** Every tool, following `nextCursor`. */
   async listTools(): Promise<ToolDescriptor[]> {
-    return this.all('tools/list', 'tools');
+    return this.all(McpMethods.toolsList.name, 'tools');
   }
 
   /** One page of `tools/list`. */
   listToolsPage(cursor?: string): Promise<McpTestPage<ToolDescriptor>> {
-    return this.page('tools/list', 'tools', cursor);
+    return this.page(McpMethods.toolsList.name, 'tools', cursor);
   }
 
   /**
@@ -122,49 +123,49 @@ export class McpTestClient {
    * refused scope) throw an {@link McpTestError}.
    */
   async callTool(name: string, args: JsonObject = {}, options: McpTestCallOptions = {}): Promise<CallToolResult> {
-    return (await this.request('tools/call', { name, arguments: args }, options)) as CallToolResult;
+    return (await this.request(McpMethods.toolsCall.name, { name, arguments: args }, options)) as CallToolResult;
   }
 
   /** Every resource, following `nextCursor`. */
   listResources(): Promise<ResourceDescriptor[]> {
-    return this.all('resources/list', 'resources');
+    return this.all(McpMethods.resourcesList.name, 'resources');
   }
 
   /** One page of `resources/list`. */
   listResourcesPage(cursor?: string): Promise<McpTestPage<ResourceDescriptor>> {
-    return this.page('resources/list', 'resources', cursor);
+    return this.page(McpMethods.resourcesList.name, 'resources', cursor);
   }
 
   /** Every resource template, following `nextCursor`. */
   listResourceTemplates(): Promise<ResourceTemplateDescriptor[]> {
-    return this.all('resources/templates/list', 'resourceTemplates');
+    return this.all(McpMethods.resourceTemplatesList.name, 'resourceTemplates');
   }
 
   /** Reads a resource; an unknown URI throws an {@link McpTestError} (-32002 on legacy eras). */
   async readResource(uri: string, options: McpTestCallOptions = {}): Promise<ReadResourceResult> {
-    return (await this.request('resources/read', { uri }, options)) as unknown as ReadResourceResult;
+    return (await this.request(McpMethods.resourcesRead.name, { uri }, options)) as unknown as ReadResourceResult;
   }
 
   /** Every prompt, following `nextCursor`. */
   listPrompts(): Promise<PromptDescriptor[]> {
-    return this.all('prompts/list', 'prompts');
+    return this.all(McpMethods.promptsList.name, 'prompts');
   }
 
   /** One page of `prompts/list`. */
   listPromptsPage(cursor?: string): Promise<McpTestPage<PromptDescriptor>> {
-    return this.page('prompts/list', 'prompts', cursor);
+    return this.page(McpMethods.promptsList.name, 'prompts', cursor);
   }
 
   /** Gets a prompt; arguments are strings, as the protocol sends them. */
   async getPrompt(name: string, args: Record<string, string> = {}, options: McpTestCallOptions = {}): Promise<GetPromptResult> {
-    return (await this.request('prompts/get', { name, arguments: args }, options)) as unknown as GetPromptResult;
+    return (await this.request(McpMethods.promptsGet.name, { name, arguments: args }, options)) as unknown as GetPromptResult;
   }
 
   /** `completion/complete` for a prompt argument or a resource template variable. */
   async complete(ref: McpTestCompletionRef, argument: { name: string; value: string }, context?: Record<string, string>): Promise<CompletionResult> {
     const params: JsonObject = { ref, argument };
     if (context) params.context = { arguments: context };
-    return (await this.request('completion/complete', params)).completion as CompletionResult;
+    return (await this.request(McpMethods.complete.name, params)).completion as CompletionResult;
   }
 
   /**
@@ -173,7 +174,7 @@ export class McpTestClient {
    */
   async subscribeResource(uri: string): Promise<void> {
     if (this.modern) await this.listen({ resourceSubscriptions: [uri] });
-    else await this.request('resources/subscribe', { uri });
+    else await this.request(McpMethods.resourcesSubscribe.name, { uri });
   }
 
   /**
@@ -208,7 +209,7 @@ export class McpTestClient {
 
   private async connect(): Promise<void> {
     if (this.modern) {
-      const discovered = await this.request('server/discover');
+      const discovered = await this.request(McpMethods.discover.name);
       this.serverInfo = discovered.serverInfo ?? {};
       this.serverCapabilities = discovered.capabilities ?? {};
       this.instructions = discovered.instructions;
@@ -230,20 +231,20 @@ export class McpTestClient {
     this.serverCapabilities = init.capabilities ?? {};
     this.instructions = init.instructions;
     await this.notify('notifications/initialized');
-    if (this.serverCapabilities.logging) await this.exchange('logging/setLevel', { level: this.options.logLevel ?? 'debug' });
+    if (this.serverCapabilities.logging) await this.exchange(McpMethods.setLogLevel.name, { level: this.options.logLevel ?? 'debug' });
   }
 
   /** Opens a `subscriptions/listen` stream into {@link notifications}; resolves once acknowledged. */
   private async listen(filter: JsonObject): Promise<void> {
-    const send = await this.sendOptions('subscriptions/listen');
+    const send = await this.sendOptions(McpMethods.subscriptionsListen.name);
     return new Promise<void>((resolve, reject) => {
       const id = this.nextId++;
-      const stream = this.transport.send(this.message(id, 'subscriptions/listen', { notifications: filter }, {}), send).subscribe({
+      const stream = this.transport.send(this.message(id, McpMethods.subscriptionsListen.name, { notifications: filter }, {}), send).subscribe({
         next: (message) => {
           const m = message as Json;
           if (m.method === 'notifications/subscriptions/acknowledged') resolve();
           else if (m.method) this.changes.next(m);
-          else if (m.error) reject(protocolError(m.error, 'subscriptions/listen'));
+          else if (m.error) reject(protocolError(m.error, McpMethods.subscriptionsListen.name));
         },
         error: reject,
         complete: () => this.streams.delete(stream),

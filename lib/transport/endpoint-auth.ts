@@ -3,7 +3,7 @@ import { ExternalContextCreator, type NestContainer } from '@nestjs/core';
 import { GuardsConsumer, GuardsContextCreator } from '@nestjs/core/guards/index.js';
 import { guardRefusalMessage, type McpAuthenticator } from '../auth/mcp-authenticator.js';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
-import { MCP_AUTHENTICATOR, MCP_SERVER } from '../mcp.constants.js';
+import { MCP_AUTHENTICATOR, MCP_DISPATCHER } from '../mcp.constants.js';
 import { ErrorCode } from '../protocol/json-rpc.js';
 import { httpExceptionMessage } from '../protocol/errors.js';
 import { McpController } from './mcp.controller.js';
@@ -53,11 +53,11 @@ export class McpEndpointAuth {
   ) {}
 
   static forApp(app: INestApplicationContext): McpEndpointAuth {
-    const server = app.get(MCP_SERVER, { strict: false }) as object;
+    const server = app.get(MCP_DISPATCHER, { strict: false }) as object;
     const auth = app.get<symbol, McpAuthenticator | null>(MCP_AUTHENTICATOR, { strict: false });
     const container = (app.get(ExternalContextCreator, { strict: false }) as unknown as { container: NestContainer }).container;
     for (const [moduleKey, module] of container.getModules()) {
-      if (module.providers.get(MCP_SERVER)?.instance !== server) continue;
+      if (module.providers.get(MCP_DISPATCHER)?.instance !== server) continue;
       for (const wrapper of module.controllers.values()) {
         const controller = wrapper.instance;
         if (!(controller instanceof McpController)) continue;

@@ -5,7 +5,7 @@ import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import { McpConnection } from '../engine/connection.js';
 import type { McpScopeCheck } from '../engine/sink.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_AUTHENTICATOR, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
+import { MCP_AUTHENTICATOR, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../mcp.constants.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
@@ -85,7 +85,7 @@ export class McpInProcessTransport {
   static forApp(app: INestApplicationContext): McpInProcessTransport {
     let server: McpDispatcher;
     try {
-      server = app.get<symbol, McpDispatcher>(MCP_SERVER, { strict: false });
+      server = app.get<symbol, McpDispatcher>(MCP_DISPATCHER, { strict: false });
     } catch {
       throw new Error('McpInProcessTransport.forApp() found no McpModule in this application: import McpModule.forRoot({ name, version }) in the module under test.');
     }

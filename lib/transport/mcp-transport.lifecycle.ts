@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_LEGACY_SSE, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER, MCP_SESSION_STORE } from '../mcp.constants.js';
+import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_LEGACY_SSE, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER, MCP_SESSION_STORE } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { assertSupportedPlatform, scopeFastifyMcpRoutes, type FastifyInstanceLike } from './fastify.adapter.js';
 import { routeBases } from './public-routes.js';
@@ -34,7 +34,7 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
     @Inject(MCP_ENDPOINT_PATH) private readonly path: string,
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
-    @Inject(MCP_SERVER) private readonly server: McpDispatcher,
+    @Inject(MCP_DISPATCHER) private readonly server: McpDispatcher,
     private readonly registry: McpRegistry,
     private readonly config: ApplicationConfig,
     @Inject(MCP_ENDPOINT_VERSION) private readonly version: McpEndpointVersion,

@@ -10,7 +10,7 @@ import { Args, Ctx } from '../decorators/params.decorators.js';
 import { Tool } from '../decorators/tool.decorator.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { RequireScopes } from '../auth/require-scopes.decorator.js';
-import { MCP_SERVER } from '../mcp.constants.js';
+import { MCP_DISPATCHER } from '../mcp.constants.js';
 import { McpModule } from '../mcp.module.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpContext } from '../protocol/context.js';
@@ -323,7 +323,7 @@ describe('McpStdio.serve lifecycle', () => {
   it('refuses calls that need scopes when told to (stdio carries no token)', async () => {
     const app = await NestFactory.createApplicationContext(StdioSpecModule, { logger: false });
     const wire = new Wire();
-    const stdio = new McpStdioServer(app.get<symbol, McpDispatcher>(MCP_SERVER), { input: wire.input, output: wire.output, refuseScopedCalls: true }).listen();
+    const stdio = new McpStdioServer(app.get<symbol, McpDispatcher>(MCP_DISPATCHER), { input: wire.input, output: wire.output, refuseScopedCalls: true }).listen();
     try {
       const denied = await wire.request(1, 'tools/call', { name: 'admin', arguments: {}, _meta: modernMeta() });
       assert.equal(denied.error.code, -32600);

@@ -3,7 +3,7 @@ import { Console } from 'node:console';
 import { createInterface, type Interface } from 'node:readline';
 import type { McpScopeCheck } from '../engine/sink.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_SERVER } from '../mcp.constants.js';
+import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../mcp.constants.js';
 import { ErrorCode, failure, type JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
@@ -210,7 +210,7 @@ export const McpStdio = {
   async serve(app: INestApplicationContext, options: McpStdioServeOptions = {}): Promise<McpStdioServer> {
     let server: McpDispatcher;
     try {
-      server = app.get<symbol, McpDispatcher>(MCP_SERVER, { strict: false });
+      server = app.get<symbol, McpDispatcher>(MCP_DISPATCHER, { strict: false });
     } catch {
       throw new Error(
         'McpStdio.serve() found no McpModule in this application: import McpModule.forRoot({ name, version }) in the module you pass to NestFactory.createApplicationContext().',

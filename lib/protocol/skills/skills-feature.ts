@@ -6,7 +6,8 @@ import { ErrorCode } from '../json-rpc.js';
 import type { JsonObject } from '../mcp-types.js';
 import { decodeCursor, encodeCursor } from '../paging.js';
 import { uriProblem } from '../resources.js';
-import { BOTH_ERAS, type ProtocolEra } from '../versions.js';
+import type { ProtocolEra } from '../versions.js';
+import { McpMethods } from '../methods.js';
 import { SKILLS_EXTENSION, type DirectoryChild, type SkillRuntime } from './skill-entry.js';
 
 /** The skills one module serves, built at bootstrap. */
@@ -41,21 +42,23 @@ export interface SkillsFeatureOptions extends McpFeatureOptions {
 export function installSkills(host: McpFeatureHost, catalog: SkillCatalog, options: SkillsFeatureOptions): void {
   host.declareExtension(SKILLS_EXTENSION, options.directoryRead ? { directoryRead: true } : {});
   const list = host.pagedList('skills', 'skills/list', () => catalog.skills(), (skill) => skill.entry);
-  host.setMethod('skills/list', BOTH_ERAS, (params, ctx) => host.listPage(list, params, ctx, ctx.era));
+  host.define(McpMethods.skillsList, { handler: (params, ctx) => host.listPage(list, params, ctx, ctx.era) });
   const byUri = (params: JsonObject) => (typeof params.uri === 'string' ? catalog.skill(params.uri)?.requiredScopes : undefined);
-  host.setRequiredScopes('skills/get', byUri);
-  host.setMethod('skills/get', BOTH_ERAS, async (params, ctx) => {
-    const uri = requestUri(params, 'skills/get', 'the URI of a skill\'s SKILL.md');
-    const skill = catalog.skill(uri);
-    if (!skill || !(await visible(skill, ctx))) throw unknown(uri, 'skill', 'Call skills/list to see the skills this server offers; a skill URI ends in /SKILL.md.');
-    return withCache({ skill: skill.entry }, ctx.era, options);
+  host.define(McpMethods.skillsGet, {
+    scopes: byUri,
+    handler: async (params, ctx) => {
+      const uri = requestUri(params, 'skills/get', 'the URI of a skill\'s SKILL.md');
+      const skill = catalog.skill(uri);
+      if (!skill || !(await visible(skill, ctx))) throw unknown(uri, 'skill', 'Call skills/list to see the skills this server offers; a skill URI ends in /SKILL.md.');
+      return withCache({ skill: skill.entry }, ctx.era, options);
+    },
   });
   if (!options.directoryRead) return;
-  host.setRequiredScopes('resources/directory/read', (params) => {
+  const directoryScopes = (params: JsonObject): readonly string[] | undefined => {
     if (typeof params.uri !== 'string') return undefined;
     return catalog.directory(params.uri)?.[0]?.skill.requiredScopes;
-  });
-  host.setMethod('resources/directory/read', BOTH_ERAS, async (params, ctx) => {
+  };
+  host.define(McpMethods.directoryRead, { scopes: directoryScopes, handler: async (params, ctx) => {
     const uri = requestUri(params, 'resources/directory/read', 'the URI of a directory resource (mimeType inode/directory), without a trailing slash');
     const owners = catalog.directory(uri) ?? [];
     const seen = owners.length ? await Promise.all(owners.map(({ skill }) => visible(skill, ctx))) : [];
@@ -72,7 +75,7 @@ export function installSkills(host: McpFeatureHost, catalog: SkillCatalog, optio
     const result: JsonObject = { resources: children.slice(offset, end) };
     if (end < total) result.nextCursor = encodeCursor(kind, catalog.version, end);
     return withCache(result, ctx.era, options);
-  });
+  } });
 }
 
 /** The children of one directory as several skills list it: once each, in name order. */

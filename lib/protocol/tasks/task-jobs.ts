@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import { McpMethods } from '../methods.js';
 import { McpContext, type RequestEnvelope } from '../context.js';
 import type { JsonObject } from '../mcp-types.js';
 import { isModernVersionString } from '../versions.js';
@@ -41,7 +42,7 @@ export function jobContext(job: McpTaskJob): McpContext {
     principal: job.principal,
     auth: job.auth,
   };
-  return new McpContext(`task-${job.taskId}`, 'tools/call', envelope, {}, () => undefined);
+  return new McpContext(`task-${job.taskId}`, McpMethods.toolsCall.name, envelope, {}, () => undefined);
 }
 
 

@@ -8,6 +8,8 @@ import type { McpFeatureHost } from '../feature-host.js';
 import { isTerminal, type McpTaskRecord, type McpTaskStore } from './task-store.js';
 import { BEARER, RELATED_TASK, ownerOf, wireTask } from './task-records.js';
 import { TASKS_EXTENSION } from './tasks.js';
+import { McpMethods } from '../methods.js';
+import type { ProtocolEra } from '../versions.js';
 
 type Result = JsonObject;
 
@@ -122,10 +124,10 @@ export function installModernTasks(host: McpFeatureHost, store: McpTaskStore): v
       }
       return handler(params, ctx);
     };
-  host.setMethod('tasks/get', ['modern'], gated(async (params, ctx) => wireTask(await runner.find(params, ctx), true)));
-  host.setMethod('tasks/update', ['modern'], gated(async (params, ctx) => (await runner.update(params, ctx), {})));
-  host.setMethod('tasks/cancel', ['modern'], gated(async (params, ctx) => (await runner.cancel(params, ctx), {})));
-  for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) host.setHeaderCheck(method, taskNameHeaderProblem);
+  const modern = { eras: MODERN, headers: taskNameHeaderProblem };
+  host.define(McpMethods.tasksGet, { ...modern, handler: gated(async (params, ctx) => wireTask(await runner.find(params, ctx), true)) });
+  host.define(McpMethods.tasksUpdate, { ...modern, handler: gated(async (params, ctx) => (await runner.update(params, ctx), {})) });
+  host.define(McpMethods.tasksCancel, { ...modern, handler: gated(async (params, ctx) => (await runner.cancel(params, ctx), {})) });
 }
 
 /**
@@ -135,8 +137,8 @@ export function installModernTasks(host: McpFeatureHost, store: McpTaskStore): v
  */
 export function installLegacyTasks(host: McpFeatureHost, store: McpTaskStore): void {
   const runner = new TaskRequests(store);
-  host.setMethod('tasks/get', ['legacy'], async (params, ctx) => wireTask(await runner.find(params, ctx), false, 'legacy'));
-  host.setMethod('tasks/result', ['legacy'], async (params, ctx) => {
+  host.define(McpMethods.tasksGet, { eras: LEGACY, handler: async (params, ctx) => wireTask(await runner.find(params, ctx), false, 'legacy') });
+  host.define(McpMethods.tasksResult, { handler: async (params, ctx) => {
     const record = await runner.settled(await runner.find(params, ctx), ctx.signal);
     if (record.status === 'failed') {
       const error = record.error ?? {};
@@ -145,21 +147,24 @@ export function installLegacyTasks(host: McpFeatureHost, store: McpTaskStore): v
     if (record.status === 'cancelled') throw new McpError(ErrorCode.InvalidParams, `Task "${record.taskId}" was cancelled, so it has no result.`);
     const result = record.result ?? { content: [] };
     return { ...result, _meta: { ...(isObject(result._meta) ? result._meta : {}), [RELATED_TASK]: { taskId: record.taskId } } };
-  });
-  host.setMethod('tasks/list', ['legacy'], async (params, ctx) => {
+  } });
+  host.define(McpMethods.tasksList, { handler: async (params, ctx) => {
     const page = await runner.list(params, ctx);
     const result: JsonObject = { tasks: page.tasks.map((task) => wireTask(task, false, 'legacy')) };
     if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
     return result;
-  });
-  host.setMethod('tasks/cancel', ['legacy'], async (params, ctx) => {
+  } });
+  host.define(McpMethods.tasksCancel, { eras: LEGACY, handler: async (params, ctx) => {
     const record = await runner.find(params, ctx);
     if (isTerminal(record.status)) {
       throw new McpError(ErrorCode.InvalidParams, `Task "${record.taskId}" already ended (${record.status}), so it cannot be cancelled.`);
     }
     return wireTask(await runner.cancel(params, ctx), false, 'legacy');
-  });
+  } });
 }
+
+const MODERN: readonly ProtocolEra[] = ['modern'];
+const LEGACY: readonly ProtocolEra[] = ['legacy'];
 
 function taskNameHeaderProblem(params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
   const raw = getHeader('mcp-name');

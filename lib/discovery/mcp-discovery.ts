@@ -36,7 +36,7 @@ export function toSnakeCase(name: string): string {
  * method it finds.
  */
 @Injectable()
-export class McpExplorer implements OnModuleInit {
+export class McpDiscovery implements OnModuleInit {
   private readonly logger = new Logger('McpModule');
 
   constructor(

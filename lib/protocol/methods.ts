@@ -1,0 +1,62 @@
+import type { ProtocolEra } from './versions.js';
+
+/**
+ * What the server knows of one MCP method before any feature is installed: the eras that have
+ * it, the parameter naming what a request targets, and how telemetry names it. Every method is
+ * declared here once; the dispatcher, the wire rules, telemetry and the test client read it, and
+ * a feature attaches its handler, target look-up, scopes and header checks to the declaration
+ * ({@link McpMethodSpec}, through `McpFeatureHost.define`).
+ */
+export interface McpMethodDeclaration {
+  readonly name: string;
+  /** The protocol eras that have the method. */
+  readonly eras: readonly ProtocolEra[];
+  /**
+   * The parameter that names the capability a request targets (a tool's or prompt's `name`, a
+   * resource's `uri`), and the kind of capability it names, for telemetry labels.
+   */
+  readonly target?: { readonly param: 'name' | 'uri'; readonly kind: 'tool' | 'prompt' | 'resource' };
+  /** Streamable HTTP (2026-07-28): the `Mcp-Name` header must repeat the target parameter. */
+  readonly nameHeader?: boolean;
+  /** The GenAI semantic-convention operation (`gen_ai.operation.name`) of spans and metrics. */
+  readonly operation?: string;
+}
+
+const BOTH: readonly ProtocolEra[] = ['legacy', 'modern'];
+const LEGACY: readonly ProtocolEra[] = ['legacy'];
+const MODERN: readonly ProtocolEra[] = ['modern'];
+
+const declare = <T extends Record<string, McpMethodDeclaration>>(table: T): { readonly [K in keyof T]: T[K] } => Object.freeze(table);
+
+/** The MCP methods this server can answer, each declared once. */
+export const McpMethods = declare({
+  ping: { name: 'ping', eras: LEGACY },
+  setLogLevel: { name: 'logging/setLevel', eras: LEGACY },
+  discover: { name: 'server/discover', eras: MODERN },
+  subscriptionsListen: { name: 'subscriptions/listen', eras: MODERN },
+  toolsList: { name: 'tools/list', eras: BOTH },
+  toolsCall: { name: 'tools/call', eras: BOTH, target: { param: 'name', kind: 'tool' }, nameHeader: true, operation: 'execute_tool' },
+  resourcesList: { name: 'resources/list', eras: BOTH },
+  resourceTemplatesList: { name: 'resources/templates/list', eras: BOTH },
+  resourcesRead: { name: 'resources/read', eras: BOTH, target: { param: 'uri', kind: 'resource' }, nameHeader: true },
+  resourcesSubscribe: { name: 'resources/subscribe', eras: LEGACY, target: { param: 'uri', kind: 'resource' } },
+  resourcesUnsubscribe: { name: 'resources/unsubscribe', eras: LEGACY, target: { param: 'uri', kind: 'resource' } },
+  promptsList: { name: 'prompts/list', eras: BOTH },
+  promptsGet: { name: 'prompts/get', eras: BOTH, target: { param: 'name', kind: 'prompt' }, nameHeader: true },
+  complete: { name: 'completion/complete', eras: BOTH },
+  tasksGet: { name: 'tasks/get', eras: BOTH },
+  tasksUpdate: { name: 'tasks/update', eras: MODERN },
+  tasksCancel: { name: 'tasks/cancel', eras: BOTH },
+  tasksResult: { name: 'tasks/result', eras: LEGACY },
+  tasksList: { name: 'tasks/list', eras: LEGACY },
+  skillsList: { name: 'skills/list', eras: BOTH },
+  skillsGet: { name: 'skills/get', eras: BOTH },
+  directoryRead: { name: 'resources/directory/read', eras: BOTH },
+});
+
+const BY_NAME: ReadonlyMap<string, McpMethodDeclaration> = new Map(Object.values(McpMethods).map((method) => [method.name, method]));
+
+/** The declaration of a method by its wire name; undefined for a name the server never answers. */
+export function declaredMethod(name: string): McpMethodDeclaration | undefined {
+  return BY_NAME.get(name);
+}

@@ -1,10 +1,10 @@
+import { DEFAULT_TOOL_NAME_PATTERN } from './discovery/tool-runtime.factory.js';
 import { randomBytes } from 'node:crypto';
 import { isLogLevel } from './protocol/context.js';
 import { DEFAULT_MCP_LIMITS, type McpModuleOptions, type ResolvedMcpLimits, type ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 import * as messages from './mcp.messages.js';
 import { redisOptionProblems } from './redis/redis-client.js';
 
-const DEFAULT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Merges defaults once and validates, so that a wrong option fails the bootstrap with a reason. */
 export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions {
@@ -77,7 +77,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     },
     maxBodyBytes,
     keepAliveMs,
-    toolNamePattern: options.toolNamePattern ?? DEFAULT_TOOL_NAME,
+    toolNamePattern: options.toolNamePattern ?? DEFAULT_TOOL_NAME_PATTERN,
     exposeInternalErrors: options.exposeInternalErrors ?? false,
     sessions: { mode, idleTtlMs, maxSessions, store: sessions.store, eventStore: sessions.eventStore, onSession: sessions.onSession, onSessionClose: sessions.onSessionClose },
     shutdown: { graceMs, retryAfterS },

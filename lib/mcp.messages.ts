@@ -106,9 +106,6 @@ export const AMBIGUOUS_ARGS = (site: string, what: string) =>
 export const RUNTIME_ENHANCER_UNKNOWN = (site: string, kind: string, name: string) =>
   `${site}: the ${kind} ${name || '(anonymous class)'} in "decorators" is not provided by the application as a singleton, so it could not run (Nest would skip it silently). Add ${name || 'it'} to the providers of a module (default scope), or pass an instance instead of the class.`;
 
-export const RUNTIME_BEFORE_DISCOVERY = (site: string) =>
-  `${site} was called before McpModule discovered the application's capabilities (from a constructor, or from onModuleInit() of a module initialized before McpModule), when guards and interceptors cannot be attached yet. Add runtime capabilities from onApplicationBootstrap() or later, or from onModuleInit() of a module that imports McpModule.`;
-
 export const RUNTIME_DECORATORS_WITHOUT_NEST = (site: string) =>
   `${site}: "decorators" need the Nest pipeline, which a McpRegistry created outside McpModule does not have. Get the registry from the application (it is exported by McpModule).`;
 

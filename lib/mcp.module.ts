@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { McpDiscovery } from './discovery/mcp-discovery.js';
 import { McpExposer } from './expose/mcp-exposer.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
-import { McpRegistry } from './discovery/mcp.registry.js';
+import { MCP_REGISTRY_SETTINGS, McpRegistry, type McpRegistrySettings } from './discovery/mcp.registry.js';
+import { dtoCompilerFor } from './discovery/dto-compiler.js';
 import { McpHandlerFactory } from './execution/mcp-handler.factory.js';
 import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 import {
@@ -68,6 +69,14 @@ import type { McpTaskRunner } from './protocol/tasks/tasks.js';
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
   McpRegistry,
+  {
+    provide: MCP_REGISTRY_SETTINGS,
+    useFactory: (options: ResolvedMcpOptions): McpRegistrySettings => ({
+      toolNamePattern: options.toolNamePattern,
+      dtos: dtoCompilerFor(options.schemas.nullableOptionals),
+    }),
+    inject: [MCP_RESOLVED_OPTIONS],
+  },
   McpMetadataAccessor,
   McpHandlerFactory,
   McpPolicyGate,

@@ -1,16 +1,7 @@
-/**
- * Who is calling, as far as authorization goes.
- *
- * @publicApi
- */
-export interface McpPrincipal {
-  /** A stable identifier (the token's `sub`, for example). Sessions and request states are bound to it. */
-  id: string;
-  /** Granted scopes. A scope also grants its sub-scopes: `tasks` covers `tasks:write`. */
-  scopes?: string[];
-  /** Anything else the verifier wants handlers to see (claims, tenant, roles). */
-  claims?: Record<string, unknown>;
-}
+import type { McpPrincipal } from '../protocol/principal.js';
+
+export type { McpPrincipal };
+export { missingScopes } from '../protocol/principal.js';
 
 /**
  * The MCP server as an OAuth 2.1 resource server (RFC 9728 protected-resource metadata, bearer
@@ -42,12 +33,6 @@ export interface McpAuthOptions {
    * @default (request) => principalFromUser(request.user)
    */
   principalFrom?: (request: unknown) => McpPrincipal | null | undefined;
-}
-
-/** Whether the granted scopes cover every required one (a scope covers its `:`-sub-scopes). */
-export function missingScopes(required: readonly string[], granted: readonly string[] | undefined): string[] {
-  const have = granted ?? [];
-  return required.filter((scope) => !have.some((g) => g === scope || scope.startsWith(`${g}:`)));
 }
 
 /**

@@ -1,6 +1,3 @@
-import { dtoCompilerFor } from './dto-compiler.js';
-import { ResourceRuntimeFactory } from './resource-runtime.factory.js';
-import { PromptRuntimeFactory } from './prompt-runtime.factory.js';
 import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
@@ -16,7 +13,7 @@ import type { Completer, CompletionTarget, McpAccess } from '../protocol/catalog
 import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
-import { ToolRuntimeFactory, type ToolDefinition } from './tool-runtime.factory.js';
+import { type ToolDefinition } from './tool-runtime.factory.js';
 import { toolsetOf } from './mcp-toolset.js';
 import { withAppMeta, withAppVisibility } from './mcp-apps.loader.js';
 
@@ -49,13 +46,7 @@ export class McpDiscovery implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const dtos = dtoCompilerFor(this.options.schemas.nullableOptionals);
-    const factory = new ToolRuntimeFactory(dtos);
-    this.registry.factory = factory;
-    this.registry.resourceFactory = new ResourceRuntimeFactory(dtos);
-    this.registry.promptFactory = new PromptRuntimeFactory(dtos);
-    this.registry.namePattern = this.options.toolNamePattern;
-    this.registry.pipeline = this.handlers;
+    const factory = this.registry.toolFactory;
     const scope = this.options.include ? { include: this.options.include as Function[] } : {};
     const wrappers = [...this.discovery.getProviders(scope), ...this.discovery.getControllers(scope)];
     const seen = new Set<object>();

@@ -19,7 +19,8 @@ import type {
   McpRegistryChange,
 } from './dynamic-definitions.js';
 import * as messages from '../mcp.messages.js';
-import { ToolRuntimeFactory, toObservable } from './tool-runtime.factory.js';
+import { DEFAULT_TOOL_NAME_PATTERN, ToolRuntimeFactory, toObservable } from './tool-runtime.factory.js';
+import type { DtoCompiler } from './dto-compiler.js';
 import { ResourceRuntimeFactory } from './resource-runtime.factory.js';
 import { PromptRuntimeFactory } from './prompt-runtime.factory.js';
 import { McpHandlerFactory, type McpRuntimeHandler } from '../execution/mcp-handler.factory.js';
@@ -29,6 +30,17 @@ import { CapabilityToggles, type McpCapabilityUpdate, type McpToggleOptions } fr
 import type { McpChangeEvent, McpToggleTarget } from '../protocol/notification-bus.js';
 import { hasDotSegment, type PromptRepositoryRuntime, type ResourceRepositoryRuntime } from '../protocol/repositories.js';
 import type { McpToolSource } from '../catalog/catalog.js';
+
+/** The registry's slice of the module options, provided by McpModule. @internal */
+export interface McpRegistrySettings {
+  /** `toolNamePattern`. */
+  toolNamePattern: RegExp;
+  /** How DTO classes compile (`schemas.nullableOptionals`). */
+  dtos: DtoCompiler;
+}
+
+/** The DI token of {@link McpRegistrySettings}. @internal */
+export const MCP_REGISTRY_SETTINGS = Symbol.for('nestjs-model-context:McpRegistrySettings');
 
 
 interface Registered<T> {
@@ -59,18 +71,29 @@ export class McpRegistry implements McpFeatureCatalog {
   private readonly resourceRepositoryList: Array<Registered<ResourceRepositoryRuntime>> = [];
   private readonly promptRepositoryList: Array<Registered<PromptRepositoryRuntime>> = [];
   private readonly toggles = new CapabilityToggles();
+  /** @internal Builds tool runtimes (schemas and validators compiled once). */
+  readonly toolFactory: ToolRuntimeFactory;
   /** @internal */
-  resourceFactory = new ResourceRuntimeFactory();
+  readonly resourceFactory: ResourceRuntimeFactory;
   /** @internal */
-  promptFactory = new PromptRuntimeFactory();
-  /** @internal */
-  factory!: ToolRuntimeFactory;
-  /** @internal */
-  namePattern: RegExp = /^[A-Za-z0-9_-]{1,64}$/;
-  /** @internal The Nest pipeline for runtime handlers, set by McpDiscovery once discovery ran. */
-  pipeline?: McpHandlerFactory;
+  readonly promptFactory: PromptRuntimeFactory;
+  private readonly namePattern: RegExp;
 
-  constructor(@Optional() @Inject(McpHandlerFactory) private readonly handlers?: McpHandlerFactory) {}
+  /**
+   * Everything the registry needs comes in here, at construction: the Nest pipeline runtime
+   * handlers take, and its slice of the module options. A registry made outside McpModule
+   * (`new McpRegistry()`) has neither: its runtime handlers are called as they are.
+   */
+  constructor(
+    @Optional() @Inject(McpHandlerFactory) private readonly handlers?: McpHandlerFactory,
+    @Optional() @Inject(MCP_REGISTRY_SETTINGS) settings?: McpRegistrySettings,
+  ) {
+    const dtos = settings?.dtos;
+    this.toolFactory = new ToolRuntimeFactory(dtos);
+    this.resourceFactory = new ResourceRuntimeFactory(dtos);
+    this.promptFactory = new PromptRuntimeFactory(dtos);
+    this.namePattern = settings?.toolNamePattern ?? DEFAULT_TOOL_NAME_PATTERN;
+  }
 
   /** Emits after every runtime change (not for bootstrap discovery). */
   readonly changes$ = this.changeSubject.asObservable();
@@ -104,7 +127,7 @@ export class McpRegistry implements McpFeatureCatalog {
     const site = `McpRegistry.addTool(${definition.name})`;
     const runtime = this.runtime(site, decorators, (call) => handler(call.arguments as TArgs, call.context), `tool:${rest.name}`, `tool "${rest.name}"`);
     this.register(
-      this.factory.build({ ...rest, ...capabilityAccess(rest.name, runtime.authorize, runtime.requiredScopes) }, toolCall(rest.name, runtime.invoke), site),
+      this.toolFactory.build({ ...rest, ...capabilityAccess(rest.name, runtime.authorize, runtime.requiredScopes) }, toolCall(rest.name, runtime.invoke), site),
       site,
       'runtime',
     );
@@ -462,12 +485,12 @@ export class McpRegistry implements McpFeatureCatalog {
     policyKey?: string,
     label?: string,
   ): McpRuntimeHandler {
-    if (this.pipeline) {
-      const handler = this.pipeline.createRuntime(run, decorators, site);
+    const pipeline = this.handlers;
+    if (pipeline) {
+      const handler = pipeline.createRuntime(run, decorators, site);
       if (policyKey === undefined || !handler.policyHost) return handler;
-      return { ...handler, invoke: this.pipeline.gated({ key: policyKey, label: label ?? site, ...handler.policyHost }, handler.invoke) };
+      return { ...handler, invoke: pipeline.gated({ key: policyKey, label: label ?? site, ...handler.policyHost }, handler.invoke) };
     }
-    if (this.handlers) throw new Error(messages.RUNTIME_BEFORE_DISCOVERY(site));
     if (decorators?.length) throw new Error(messages.RUNTIME_DECORATORS_WITHOUT_NEST(site));
     return { invoke: (call) => defer(() => toObservable(run(call))) };
   }

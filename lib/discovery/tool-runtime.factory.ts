@@ -19,6 +19,9 @@ export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'>, Mcp
 
 export type ToolInvoke = (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>;
 
+/** Tool names as the MCP specification recommends them (`toolNamePattern`'s default). */
+export const DEFAULT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
 const EMPTY_INPUT_SCHEMA: JsonObject = Object.freeze({ type: 'object', additionalProperties: false }) as JsonObject;
 const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 

@@ -1,4 +1,4 @@
-import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
+import type { McpPrincipal } from '../protocol/principal.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';

@@ -1,4 +1,4 @@
-import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
+import type { McpPrincipal } from '../protocol/principal.js';
 import { McpError } from '../protocol/errors.js';
 import { httpStatusFor } from '../protocol/errors.js';
 import { ErrorCode, failure, type JsonRpcId } from '../protocol/json-rpc.js';

@@ -1,4 +1,4 @@
-import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
+import type { McpPrincipal } from '../protocol/principal.js';
 import type { JsonRpcFailure, JsonRpcMessage, JsonRpcRequest } from '../protocol/json-rpc.js';
 
 /** Extra response headers (HTTP adapters write them; others may ignore them). */

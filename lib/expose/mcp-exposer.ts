@@ -49,7 +49,6 @@ export class McpExposer implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const dtos = dtoCompilerFor(this.options.schemas.nullableOptionals);
     const factory = new ToolRuntimeFactory(dtos);
-    this.registry.namePattern = this.options.toolNamePattern;
     const names = [...(await this.exposeRoutes(factory, dtos)), ...(await this.exposeMessages(factory, dtos))];
     if (names.length) this.logger.log(`Exposed ${names.length} existing route(s)/message(s) as MCP tools: ${names.join(', ')}`);
   }

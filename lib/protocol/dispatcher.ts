@@ -19,7 +19,7 @@ import {
   type JsonRpcRequest,
 } from './json-rpc.js';
 import type { ListsCacheOption, McpAccess, McpCatalog, McpListed } from './catalog.js';
-import { missingScopes } from '../auth/mcp-auth.interface.js';
+import { missingScopes } from './principal.js';
 import { DEFAULT_PAGE_SIZE, PagedList, type PageAdjust } from './paging.js';
 import type { CacheHint, Implementation, JsonObject } from './mcp-types.js';
 import {

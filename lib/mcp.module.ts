@@ -3,7 +3,6 @@ import type { McpModuleExtras } from './mcp.module-definition.js';
 import { DiscoveryModule } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { McpDiscovery } from './discovery/mcp-discovery.js';
-import { McpExposer } from './expose/mcp-exposer.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { MCP_REGISTRY_SETTINGS, McpRegistry, type McpRegistrySettings } from './discovery/mcp.registry.js';
 import { dtoCompilerFor } from './discovery/dto-compiler.js';
@@ -33,10 +32,6 @@ import { resolveMcpOptions } from './mcp-options.resolver.js';
 import type { Implementation } from './protocol/mcp-types.js';
 import { McpDispatcher } from './protocol/dispatcher.js';
 import type { McpFeatureOptions } from './protocol/feature-host.js';
-import { installResources } from './protocol/resources.js';
-import { installPrompts } from './protocol/prompts.js';
-import { installTools } from './protocol/tools.js';
-import { installCompletion } from './protocol/completion.js';
 import type { InteractionSupport } from './protocol/context.js';
 import { InMemoryReplayGuard, RequestStateCodec } from './protocol/interaction.js';
 import { InMemoryEventStore } from './protocol/event-store.js';
@@ -61,10 +56,9 @@ import { McpSessionAdmin } from './admin/mcp-session-admin.js';
 import { createMcpAdminController } from './admin/mcp-admin.controller.js';
 import { McpEvents } from './telemetry/events.js';
 import { observabilityProviders } from './telemetry/observability.providers.js';
-import { McpSkillsLoader } from './discovery/mcp-skills.loader.js';
-import { McpAppsLoader } from './discovery/mcp-apps.loader.js';
-import { MCP_TASK_RUNNER, installTasks, taskProviders } from './tasks/mcp-tasks.js';
-import type { McpTaskRunner } from './protocol/tasks/tasks.js';
+import { taskProviders } from './tasks/mcp-tasks.js';
+import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
+import { MCP_FEATURE_OPTIONS, featureProviders } from './mcp-features.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -81,10 +75,9 @@ const coreProviders: Provider[] = [
   McpHandlerFactory,
   McpPolicyGate,
   McpDiscovery,
-  McpExposer,
   {
     provide: MCP_DISPATCHER,
-    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null, tasks: McpTaskRunner) => {
+    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null, features: McpFeature[]) => {
       const logger = new Logger('McpDispatcher');
       const stateSecret = requestStateSecret(options, redis);
       const server = new McpDispatcher(
@@ -105,10 +98,28 @@ const coreProviders: Provider[] = [
         },
         registry,
       );
-      installFeatures(server, registry, options, logger, stateSecret, tasks);
+      for (const feature of features) feature.install?.(server);
       return server;
     },
-    inject: [MCP_RESOLVED_OPTIONS, McpRegistry, MCP_NOTIFICATION_BUS, MCP_REDIS, MCP_TASK_RUNNER],
+    inject: [MCP_RESOLVED_OPTIONS, McpRegistry, MCP_NOTIFICATION_BUS, MCP_REDIS, MCP_FEATURES],
+  },
+  {
+    provide: MCP_FEATURE_OPTIONS,
+    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null): McpFeatureOptions => {
+      const logger = new Logger('McpDispatcher');
+      return {
+        readCache: options.cache.reads,
+        exposeInternalErrors: options.exposeInternalErrors,
+        logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
+        repositories: {
+          secret: requestStateSecret(options, redis),
+          pageSize: options.pageSize,
+          maxPageItems: options.limits.repositoryPageItems,
+          maxCursorLength: options.limits.repositoryCursorLength,
+        },
+      };
+    },
+    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
   },
   {
     // Connects at bootstrap, so an unreachable Redis fails the start with a reason.
@@ -184,9 +195,8 @@ const coreProviders: Provider[] = [
   McpHealthIndicator,
   McpSessionAdmin,
   ...observabilityProviders,
-  McpSkillsLoader,
-  McpAppsLoader,
   ...taskProviders,
+  ...featureProviders,
 ];
 
 /** The app's session hooks with their bound; none when it set no hook (the state bound still applies to ctx.state()). */
@@ -204,26 +214,6 @@ function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
     validateContent: (schema, content) => schemas.validateContent(schema, content),
     timeoutMs: options.clientRequestTimeoutMs,
   };
-}
-
-/** Tools, resources, prompts and completion: the same dispatcher, the registry as their catalog. */
-function installFeatures(server: McpDispatcher, registry: McpRegistry, options: ResolvedMcpOptions, logger: Logger, cursorSecret: Buffer, tasks: McpTaskRunner): void {
-  const features: McpFeatureOptions = {
-    readCache: options.cache.reads,
-    exposeInternalErrors: options.exposeInternalErrors,
-    logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
-    repositories: {
-      secret: cursorSecret,
-      pageSize: options.pageSize,
-      maxPageItems: options.limits.repositoryPageItems,
-      maxCursorLength: options.limits.repositoryCursorLength,
-    },
-  };
-  installTools(server, registry, features, tasks);
-  installTasks(server, tasks);
-  installResources(server, registry, features);
-  installPrompts(server, registry, features);
-  installCompletion(server, registry, features);
 }
 
 function serverInfoOf(options: ResolvedMcpOptions): Implementation {

@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { of } from 'rxjs';
@@ -40,13 +40,18 @@ export function withAppVisibility(runtime: ToolRuntime, method: unknown): ToolRu
  * linked URI is served.
  */
 @Injectable()
-export class McpAppsLoader extends McpMethodLoader implements OnModuleInit, OnApplicationBootstrap {
+export class McpAppsLoader extends McpMethodLoader {
+  readonly kind = 'apps';
   private readonly logger = new Logger('McpModule');
   private readonly links: Array<{ uri: string; site: string }> = [];
 
-  async onModuleInit(): Promise<void> {
+  protected marks(method: Function): boolean {
+    return Reflect.hasMetadata(MCP_APP_METADATA, method) || Reflect.hasMetadata(MCP_APP_VIEW_METADATA, method);
+  }
+
+  async settle(): Promise<void> {
     let found = false;
-    for (const loaded of this.methods()) {
+    for (const loaded of this.found) {
       const { method, site, prototype, methodName } = loaded;
       const app = appOptionsOf(method);
       const view = typeof method === 'function' ? (Reflect.getMetadata(MCP_APP_VIEW_METADATA, method) as AppViewOptions | undefined) : undefined;
@@ -64,11 +69,11 @@ export class McpAppsLoader extends McpMethodLoader implements OnModuleInit, OnAp
         this.serve({ ...view, name: view.name ?? nameOf(view.uri), render: (ctx) => invoke(ctx), ...this.accessOf(instance, loaded, view.uri) }, site);
       }
     }
-    if (found) this.server.declareExtension(UI_EXTENSION, { mimeTypes: [UI_MIME_TYPE] });
+    if (found) this.host!.declareExtension(UI_EXTENSION, { mimeTypes: [UI_MIME_TYPE] });
   }
 
   /** Every view a tool links to must exist ("Resource MUST exist on the server"): checked once everything is registered. */
-  onApplicationBootstrap(): void {
+  ready(): void {
     for (const { uri, site } of this.links) {
       if (!this.registry.resource(uri)) {
         throw new Error(`${site}: @McpApp() links to ${uri}, which nothing serves. Give it "view" ({ uri, html } or { uri, file }), or serve the URI with an @AppView() method.`);

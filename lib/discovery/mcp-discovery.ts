@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleInit, type Type } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit, type Type } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
@@ -16,6 +16,7 @@ import { McpRegistry } from './mcp.registry.js';
 import { type ToolDefinition } from './tool-runtime.factory.js';
 import { toolsetOf } from './mcp-toolset.js';
 import { withAppMeta, withAppVisibility } from './mcp-apps.loader.js';
+import { MCP_FEATURES, type McpFeature, type McpProviderMethod } from './mcp-feature.js';
 
 const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
 
@@ -33,7 +34,7 @@ export function toSnakeCase(name: string): string {
  * method it finds.
  */
 @Injectable()
-export class McpDiscovery implements OnModuleInit {
+export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('McpModule');
 
   constructor(
@@ -43,9 +44,27 @@ export class McpDiscovery implements OnModuleInit {
     private readonly handlers: McpHandlerFactory,
     private readonly registry: McpRegistry,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_FEATURES) private readonly features: readonly McpFeature[],
   ) {}
 
-  onModuleInit(): void {
+  /**
+   * The one provider walk: registers the tools, resources, templates, prompts and completers it
+   * finds, shows every method to the packs that visit ({@link McpFeature.visit}), then lets every
+   * pack settle.
+   */
+  async onModuleInit(): Promise<void> {
+    this.walk();
+    await Promise.all(this.features.map((feature) => feature.settle?.()));
+  }
+
+  /** Every pack's bootstrap checks, once every pack settled. */
+  async onApplicationBootstrap(): Promise<void> {
+    for (const feature of this.features) await feature.ready?.();
+  }
+
+  private walk(): void {
+    const visitors = this.features.filter((feature) => feature.visit);
+    const visited = new Set<object>();
     const factory = this.registry.toolFactory;
     const scope = this.options.include ? { include: this.options.include as Function[] } : {};
     const wrappers = [...this.discovery.getProviders(scope), ...this.discovery.getControllers(scope)];
@@ -53,6 +72,7 @@ export class McpDiscovery implements OnModuleInit {
     const completers: PendingCompleter[] = [];
     for (const wrapper of wrappers) {
       if (wrapper.isAlias) continue;
+      this.visit(wrapper, visitors, visited);
       const scoped = !wrapper.isDependencyTreeStatic();
       // A request-scoped provider has no real instance at bootstrap: read its class, and let
       // each call resolve a fresh instance.
@@ -95,6 +115,18 @@ export class McpDiscovery implements OnModuleInit {
     };
     if (resources + templates + prompts > 0) {
       this.logger.log(`Discovered ${resources} MCP resource(s), ${templates} resource template(s), ${prompts} prompt(s).`);
+    }
+  }
+
+  /** Shows each method of a provider's class (each class once) to the packs that visit. */
+  private visit(wrapper: InstanceWrapper, visitors: readonly McpFeature[], visited: Set<object>): void {
+    if (visitors.length === 0) return;
+    const prototype = (wrapper.instance ? Object.getPrototypeOf(wrapper.instance) : (wrapper.metatype as Type<unknown> | null)?.prototype) as object | undefined;
+    if (!prototype || visited.has(prototype)) return;
+    visited.add(prototype);
+    for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+      const method: McpProviderMethod = { wrapper, prototype, methodName, method: (prototype as Record<string, unknown>)[methodName], site: `${prototype.constructor.name}#${methodName}` };
+      for (const visitor of visitors) visitor.visit!(method);
     }
   }
 

@@ -1,57 +1,45 @@
-import { Inject, Injectable, type Type } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../mcp.constants.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import type { McpAccess } from '../protocol/catalog.js';
-import type { McpDispatcher } from '../protocol/dispatcher.js';
+import type { McpFeatureHost } from '../protocol/feature-host.js';
 import { capabilityAccess } from './capability-calls.js';
 import { McpRegistry } from './mcp.registry.js';
-
-/** One provider method met by {@link McpMethodLoader.methods}. */
-export interface LoadedMethod {
-  wrapper: InstanceWrapper;
-  prototype: object;
-  methodName: string;
-  method: unknown;
-  /** `Class#method`, for bootstrap errors. */
-  site: string;
-}
+import type { McpFeature, McpProviderMethod } from './mcp-feature.js';
 
 /**
- * What the extension loaders (skills, MCP Apps) share: the module's dependencies, one walk over
- * the providers in scope (`include`), and the access (scopes, guards) of a decorated method.
+ * What the extension packs (skills, MCP Apps) share: the module's dependencies, the methods the
+ * provider walk handed them, and the access (scopes, guards) of a decorated method.
  */
 @Injectable()
-export abstract class McpMethodLoader {
+export abstract class McpMethodLoader implements McpFeature {
+  abstract readonly kind: string;
+  /** The dispatcher, as the pack was installed into it. */
+  protected host?: McpFeatureHost;
+  /** The methods {@link visit} kept. */
+  protected readonly found: McpProviderMethod[] = [];
+
   constructor(
-    protected readonly discovery: DiscoveryService,
-    protected readonly scanner: MetadataScanner,
     protected readonly handlers: McpHandlerFactory,
     protected readonly registry: McpRegistry,
-    @Inject(MCP_DISPATCHER) protected readonly server: McpDispatcher,
     @Inject(MCP_RESOLVED_OPTIONS) protected readonly options: ResolvedMcpOptions,
   ) {}
 
-  /** Every method of every provider and controller in scope, each class once. */
-  protected *methods(): Generator<LoadedMethod> {
-    const scope = this.options.include ? { include: this.options.include as Function[] } : {};
-    const seen = new Set<object>();
-    for (const wrapper of [...this.discovery.getProviders(scope), ...this.discovery.getControllers(scope)]) {
-      if (wrapper.isAlias) continue;
-      const prototype = (wrapper.instance ? Object.getPrototypeOf(wrapper.instance) : (wrapper.metatype as Type<unknown> | null)?.prototype) as object | undefined;
-      if (!prototype || seen.has(prototype)) continue;
-      seen.add(prototype);
-      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        yield { wrapper, prototype, methodName, method: (prototype as Record<string, unknown>)[methodName], site: `${prototype.constructor.name}#${methodName}` };
-      }
-    }
+  install(host: McpFeatureHost): void {
+    this.host = host;
   }
 
+  visit(method: McpProviderMethod): void {
+    if (typeof method.method === 'function' && this.marks(method.method)) this.found.push(method);
+  }
+
+  /** Whether the pack's decorators mark this method. */
+  protected abstract marks(method: Function): boolean;
+
   /** The singleton instance a method runs on at bootstrap; request-scoped providers are refused, naming `what`. */
-  protected instanceOf({ wrapper, site }: LoadedMethod, what: string): object {
+  protected instanceOf({ wrapper, site }: McpProviderMethod, what: string): object {
     if (!wrapper.isDependencyTreeStatic() || !wrapper.instance) {
       throw new Error(`${site}: ${what} cannot live on a request-scoped provider. Move it to a singleton provider.`);
     }
@@ -59,7 +47,7 @@ export abstract class McpMethodLoader {
   }
 
   /** The scopes of a method and its class, and a check of its guards. */
-  protected accessOf(instance: object, { prototype, methodName, method }: LoadedMethod, name: string): McpAccess {
+  protected accessOf(instance: object, { prototype, methodName, method }: McpProviderMethod, name: string): McpAccess {
     return capabilityAccess(name, this.handlers.createGuardCheck(instance, methodName), requiredScopesOf(prototype.constructor, method as Function));
   }
 }

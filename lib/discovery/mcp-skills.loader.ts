@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DEFAULT_MAX_SKILLS, type McpSkillsOptions } from '../interfaces/mcp-skills-options.interface.js';
 import { MCP_SKILL_METADATA, type InlineSkill, type SkillMetadata, type SkillSource } from '../decorators/skill.decorator.js';
 import type { McpAccess } from '../protocol/catalog.js';
@@ -32,10 +32,15 @@ interface PendingSkill {
  * dispatcher. A module without skills declares nothing.
  */
 @Injectable()
-export class McpSkillsLoader extends McpMethodLoader implements OnModuleInit {
+export class McpSkillsLoader extends McpMethodLoader {
+  readonly kind = 'skills';
   private readonly logger = new Logger('McpModule');
 
-  async onModuleInit(): Promise<void> {
+  protected marks(method: Function): boolean {
+    return Reflect.hasMetadata(MCP_SKILL_METADATA, method);
+  }
+
+  async settle(): Promise<void> {
     const settings: McpSkillsOptions = this.options.skills ?? {};
     const limits = skillLimits(settings);
     const methods = this.skillMethods();
@@ -82,7 +87,7 @@ export class McpSkillsLoader extends McpMethodLoader implements OnModuleInit {
         this.registry.registerResource(file, skill.site);
       }
     }
-    installSkills(this.server, catalog, {
+    installSkills(this.host!, catalog, {
       readCache: this.options.cache.reads,
       exposeInternalErrors: this.options.exposeInternalErrors,
       logger: { error: (m, t) => this.logger.error(m, t), warn },
@@ -94,7 +99,7 @@ export class McpSkillsLoader extends McpMethodLoader implements OnModuleInit {
 
   private skillMethods(): Array<{ instance: object; methodName: string; metadata: SkillMetadata; access: McpAccess; site: string }> {
     const found: Array<{ instance: object; methodName: string; metadata: SkillMetadata; access: McpAccess; site: string }> = [];
-    for (const loaded of this.methods()) {
+    for (const loaded of this.found) {
       const metadata = typeof loaded.method === 'function' ? (Reflect.getMetadata(MCP_SKILL_METADATA, loaded.method) as SkillMetadata | undefined) : undefined;
       if (!metadata) continue;
       // It runs once at bootstrap: there is no request to scope it to.

@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, Optional, type OnModuleInit, type Type } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type Type } from '@nestjs/common';
+import type { McpFeature } from '../discovery/mcp-feature.js';
 import { DiscoveryService, ExternalContextCreator, HttpAdapterHost, MetadataScanner, ModuleRef, type NestContainer } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
@@ -32,7 +33,8 @@ const VERB_ANNOTATIONS: Partial<Record<string, ToolAnnotations>> = {
  * `expose.queries`.
  */
 @Injectable()
-export class McpExposer implements OnModuleInit {
+export class McpExposer implements McpFeature {
+  readonly kind = 'exposed routes';
   private readonly logger = new Logger('McpModule');
 
   constructor(
@@ -46,7 +48,7 @@ export class McpExposer implements OnModuleInit {
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
-  async onModuleInit(): Promise<void> {
+  async settle(): Promise<void> {
     const dtos = dtoCompilerFor(this.options.schemas.nullableOptionals);
     const factory = new ToolRuntimeFactory(dtos);
     const names = [...(await this.exposeRoutes(factory, dtos)), ...(await this.exposeMessages(factory, dtos))];

@@ -30,6 +30,8 @@ export interface McpFeatureHost {
   /** Attaches a feature's handler, target look-up, scopes and header checks to a declared method. */
   define(method: McpMethodDeclaration, spec: McpMethodSpec): void;
   declareCapability(name: string, value: JsonObject): void;
+  /** Declares a capability that only the legacy `initialize` result carries, from protocol revision `since` on. */
+  declareLegacyCapability(name: string, value: JsonObject, since: string): void;
   /** Declares one extension (`capabilities.extensions[id]`), merged with the others. */
   declareExtension(id: string, settings?: JsonObject): void;
   /** Adds `resultType` and the serverInfo `_meta` of modern results. */

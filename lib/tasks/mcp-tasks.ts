@@ -1,9 +1,9 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../mcp.constants.js';
-import type { McpDispatcher } from '../protocol/dispatcher.js';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import type { McpFeature } from '../discovery/mcp-feature.js';
 import { InMemoryTaskStore, type McpTaskStore } from '../protocol/tasks/task-store.js';
 import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE, McpTaskRunner, TASKS_EXTENSION, type McpTaskSettings } from '../protocol/tasks/tasks.js';
 import { installLegacyTasks, installModernTasks } from '../protocol/tasks/task-methods.js';
@@ -83,23 +83,31 @@ export function resolveTaskSettings(options: McpTasksOptions | undefined, shared
 }
 
 /**
- * Installs the task methods once the tools are known, advertises tasks when a tool declares
- * them, and stops this instance's tasks at shutdown.
+ * The tasks pack: installs the task methods of both eras, advertises tasks once the tools are
+ * known (when a tool declares them), and stops this instance's tasks at shutdown.
  */
 @Injectable()
-export class McpTasksLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+export class McpTasksFeature implements McpFeature, OnApplicationShutdown {
+  readonly kind = 'tasks';
+  private host?: McpFeatureHost;
+
   constructor(
-    @Inject(MCP_DISPATCHER) private readonly server: McpDispatcher,
     @Inject(MCP_TASK_RUNNER) private readonly runner: McpTaskRunner,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly registry: McpRegistry,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  install(host: McpFeatureHost): void {
+    this.host = host;
+    installModernTasks(host, this.runner.store);
+    installLegacyTasks(host, this.runner.store);
+  }
+
+  async ready(): Promise<void> {
     await this.runner.startQueue();
     if (!this.options.tasks?.advertise && !this.registry.tools().some((tool) => tool.taskSupport)) return;
-    this.server.declareExtension(TASKS_EXTENSION, {});
-    this.server.declareLegacyCapability('tasks', LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE);
+    this.host!.declareExtension(TASKS_EXTENSION, {});
+    this.host!.declareLegacyCapability('tasks', LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -118,11 +126,4 @@ export const taskProviders: Provider[] = [
     },
     inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
   },
-  McpTasksLifecycle,
 ];
-
-/** The task methods of both eras. @internal */
-export function installTasks(host: McpFeatureHost, runner: McpTaskRunner): void {
-  installModernTasks(host, runner.store);
-  installLegacyTasks(host, runner.store);
-}

@@ -1,0 +1,46 @@
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { McpFeatureHost } from '../protocol/feature-host.js';
+
+/** One provider method met by the module's single provider walk (McpDiscovery). */
+export interface McpProviderMethod {
+  wrapper: InstanceWrapper;
+  prototype: object;
+  methodName: string;
+  method: unknown;
+  /** `Class#method`, for bootstrap errors. */
+  site: string;
+}
+
+/**
+ * The seam every kind of capability plugs into (tools, resources, prompts, completion, tasks,
+ * skills, MCP Apps, exposed routes; tool sets, OAuth extras and a client/gateway land the same
+ * way). A kind is one folder holding its whole slice (decorator, metadata, runtime, protocol
+ * methods, options slice, Nest glue) and one Nest provider implementing this interface, listed
+ * once in `MCP_FEATURE_PACKS` (mcp.module.ts). The module then drives every pack through the same
+ * four steps, in this order:
+ *
+ * 1. `install(host)`: as the dispatcher is built, the pack attaches its methods to the method
+ *    table (`host.define(McpMethods.x, { handler, find, scopes, headers })`) and declares its
+ *    capabilities or extensions. Keep the host for later steps: a pack never injects the dispatcher.
+ * 2. `visit(method)`: during the one provider walk at module init, for every method of every
+ *    provider and controller in scope (each class once); collect what the pack's decorator marks.
+ *    Synchronous: do the work in `settle`.
+ * 3. `settle()`: once the walk is over (all packs settle concurrently): build runtimes, register
+ *    them in the McpRegistry, load files.
+ * 4. `ready()`: at application bootstrap, when every pack settled: cross-checks (a linked view
+ *    exists) and what depends on everything being registered (advertise tasks).
+ *
+ * A pack injects only what it uses: the McpRegistry, McpHandlerFactory (the Nest pipeline) and its
+ * own options slice, never the whole module options.
+ */
+export interface McpFeature {
+  /** The kind, as logs name it: `tools`, `skills`... */
+  readonly kind: string;
+  install?(host: McpFeatureHost): void;
+  visit?(method: McpProviderMethod): void;
+  settle?(): void | Promise<void>;
+  ready?(): void | Promise<void>;
+}
+
+/** The DI token of the module's packs, in `MCP_FEATURE_PACKS` order. @internal */
+export const MCP_FEATURES = Symbol.for('nestjs-model-context:McpFeatures');

@@ -1,0 +1,94 @@
+import { Inject, Injectable, type Provider } from '@nestjs/common';
+import { McpRegistry } from './discovery/mcp.registry.js';
+import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
+import { McpSkillsLoader } from './discovery/mcp-skills.loader.js';
+import { McpAppsLoader } from './discovery/mcp-apps.loader.js';
+import { McpExposer } from './expose/mcp-exposer.js';
+import { MCP_TASK_RUNNER, McpTasksFeature } from './tasks/mcp-tasks.js';
+import type { McpFeatureHost, McpFeatureOptions } from './protocol/feature-host.js';
+import type { McpTaskRunner } from './protocol/tasks/tasks.js';
+import { installTools } from './protocol/tools.js';
+import { installResources } from './protocol/resources.js';
+import { installPrompts } from './protocol/prompts.js';
+import { installCompletion } from './protocol/completion.js';
+
+/** The options slice the tools, resources, prompts and completion packs share. @internal */
+export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
+
+/** `tools/list` and `tools/call`; decorated tools come from the provider walk (McpDiscovery). */
+@Injectable()
+export class McpToolsFeature implements McpFeature {
+  readonly kind = 'tools';
+  constructor(
+    private readonly registry: McpRegistry,
+    @Inject(MCP_FEATURE_OPTIONS) private readonly options: McpFeatureOptions,
+    @Inject(MCP_TASK_RUNNER) private readonly tasks: McpTaskRunner,
+  ) {}
+
+  install(host: McpFeatureHost): void {
+    installTools(host, this.registry, this.options, this.tasks);
+  }
+}
+
+/** Resources, templates, repositories and subscriptions. */
+@Injectable()
+export class McpResourcesFeature implements McpFeature {
+  readonly kind = 'resources';
+  constructor(
+    private readonly registry: McpRegistry,
+    @Inject(MCP_FEATURE_OPTIONS) private readonly options: McpFeatureOptions,
+  ) {}
+
+  install(host: McpFeatureHost): void {
+    installResources(host, this.registry, this.options);
+  }
+}
+
+/** Prompts and prompt repositories. */
+@Injectable()
+export class McpPromptsFeature implements McpFeature {
+  readonly kind = 'prompts';
+  constructor(
+    private readonly registry: McpRegistry,
+    @Inject(MCP_FEATURE_OPTIONS) private readonly options: McpFeatureOptions,
+  ) {}
+
+  install(host: McpFeatureHost): void {
+    installPrompts(host, this.registry, this.options);
+  }
+}
+
+/** `completion/complete` for prompt arguments and template variables. */
+@Injectable()
+export class McpCompletionFeature implements McpFeature {
+  readonly kind = 'completion';
+  constructor(
+    private readonly registry: McpRegistry,
+    @Inject(MCP_FEATURE_OPTIONS) private readonly options: McpFeatureOptions,
+  ) {}
+
+  install(host: McpFeatureHost): void {
+    installCompletion(host, this.registry, this.options);
+  }
+}
+
+/**
+ * Every capability pack of the module, in installation order: adding a kind is its folder and
+ * one line here.
+ */
+export const MCP_FEATURE_PACKS = [
+  McpToolsFeature,
+  McpTasksFeature,
+  McpResourcesFeature,
+  McpPromptsFeature,
+  McpCompletionFeature,
+  McpSkillsLoader,
+  McpAppsLoader,
+  McpExposer,
+] as const;
+
+/** The packs, and the list the module, the provider walk and the dispatcher iterate. @internal */
+export const featureProviders: Provider[] = [
+  ...MCP_FEATURE_PACKS,
+  { provide: MCP_FEATURES, useFactory: (...packs: McpFeature[]) => packs, inject: [...MCP_FEATURE_PACKS] },
+];

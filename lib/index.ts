@@ -71,7 +71,7 @@ export type { ElicitOutcome, McpRoot, SamplingRequest, SamplingResult } from './
 export { InMemoryEventStore, type McpEventStore, type StoredEvent } from './protocol/event-store.js';
 export { SchemaProperty, type SchemaPropertyOptions } from './schema/schema-property.decorator.js';
 export { McpHeader } from './decorators/mcp-header.decorator.js';
-export type { McpRelay, McpRelayStreamRequest } from './protocol/relay.js';
+export type { McpRelay, McpRelayStreamRequest } from './engine/relay.js';
 export type { McpRedisClient, McpRedisOptions } from './redis/redis-client.js';
 export { McpRedisBackend } from './redis/redis-backend.js';
 export { RedisSessionStore } from './redis/redis-session.store.js';
@@ -194,8 +194,8 @@ export {
   type McpTaskSignal,
   type McpTaskStatus,
   type McpTaskStore,
-} from './protocol/tasks/task-store.js';
-export { TASKS_EXTENSION } from './protocol/tasks/tasks.js';
+} from './tasks/task-store.js';
+export { TASKS_EXTENSION } from './tasks/tasks.js';
 export { type McpTasksOptions } from './tasks/mcp-tasks.js';
 export type { McpExplorerOptions } from './explorer/explorer.controller.js';
 export {

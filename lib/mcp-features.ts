@@ -6,7 +6,7 @@ import { McpAppsLoader } from './discovery/mcp-apps.loader.js';
 import { McpExposer } from './expose/mcp-exposer.js';
 import { MCP_TASK_RUNNER, McpTasksFeature } from './tasks/mcp-tasks.js';
 import type { McpFeatureHost, McpFeatureOptions } from './protocol/feature-host.js';
-import type { McpTaskRunner } from './protocol/tasks/tasks.js';
+import type { McpTaskRunner } from './tasks/tasks.js';
 import { installTools } from './protocol/tools.js';
 import { installResources } from './protocol/resources.js';
 import { installPrompts } from './protocol/prompts.js';

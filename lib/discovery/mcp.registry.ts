@@ -1,15 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Subject, defer } from 'rxjs';
-import type {
-  CompletableArgument,
-  Completer,
-  CompletionTarget,
-  McpFeatureCatalog,
-  PromptRuntime,
-  ResourceRuntime,
-  ResourceTemplateRuntime,
-  ToolRuntime,
-} from '../protocol/catalog.js';
+import type { CompletableArgument, Completer, CompletionTarget } from '../protocol/catalog.js';
 import type {
   CompleteFunction,
   DynamicPromptDefinition,
@@ -26,10 +17,10 @@ import { PromptRuntimeFactory } from './prompt-runtime.factory.js';
 import { McpHandlerFactory, type McpRuntimeHandler } from '../execution/mcp-handler.factory.js';
 import type { McpCall } from '../protocol/mcp-call.js';
 import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
-import { CapabilityToggles, type McpCapabilityUpdate, type McpToggleOptions } from './capability-toggles.js';
+import { describeCompletionTarget } from './completer-table.js';
+import { McpCatalogStore } from './catalog-store.js';
+import type { McpCapabilityUpdate, McpToggleOptions } from './capability-toggles.js';
 import type { McpChangeEvent, McpToggleTarget } from '../protocol/notification-bus.js';
-import { hasDotSegment, type PromptRepositoryRuntime, type ResourceRepositoryRuntime } from '../protocol/repositories.js';
-import type { McpToolSource } from '../catalog/catalog.js';
 
 /** The registry's slice of the module options, provided by McpModule. @internal */
 export interface McpRegistrySettings {
@@ -43,41 +34,26 @@ export interface McpRegistrySettings {
 export const MCP_REGISTRY_SETTINGS = Symbol.for('nestjs-model-context:McpRegistrySettings');
 
 
-interface Registered<T> {
-  runtime: T;
-  site: string;
-}
 
 /**
- * The capabilities one McpModule serves. Filled by discovery at bootstrap; add and remove tools,
+ * The capabilities one McpModule serves (read through {@link McpCatalogStore}). Filled by discovery at bootstrap; add and remove tools,
  * resources, resource templates and prompts at runtime through it, and announce resource changes
  * with `notifyResourceUpdated()`. Each McpModule has its own registry.
  *
  * @publicApi
  */
 @Injectable()
-export class McpRegistry implements McpFeatureCatalog {
-  private readonly toolMap = new Map<string, { runtime: ToolRuntime; site: string; source: McpToolSource; rename?: string }>();
-  private toolList: ToolRuntime[] = [];
-  private changeCount = 0;
+export class McpRegistry extends McpCatalogStore {
   private readonly changeSubject = new Subject<McpRegistryChange>();
-  private readonly resourceMap = new Map<string, Registered<ResourceRuntime>>();
-  private resourceList: ResourceRuntime[] = [];
-  private readonly templateMap = new Map<string, Registered<ResourceTemplateRuntime>>();
-  private templateList: ResourceTemplateRuntime[] = [];
-  private readonly promptMap = new Map<string, Registered<PromptRuntime>>();
-  private promptList: PromptRuntime[] = [];
-  private readonly completers = new Map<string, { completer: Completer; site: string; inline: boolean }>();
-  private readonly resourceRepositoryList: Array<Registered<ResourceRepositoryRuntime>> = [];
-  private readonly promptRepositoryList: Array<Registered<PromptRepositoryRuntime>> = [];
-  private readonly toggles = new CapabilityToggles();
+
   /** @internal Builds tool runtimes (schemas and validators compiled once). */
   readonly toolFactory: ToolRuntimeFactory;
+
   /** @internal */
   readonly resourceFactory: ResourceRuntimeFactory;
+
   /** @internal */
   readonly promptFactory: PromptRuntimeFactory;
-  private readonly namePattern: RegExp;
 
   /**
    * Everything the registry needs comes in here, at construction: the Nest pipeline runtime
@@ -88,37 +64,15 @@ export class McpRegistry implements McpFeatureCatalog {
     @Optional() @Inject(McpHandlerFactory) private readonly handlers?: McpHandlerFactory,
     @Optional() @Inject(MCP_REGISTRY_SETTINGS) settings?: McpRegistrySettings,
   ) {
+    super(settings?.toolNamePattern ?? DEFAULT_TOOL_NAME_PATTERN);
     const dtos = settings?.dtos;
     this.toolFactory = new ToolRuntimeFactory(dtos);
     this.resourceFactory = new ResourceRuntimeFactory(dtos);
     this.promptFactory = new PromptRuntimeFactory(dtos);
-    this.namePattern = settings?.toolNamePattern ?? DEFAULT_TOOL_NAME_PATTERN;
   }
 
   /** Emits after every runtime change (not for bootstrap discovery). */
   readonly changes$ = this.changeSubject.asObservable();
-
-  get version(): number {
-    return this.changeCount;
-  }
-
-  tools(): readonly ToolRuntime[] {
-    return this.toggles.viewList('tool', this.toolList, (t) => t.name, this.changeCount);
-  }
-
-  tool(name: string): ToolRuntime | undefined {
-    return this.toggles.view('tool', name, this.toolMap.get(name)?.runtime);
-  }
-
-  /** Names of the registered tools, in list order. */
-  toolNames(): string[] {
-    return this.toolList.map((t) => t.name);
-  }
-
-  /** @internal Where a tool was declared (a `@Tool()` method, an exposed route, a CQRS message, `addTool`), for advice naming the right place. */
-  toolSource(name: string): McpToolSource | undefined {
-    return this.toolMap.get(name)?.source;
-  }
 
   /** Adds a tool at runtime; clients are told the list changed. */
   addTool<TArgs>(definition: DynamicToolDefinition<TArgs>): void {
@@ -141,45 +95,6 @@ export class McpRegistry implements McpFeatureCatalog {
     this.changeCount++;
     this.changeSubject.next({ kind: 'tools', type: 'removed', name });
     return true;
-  }
-
-  /**
-   * @internal Registers a built tool, failing on an invalid or duplicate name. `rename` says how
-   * the site's tool is renamed, when not with `@Tool({ name })` (exposed routes and messages).
-   */
-  register(runtime: ToolRuntime, site: string, source: McpToolSource = 'tool', rename?: string): void {
-    if (!this.namePattern.test(runtime.name)) {
-      throw new Error(messages.INVALID_TOOL_NAME(runtime.name, site, this.namePattern));
-    }
-    const existing = this.toolMap.get(runtime.name);
-    if (existing) throw new Error(messages.DUPLICATE_TOOL(runtime.name, { site: existing.site, rename: existing.rename }, { site, rename }));
-    this.toolMap.set(runtime.name, { runtime, site, source, rename });
-    this.toolList = [...this.toolList, runtime];
-    this.changeCount++;
-  }
-
-  resources(): readonly ResourceRuntime[] {
-    return this.toggles.viewList('resource', this.resourceList, (r) => r.uri, this.changeCount);
-  }
-
-  resource(uri: string): ResourceRuntime | undefined {
-    return this.toggles.view('resource', uri, this.resourceMap.get(uri)?.runtime);
-  }
-
-  resourceTemplates(): readonly ResourceTemplateRuntime[] {
-    return this.toggles.viewList('resourceTemplate', this.templateList, (t) => t.uriTemplate, this.changeCount);
-  }
-
-  resourceTemplate(uriTemplate: string): ResourceTemplateRuntime | undefined {
-    return this.toggles.view('resourceTemplate', uriTemplate, this.templateMap.get(uriTemplate)?.runtime);
-  }
-
-  prompts(): readonly PromptRuntime[] {
-    return this.toggles.viewList('prompt', this.promptList, (p) => p.name, this.changeCount);
-  }
-
-  prompt(name: string): PromptRuntime | undefined {
-    return this.toggles.view('prompt', name, this.promptMap.get(name)?.runtime);
   }
 
   /**
@@ -231,10 +146,6 @@ export class McpRegistry implements McpFeatureCatalog {
     return known;
   }
 
-  completer(target: CompletionTarget, argument: string): Completer | undefined {
-    return this.completers.get(completerKey(target, argument))?.completer;
-  }
-
   /** Adds a resource at runtime; clients are told the resource list changed. */
   addResource(definition: DynamicResourceDefinition): void {
     const { handler, decorators, ...rest } = definition;
@@ -272,7 +183,7 @@ export class McpRegistry implements McpFeatureCatalog {
     const target: CompletionTarget = { kind: 'resourceTemplate', uriTemplate: key };
     const inline = this.inlineCompleters(target, runtime.arguments, complete, site);
     this.registerResourceTemplate(runtime, site);
-    for (const [argument, completer] of inline) this.completers.set(completerKey(target, argument), { completer, site, inline: true });
+    this.completers.setInline(target, inline, site);
     this.changeSubject.next({ kind: 'resources', type: 'added', name: key });
   }
 
@@ -280,7 +191,7 @@ export class McpRegistry implements McpFeatureCatalog {
   removeResourceTemplate(uriTemplate: string): boolean {
     if (!this.templateMap.delete(uriTemplate)) return false;
     this.templateList = this.templateList.filter((t) => t.uriTemplate !== uriTemplate);
-    this.dropInlineCompleters({ kind: 'resourceTemplate', uriTemplate });
+    this.completers.dropInline({ kind: 'resourceTemplate', uriTemplate });
     this.changeCount++;
     this.changeSubject.next({ kind: 'resources', type: 'removed', name: uriTemplate });
     return true;
@@ -300,7 +211,7 @@ export class McpRegistry implements McpFeatureCatalog {
     const target: CompletionTarget = { kind: 'prompt', name: definition.name };
     const inline = this.inlineCompleters(target, runtime.arguments, complete, site);
     this.registerPrompt(runtime, site);
-    for (const [argument, completer] of inline) this.completers.set(completerKey(target, argument), { completer, site, inline: true });
+    this.completers.setInline(target, inline, site);
     this.changeSubject.next({ kind: 'prompts', type: 'added', name: definition.name });
   }
 
@@ -308,7 +219,7 @@ export class McpRegistry implements McpFeatureCatalog {
   removePrompt(name: string): boolean {
     if (!this.promptMap.delete(name)) return false;
     this.promptList = this.promptList.filter((p) => p.name !== name);
-    this.dropInlineCompleters({ kind: 'prompt', name });
+    this.completers.dropInline({ kind: 'prompt', name });
     this.changeCount++;
     this.changeSubject.next({ kind: 'prompts', type: 'removed', name });
     return true;
@@ -325,95 +236,6 @@ export class McpRegistry implements McpFeatureCatalog {
     this.changeSubject.next({ kind: 'resource-updated', uri });
   }
 
-  /** @internal Registers a built resource, failing on a duplicate URI or one a template shadows. */
-  registerResource(runtime: ResourceRuntime, site: string): void {
-    const existing = this.resourceMap.get(runtime.uri);
-    if (existing) throw new Error(messages.DUPLICATE_RESOURCE(runtime.uri, existing.site, site));
-    for (const { runtime: template, site: templateSite } of this.templateMap.values()) {
-      if (template.template.match(runtime.uri)) {
-        throw new Error(messages.RESOURCE_SHADOWED(runtime.uri, site, template.uriTemplate, templateSite));
-      }
-    }
-    const owner = this.resourceRepositoryList.find(({ runtime: r }) => runtime.uri.startsWith(r.uriPrefix));
-    if (owner) throw new Error(messages.RESOURCE_UNDER_REPOSITORY(runtime.uri, site, owner.runtime.uriPrefix, owner.site));
-    this.resourceMap.set(runtime.uri, { runtime, site });
-    this.resourceList = [...this.resourceList, runtime];
-    this.changeCount++;
-  }
-
-  /** @internal Registers a built template, failing on a duplicate or on a resource it would shadow. */
-  registerResourceTemplate(runtime: ResourceTemplateRuntime, site: string): void {
-    const existing = this.templateMap.get(runtime.uriTemplate);
-    if (existing) throw new Error(messages.DUPLICATE_RESOURCE_TEMPLATE(runtime.uriTemplate, existing.site, site));
-    for (const { runtime: resource, site: resourceSite } of this.resourceMap.values()) {
-      if (runtime.template.match(resource.uri)) {
-        throw new Error(messages.RESOURCE_SHADOWED(resource.uri, resourceSite, runtime.uriTemplate, site));
-      }
-    }
-    const owner = this.resourceRepositoryList.find(({ runtime: r }) => runtime.template.mayMatchUnder(r.uriPrefix));
-    if (owner) throw new Error(messages.TEMPLATE_OVERLAPS_REPOSITORY(runtime.uriTemplate, site, owner.runtime.uriPrefix, owner.site));
-    this.templateMap.set(runtime.uriTemplate, { runtime, site });
-    this.templateList = [...this.templateList, runtime];
-    this.changeCount++;
-  }
-
-  /** @internal Registers a built prompt, failing on a duplicate name. */
-  registerPrompt(runtime: PromptRuntime, site: string): void {
-    const existing = this.promptMap.get(runtime.name);
-    if (existing) throw new Error(messages.DUPLICATE_PROMPT(runtime.name, existing.site, site));
-    const owner = this.promptRepositoryList.find(({ runtime: r }) => runtime.name.startsWith(r.namePrefix));
-    if (owner) throw new Error(messages.PROMPT_UNDER_REPOSITORY(runtime.name, site, owner.runtime.namePrefix, owner.site));
-    this.promptMap.set(runtime.name, { runtime, site });
-    this.promptList = [...this.promptList, runtime];
-    this.changeCount++;
-  }
-
-  resourceRepositories(): readonly ResourceRepositoryRuntime[] {
-    return this.resourceRepositoryList.map((entry) => entry.runtime);
-  }
-
-  /** The repository whose prefix a URI is under; none for a URI whose dot segments would lead out of it. */
-  resourceRepositoryFor(uri: string): ResourceRepositoryRuntime | undefined {
-    if (hasDotSegment(uri)) return undefined;
-    return this.resourceRepositoryList.find(({ runtime }) => uri.startsWith(runtime.uriPrefix))?.runtime;
-  }
-
-  promptRepositories(): readonly PromptRepositoryRuntime[] {
-    return this.promptRepositoryList.map((entry) => entry.runtime);
-  }
-
-  promptRepositoryFor(name: string): PromptRepositoryRuntime | undefined {
-    return this.promptRepositoryList.find(({ runtime }) => name.startsWith(runtime.namePrefix))?.runtime;
-  }
-
-  /**
-   * @internal Registers a resource repository, failing when its prefix overlaps another
-   * repository's, a template's URI space or a fixed resource's URI.
-   */
-  registerResourceRepository(runtime: ResourceRepositoryRuntime, site: string): void {
-    const prefix = runtime.uriPrefix;
-    checkPrefixes('Resource repository', prefix, site, this.resourceRepositoryList.map((other) => [other.runtime.uriPrefix, other.site]));
-    for (const { runtime: template, site: templateSite } of this.templateMap.values()) {
-      if (template.template.mayMatchUnder(prefix)) throw new Error(messages.TEMPLATE_OVERLAPS_REPOSITORY(template.uriTemplate, templateSite, prefix, site));
-    }
-    for (const { runtime: resource, site: resourceSite } of this.resourceMap.values()) {
-      if (resource.uri.startsWith(prefix)) throw new Error(messages.RESOURCE_UNDER_REPOSITORY(resource.uri, resourceSite, prefix, site));
-    }
-    this.resourceRepositoryList.push({ runtime, site });
-    this.changeCount++;
-  }
-
-  /** @internal Registers a prompt repository, failing when its prefix overlaps another's or a declared prompt's name. */
-  registerPromptRepository(runtime: PromptRepositoryRuntime, site: string): void {
-    const prefix = runtime.namePrefix;
-    checkPrefixes('Prompt repository', prefix, site, this.promptRepositoryList.map((other) => [other.runtime.namePrefix, other.site]));
-    for (const { runtime: prompt, site: promptSite } of this.promptMap.values()) {
-      if (prompt.name.startsWith(prefix)) throw new Error(messages.PROMPT_UNDER_REPOSITORY(prompt.name, promptSite, prefix, site));
-    }
-    this.promptRepositoryList.push({ runtime, site });
-    this.changeCount++;
-  }
-
   /**
    * Tells clients of both eras that a list changed when nothing registered here did: a
    * repository's pages (rows added or removed in its table), for instance. With Redis every
@@ -427,33 +249,6 @@ export class McpRegistry implements McpFeatureCatalog {
     this.changeSubject.next({ kind: list, type: 'changed' });
   }
 
-  /**
-   * @internal Registers a decorated completer once discovery is done, failing when its prompt or
-   * template, or the argument, does not exist, or when the argument already has a completer.
-   */
-  registerCompleter(target: CompletionTarget, argument: string, completer: Completer, site: string): void {
-    const args = this.targetArguments(target);
-    const label = describeTarget(target);
-    if (!args) {
-      const known =
-        target.kind === 'prompt'
-          ? this.promptList.map((p) => `"${p.name}"`)
-          : this.templateList.map((t) => `"${t.uriTemplate}"`);
-      throw new Error(messages.COMPLETE_UNKNOWN_TARGET(site, label, known));
-    }
-    if (!args.some((a) => a.name === argument)) {
-      throw new Error(messages.COMPLETE_UNKNOWN_ARGUMENT(site, label, argument, args.map((a) => a.name)));
-    }
-    const key = completerKey(target, argument);
-    const existing = this.completers.get(key);
-    if (existing) throw new Error(messages.DUPLICATE_COMPLETER(label, argument, existing.site, site));
-    this.completers.set(key, { completer, site, inline: false });
-  }
-
-  private targetArguments(target: CompletionTarget): readonly CompletableArgument[] | undefined {
-    return target.kind === 'prompt' ? this.prompt(target.name)?.arguments : this.resourceTemplate(target.uriTemplate)?.arguments;
-  }
-
   private inlineCompleters(
     target: CompletionTarget,
     args: readonly CompletableArgument[],
@@ -463,7 +258,7 @@ export class McpRegistry implements McpFeatureCatalog {
     const out: Array<[string, Completer]> = [];
     for (const [argument, fn] of Object.entries(complete ?? {})) {
       if (!args.some((a) => a.name === argument)) {
-        throw new Error(messages.COMPLETE_UNKNOWN_ARGUMENT(site, describeTarget(target), argument, args.map((a) => a.name)));
+        throw new Error(messages.COMPLETE_UNKNOWN_ARGUMENT(site, describeCompletionTarget(target), argument, args.map((a) => a.name)));
       }
       if (typeof fn !== 'function') throw new Error(`${site}: complete.${argument} must be a function.`);
       // The target's guards and scopes are checked before any completion; the completer itself
@@ -494,24 +289,4 @@ export class McpRegistry implements McpFeatureCatalog {
     if (decorators?.length) throw new Error(messages.RUNTIME_DECORATORS_WITHOUT_NEST(site));
     return { invoke: (call) => defer(() => toObservable(run(call))) };
   }
-
-  private dropInlineCompleters(target: CompletionTarget): void {
-    const prefix = completerKey(target, '');
-    for (const [key, entry] of this.completers) if (entry.inline && key.startsWith(prefix)) this.completers.delete(key);
-  }
-}
-
-/** Fails when a new repository prefix and a registered one overlap (either starts with the other). */
-function checkPrefixes(what: string, prefix: string, site: string, registered: Array<[string, string]>): void {
-  for (const [other, otherSite] of registered) {
-    if (prefix.startsWith(other) || other.startsWith(prefix)) throw new Error(messages.REPOSITORY_OVERLAP(what, other, otherSite, prefix, site));
-  }
-}
-
-function completerKey(target: CompletionTarget, argument: string): string {
-  return `${target.kind}\u0000${target.kind === 'prompt' ? target.name : target.uriTemplate}\u0000${argument}`;
-}
-
-function describeTarget(target: CompletionTarget): string {
-  return target.kind === 'prompt' ? `prompt "${target.name}"` : `resource template "${target.uriTemplate}"`;
 }

@@ -3,7 +3,7 @@ import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
-import type { ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
+import type { ResolvedMcpLimits } from './limits.js';
 import { McpEngine } from './engine.js';
 import { ConnectionSessionStore } from './legacy-sessions.js';
 import type { McpAnswerHeaders, McpEventSink, McpResponseSink, McpScopeCheck, McpTransportFacts } from './sink.js';

@@ -15,10 +15,10 @@ import {
 } from '../protocol/json-rpc.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
-import type { McpRelay } from '../protocol/relay.js';
+import type { McpRelay } from './relay.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpSession, McpSessionStore } from '../protocol/session-store.js';
-import { DEFAULT_MCP_LIMITS, type ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
+import { DEFAULT_MCP_LIMITS, type ResolvedMcpLimits } from './limits.js';
 import { runBatch } from './batch.js';
 import { LegacySessions, type JsonAnswer, type McpSessionMode } from './legacy-sessions.js';
 import { CallWriter, type CallChannel } from './respond.js';

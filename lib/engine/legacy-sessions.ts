@@ -1,11 +1,12 @@
 import { requestState, type RequestEnvelope } from '../protocol/context.js';
+import { addressOwner } from '../protocol/principal.js';
 import { McpError } from '../protocol/errors.js';
 import type { ServerRequestBroker } from '../protocol/interaction.js';
 import { ErrorCode, failure, success, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc.js';
 import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
 import { isObject, type McpDispatcher } from '../protocol/dispatcher.js';
 import { newSessionId, patchSession, type McpSession, type McpSessionField, type McpSessionStore } from '../protocol/session-store.js';
-import type { ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
+import type { ResolvedMcpLimits } from './limits.js';
 import {
   DEFAULT_LEGACY_VERSION,
   LATEST_LEGACY_VERSION,
@@ -314,19 +315,4 @@ export class ConnectionSessionStore implements McpSessionStore {
   }
 }
 
-/**
- * Who an anonymous caller is for `limits.sessionsPerAddress`. One IPv6 host is usually given a
- * whole /64, so counting exact IPv6 addresses would let one host make as many sessions as it has
- * addresses: IPv6 callers are counted per /64 (an IPv4-mapped address counts as its IPv4).
- */
-export function addressOwner(address: string | undefined): string {
-  if (address === undefined) return 'unknown';
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  if (!address.includes(':')) return address;
-  const [head = '', tail = ''] = address.split('%')[0]!.toLowerCase().split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' ? [] : tail.split(':');
-  const groups = address.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
-}
+export { addressOwner } from '../protocol/principal.js';

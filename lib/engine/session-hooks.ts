@@ -29,8 +29,9 @@ export interface McpSessionConnection {
   request?: unknown;
 }
 
-/** Why a session ended. `closed`: through `McpSessionAdmin.close()`. @publicApi */
-export type McpSessionCloseReason = 'deleted' | 'expired' | 'evicted' | 'closed';
+import type { McpSessionCloseReason } from '../protocol/call-facts.js';
+
+export type { McpSessionCloseReason };
 
 /**
  * What `sessions.onSessionClose` receives. `session` is the ended session with its last stored

@@ -1,7 +1,7 @@
 import type { McpEventStore } from '../protocol/event-store.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import { changeNotificationMethod, type McpChangeEvent } from '../protocol/notification-bus.js';
-import type { McpRelay } from '../protocol/relay.js';
+import type { McpRelay } from './relay.js';
 import type { McpSession } from '../protocol/session-store.js';
 import { supportsPrimingEvents } from '../protocol/versions.js';
 import { EventStream } from './event-stream.js';

@@ -4,7 +4,7 @@ import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-hos
 import { Observable } from 'rxjs';
 import { randomUUID } from 'node:crypto';
 import { McpStoreUnavailableError, ToolError } from '../protocol/errors.js';
-import { addressOwner } from '../engine/legacy-sessions.js';
+import { addressOwner } from '../protocol/principal.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';

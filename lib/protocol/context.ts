@@ -1,151 +1,35 @@
 import { McpError, ToolError } from './errors.js';
 import type { InferArgs, StandardSchemaV1 } from '../schema/standard-schema.js';
 import {
-  InputRequiredSignal,
   rootsResultProblem,
   samplingResultProblem,
   type ElicitOutcome,
   type McpRoot,
   type SamplingRequest,
   type SamplingResult,
-  type ServerRequestBroker,
 } from './interaction.js';
 import { ErrorCode, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from './json-rpc.js';
 import type { McpCall } from './mcp-call.js';
-import { LOG_LEVELS, type Implementation, type JsonObject, type LogLevel } from './mcp-types.js';
+import type { Implementation, JsonObject, LogLevel } from './mcp-types.js';
 import type { McpSession } from './session-store.js';
 import type { ProtocolEra } from './versions.js';
-import type { McpRequestProbe } from '../telemetry/observer.js';
+import type { McpRequestProbe } from './call-facts.js';
 
-// A Map, not an object literal: `"toString" in {}` is true, and a level name comes off the wire.
-const LEVEL_RANK: ReadonlyMap<string, number> = new Map(LOG_LEVELS.map((level, i) => [level, i]));
+import { askClient } from './client-questions.js';
+import {
+  LEVEL_RANK,
+  requestState,
+  type InputState,
+  type InteractionSupport,
+  type McpAskOptions,
+  type McpSessionState,
+  type McpTaskHooks,
+  type RequestEnvelope,
+  type SessionStateHolder,
+} from './call-facts.js';
 
-/** True for the eight RFC 5424 level names only (never an inherited property name). */
-export function isLogLevel(value: unknown): value is LogLevel {
-  return typeof value === 'string' && LEVEL_RANK.has(value);
-}
-
-/** Everything the dispatcher knows about one incoming request, built by a transport. */
-export interface RequestEnvelope {
-  era: ProtocolEra;
-  protocolVersion: string;
-  capabilities: JsonObject;
-  clientInfo?: Implementation;
-  session?: McpSession;
-  /** The transport's own request object (an HTTP request), for handlers that need headers. */
-  transportRequest?: unknown;
-  /** Reads the caller's network address; a function, so that requests that never ask pay nothing. */
-  clientAddress?: () => string | undefined;
-  /** Level below which `notifications/message` are dropped; undefined = send none. */
-  logLevel?: LogLevel;
-  /** Persists a legacy session's `logging/setLevel`. */
-  setLogLevel?(level: LogLevel): void | Promise<void>;
-  /** The authenticated principal's id, when authorization is configured. */
-  principal?: string;
-  /** The authenticated principal (id, scopes, claims). */
-  auth?: { id: string; scopes?: string[]; claims?: Record<string, unknown> };
-  /** Legacy era: sends server-to-client requests on the call's stream. */
-  broker?: ServerRequestBroker;
-  /** Legacy era: ends the call's SSE response early; the client resumes with Last-Event-ID. */
-  closeStream?(): void;
-  /**
-   * Legacy era: records a `resources/subscribe` of this session (the caller then delivers
-   * `notifications/resources/updated` for that URI). Undefined = subscriptions are accepted but
-   * not tracked.
-   */
-  subscribe?(uri: string): void | Promise<void>;
-  /** Legacy era: records a `resources/unsubscribe` of this session. */
-  unsubscribe?(uri: string): void | Promise<void>;
-  /** The session's state (legacy), or this request's (seeded per request by `sessions.onSession`). */
-  state?: SessionStateHolder;
-}
-
-/** Where a context reads and writes session state. @internal */
-export interface SessionStateHolder {
-  readonly persistent: boolean;
-  read(): JsonObject;
-  write(value: JsonObject): Promise<void>;
-}
-
-/**
- * The per-session state a handler reads and writes through `ctx.state<T>()`. On a legacy session
- * it lives with the session (in memory, or in Redis so that it follows the session to another
- * instance); on the 2026-07-28 era, which has no session, it lives for one request and starts
- * from what `sessions.onSession` seeded for it.
- *
- * @publicApi
- */
-export interface McpSessionState<T extends object = JsonObject> {
-  /** True when the state lives with a session; false when it lasts for this request only. */
-  readonly persistent: boolean;
-  /** A copy of the current state: change it with `set` or `update`. */
-  get(): T;
-  /** Replaces the state and stores it (a JSON object within `limits.sessionStateBytes`). */
-  set(value: T): Promise<void>;
-  /**
-   * Applies `change` to a copy of the current state and stores the result. Calls of one session
-   * running at the same time, on one instance or several, write in turn: the last write wins.
-   */
-  update(change: (current: T) => T): Promise<void>;
-}
-
-/** A state that lasts for one request (2026-07-28 era, stateless legacy). @internal */
-export function requestState(initial: JsonObject = {}): SessionStateHolder {
-  let value = initial;
-  return {
-    persistent: false,
-    read: () => value,
-    write: async (next) => {
-      value = next;
-    },
-  };
-}
-
-/**
- * How a context turns elicitation schemas into wire schemas and validates answers. Supplied by
- * the dispatcher (which owns the schema layer), so the context stays a plain class.
- */
-export interface InteractionSupport {
-  requestedSchema(schema: unknown): JsonObject;
-  validateContent(schema: unknown, content: unknown): Promise<{ ok: true; value: unknown } | { ok: false }>;
-  timeoutMs: number;
-}
-
-/**
- * How a call that runs as a task asks the client and reports its state: set by the task runner,
- * so that `elicit`, `sample`, `roots`, `progress` and `log` go through the task instead of the
- * request (which has ended, or will once the task exists).
- */
-export interface McpTaskHooks {
-  /** False until the task exists; questions marked `beforeTask` are asked with MRTR until then. */
-  readonly created: boolean;
-  /** Records an input request on the task (`input_required`) and resolves with the client's answer. */
-  input(key: string, method: string, params: JsonObject): Promise<unknown>;
-  /** Sets the task's status message (from progress and log messages). */
-  status(message: string): void;
-  /** Which run of the task this is: 1, or more when a durable queue ran it again after an instance died. */
-  readonly attempt?: number;
-}
-
-/** Options of the questions a handler asks the client (`elicit`, `sample`, `roots`). */
-export interface McpAskOptions {
-  /** A stable key for the question, when the order of questions may vary between rounds. */
-  key?: string;
-  /**
-   * For task tools on 2026-07-28: ask this question with a multi-round-trip `input_required`
-   * result on `tools/call` itself, before the task is created, as long as it is asked before the
-   * handler waits on anything else. Without it, a question makes the task `input_required`.
-   */
-  beforeTask?: boolean;
-}
-
-/** Multi-round-trip bookkeeping of one modern-era call. */
-export interface InputState {
-  /** Answers from `inputResponses` and from earlier rounds (carried in requestState). */
-  answers: JsonObject;
-  /** Input requests this round could not satisfy, by key. */
-  pending: Record<string, JsonObject>;
-}
+export { isLogLevel, requestState } from './call-facts.js';
+export type { InputState, InteractionSupport, McpAskOptions, McpSessionState, McpTaskHooks, RequestEnvelope, SessionStateHolder } from './call-facts.js';
 
 /**
  * The per-call context a handler receives through `@Ctx()`: who is calling, over which revision,
@@ -442,11 +326,8 @@ export class McpContext implements McpCall {
     );
   }
 
-  /**
-   * `accept` turns a well-formed answer into the value, or undefined for a malformed one, which is
-   * asked again (so a handler never sees it); `problem` says why, for the error after the last try.
-   */
-  private async ask<T>(
+  /** A question to the client, asked the way this call can ask it (see askClient). */
+  private ask<T>(
     key: string,
     method: string,
     params: JsonObject,
@@ -455,51 +336,20 @@ export class McpContext implements McpCall {
     beforeTask?: boolean,
   ): Promise<T> {
     const support = this.interaction();
-    const task = this.taskHooks;
-    if (task && !(beforeTask && !task.created && this.era === 'modern')) {
-      // Keys are unique over a task's lifetime: a malformed answer is asked again under a new one.
-      let why: string | undefined;
-      for (let attempt = 1; attempt <= 3; attempt++) {
-        const answer = await task.input(attempt === 1 ? key : `${key}.${attempt}`, method, params);
-        const value = await accept(answer);
-        if (value !== undefined) return value;
-        why = problem?.(answer);
-      }
-      throw malformedThrice(method, why);
-    }
-    if (this.era === 'modern') {
-      // Own keys only: `inputResponses` is client JSON, and "toString" in {} is true.
-      if (Object.hasOwn(this.inputs.answers, key)) {
-        const value = await accept(this.inputs.answers[key]);
-        if (value !== undefined) {
-          this.probe?.interaction?.('answered', method, answerAction(this.inputs.answers[key]));
-          return value;
-        }
-      }
-      this.inputs.pending[key] = { method, params };
-      this.probe?.interaction?.('requested', method);
-      throw new InputRequiredSignal();
-    }
-    const broker = this.facts.broker;
-    if (!broker) {
-      throw new ToolError(
-        `This tool needs to send "${method}" to the client, which needs a stateful session: configure McpModule with sessions.mode "stateful".`,
-      );
-    }
-    let why: string | undefined;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      this.probe?.interaction?.('requested', method);
-      const answer = await broker.request(this.emit, method, params, {
-        signal: this.signal,
+    return askClient(
+      {
+        era: this.era,
+        task: this.taskHooks,
+        inputs: this.inputs,
+        probe: this.probe,
+        broker: this.facts.broker,
+        send: (request) => this.emit(request),
+        signal: () => this.signal,
         timeoutMs: support.timeoutMs,
         owner: this.session?.id,
-      });
-      this.probe?.interaction?.('answered', method, answerAction(answer));
-      const value = await accept(answer);
-      if (value !== undefined) return value;
-      why = problem?.(answer);
-    }
-    throw malformedThrice(method, why);
+      },
+      { key, method, params, accept, problem, beforeTask },
+    );
   }
 
   get sessionId(): string | undefined {
@@ -582,18 +432,6 @@ export class McpContext implements McpCall {
   close(): void {
     this.closed = true;
   }
-}
-
-/** An elicitation answer's `action` (accept, decline, cancel), for observers; never its content. */
-function answerAction(answer: unknown): string | undefined {
-  const action = isObject(answer) ? answer.action : undefined;
-  return action === 'accept' || action === 'decline' || action === 'cancel' ? action : undefined;
-}
-
-function malformedThrice(method: string, why: string | undefined): ToolError {
-  return new ToolError(
-    `The client answered "${method}" with a malformed result three times${why ? ` (${why})` : ''}. The client must answer with a result shaped as the MCP specification defines for "${method}".`,
-  );
 }
 
 const NO_ARGUMENTS: JsonObject = Object.freeze({}) as JsonObject;

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Observable, Subject, catchError, from, isObservable, of, switchMap, type Subscription } from 'rxjs';
 import type { McpNotificationBus } from './notification-bus.js';
-import type { McpObservers } from '../telemetry/observer.js';
+import type { McpCallObserver } from './call-facts.js';
 import { listen } from './subscriptions.js';
 import { lastOf } from './last-value.js';
-import { McpMethods, type McpMethodDeclaration } from './methods.js';
+import { McpLists } from './list-access.js';
+import { McpMethods, type HeaderCheck, type McpMethodDeclaration, type McpMethodSpec, type MethodEntry } from './methods.js';
 import { freezeResult } from './serialize.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
 import { digestArguments, type RequestStateCodec } from './interaction.js';
@@ -19,8 +20,7 @@ import {
   type JsonRpcRequest,
 } from './json-rpc.js';
 import type { ListsCacheOption, McpAccess, McpCatalog, McpListed } from './catalog.js';
-import { missingScopes } from './principal.js';
-import { DEFAULT_PAGE_SIZE, PagedList, type PageAdjust } from './paging.js';
+import type { PagedList } from './paging.js';
 import type { CacheHint, Implementation, JsonObject } from './mcp-types.js';
 import {
   LEGACY_PROTOCOL_VERSIONS,
@@ -64,46 +64,9 @@ export interface McpDispatcherConfig {
   subscriptionsPerSession?: number;
 }
 
-/**
- * The scopes one request needs, from its params and its target (see
- * {@link McpDispatcher.requiredScopes}).
- */
-export type ScopeResolver = (params: JsonObject, target: unknown) => readonly string[] | undefined;
-
-/**
- * Checks the `Mcp-Param-*` headers of a modern request against its params (see
- * {@link McpDispatcher.checkHeaders}): a message on mismatch, else undefined.
- */
-export type HeaderCheck = (params: JsonObject, getHeader: (name: string) => string | undefined, target: unknown) => string | undefined;
-
-/** Finds the capability a request of one method targets (the tool of `tools/call`), once per call. */
-export type TargetFinder = (params: JsonObject) => unknown;
-
-/** What a feature attaches to a declared method (see {@link McpDispatcher.define}). */
-export interface McpMethodSpec {
-  /** The handler; a feature may attach only rules (scopes) to a method another one handles. */
-  handler?: MethodHandler;
-  /** The eras this handler serves, when not every era of the declaration. */
-  eras?: readonly ProtocolEra[];
-  /** Finds the capability the request targets; looked up once per call. */
-  find?: TargetFinder;
-  /** The OAuth scopes a request needs, enforced by the transports before it runs. */
-  scopes?: ScopeResolver;
-  /** Checks the request's headers against its params (2026-07-28 over Streamable HTTP). */
-  headers?: HeaderCheck;
-}
-
-interface MethodEntry {
-  readonly declaration: McpMethodDeclaration;
-  legacy?: MethodHandler;
-  modern?: MethodHandler;
-  find?: TargetFinder;
-  scopes?: ScopeResolver;
-  headers?: HeaderCheck;
-}
+export type { HeaderCheck, McpMethodSpec, MethodHandler, ScopeResolver, TargetFinder } from './methods.js';
 
 type Result = JsonObject;
-export type MethodHandler = (params: JsonObject, ctx: McpContext) => Result | Promise<Result> | Observable<Result>;
 
 /**
  * The dispatcher: routes one JSON-RPC request to its method for the request's era and answers
@@ -124,12 +87,15 @@ export class McpDispatcher {
    * Told of every request as it enters and leaves (OpenTelemetry, McpEvents); set at bootstrap.
    * Undefined when nothing observes, so a request then pays one property check.
    */
-  observer?: McpObservers;
+  observer?: McpCallObserver;
+
+  private readonly lists: McpLists;
 
   constructor(
     private readonly config: McpDispatcherConfig,
-    private readonly catalog: Pick<McpCatalog, 'version'>,
+    catalog: Pick<McpCatalog, 'version'>,
   ) {
+    this.lists = new McpLists(config, catalog, (result, era) => this.decorate(result, era));
     this.serverInfoMeta = {
       [META_SERVER_INFO]: { name: config.serverInfo.name, version: config.serverInfo.version },
     };
@@ -192,92 +158,24 @@ export class McpDispatcher {
     this.declaredCapabilities.extensions = { ...extensions, [id]: settings };
   }
 
-  /**
-   * A paged list of catalog items: one page size, cursors bound to the catalog version, and
-   * modern pages carrying the list cache hints, for tools, resources, templates and prompts alike.
-   */
+  /** @see McpLists.pagedList */
   pagedList<T extends McpAccess>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T> {
-    const { listCache } = this.config;
-    // Static hints (the list's and its items') are baked into the cached pages; a function
-    // anywhere makes listPage recompute the hints per request.
-    const staticBase: CacheHint = typeof listCache === 'function' ? { ttlMs: 0, cacheScope: 'private' } : listCache;
-    return new PagedList<T>({
-      key,
-      method,
-      pageSize: this.config.pageSize ?? DEFAULT_PAGE_SIZE,
-      version: () => this.catalog.version,
-      items,
-      describe,
-      finishModern: (page, pageItems) => this.decorate({ ...page, ...combineHints(staticBase, pageItems, undefined) }, 'modern'),
-      restricted: (item) => item.visibleTo !== undefined || this.scopesApply(item) || this.guardsApply(item),
-      dynamic: (item) => typeof listCache === 'function' || typeof (item as McpListed).listCache === 'function',
-    });
+    return this.lists.pagedList(key, method, items, describe);
   }
 
-  /**
-   * One page of a list for this caller, leaving out what its scopes or guards refuse (the guards
-   * run as for a call, with the list's method, so `McpExecutionContext.isListing()` is true).
-   * Without such items the cached pages are served as they are; otherwise the page is built for
-   * this caller and marked `cacheScope: "private"`.
-   */
+  /** @see McpLists.listPage */
   listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): Result | Promise<Result> {
-    const adjust = list.dynamic() ? this.perRequestHints<T>(list, ctx) : undefined;
-    const restricted = list.restricted();
-    if (restricted.length === 0) return list.page(params.cursor, era, undefined, adjust);
-    return Promise.all(restricted.map((item) => this.visible(item, ctx))).then((visible) => {
-      const hidden = new Set<T>();
-      visible.forEach((ok, i) => !ok && hidden.add(restricted[i]));
-      return list.page(params.cursor, era, hidden, adjust);
-    });
+    return this.lists.listPage(list, params, ctx, era);
   }
 
-  /** The cache hints of one page for this caller, when the list's or an item's hint is a function. */
-  private perRequestHints<T>(list: PagedList<T>, ctx: McpContext): PageAdjust<T> {
-    const { listCache } = this.config;
-    return (page, items) => {
-      const base = typeof listCache === 'function' ? listCache(list.key, ctx) : listCache;
-      return { ...page, ...combineHints(base, items as readonly McpListed[], ctx) };
-    };
-  }
-
-  private scopesApply(item: McpAccess): boolean {
-    return this.config.enforceScopes === true && (this.config.guardAwareLists !== false || item.conceal === true) && (item.requiredScopes?.length ?? 0) > 0;
-  }
-
-  private guardsApply(item: McpAccess): boolean {
-    return (this.config.guardAwareLists !== false || item.conceal === true) && item.authorize !== undefined;
-  }
-
-  private visible(item: McpAccess, ctx: McpContext): boolean | Promise<boolean> {
-    if (item.visibleTo?.(ctx.clientCapabilities) === false) return false;
-    if (this.scopesApply(item) && missingScopes(item.requiredScopes!, ctx.auth?.scopes).length > 0) return false;
-    if (!this.guardsApply(item)) return true;
-    return item.authorize!(ctx, ctx.method).then(
-      () => true,
-      () => false,
-    );
-  }
-
-  /**
-   * Whether a caller may list a repository: its scopes (when enforced), then its guards. A
-   * repository's items cannot be listed without running it, so this holds even with
-   * `guardAwareLists: false`.
-   */
+  /** @see McpLists.mayList */
   mayList(access: McpAccess, ctx: McpContext): boolean | Promise<boolean> {
-    if (this.config.enforceScopes === true && (access.requiredScopes?.length ?? 0) > 0 && missingScopes(access.requiredScopes!, ctx.auth?.scopes).length > 0) {
-      return false;
-    }
-    if (!access.authorize) return true;
-    return access.authorize(ctx, ctx.method).then(
-      () => true,
-      () => false,
-    );
+    return this.lists.mayList(access, ctx);
   }
 
-  /** The modern cache hint of a page built per request (a repository's), from the list's hint and its items'. */
+  /** @see McpLists.pageHint */
   pageHint(key: string, ctx: McpContext, items: readonly McpListed[]): CacheHint {
-    const { listCache } = this.config;
-    return combineHints(typeof listCache === 'function' ? listCache(key, ctx) : listCache, items, ctx);
+    return this.lists.pageHint(key, ctx, items);
   }
 
   /**
@@ -538,21 +436,3 @@ export function truncate(text: string, max = 80): string {
 }
 
 export { isLogLevel };
-
-/**
- * A page's hints from the list's and its items': the shortest TTL, and `private` when any is.
- * Function hints are skipped without a caller (the cached pages) and computed with one.
- */
-function combineHints(base: CacheHint, items: readonly unknown[], ctx: McpContext | undefined): CacheHint {
-  let { ttlMs, cacheScope } = base;
-  for (const item of items) {
-    const declared = (item as McpListed).listCache;
-    if (declared === undefined) continue;
-    if (typeof declared === 'function' && ctx === undefined) continue;
-    const hint = typeof declared === 'function' ? declared(ctx!) : declared;
-    if (!hint) continue;
-    if (typeof hint.ttlMs === 'number' && Number.isSafeInteger(hint.ttlMs) && hint.ttlMs >= 0) ttlMs = Math.min(ttlMs, hint.ttlMs);
-    if (hint.cacheScope === 'private') cacheScope = 'private';
-  }
-  return { ttlMs, cacheScope };
-}

@@ -1,4 +1,12 @@
+import type { Observable } from 'rxjs';
+import type { McpContext } from './context.js';
+import type { JsonObject } from './mcp-types.js';
 import type { ProtocolEra } from './versions.js';
+
+type Result = JsonObject;
+
+/** One method's handler: its result, or the Observable whose last value is. */
+export type MethodHandler = (params: JsonObject, ctx: McpContext) => Result | Promise<Result> | Observable<Result>;
 
 /**
  * What the server knows of one MCP method before any feature is installed: the eras that have
@@ -60,3 +68,42 @@ const BY_NAME: ReadonlyMap<string, McpMethodDeclaration> = new Map(Object.values
 export function declaredMethod(name: string): McpMethodDeclaration | undefined {
   return BY_NAME.get(name);
 }
+
+/**
+ * The scopes one request needs, from its params and its target (see `McpDispatcher.requiredScopes`).
+ */
+export type ScopeResolver = (params: JsonObject, target: unknown) => readonly string[] | undefined;
+
+/**
+ * Checks the `Mcp-Param-*` headers of a modern request against its params (see
+ * `McpDispatcher.checkHeaders`): a message on mismatch, else undefined.
+ */
+export type HeaderCheck = (params: JsonObject, getHeader: (name: string) => string | undefined, target: unknown) => string | undefined;
+
+/** Finds the capability a request of one method targets (the tool of `tools/call`), once per call. */
+export type TargetFinder = (params: JsonObject) => unknown;
+
+/** What a feature attaches to a declared method (see `McpDispatcher.define`). */
+export interface McpMethodSpec {
+  /** The handler; a feature may attach only rules (scopes) to a method another one handles. */
+  handler?: MethodHandler;
+  /** The eras this handler serves, when not every era of the declaration. */
+  eras?: readonly ProtocolEra[];
+  /** Finds the capability the request targets; looked up once per call. */
+  find?: TargetFinder;
+  /** The OAuth scopes a request needs, enforced by the transports before it runs. */
+  scopes?: ScopeResolver;
+  /** Checks the request's headers against its params (2026-07-28 over Streamable HTTP). */
+  headers?: HeaderCheck;
+}
+
+/** @internal */
+export interface MethodEntry {
+  readonly declaration: McpMethodDeclaration;
+  legacy?: MethodHandler;
+  modern?: MethodHandler;
+  find?: TargetFinder;
+  scopes?: ScopeResolver;
+  headers?: HeaderCheck;
+}
+

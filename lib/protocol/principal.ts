@@ -20,3 +20,20 @@ export function missingScopes(required: readonly string[], granted: readonly str
   return required.filter((scope) => !have.some((g) => g === scope || scope.startsWith(`${g}:`)));
 }
 
+
+/**
+ * Who an anonymous caller is for `limits.sessionsPerAddress`. One IPv6 host is usually given a
+ * whole /64, so counting exact IPv6 addresses would let one host make as many sessions as it has
+ * addresses: IPv6 callers are counted per /64 (an IPv4-mapped address counts as its IPv4).
+ */
+export function addressOwner(address: string | undefined): string {
+  if (address === undefined) return 'unknown';
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.split('%')[0]!.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = address.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}

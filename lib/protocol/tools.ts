@@ -12,16 +12,38 @@ import type { JsonObject } from './mcp-types.js';
 import { callerMessage, meetGuards, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import { META_CLIENT_CAPABILITIES } from './versions.js';
 import { McpMethods } from './methods.js';
-import type { McpTaskAdmission, McpTaskRunner } from './tasks/tasks.js';
 
 type Result = JsonObject;
 type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
 
 /**
+ * A task call, decided before its task exists: the handler to run (arguments valid, guards met),
+ * or the tool error an invalid or refused call answers with instead. Either way nothing runs
+ * before the decision, and a refused call runs nothing.
+ */
+export type McpTaskAdmission = { run: () => Observable<Result> } | { answer: Result };
+
+/** How a `tools/call` runs: in the request, or as a task of one era. */
+export type TaskMode = 'sync' | 'modern' | 'legacy';
+
+/** Runs a tool by name outside a request (a durable task's job). */
+export type McpTaskExecutor = (toolName: string, rawArgs: JsonObject, ctx: McpContext) => Observable<JsonObject>;
+
+/** What `tools/call` asks of the tasks pack, when it is installed (its McpTaskRunner implements it). */
+export interface McpToolTasks {
+  /** Whether this call runs in the request or as a task of one era. */
+  mode(tool: ToolRuntime, params: JsonObject, ctx: McpContext): TaskMode;
+  /** Runs an admitted call as a task; emits what `tools/call` answers (the task, or an early result). */
+  run(tool: ToolRuntime, mode: 'modern' | 'legacy', params: JsonObject, ctx: McpContext, admit: () => Promise<McpTaskAdmission>): Observable<Result>;
+  /** How durable jobs run a tool by name. */
+  bindExecutor(executor: McpTaskExecutor): void;
+}
+
+/**
  * Registers `tools/list` and `tools/call` (both eras), the scopes and `Mcp-Param-*` header check
  * of `tools/call`, and declares the `tools` capability.
  */
-export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, tasks?: McpTaskRunner): void {
+export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, tasks?: McpToolTasks): void {
   const tools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
   host.define(McpMethods.toolsList, { handler: (params, ctx) => host.listPage(tools, params, ctx, ctx.era) });
   host.define(McpMethods.toolsCall, {
@@ -88,7 +110,7 @@ function callTool(
   options: ToolOptions,
   params: JsonObject,
   ctx: McpContext,
-  tasks: McpTaskRunner | undefined,
+  tasks: McpToolTasks | undefined,
 ): Observable<Result> | Result {
   const name = params.name;
   if (typeof name !== 'string' || name.length === 0) {

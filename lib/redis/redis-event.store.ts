@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { McpEventStore, StoredEvent } from '../protocol/event-store.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import { describeError, RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
-import { SESSION_STREAMS_DROP, STREAM_APPEND, STREAM_DROP, STREAM_FINISH, STREAM_OPEN } from './redis-scripts.js';
+import { SESSION_STREAMS_DROP, STREAM_APPEND, STREAM_DROP, STREAM_FINISH, STREAM_OPEN } from './redis-stream-scripts.js';
 
 export interface RedisEventStoreOptions {
   maxEventsPerStream: number;

@@ -1,6 +1,6 @@
 import { changeNotificationMethod, type McpChangeEvent, type McpNotificationBus } from '../protocol/notification-bus.js';
 import { describeError, RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
-import { BUS_PUBLISH } from './redis-scripts.js';
+import { BUS_PUBLISH } from './redis-stream-scripts.js';
 
 export interface RedisNotificationBusOptions {
   maxEventsPerStream: number;

@@ -1,9 +1,9 @@
 import type { McpEventSink, McpResponseSink } from '../engine/sink.js';
 import type { JsonRpcMessage, JsonRpcResponse } from '../protocol/json-rpc.js';
-import type { McpRelay, McpRelayStreamRequest } from '../protocol/relay.js';
+import type { McpRelay, McpRelayStreamRequest } from '../engine/relay.js';
 import { describeError, RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
 import { newStreamId, parseEventId, type RedisStreamEntry } from './redis-event.store.js';
-import { GET_STREAM_OPEN, SEND_TO_SESSION, STREAM_TAIL } from './redis-scripts.js';
+import { GET_STREAM_OPEN, SEND_TO_SESSION, STREAM_TAIL } from './redis-stream-scripts.js';
 
 export interface RedisRelayOptions {
   instanceId: string;

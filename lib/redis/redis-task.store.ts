@@ -8,7 +8,7 @@ import {
   type McpTaskRecord,
   type McpTaskSignal,
   type McpTaskStore,
-} from '../protocol/tasks/task-store.js';
+} from '../tasks/task-store.js';
 import { RedisScripts, type McpRedisClient, type RedisKeys, type RedisLogger } from './redis-client.js';
 
 // KEYS: task, owner index (tasks/list), all-tasks index, caller index (the per-caller bound).

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { McpHealthIndicator } from '../health/mcp-health.indicator.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
-import type { McpRelayStreamRequest } from '../protocol/relay.js';
+import type { McpRelayStreamRequest } from '../engine/relay.js';
 import { McpRedisBackend } from './redis-backend.js';
 import { redisOptionProblems } from './redis-client.js';
 import { newStreamId, parseEventId } from './redis-event.store.js';

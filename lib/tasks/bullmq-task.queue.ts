@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { McpTaskJob, McpTaskQueue } from '../protocol/tasks/task-jobs.js';
+import type { McpTaskJob, McpTaskQueue } from './task-jobs.js';
 
 /**
  * Options of durable tasks on BullMQ (`tasks.bullmq`). Jobs are at least once: a job whose

@@ -4,9 +4,9 @@ import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import type { McpFeature } from '../discovery/mcp-feature.js';
-import { InMemoryTaskStore, type McpTaskStore } from '../protocol/tasks/task-store.js';
-import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE, McpTaskRunner, TASKS_EXTENSION, type McpTaskSettings } from '../protocol/tasks/tasks.js';
-import { installLegacyTasks, installModernTasks } from '../protocol/tasks/task-methods.js';
+import { InMemoryTaskStore, type McpTaskStore } from './task-store.js';
+import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE, McpTaskRunner, TASKS_EXTENSION, type McpTaskSettings } from './tasks.js';
+import { installLegacyTasks, installModernTasks } from './task-methods.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
 import { BullmqTaskQueue, type McpBullmqTasksOptions } from './bullmq-task.queue.js';
 

@@ -1,9 +1,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { declaredMethod } from '../protocol/methods.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/json-rpc.js';
+import type { McpCallObserver, McpObservedCall, McpRequestFacts, McpRequestProbe, McpSessionFacts } from '../protocol/call-facts.js';
+
+type McpObservedSource = Omit<McpRequestFacts, 'request'>;
 import { isSupportedLegacyVersion, isSupportedModernVersion, type ProtocolEra } from '../protocol/versions.js';
 
-import type { McpSessionCloseReason } from '../engine/session-hooks.js';
+import type { McpSessionCloseReason } from '../protocol/call-facts.js';
 
 // One reason vocabulary for close hooks, events and spans.
 export type { McpSessionCloseReason };
@@ -13,31 +16,6 @@ export type { McpSessionCloseReason };
  * such name shares it, so a client cannot mint metric series, span names or event values.
  */
 export const UNKNOWN_LABEL = '_unknown';
-
-/** What an observer is told of one request as it enters the dispatcher (or the engine, for `initialize`). */
-export interface McpRequestFacts {
-  request: JsonRpcRequest;
-  era: ProtocolEra;
-  /** The request's protocol version; for `initialize`, the version the client asked for. */
-  protocolVersion: string;
-  sessionId?: string;
-  principal?: string;
-  /** The transport's request (an HTTP request over HTTP): where HTTP trace headers are read. */
-  transportRequest?: unknown;
-}
-
-/** What an observer reads of a request besides its JSON-RPC message. */
-type McpObservedSource = Omit<McpRequestFacts, 'request'>;
-
-/**
- * A call as observers read it: the call object itself (McpContext), whose JSON-RPC request is
- * `message` (rebuilt from its id and method when a caller made the context without it).
- */
-export interface McpObservedCall extends McpObservedSource {
-  readonly message?: JsonRpcRequest;
-  readonly requestId: JsonRpcRequest['id'];
-  readonly method: string;
-}
 
 /** The tool, prompt or resource a request is about, as labels: names of the server's own. */
 export interface McpRequestTarget {
@@ -60,38 +38,7 @@ export interface McpObservedRequest extends McpRequestFacts {
   readonly sessionRef?: string;
 }
 
-/** What only the answer knows: `initialize`'s negotiated version and new session. */
-export interface McpLateFacts {
-  protocolVersion?: string;
-  sessionId?: string;
-  /** The keyed hash of `sessionId`. */
-  sessionRef?: string;
-}
-
-/** One request under observation, from its start to its response (or cancellation). */
-export interface McpRequestProbe {
-  /** Runs the request's handler, e.g. inside the request's trace context. */
-  run?<T>(fn: () => T): T;
-  /** A message the request sent before its response: progress, logs, server-to-client requests. */
-  message?(message: JsonRpcMessage): void;
-  /** A server-to-client round trip of the call (elicitation, sampling, roots): asked, then answered. */
-  interaction?(phase: 'requested' | 'answered', method: string, action?: string): void;
-  /**
-   * The response, or undefined when the call was cancelled before it. `late` carries what only the
-   * answer knows (`initialize`'s negotiated version and new session).
-   */
-  end(response: JsonRpcMessage | undefined, late?: McpLateFacts): void;
-}
-
-/** A legacy session as observers see it. */
-export interface McpSessionFacts {
-  sessionId: string;
-  /** The keyed hash of `sessionId`, set by McpObservers for its sinks. */
-  sessionRef?: string;
-  protocolVersion: string;
-  principal?: string;
-  clientInfo?: { name?: string; version?: string };
-}
+export type { McpLateFacts, McpObservedCall, McpRequestFacts, McpRequestProbe, McpSessionFacts } from '../protocol/call-facts.js';
 
 /** A session's end, with its duration when this process saw it open. */
 export interface McpSessionEndFacts extends McpSessionFacts {
@@ -144,7 +91,7 @@ export function shownSessionId(mode: McpSessionIds, sessionId: string | undefine
  * remembers when sessions opened here (at most `maxTracked`, the session cap) to give their
  * duration when they end. Sinks get labels, never client-sent names (see {@link McpObservedRequest}).
  */
-export class McpObservers {
+export class McpObservers implements McpCallObserver {
   private readonly opened = new Map<string, { at: number; facts: McpSessionFacts }>();
   private readonly sessionKey: Buffer;
   private lastReport = 0;

@@ -9,11 +9,11 @@ import { ErrorCode, failure, type JsonRpcMessage } from '../protocol/json-rpc.js
 import { McpStoreUnavailableError } from '../protocol/errors.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
-import type { McpRelay } from '../protocol/relay.js';
+import type { McpRelay } from '../engine/relay.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpSessionStore } from '../protocol/session-store.js';
-import type { ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
-import { DEFAULT_MCP_LIMITS } from '../interfaces/mcp-module-options.interface.js';
+import type { ResolvedMcpLimits } from '../engine/limits.js';
+import { DEFAULT_MCP_LIMITS } from '../engine/limits.js';
 import { NodeResponseSink } from './node-sink.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { limitSseBuffer } from './sse.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import { McpConnection, type McpMessageOutput } from '../engine/connection.js';
-import { addressOwner } from '../engine/legacy-sessions.js';
+import { addressOwner } from '../protocol/principal.js';
 import type { McpSessionCloseReason, SessionHooks } from '../engine/session-hooks.js';
 import type { McpBodyOutcome, McpScopeCheck } from '../engine/sink.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
@@ -10,7 +10,7 @@ import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
 import { serializeMessage } from '../protocol/serialize.js';
 import { newSessionId } from '../protocol/session-store.js';
-import type { ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
+import type { ResolvedMcpLimits } from '../engine/limits.js';
 import { NodeResponseSink } from './node-sink.js';
 import { SSE_HEADERS, limitSseBuffer, writeFlushed } from './sse.js';
 

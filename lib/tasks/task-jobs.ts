@@ -1,8 +1,7 @@
-import type { Observable } from 'rxjs';
-import { McpMethods } from '../methods.js';
-import { McpContext, type RequestEnvelope } from '../context.js';
-import type { JsonObject } from '../mcp-types.js';
-import { isModernVersionString } from '../versions.js';
+import { McpMethods } from '../protocol/methods.js';
+import { McpContext, type RequestEnvelope } from '../protocol/context.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import { isModernVersionString } from '../protocol/versions.js';
 
 // Durable tasks: what a queued job carries, the queue, and the context a job runs in.
 
@@ -31,7 +30,7 @@ export interface McpTaskQueue {
 }
 
 /** Runs a tool by name for a task job, the way tools/call runs it; throws the unknown-tool error for a name the job's caller cannot reach. */
-export type McpTaskExecutor = (toolName: string, rawArgs: JsonObject, ctx: McpContext) => Observable<JsonObject>;
+export type { McpTaskExecutor } from '../protocol/tools.js';
 
 /** A context for a durable job: the creating request's version, capabilities and principal, no stream. */
 export function jobContext(job: McpTaskJob): McpContext {

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { lastOf } from '../last-value.js';
+import type { McpTaskAdmission, McpToolTasks, TaskMode } from '../protocol/tools.js';
+import { lastOf } from '../protocol/last-value.js';
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
-import type { ToolRuntime } from '../catalog.js';
-import type { McpContext } from '../context.js';
-import { McpCancelledError, isObject } from '../dispatcher.js';
-import { McpError, ToolError } from '../errors.js';
-import { ErrorCode } from '../json-rpc.js';
-import type { JsonObject } from '../mcp-types.js';
-import type { McpFeatureOptions } from '../feature-host.js';
+import type { ToolRuntime } from '../protocol/catalog.js';
+import type { McpContext } from '../protocol/context.js';
+import { McpCancelledError, isObject } from '../protocol/dispatcher.js';
+import { McpError, ToolError } from '../protocol/errors.js';
+import { ErrorCode } from '../protocol/json-rpc.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import type { McpFeatureOptions } from '../protocol/feature-host.js';
 import { isTerminal, type McpTaskRecord, type McpTaskSignal, type McpTaskStore } from './task-store.js';
 import { callerOf, completedTask, createdResult, failedTask, messageOf, ownerOf } from './task-records.js';
 import { jobContext, type McpTaskExecutor, type McpTaskJob, type McpTaskQueue } from './task-jobs.js';
@@ -38,13 +39,6 @@ export interface McpTaskSettings {
   queue?: McpTaskQueue;
 }
 
-/**
- * A task call, decided before its task exists: the handler to run (arguments valid, guards met),
- * or the tool error an invalid or refused call answers with instead. Either way nothing runs
- * before the decision, and a refused call runs nothing.
- */
-export type McpTaskAdmission = { run: () => Observable<Result> } | { answer: Result };
-
 /** What the runner keeps of a task this instance runs. */
 interface Execution {
   record: McpTaskRecord;
@@ -69,8 +63,6 @@ interface Execution {
   onEnd?: () => void;
 }
 
-/** How a `tools/call` runs: in the request, or as a task of one era. */
-export type TaskMode = 'sync' | 'modern' | 'legacy';
 
 /**
  * Runs task tools as tasks. A call is decided first (arguments,
@@ -78,7 +70,7 @@ export type TaskMode = 'sync' | 'modern' | 'legacy';
  * this process or as a queued job. The task is reached from any request, on any instance sharing
  * the store, through the store's signals, and is cancelled here when its TTL passes.
  */
-export class McpTaskRunner {
+export class McpTaskRunner implements McpToolTasks {
   private readonly running = new Map<string, Execution>();
   private readonly stopListening: () => void;
 
@@ -446,3 +438,5 @@ export class McpTaskRunner {
     await this.settings.queue?.close();
   }
 }
+
+export type { McpTaskAdmission, TaskMode };

@@ -1,6 +1,6 @@
-import { McpError } from '../errors.js';
-import { ErrorCode } from '../json-rpc.js';
-import type { JsonObject } from '../mcp-types.js';
+import { McpError } from '../protocol/errors.js';
+import { ErrorCode } from '../protocol/json-rpc.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
 
 /** The states of a task; the last three are terminal. @publicApi */
 export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { McpError } from '../errors.js';
+import { McpError } from '../protocol/errors.js';
 import { InMemoryTaskStore, type McpTaskRecord } from './task-store.js';
 
 const limits = { perCaller: 2, total: 3 };

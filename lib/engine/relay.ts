@@ -1,5 +1,5 @@
-import type { McpResponseSink } from '../engine/sink.js';
-import type { JsonRpcMessage, JsonRpcResponse } from './json-rpc.js';
+import type { McpResponseSink } from './sink.js';
+import type { JsonRpcMessage, JsonRpcResponse } from '../protocol/json-rpc.js';
 
 /** A legacy GET that the relay serves: a new session stream, or the resume of a stored stream. */
 export interface McpRelayStreamRequest {

@@ -1,15 +1,15 @@
-import type { McpContext } from '../context.js';
-import { isObject, truncate } from '../dispatcher.js';
-import { McpError } from '../errors.js';
-import { decodeHeaderValue } from '../header-value.js';
-import { ErrorCode } from '../json-rpc.js';
-import type { JsonObject } from '../mcp-types.js';
-import type { McpFeatureHost } from '../feature-host.js';
+import type { McpContext } from '../protocol/context.js';
+import { isObject, truncate } from '../protocol/dispatcher.js';
+import { McpError } from '../protocol/errors.js';
+import { decodeHeaderValue } from '../protocol/header-value.js';
+import { ErrorCode } from '../protocol/json-rpc.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import type { McpFeatureHost } from '../protocol/feature-host.js';
 import { isTerminal, type McpTaskRecord, type McpTaskStore } from './task-store.js';
 import { BEARER, RELATED_TASK, ownerOf, wireTask } from './task-records.js';
 import { TASKS_EXTENSION } from './tasks.js';
-import { McpMethods } from '../methods.js';
-import type { ProtocolEra } from '../versions.js';
+import { McpMethods } from '../protocol/methods.js';
+import type { ProtocolEra } from '../protocol/versions.js';
 
 type Result = JsonObject;
 

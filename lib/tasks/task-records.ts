@@ -1,9 +1,9 @@
-import type { McpContext } from '../context.js';
-import { isObject } from '../dispatcher.js';
-import { McpError } from '../errors.js';
-import { ErrorCode } from '../json-rpc.js';
-import type { JsonObject } from '../mcp-types.js';
-import { addressOwner } from '../../engine/legacy-sessions.js';
+import type { McpContext } from '../protocol/context.js';
+import { isObject } from '../protocol/dispatcher.js';
+import { McpError } from '../protocol/errors.js';
+import { ErrorCode } from '../protocol/json-rpc.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import { addressOwner } from '../protocol/principal.js';
 import type { McpTaskRecord } from './task-store.js';
 
 // Who a task belongs to and counts against, and how a task looks on the wire.

@@ -24,7 +24,7 @@ import { BatchSpanProcessor, InMemorySpanExporter, TracerProvider } from '@opent
 import { McpEvents, McpInProcessTransport, McpModule } from 'nestjs-model-context';
 import { EchoTools } from './echo-tool.js';
 import { count, median } from './stats.js';
-import { MCP_DISPATCHER } from '../lib/mcp.constants.js';
+import { MCP_DISPATCHER } from '../lib/common/mcp.constants.js';
 import type { McpDispatcher } from '../lib/protocol/dispatcher.js';
 import { McpObservers } from '../lib/telemetry/observer.js';
 

@@ -166,16 +166,16 @@ export {
   type McpSessionOpenedEvent,
 } from './telemetry/events.js';
 export type { McpTelemetryOptions } from './telemetry/options.js';
-export { Skill, type InlineSkill, type SkillOptions, type SkillSource } from './decorators/skill.decorator.js';
-export type { McpSkillsOptions } from './interfaces/mcp-skills-options.interface.js';
+export { Skill, type InlineSkill, type SkillOptions, type SkillSource } from './skills/skill.decorator.js';
+export type { McpSkillsOptions } from './skills/mcp-skills-options.interface.js';
 export {
   DIRECTORY_MIME_TYPE,
   SKILLS_EXTENSION,
   SkillDefinitionError,
   type SkillEntry,
   type SkillResourceEntry,
-} from './protocol/skills/skill-entry.js';
-export { AppView, McpApp, type AppViewOptions, type AppViewSource, type McpAppOptions } from './decorators/mcp-app.decorator.js';
+} from './skills/skill-entry.js';
+export { AppView, McpApp, type AppViewOptions, type AppViewSource, type McpAppOptions } from './apps/mcp-app.decorator.js';
 export {
   UI_EXTENSION,
   UI_MIME_TYPE,
@@ -185,7 +185,7 @@ export {
   type McpUiPermissions,
   type McpUiResourceMeta,
   type McpUiVisibility,
-} from './protocol/apps/apps.js';
+} from './apps/apps.js';
 export { type McpAskOptions } from './protocol/context.js';
 export {
   InMemoryTaskStore,

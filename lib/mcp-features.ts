@@ -1,8 +1,8 @@
 import { Inject, Injectable, type Provider } from '@nestjs/common';
 import { McpRegistry } from './discovery/mcp.registry.js';
 import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
-import { McpSkillsLoader } from './discovery/mcp-skills.loader.js';
-import { McpAppsLoader } from './discovery/mcp-apps.loader.js';
+import { McpSkillsLoader } from './skills/mcp-skills.loader.js';
+import { McpAppsLoader } from './apps/mcp-apps.loader.js';
 import { McpExposer } from './expose/mcp-exposer.js';
 import { MCP_TASK_RUNNER, McpTasksFeature } from './tasks/mcp-tasks.js';
 import type { McpFeatureHost, McpFeatureOptions } from './protocol/feature-host.js';
@@ -15,15 +15,22 @@ import { installCompletion } from './protocol/completion.js';
 /** The options slice the tools, resources, prompts and completion packs share. @internal */
 export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
 
+/** A kind served from the registry with the shared feature options. */
+abstract class McpCatalogKind implements McpFeature {
+  abstract readonly kind: string;
+  constructor(
+    protected readonly registry: McpRegistry,
+    @Inject(MCP_FEATURE_OPTIONS) protected readonly options: McpFeatureOptions,
+  ) {}
+}
+
 /** `tools/list` and `tools/call`; decorated tools come from the provider walk (McpDiscovery). */
 @Injectable()
-export class McpToolsFeature implements McpFeature {
+export class McpToolsFeature extends McpCatalogKind {
   readonly kind = 'tools';
-  constructor(
-    private readonly registry: McpRegistry,
-    @Inject(MCP_FEATURE_OPTIONS) private readonly options: McpFeatureOptions,
-    @Inject(MCP_TASK_RUNNER) private readonly tasks: McpTaskRunner,
-  ) {}
+  constructor(registry: McpRegistry, @Inject(MCP_FEATURE_OPTIONS) options: McpFeatureOptions, @Inject(MCP_TASK_RUNNER) private readonly tasks: McpTaskRunner) {
+    super(registry, options);
+  }
 
   install(host: McpFeatureHost): void {
     installTools(host, this.registry, this.options, this.tasks);
@@ -32,13 +39,8 @@ export class McpToolsFeature implements McpFeature {
 
 /** Resources, templates, repositories and subscriptions. */
 @Injectable()
-export class McpResourcesFeature implements McpFeature {
+export class McpResourcesFeature extends McpCatalogKind {
   readonly kind = 'resources';
-  constructor(
-    private readonly registry: McpRegistry,
-    @Inject(MCP_FEATURE_OPTIONS) private readonly options: McpFeatureOptions,
-  ) {}
-
   install(host: McpFeatureHost): void {
     installResources(host, this.registry, this.options);
   }
@@ -46,13 +48,8 @@ export class McpResourcesFeature implements McpFeature {
 
 /** Prompts and prompt repositories. */
 @Injectable()
-export class McpPromptsFeature implements McpFeature {
+export class McpPromptsFeature extends McpCatalogKind {
   readonly kind = 'prompts';
-  constructor(
-    private readonly registry: McpRegistry,
-    @Inject(MCP_FEATURE_OPTIONS) private readonly options: McpFeatureOptions,
-  ) {}
-
   install(host: McpFeatureHost): void {
     installPrompts(host, this.registry, this.options);
   }
@@ -60,13 +57,8 @@ export class McpPromptsFeature implements McpFeature {
 
 /** `completion/complete` for prompt arguments and template variables. */
 @Injectable()
-export class McpCompletionFeature implements McpFeature {
+export class McpCompletionFeature extends McpCatalogKind {
   readonly kind = 'completion';
-  constructor(
-    private readonly registry: McpRegistry,
-    @Inject(MCP_FEATURE_OPTIONS) private readonly options: McpFeatureOptions,
-  ) {}
-
   install(host: McpFeatureHost): void {
     installCompletion(host, this.registry, this.options);
   }

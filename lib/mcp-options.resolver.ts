@@ -2,7 +2,7 @@ import { DEFAULT_TOOL_NAME_PATTERN } from './discovery/tool-runtime.factory.js';
 import { randomBytes } from 'node:crypto';
 import { isLogLevel } from './protocol/context.js';
 import { DEFAULT_MCP_LIMITS, type McpModuleOptions, type ResolvedMcpLimits, type ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
-import * as messages from './mcp.messages.js';
+import * as messages from './common/mcp.messages.js';
 import { redisOptionProblems } from './redis/redis-client.js';
 
 

@@ -1,12 +1,12 @@
 import { ConfigurableModuleBuilder, VERSION_NEUTRAL } from '@nestjs/common';
 import type { McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
-import { MCP_DEFAULT_PATH } from './mcp.constants.js';
+import { MCP_DEFAULT_PATH } from './common/mcp.constants.js';
 import type { McpLegacySseOptions } from './transport/legacy-sse.transport.js';
+import type { McpEndpointVersion } from './transport/endpoint-version.js';
 import type { McpAdminRoutesOptions } from './admin/mcp-admin.controller.js';
 import type { McpExplorerOptions } from './explorer/explorer.controller.js';
 
-/** A controller version as Nest takes it (`@Controller({ version })`). @publicApi */
-export type McpEndpointVersion = string | typeof VERSION_NEUTRAL | Array<string | typeof VERSION_NEUTRAL>;
+export type { McpEndpointVersion };
 
 /**
  * Options that shape the module itself and so must be known synchronously, even with

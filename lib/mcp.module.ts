@@ -21,7 +21,7 @@ import {
   MCP_RESOLVED_OPTIONS,
   MCP_DISPATCHER,
   MCP_SESSION_STORE,
-} from './mcp.constants.js';
+} from './common/mcp.constants.js';
 import {
   MCP_MODULE_OPTIONS,
   McpConfigurableModule,
@@ -46,7 +46,7 @@ import { resolveLegacySse, type ResolvedLegacySseOptions } from './transport/leg
 import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
-import { McpPublicRoutes } from './transport/public-routes.js';
+import { McpPublicRoutes } from './explorer/public-routes.js';
 import { MCP_REDIS, McpRedisBackend, requestStateSecret } from './redis/redis-backend.js';
 import { McpPolicyGate } from './execution/mcp-policy-gate.js';
 import { McpHealthIndicator } from './health/mcp-health.indicator.js';

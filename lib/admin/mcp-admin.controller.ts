@@ -1,6 +1,6 @@
 import { Controller, Get, NotFoundException, Param, Res, ServiceUnavailableException, VERSION_NEUTRAL, type Type } from '@nestjs/common';
 import { McpStoreUnavailableError } from '../protocol/errors.js';
-import type { McpEndpointVersion } from '../mcp.module-definition.js';
+import type { McpEndpointVersion } from '../transport/endpoint-version.js';
 import { McpSessionAdmin, type McpSessionSummary } from './mcp-session-admin.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_HTTP_HANDLER, MCP_RESOLVED_OPTIONS, MCP_SESSION_STORE } from '../mcp.constants.js';
+import { MCP_HTTP_HANDLER, MCP_RESOLVED_OPTIONS, MCP_SESSION_STORE } from '../common/mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import type { McpSession, McpSessionStore } from '../protocol/session-store.js';
 import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';

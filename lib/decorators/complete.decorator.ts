@@ -1,4 +1,4 @@
-import { MCP_COMPLETE_METADATA } from '../mcp.constants.js';
+import { MCP_COMPLETE_METADATA } from '../common/mcp.constants.js';
 
 /**
  * What `@Complete()` completes: one argument of a prompt (by prompt name) or one variable of a

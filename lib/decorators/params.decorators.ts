@@ -1,5 +1,5 @@
 import type { PipeTransform, Type } from '@nestjs/common';
-import { MCP_PARAM_ARGS_METADATA, McpParamtype } from '../mcp.constants.js';
+import { MCP_PARAM_ARGS_METADATA, McpParamtype } from '../common/mcp.constants.js';
 
 type Pipe = PipeTransform | Type<PipeTransform>;
 

@@ -1,6 +1,6 @@
 import { Injectable, SetMetadata, applyDecorators } from '@nestjs/common';
 import type { Observable } from 'rxjs';
-import { MCP_PROMPT_REPOSITORY_METADATA, MCP_RESOURCE_REPOSITORY_METADATA } from '../mcp.constants.js';
+import { MCP_PROMPT_REPOSITORY_METADATA, MCP_RESOURCE_REPOSITORY_METADATA } from '../common/mcp.constants.js';
 import type { ListCacheHint } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import type { CacheHint, JsonObject } from '../protocol/mcp-types.js';

@@ -1,6 +1,6 @@
 import { SetMetadata, type Type } from '@nestjs/common';
 import type { ListCacheHint } from '../protocol/catalog.js';
-import { MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA } from '../mcp.constants.js';
+import { MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA } from '../common/mcp.constants.js';
 import type { CacheHint, JsonObject, McpIcon } from '../protocol/mcp-types.js';
 import type { ResourceAnnotations } from '../protocol/resource-contents.js';
 

@@ -1,5 +1,5 @@
 import { SetMetadata, type Type } from '@nestjs/common';
-import { MCP_TOOL_METADATA } from '../mcp.constants.js';
+import { MCP_TOOL_METADATA } from '../common/mcp.constants.js';
 import type { JsonObject, McpIcon, ToolAnnotations } from '../protocol/mcp-types.js';
 import type { StandardSchemaV1 } from '../schema/standard-schema.js';
 import type { ListCacheHint } from '../protocol/catalog.js';

@@ -9,7 +9,7 @@ import type {
 } from '../protocol/catalog.js';
 import { hasDotSegment, type PromptRepositoryRuntime, type ResourceRepositoryRuntime } from '../protocol/repositories.js';
 import type { McpToolSource } from '../catalog/catalog.js';
-import * as messages from '../mcp.messages.js';
+import * as messages from '../common/mcp.messages.js';
 import { CapabilityToggles } from './capability-toggles.js';
 import { CompleterTable } from './completer-table.js';
 

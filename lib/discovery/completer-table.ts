@@ -1,5 +1,5 @@
 import type { CompletableArgument, Completer, CompletionTarget } from '../protocol/catalog.js';
-import * as messages from '../mcp.messages.js';
+import * as messages from '../common/mcp.messages.js';
 
 /**
  * The completers of one registry, by prompt or template and argument: decorated ones (`@Complete()`,

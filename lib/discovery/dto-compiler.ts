@@ -2,7 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import { DtoCaster, type ClassConstructor, type CompiledCaster, type DtoCasterOptions } from '../schema/dto-caster.js';
 import { JsonSchemaFactory } from '../schema/json-schema.factory.js';
-import * as messages from '../mcp.messages.js';
+import * as messages from '../common/mcp.messages.js';
 
 /**
  * Emits a DTO's schema and compiles its caster once, for tools, prompts and templates alike.

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit, type Type } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
-import * as messages from '../mcp.messages.js';
+import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
+import * as messages from '../common/mcp.messages.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { McpHandlerFactory, type McpInvoker } from '../execution/mcp-handler.factory.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
@@ -15,7 +15,6 @@ import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
 import { type ToolDefinition } from './tool-runtime.factory.js';
 import { toolsetOf } from './mcp-toolset.js';
-import { withAppMeta, withAppVisibility } from './mcp-apps.loader.js';
 import { MCP_FEATURES, type McpFeature, type McpProviderMethod } from './mcp-feature.js';
 
 const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
@@ -98,11 +97,12 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
         const site = `${className}#${methodName}${where}`;
         this.checkParams(prototype, methodName, site, 'tool');
         const unprefixed = this.definition(metadata, prototype, methodName, site);
-        const declared = withAppMeta({ ...unprefixed, name: prefix + unprefixed.name }, (prototype as Record<string, unknown>)[methodName]);
+        const method = (prototype as Record<string, unknown>)[methodName];
+        const declared = this.features.reduce((found, feature) => feature.amendTool?.(found, method) ?? found, { ...unprefixed, name: prefix + unprefixed.name });
         const definition = { ...declared, ...this.access(wrapper, instance, prototype, methodName, declared.name) };
         const invoker = this.gated(`tool:${definition.name}`, `tool "${definition.name}"`, prototype, methodName, this.invokerFor(wrapper, instance, methodName));
         const runtime = factory.build(definition, toolCall(definition.name, invoker), site);
-        this.registry.register(withAppVisibility(runtime, (prototype as Record<string, unknown>)[methodName]), site);
+        this.registry.register(this.features.reduce((built, feature) => feature.amendToolRuntime?.(built, method) ?? built, runtime), site);
       }
     }
     // Completers attach once every prompt and template is known, wherever it was declared.
@@ -116,6 +116,11 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     if (resources + templates + prompts > 0) {
       this.logger.log(`Discovered ${resources} MCP resource(s), ${templates} resource template(s), ${prompts} prompt(s).`);
     }
+  }
+
+  /** Whether a pack's decorator declares a capability on the method. */
+  private packCapability(method: unknown): boolean {
+    return typeof method === 'function' && this.features.some((feature) => feature.capabilityKeys?.some((key) => Reflect.hasMetadata(key, method)));
   }
 
   /** Shows each method of a provider's class (each class once) to the packs that visit. */
@@ -242,7 +247,7 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     let capabilities = repositoryMethods.length;
     for (const methodName of methodNames) {
       const method = (prototype as Record<string, unknown>)[methodName];
-      if (this.accessor.hasMcpMetadata(method) || repositoryMethods.includes(methodName)) capabilities++;
+      if (this.accessor.hasMcpMetadata(method) || this.packCapability(method) || repositoryMethods.includes(methodName)) capabilities++;
       else if (typeof method === 'function' && Reflect.hasOwnMetadata(MCP_REQUIRED_SCOPES, method)) {
         throw new Error(messages.SCOPES_NOT_ON_CAPABILITY(`${className}#${methodName}`));
       }

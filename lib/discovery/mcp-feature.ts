@@ -1,5 +1,7 @@
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import type { ToolRuntime } from '../protocol/catalog.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
+import type { ToolDefinition } from './tool-runtime.factory.js';
 
 /** One provider method met by the module's single provider walk (McpDiscovery). */
 export interface McpProviderMethod {
@@ -36,10 +38,19 @@ export interface McpProviderMethod {
 export interface McpFeature {
   /** The kind, as logs name it: `tools`, `skills`... */
   readonly kind: string;
+  /**
+   * Metadata keys of the pack's method decorators that declare a capability: `@RequireScopes()`
+   * may sit on such a method (elsewhere the walk refuses it, as scopes there would guard nothing).
+   */
+  readonly capabilityKeys?: readonly string[];
   install?(host: McpFeatureHost): void;
   visit?(method: McpProviderMethod): void;
   settle?(): void | Promise<void>;
   ready?(): void | Promise<void>;
+  /** Amends a `@Tool()` the walk found, before it is built (MCP Apps adds `_meta.ui`). */
+  amendTool?<T extends Pick<ToolDefinition, '_meta'>>(definition: T, method: unknown): T;
+  /** Amends the built runtime of a `@Tool()` method (MCP Apps hides app-only tools). */
+  amendToolRuntime?(runtime: ToolRuntime, method: unknown): ToolRuntime;
 }
 
 /** The DI token of the module's packs, in `MCP_FEATURE_PACKS` order. @internal */

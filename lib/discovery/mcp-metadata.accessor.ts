@@ -10,16 +10,15 @@ import {
   MCP_RESOURCE_TEMPLATE_METADATA,
   MCP_TOOL_METADATA,
   McpParamtype,
-} from '../mcp.constants.js';
+} from '../common/mcp.constants.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
 import type { ResourceMetadata, ResourceTemplateMetadata } from '../decorators/resource.decorator.js';
 import type { PromptMetadata } from '../decorators/prompt.decorator.js';
 import type { CompleteMetadata } from '../decorators/complete.decorator.js';
 import type { PromptRepositoryMetadata, ResourceRepositoryMetadata } from '../decorators/repository.decorator.js';
-import { MCP_SKILL_METADATA } from '../decorators/skill.decorator.js';
 
-// A skill's scopes gate its listing and every read of it, as a resource's do.
-const MCP_METHOD_KEYS = [MCP_TOOL_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA, MCP_PROMPT_METADATA, MCP_COMPLETE_METADATA, MCP_SKILL_METADATA];
+// Packs add their own keys (McpFeature.capabilityKeys).
+const MCP_METHOD_KEYS = [MCP_TOOL_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA, MCP_PROMPT_METADATA, MCP_COMPLETE_METADATA];
 
 /** The only reader of the module's metadata keys. */
 @Injectable()
@@ -59,7 +58,7 @@ export class McpMetadataAccessor {
     return typeof target === 'function' ? (Reflect.getMetadata(MCP_PROMPT_REPOSITORY_METADATA, target) as PromptRepositoryMetadata | undefined) : undefined;
   }
 
-  /** True when the method carries any of the module's method decorators. */
+  /** True when the method carries any of the core kinds' method decorators. */
   hasMcpMetadata(target: unknown): boolean {
     return typeof target === 'function' && MCP_METHOD_KEYS.some((key) => Reflect.hasMetadata(key, target));
   }

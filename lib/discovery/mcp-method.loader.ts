@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import { requiredScopesOf } from '../auth/require-scopes.decorator.js';

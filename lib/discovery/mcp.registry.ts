@@ -9,7 +9,7 @@ import type {
   DynamicToolDefinition,
   McpRegistryChange,
 } from './dynamic-definitions.js';
-import * as messages from '../mcp.messages.js';
+import * as messages from '../common/mcp.messages.js';
 import { DEFAULT_TOOL_NAME_PATTERN, ToolRuntimeFactory, toObservable } from './tool-runtime.factory.js';
 import type { DtoCompiler } from './dto-compiler.js';
 import { ResourceRuntimeFactory } from './resource-runtime.factory.js';

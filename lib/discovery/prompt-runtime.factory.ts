@@ -8,7 +8,7 @@ import type { PromptArgument, PromptDescriptor } from '../protocol/prompts.js';
 import { buildCoercion, formatIssues } from '../schema/dto-caster.js';
 import { isStandardSchema, standardJsonSchema, validateStandard, type StandardSchemaV1 } from '../schema/standard-schema.js';
 import type { PromptOptions } from '../decorators/prompt.decorator.js';
-import * as messages from '../mcp.messages.js';
+import * as messages from '../common/mcp.messages.js';
 import { checkListCache } from './list-cache.js';
 
 /** Prompt options after the name is settled and the arguments DTO is known. */

@@ -5,7 +5,7 @@ import type { McpRepositoryPageRequest, PromptRepositoryRuntime, ResourceReposit
 import { uriProblem } from '../protocol/resources.js';
 import type { PromptRepositoryOptions, ResourceRepositoryOptions } from '../decorators/repository.decorator.js';
 import type { McpInvoker } from '../execution/mcp-handler.factory.js';
-import * as messages from '../mcp.messages.js';
+import * as messages from '../common/mcp.messages.js';
 import { checkListCache } from './list-cache.js';
 import { checkCache } from './resource-runtime.factory.js';
 

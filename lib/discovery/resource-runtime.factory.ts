@@ -10,7 +10,7 @@ import { uriProblem, type ResourceDescriptor, type ResourceTemplateDescriptor } 
 import { UriTemplate, UriTemplateError, type UriTemplateMatch } from '../protocol/uri-template.js';
 import { formatIssues } from '../schema/dto-caster.js';
 import type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
-import * as messages from '../mcp.messages.js';
+import * as messages from '../common/mcp.messages.js';
 import { dtoArguments } from './prompt-runtime.factory.js';
 
 /** Resource options after the name is settled. */

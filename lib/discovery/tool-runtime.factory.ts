@@ -8,7 +8,7 @@ import { sharedDtoCompiler, type DtoCompiler } from './dto-compiler.js';
 import { compileJsonSchema } from '../schema/json-schema.validator.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
 import { isStandardSchema, standardJsonSchema, validateStandard, type StandardSchemaV1 } from '../schema/standard-schema.js';
-import * as messages from '../mcp.messages.js';
+import * as messages from '../common/mcp.messages.js';
 import { checkListCache } from './list-cache.js';
 
 /** Tool options after the name is settled and the input type is known. */

@@ -7,7 +7,7 @@ import { Observable, catchError, filter, isObservable, of, takeUntil } from 'rxj
 import { isInputRequiredSignal } from '../protocol/interaction.js';
 import { isEmission } from '../protocol/emission.js';
 import { defineCallParam } from '../decorators/params.decorators.js';
-import { MCP_PARAM_ARGS_METADATA, McpParamtype } from '../mcp.constants.js';
+import { MCP_PARAM_ARGS_METADATA, McpParamtype } from '../common/mcp.constants.js';
 import { McpError, ToolError, httpExceptionMessage } from '../protocol/errors.js';
 import { McpCancelledError } from '../protocol/dispatcher.js';
 import type { McpCall } from '../protocol/mcp-call.js';
@@ -15,7 +15,7 @@ import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
 import { McpPolicyGate, type McpPolicyTarget } from './mcp-policy-gate.js';
 import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
-import * as messages from '../mcp.messages.js';
+import * as messages from '../common/mcp.messages.js';
 
 export type McpInvoker = (call: McpCall) => Observable<unknown>;
 

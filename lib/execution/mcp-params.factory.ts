@@ -1,5 +1,5 @@
 import type { ParamsFactory } from '@nestjs/core';
-import { McpParamtype } from '../mcp.constants.js';
+import { McpParamtype } from '../common/mcp.constants.js';
 import type { McpCall } from '../protocol/mcp-call.js';
 
 /** Maps the module's parameter decorators to values. Handler args are `[request, response, call]`. */

@@ -5,7 +5,7 @@ import { Observable } from 'rxjs';
 import { randomUUID } from 'node:crypto';
 import { McpStoreUnavailableError, ToolError } from '../protocol/errors.js';
 import { addressOwner } from '../protocol/principal.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
 import { McpRedisThrottlerStorage, type McpThrottlerStorage } from '../redis/redis-throttler.storage.js';

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, Req, Res, VERSION_NEUTRAL, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import type { McpEndpointVersion } from '../mcp.module-definition.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import type { McpEndpointVersion } from '../transport/endpoint-version.js';
+import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
 import { nodeHttpOf } from '../transport/fastify.adapter.js';
 import { OriginPolicy } from '../transport/origin-policy.js';
 import { EXPLORER_CSP, explorerPage } from './explorer-page.js';

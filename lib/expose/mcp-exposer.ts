@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Optional, type Type } from '@nestjs/common'
 import type { McpFeature } from '../discovery/mcp-feature.js';
 import { DiscoveryService, ExternalContextCreator, HttpAdapterHost, MetadataScanner, ModuleRef, type NestContainer } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import type { JsonObject, ToolAnnotations } from '../protocol/mcp-types.js';
 import type { ArgumentsOutcome } from '../protocol/catalog.js';

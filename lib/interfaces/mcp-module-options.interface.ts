@@ -13,7 +13,7 @@ import type { McpRedisOptions } from '../redis/redis-client.js';
 import type { McpOnSession, McpOnSessionClose } from '../engine/session-hooks.js';
 import type { McpTelemetryOptions } from '../telemetry/options.js';
 import type { McpEventsOptions } from '../telemetry/events.js';
-import type { McpSkillsOptions } from './mcp-skills-options.interface.js';
+import type { McpSkillsOptions } from '../skills/mcp-skills-options.interface.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider }
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
 import type { McpFeature } from '../discovery/mcp-feature.js';
 import { InMemoryTaskStore, type McpTaskStore } from './task-store.js';
 import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE, McpTaskRunner, TASKS_EXTENSION, type McpTaskSettings } from './tasks.js';

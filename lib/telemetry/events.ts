@@ -1,5 +1,5 @@
 import { Observable, Subject, filter } from 'rxjs';
-import { INVALID_OPTIONS } from '../mcp.messages.js';
+import { INVALID_OPTIONS } from '../common/mcp.messages.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { McpChangeEvent, McpNotificationBus } from '../protocol/notification-bus.js';
 import type { ProtocolEra } from '../protocol/versions.js';

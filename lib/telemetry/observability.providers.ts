@@ -1,7 +1,7 @@
 import { Logger, type OnApplicationBootstrap, type OnModuleDestroy, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../mcp.constants.js';
+import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../common/mcp.constants.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { MCP_REDIS, requestStateSecret, type McpRedisBackend } from '../redis/redis-backend.js';

@@ -1,4 +1,4 @@
-import { INVALID_OPTIONS } from '../mcp.messages.js';
+import { INVALID_OPTIONS } from '../common/mcp.messages.js';
 import type { McpSessionIds } from './observer.js';
 
 /**

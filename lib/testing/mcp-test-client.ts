@@ -14,7 +14,7 @@ import { McpInProcessTransport, type McpInProcessSendOptions } from '../transpor
 import { McpEndpointAuth, McpEndpointRefusal } from '../transport/endpoint-auth.js';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
-import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
+import { MCP_AUTHENTICATOR } from '../common/mcp.constants.js';
 import type { McpTestCallOptions, McpTestClientOptions, McpTestCompletionRef, McpTestElicitation, McpTestEra } from './interfaces.js';
 import { McpTestError } from './mcp-test-error.js';
 

@@ -3,7 +3,7 @@ import { ExternalContextCreator, type NestContainer } from '@nestjs/core';
 import { GuardsConsumer, GuardsContextCreator } from '@nestjs/core/guards/index.js';
 import { guardRefusalMessage, type McpAuthenticator } from '../auth/mcp-authenticator.js';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
-import { MCP_AUTHENTICATOR, MCP_DISPATCHER } from '../mcp.constants.js';
+import { MCP_AUTHENTICATOR, MCP_DISPATCHER } from '../common/mcp.constants.js';
 import { ErrorCode } from '../protocol/json-rpc.js';
 import { httpExceptionMessage } from '../protocol/errors.js';
 import { McpController } from './mcp.controller.js';

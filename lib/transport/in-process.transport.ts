@@ -5,7 +5,7 @@ import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import { McpConnection } from '../engine/connection.js';
 import type { McpScopeCheck } from '../engine/sink.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_AUTHENTICATOR, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../mcp.constants.js';
+import { MCP_AUTHENTICATOR, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../common/mcp.constants.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';

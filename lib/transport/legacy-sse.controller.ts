@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Logger, Post, Req, Res, UseFilters, VERSION_NEUTRAL, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_HTTP_HANDLER } from '../mcp.constants.js';
-import type { McpEndpointVersion } from '../mcp.module-definition.js';
+import { MCP_HTTP_HANDLER } from '../common/mcp.constants.js';
+import type { McpEndpointVersion } from './endpoint-version.js';
 import { nodeHttpOf } from './fastify.adapter.js';
 import type { McpHttpHandler } from './http-handler.js';
 import type { ResolvedLegacySseOptions } from './legacy-sse.transport.js';

@@ -1,7 +1,7 @@
 import { Catch, HttpException, Inject, Optional, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpAuthenticator, carriesBearer, guardRefusalMessage } from '../auth/mcp-authenticator.js';
-import { MCP_AUTHENTICATOR } from '../mcp.constants.js';
+import { MCP_AUTHENTICATOR } from '../common/mcp.constants.js';
 import { httpExceptionMessage } from '../protocol/errors.js';
 import { ErrorCode, failure } from '../protocol/json-rpc.js';
 import { nodeHttpOf } from './fastify.adapter.js';

@@ -2,17 +2,17 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_LEGACY_SSE, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER, MCP_SESSION_STORE } from '../mcp.constants.js';
+import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_LEGACY_SSE, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER, MCP_SESSION_STORE } from '../common/mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { assertSupportedPlatform, scopeFastifyMcpRoutes, type FastifyInstanceLike } from './fastify.adapter.js';
-import { routeBases } from './public-routes.js';
+import { routeBases } from './route-bases.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { changeEventOf, type McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { Subscription } from 'rxjs';
 import type { McpSessionStore } from '../protocol/session-store.js';
 import type { McpHttpHandler } from './http-handler.js';
-import type { McpEndpointVersion } from '../mcp.module-definition.js';
+import type { McpEndpointVersion } from './endpoint-version.js';
 import type { ResolvedLegacySseOptions } from './legacy-sse.transport.js';
 
 type ErrorMiddleware = (err: unknown, req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;

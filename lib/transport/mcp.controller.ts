@@ -1,8 +1,8 @@
 import { Controller, Delete, Get, Inject, Logger, Patch, Post, Put, Req, Res, UseFilters, VERSION_NEUTRAL, type Type } from '@nestjs/common';
-import type { McpEndpointVersion } from '../mcp.module-definition.js';
+import type { McpEndpointVersion } from './endpoint-version.js';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_HTTP_HANDLER } from '../mcp.constants.js';
+import { MCP_HTTP_HANDLER } from '../common/mcp.constants.js';
 import type { McpHttpHandler } from './http-handler.js';
 import { nodeHttpOf } from './fastify.adapter.js';
 

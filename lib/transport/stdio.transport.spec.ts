@@ -10,7 +10,7 @@ import { Args, Ctx } from '../decorators/params.decorators.js';
 import { Tool } from '../decorators/tool.decorator.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { RequireScopes } from '../auth/require-scopes.decorator.js';
-import { MCP_DISPATCHER } from '../mcp.constants.js';
+import { MCP_DISPATCHER } from '../common/mcp.constants.js';
 import { McpModule } from '../mcp.module.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpContext } from '../protocol/context.js';

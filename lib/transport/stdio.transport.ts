@@ -3,7 +3,7 @@ import { Console } from 'node:console';
 import { createInterface, type Interface } from 'node:readline';
 import type { McpScopeCheck } from '../engine/sink.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../mcp.constants.js';
+import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../common/mcp.constants.js';
 import { ErrorCode, failure, type JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import * as esmConstants from '../../lib/mcp.constants.js';
+import * as esmConstants from '../../lib/common/mcp.constants.js';
 import { MCP_REDIS as esmRedis } from '../../lib/redis/redis-backend.js';
 import { Emit as esmEmit } from '../../lib/protocol/emission.js';
 

@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2, EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
 import { McpInProcessTransport, McpRegistry, type McpEvent, type McpRequestFinishedEvent } from 'nestjs-model-context';
 import { lastValueFrom, toArray } from 'rxjs';
-import { MCP_SERVER } from '../../lib/mcp.constants.js';
+import { MCP_SERVER } from '../../lib/common/mcp.constants.js';
 import type { McpDispatcher } from '../../lib/protocol/dispatcher.js';
 import { AuditLog, ObservabilityModule, hangEvents } from '../fixtures/observability.module.js';
 import { nextEvent } from '../utils/wait.js';

@@ -12,7 +12,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
-import { MCP_SERVER } from '../../lib/mcp.constants.js';
+import { MCP_SERVER } from '../../lib/common/mcp.constants.js';
 import type { McpDispatcher } from '../../lib/protocol/dispatcher.js';
 import { AuditLog, ObservabilityModule } from '../fixtures/observability.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';

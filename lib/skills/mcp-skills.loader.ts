@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DEFAULT_MAX_SKILLS, type McpSkillsOptions } from '../interfaces/mcp-skills-options.interface.js';
-import { MCP_SKILL_METADATA, type InlineSkill, type SkillMetadata, type SkillSource } from '../decorators/skill.decorator.js';
+import { DEFAULT_MAX_SKILLS, type McpSkillsOptions } from './mcp-skills-options.interface.js';
+import { MCP_SKILL_METADATA, type InlineSkill, type SkillMetadata, type SkillSource } from './skill.decorator.js';
 import type { McpAccess } from '../protocol/catalog.js';
 import {
   DEFAULT_SKILL_LIMITS,
@@ -13,10 +13,10 @@ import {
   type SkillLimits,
   type SkillRuntime,
   type YamlParse,
-} from '../protocol/skills/skill-entry.js';
-import { readSkillFolder } from '../protocol/skills/skill-folder.js';
-import { installSkills, type SkillCatalog } from '../protocol/skills/skills-feature.js';
-import { McpMethodLoader } from './mcp-method.loader.js';
+} from './skill-entry.js';
+import { readSkillFolder } from './skill-folder.js';
+import { installSkills, type SkillCatalog } from './skills-feature.js';
+import { McpMethodLoader } from '../discovery/mcp-method.loader.js';
 
 /** One skill before it is built: where it came from, who may see it, and its files. */
 interface PendingSkill {
@@ -34,6 +34,8 @@ interface PendingSkill {
 @Injectable()
 export class McpSkillsLoader extends McpMethodLoader {
   readonly kind = 'skills';
+  // A skill's scopes gate its listing and every read of it, as a resource's do.
+  readonly capabilityKeys = [MCP_SKILL_METADATA];
   private readonly logger = new Logger('McpModule');
 
   protected marks(method: Function): boolean {

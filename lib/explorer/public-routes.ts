@@ -1,12 +1,13 @@
-import { Inject, Injectable, VERSION_NEUTRAL, VersioningType } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
-import { explorerPolicy, writeExplorerPage, type ResolvedExplorer } from '../explorer/explorer.controller.js';
+import { explorerPolicy, writeExplorerPage, type ResolvedExplorer } from './explorer.controller.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_AUTHENTICATOR, MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_EXPLORER, MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
-import type { McpEndpointVersion } from '../mcp.module-definition.js';
-import { nodeHttpOf } from './fastify.adapter.js';
+import { MCP_AUTHENTICATOR, MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_EXPLORER, MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
+import type { McpEndpointVersion } from '../transport/endpoint-version.js';
+import { nodeHttpOf } from '../transport/fastify.adapter.js';
+import { routeBases } from '../transport/route-bases.js';
 
 /** The members of Nest's Express and Fastify adapters these routes use. */
 interface RouteAdapter {
@@ -97,25 +98,4 @@ function serve(adapter: RouteAdapter, path: string, owner: string, write: (req: 
     const { req, res } = nodeHttpOf(request, response);
     write(req, res);
   });
-}
-
-/**
- * The path prefixes the endpoint's controller gets from the app: the global prefix, then each URI
- * version of `endpointVersion` (none when version-neutral or under another versioning type),
- * versioned ones first.
- */
-export function routeBases(config: ApplicationConfig | undefined, version: McpEndpointVersion): string[] {
-  const prefix = trim(config?.getGlobalPrefix?.() ?? '');
-  const versioning = config?.getVersioning?.();
-  const versions = (Array.isArray(version) ? version : [version]).slice().sort((a, b) => Number(a === VERSION_NEUTRAL) - Number(b === VERSION_NEUTRAL));
-  const bases = new Set<string>();
-  for (const v of versions) {
-    const segment = versioning?.type === VersioningType.URI && v !== VERSION_NEUTRAL && typeof v === 'string' ? `${versioning.prefix === false ? '' : (versioning.prefix ?? 'v')}${v}` : '';
-    bases.add(['', prefix, segment].filter((s, i) => i === 0 || s !== '').join('/'));
-  }
-  return [...bases];
-}
-
-function trim(segment: string): string {
-  return segment.replace(/^\/+|\/+$/g, '');
 }

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { McpContext } from '../context.js';
-import { McpError } from '../errors.js';
-import type { McpFeatureHost, McpFeatureOptions } from '../feature-host.js';
-import { ErrorCode } from '../json-rpc.js';
-import type { JsonObject } from '../mcp-types.js';
-import { decodeCursor, encodeCursor } from '../paging.js';
-import { uriProblem } from '../resources.js';
-import type { ProtocolEra } from '../versions.js';
-import { McpMethods } from '../methods.js';
+import type { McpContext } from '../protocol/context.js';
+import { McpError } from '../protocol/errors.js';
+import type { McpFeatureHost, McpFeatureOptions } from '../protocol/feature-host.js';
+import { ErrorCode } from '../protocol/json-rpc.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import { decodeCursor, encodeCursor } from '../protocol/paging.js';
+import { uriProblem } from '../protocol/resources.js';
+import type { ProtocolEra } from '../protocol/versions.js';
+import { McpMethods } from '../protocol/methods.js';
 import { SKILLS_EXTENSION, type DirectoryChild, type SkillRuntime } from './skill-entry.js';
 
 /** The skills one module serves, built at bootstrap. */

@@ -1,10 +1,10 @@
 import { map, type Observable } from 'rxjs';
-import type { ResourceRuntime, ToolRuntime } from '../catalog.js';
-import type { McpContext } from '../context.js';
-import { ToolError } from '../errors.js';
-import { isObject } from '../dispatcher.js';
-import type { JsonObject } from '../mcp-types.js';
-import type { ResourceDescriptor } from '../resources.js';
+import type { ResourceRuntime, ToolRuntime } from '../protocol/catalog.js';
+import type { McpContext } from '../protocol/context.js';
+import { ToolError } from '../protocol/errors.js';
+import { isObject } from '../protocol/dispatcher.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import type { ResourceDescriptor } from '../protocol/resources.js';
 
 /*
  * MCP Apps (`io.modelcontextprotocol/ui`, SEP-1865, stable 2026-01-26): a tool links a `ui://`

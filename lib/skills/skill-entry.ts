@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { defer, of } from 'rxjs';
-import type { McpAccess, ResourceRuntime } from '../catalog.js';
-import type { JsonObject } from '../mcp-types.js';
-import type { ResourceDescriptor } from '../resources.js';
+import type { McpAccess, ResourceRuntime } from '../protocol/catalog.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import type { ResourceDescriptor } from '../protocol/resources.js';
 
 /*
  * Agent Skills served per SEP-2640 (`io.modelcontextprotocol/skills`): one skill is a directory

@@ -2,12 +2,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { of } from 'rxjs';
-import { MCP_APP_METADATA, MCP_APP_VIEW_METADATA, type AppViewOptions, type McpAppOptions } from '../decorators/mcp-app.decorator.js';
+import { MCP_APP_METADATA, MCP_APP_VIEW_METADATA, type AppViewOptions, type McpAppOptions } from './mcp-app.decorator.js';
 import type { ToolRuntime } from '../protocol/catalog.js';
-import { UI_EXTENSION, UI_MIME_TYPE, appOnlyTool, toolUiMeta, viewResource, viewUriProblem, type ViewDefinition } from '../protocol/apps/apps.js';
-import { resourceCall } from './capability-calls.js';
-import { McpMethodLoader } from './mcp-method.loader.js';
-import type { ToolDefinition } from './tool-runtime.factory.js';
+import { UI_EXTENSION, UI_MIME_TYPE, appOnlyTool, toolUiMeta, viewResource, viewUriProblem, type ViewDefinition } from './apps.js';
+import { resourceCall } from '../discovery/capability-calls.js';
+import { McpMethodLoader } from '../discovery/mcp-method.loader.js';
+import type { ToolDefinition } from '../discovery/tool-runtime.factory.js';
 
 function appOptionsOf(method: unknown): McpAppOptions | undefined {
   return typeof method === 'function' ? (Reflect.getMetadata(MCP_APP_METADATA, method) as McpAppOptions | undefined) : undefined;
@@ -17,19 +17,16 @@ function linkedUri(app: McpAppOptions): string | undefined {
   return app.resourceUri ?? app.view?.uri;
 }
 
-/**
- * For discovery: a `@Tool()` with `@McpApp()` lists `_meta.ui` (resource URI, visibility)
- * beside any `_meta` it declares.
- */
-export function withAppMeta<T extends Pick<ToolDefinition, '_meta'>>(definition: T, method: unknown): T {
+/** A `@Tool()` with `@McpApp()` lists `_meta.ui` (resource URI, visibility) beside any `_meta` it declares. */
+function withAppMeta<T extends Pick<ToolDefinition, '_meta'>>(definition: T, method: unknown): T {
   const app = appOptionsOf(method);
   const uri = app && linkedUri(app);
   if (!app || uri === undefined) return definition;
   return { ...definition, _meta: { ...definition._meta, ui: toolUiMeta(uri, app.visibility) } };
 }
 
-/** For discovery: an app-only `@McpApp()` tool is hidden from, and unknown to, clients without MCP Apps. */
-export function withAppVisibility(runtime: ToolRuntime, method: unknown): ToolRuntime {
+/** An app-only `@McpApp()` tool is hidden from, and unknown to, clients without MCP Apps. */
+function withAppVisibility(runtime: ToolRuntime, method: unknown): ToolRuntime {
   const visibility = appOptionsOf(method)?.visibility;
   return visibility && !visibility.includes('model') ? appOnlyTool(runtime) : runtime;
 }
@@ -42,6 +39,14 @@ export function withAppVisibility(runtime: ToolRuntime, method: unknown): ToolRu
 @Injectable()
 export class McpAppsLoader extends McpMethodLoader {
   readonly kind = 'apps';
+
+  amendTool<T extends Pick<ToolDefinition, '_meta'>>(definition: T, method: unknown): T {
+    return withAppMeta(definition, method);
+  }
+
+  amendToolRuntime(runtime: ToolRuntime, method: unknown): ToolRuntime {
+    return withAppVisibility(runtime, method);
+  }
   private readonly logger = new Logger('McpModule');
   private readonly links: Array<{ uri: string; site: string }> = [];
 

@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { McpUiResourceMeta, McpUiVisibility } from '../protocol/apps/apps.js';
+import type { McpUiResourceMeta, McpUiVisibility } from './apps.js';
 
 /** Metadata key of `@McpApp()`. */
 export const MCP_APP_METADATA = 'mcp:app';

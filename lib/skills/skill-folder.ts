@@ -1,6 +1,6 @@
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { resolveSafePath } from '../safe-path.util.js';
+import { resolveSafePath } from '../protocol/safe-path.util.js';
 import { SKILL_FILE, SkillDefinitionError, type SkillFileInput, type SkillLimits } from './skill-entry.js';
 
 /** The files of one skill found in a folder, before it is built. */

@@ -22,7 +22,7 @@ describe('dual package', () => {
   });
 
   it('gives both builds the same DI tokens, metadata keys and emission marker', async () => {
-    const cjsConstants = require('../../cjs/mcp.constants.js') as Record<string, unknown>;
+    const cjsConstants = require('../../cjs/common/mcp.constants.js') as Record<string, unknown>;
     const keys = Object.keys(esmConstants).filter((k) => k.startsWith('MCP_'));
     assert.ok(keys.length >= 10, keys.join());
     for (const key of keys) assert.equal(cjsConstants[key], (esmConstants as Record<string, unknown>)[key], key);

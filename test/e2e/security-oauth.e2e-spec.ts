@@ -5,6 +5,7 @@ import { exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose'
 import { TASKS_EXTENSION, type McpAuthOptions } from 'nestjs-model-context';
 import { startAuthorizationServer, type AgentClient, type AuthorizationServer } from '../../sample/12-oauth/authorization-server.js';
 import { clientCredentialsToken, DpopKey, dpopFetch } from '../../sample/12-oauth/agent.js';
+import { AppModule as SampleModule } from '../../sample/12-oauth/app.module.js';
 import { OAuthAppModule } from '../fixtures/oauth.module.js';
 import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, META_KEYS, modernRpc, rpc, type RpcResult } from '../utils/clients.js';
@@ -115,7 +116,8 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       it(`v2 client (2026-07-28) with a DPoP-bound token, and v1 SDK (2025-11-25) with a bearer token and with DPoP (${platform})`, async () => {
         const port = await freePort();
         const url = `http://127.0.0.1:${port}/mcp`;
-        const app = platform === 'express' ? jwtApp : await startApp(OAuthAppModule.register(jwtAuth(url)), { port, platform });
+        // On Fastify, the sample's own module (sample/12-oauth), so the sample cannot rot.
+        const app = platform === 'express' ? jwtApp : await startApp(SampleModule.forIssuer(as.issuer, url), { port, platform });
         const appUrl = platform === 'express' ? jwtApp.url : url;
         const audience = platform === 'express' ? resource : url;
         try {

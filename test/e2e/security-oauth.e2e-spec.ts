@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { TASKS_EXTENSION, type McpAuthOptions } from 'nestjs-model-context';
+import { McpTestClient, McpTestError } from 'nestjs-model-context/testing';
 import { startAuthorizationServer, type AgentClient, type AuthorizationServer } from '../../sample/12-oauth/authorization-server.js';
 import { clientCredentialsToken, DpopKey, dpopFetch } from '../../sample/12-oauth/agent.js';
 import { AppModule as SampleModule } from '../../sample/12-oauth/app.module.js';
@@ -10,6 +11,7 @@ import { OAuthAppModule } from '../fixtures/oauth.module.js';
 import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, META_KEYS, modernRpc, rpc, type RpcResult } from '../utils/clients.js';
 import { LegacyCaller } from '../utils/legacy-session.js';
+import { openSseSession, openStream, post } from '../utils/legacy-sse.js';
 import { clearRedisPrefix, REDIS_URL } from '../utils/redis.js';
 import { freePort, RedisChild } from '../utils/redis-server.js';
 
@@ -71,7 +73,7 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
     opaqueResource = `http://127.0.0.1:${opaquePort}/mcp`;
     as = await startAuthorizationServer({ agents: [ALICE, BOB], scopes: SCOPES, opaqueResources: [opaqueResource, OTHER_OPAQUE], resourceServer: RESOURCE_SERVER });
     otherAs = await startAuthorizationServer({ agents: [ALICE], scopes: SCOPES });
-    jwtApp = await startApp(OAuthAppModule.register(jwtAuth(resource), { tasks: {} }), { port: jwtPort });
+    jwtApp = await startApp(OAuthAppModule.register(jwtAuth(resource), { tasks: {}, legacySse: true }), { port: jwtPort });
     opaqueApp = await startApp(
       OAuthAppModule.register({ resource: opaqueResource, authorizationServers: [as.issuer], scopesSupported: SCOPES, introspection: { clientId: RESOURCE_SERVER.clientId, clientSecret: RESOURCE_SERVER.clientSecret } }),
       { port: opaquePort },
@@ -375,6 +377,44 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       assert.equal(res.status, 503, res.text);
       assert.match((res.json as Json).error.message, /^Service unavailable: the access token cannot be verified now: the introspection endpoint http:\/\/127\.0\.0\.1:\d+\/introspect did not answer/);
       assert.ok(!res.text.includes(token));
+    });
+  });
+
+  describe('every path to the endpoint passes the same verification', () => {
+    it('a 2025-11-25 initialize, a 2025-03-26 batch and the legacy /sse stream refuse a token for another audience and serve a good one', async () => {
+      const alice = bearer(await tokenFor(ALICE));
+      const misdirected = await tokenFor(ALICE, { resource: 'https://other.example.com/mcp' });
+      const initialize = (version: string, headers: Record<string, string>) =>
+        rpc(jwtApp.url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'paths', version: '1' } } }, { headers });
+      assertRefused(await initialize('2025-11-25', bearer(misdirected)), misdirected, { error: 'invalid_token', rule: /audience/ });
+      const batchSession = await LegacyCaller.open(jwtApp.url, { headers: alice, protocolVersion: '2025-03-26', clientName: 'batch' });
+      const [answer] = await batchSession.batch([{ method: 'tools/call', params: WHOAMI }]);
+      assert.equal(JSON.parse(textOf(answer.result!)).principal, ALICE.clientId);
+      const refusedBatch = await rpc(jwtApp.url, [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: WHOAMI }], { sessionId: batchSession.sessionId, headers: bearer(misdirected) });
+      assertRefused(refusedBatch, misdirected, { error: 'invalid_token', rule: /audience/ });
+
+      const refusedStream = await openStream(`${jwtApp.base}/sse`, bearer(misdirected));
+      assert.equal(refusedStream.res.statusCode, 401);
+      assert.match(String(refusedStream.res.headers['www-authenticate']), /^Bearer error="invalid_token"[^]*audience/);
+      refusedStream.close();
+      const sse = await openSseSession(jwtApp.base, alice);
+      const event = await sse.request(1, 'tools/call', WHOAMI);
+      assert.equal(JSON.parse(textOf((event.data as Json).result)).principal, ALICE.clientId);
+      const bobs = await post(sse.messages, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: WHOAMI }, bearer(await tokenFor(BOB)));
+      assert.equal(bobs.status, 404, `Bob cannot post into Alice's /sse session: ${bobs.text}`);
+      sse.stream.close();
+    });
+
+    it('in process (McpTestClient, authenticate: true) takes a bearer JWT, and refuses a DPoP-bound token it cannot check a proof for', async () => {
+      const asAlice = await McpTestClient.create(jwtApp.app, { authenticate: true, headers: { Authorization: `Bearer ${await tokenFor(ALICE)}` } });
+      assert.equal(JSON.parse(textOf(await asAlice.callTool('whoami'))).principal, ALICE.clientId);
+      await asAlice.close();
+      const key = await DpopKey.generate();
+      const bound = await tokenFor(ALICE, { dpop: key });
+      await assert.rejects(
+        McpTestClient.create(jwtApp.app, { authenticate: true, headers: { Authorization: `DPoP ${bound}`, DPoP: await key.proof('POST', jwtApp.url, { accessToken: bound }) } }),
+        (error: unknown) => error instanceof McpTestError && (error.data as Json).status === 401 && /only be checked on an HTTP request/.test(error.message),
+      );
     });
   });
 

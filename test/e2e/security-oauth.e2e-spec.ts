@@ -428,6 +428,21 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       assert.deepEqual(JSON.parse(textOf((await session.call('tools/call', WHOAMI)).result!)).principal, ALICE.clientId);
     });
 
+    it("a 2026-07-28 requestState issued to Alice is refused with Bob's token, and still redeems for Alice", async () => {
+      const alice = bearer(await tokenFor(ALICE));
+      const bob = bearer(await tokenFor(BOB));
+      const caps = { [META_KEYS.clientCapabilities]: { elicitation: {} } };
+      const first = (await modernRpc(jwtApp.url, 'tools/call', { name: 'confirm_note', arguments: {}, _meta: caps }, { headers: alice })).json as Json;
+      assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
+      const [key] = Object.keys(first.result.inputRequests);
+      const retry = { name: 'confirm_note', arguments: {}, inputResponses: { [key!]: { action: 'accept', content: { answer: 'yes' } } }, requestState: first.result.requestState, _meta: caps };
+      const stolen = (await modernRpc(jwtApp.url, 'tools/call', retry, { headers: bob })).json as Json;
+      assert.match(stolen.error?.message ?? '', /^Invalid requestState/, JSON.stringify(stolen));
+      assert.ok(!JSON.stringify(stolen).includes('confirmed'), JSON.stringify(stolen));
+      const own = (await modernRpc(jwtApp.url, 'tools/call', retry, { headers: alice })).json as Json;
+      assert.equal(textOf(own.result), `${ALICE.clientId} confirmed yes`, JSON.stringify(own));
+    });
+
     it("a task Alice's DPoP-bound token created is unknown to Bob, and Alice reads it with a new proof", async () => {
       const key = await DpopKey.generate();
       const aliceToken = await tokenFor(ALICE, { dpop: key });

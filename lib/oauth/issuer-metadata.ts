@@ -2,7 +2,8 @@ import { causeOf, McpTokenRefusal } from './oauth-refusal.js';
 
 /**
  * Authorization-server metadata, fetched once per issuer (RFC 8414, then OpenID Connect
- * discovery) and kept while it answers; a failed fetch is not cached, so the next request retries.
+ * discovery) and kept for the life of the process (only configured issuers are ever asked, so it
+ * holds one document each); a failed fetch is not cached, so the next request retries.
  */
 export class IssuerMetadata {
   private readonly documents = new Map<string, Promise<Record<string, unknown>>>();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { TASKS_EXTENSION, type McpAuthOptions } from 'nestjs-model-context';
 import { McpTestClient, McpTestError } from 'nestjs-model-context/testing';
@@ -369,6 +370,37 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
     it('refuses an active token for another resource', async () => {
       const token = await tokenFor(ALICE, { resource: OTHER_OPAQUE });
       assertRefused(await callWith(opaqueApp.url, bearer(token)), token, { error: 'invalid_token', rule: /audience \(aud\) is not this resource/ });
+    });
+
+    it('shares its cache across instances on Redis, each entry expiring with the token, never later', async () => {
+      const keyPrefix = `oauth-e2e-introspection-${randomBytes(4).toString('hex')}:`;
+      const [a, b] = [await freePort(), await freePort()];
+      const shared = OTHER_OPAQUE;
+      const module = () =>
+        OAuthAppModule.register(
+          { resource: shared, authorizationServers: [as.issuer], introspection: { clientId: RESOURCE_SERVER.clientId, clientSecret: RESOURCE_SERVER.clientSecret, cacheTtlMs: 3_600_000 } },
+          { redis: { url: REDIS_URL, keyPrefix } },
+        );
+      const first = await startApp(module(), { port: a });
+      const second = await startApp(module(), { port: b });
+      const redis = new Redis(REDIS_URL);
+      try {
+        const token = await tokenFor(ALICE, { resource: shared });
+        const before = as.served.get('/token/introspection') ?? 0;
+        assert.equal((await callWith(first.url, bearer(token))).status, 200);
+        assert.equal((await callWith(second.url, bearer(token))).status, 200);
+        assert.equal((as.served.get('/token/introspection') ?? 0) - before, 1, 'the second instance read the first one\'s answer');
+        const keys = await redis.keys(`{${keyPrefix}}oauth:introspection:*`);
+        assert.equal(keys.length, 1);
+        assert.ok(!keys[0]!.includes(token), 'the key is a digest, not the token');
+        const ttl = await redis.pttl(keys[0]!);
+        // The token lives 600 s (the authorization server's accessTokenTTL): cacheTtlMs (1 h) is cut to it.
+        assert.ok(ttl > 0 && ttl <= 600_000, `PTTL ${ttl}`);
+      } finally {
+        redis.disconnect();
+        await Promise.all([first.close(), second.close()]);
+        await clearRedisPrefix(keyPrefix);
+      }
     });
 
     it('answers 503 with a clear error while the introspection endpoint is down, never fail-open', async () => {

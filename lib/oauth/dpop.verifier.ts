@@ -120,7 +120,9 @@ export class DpopVerifier {
       throw McpTokenRefusal.proof('the DPoP proof is signed by a key other than the one the access token is bound to (cnf.jkt).');
     }
     if (payload.htm !== target.method) throw McpTokenRefusal.proof(`the DPoP proof is for another HTTP method (htm must be ${target.method}).`);
-    const expected = normalizedUri(new URL(target.url, this.origin).href);
+    // Only the path of the request line counts: an absolute-form target (`POST http://other/mcp`)
+    // must not let a proof made for another server pass here.
+    const expected = normalizedUri(new URL(new URL(target.url, 'http://localhost').pathname, this.origin).href);
     if (typeof payload.htu !== 'string' || normalizedUri(payload.htu) !== expected) throw McpTokenRefusal.proof(`the DPoP proof is for another URL (htu must be ${expected}).`);
     const now = Date.now() / 1000;
     if (typeof payload.iat !== 'number') throw McpTokenRefusal.proof('the DPoP proof has no iat.');

@@ -61,7 +61,7 @@ export class IntrospectionVerifier {
   }
 
   private async introspect(token: string): Promise<Record<string, unknown>> {
-    const endpoint = this.options.endpoint ?? (await this.metadata.endpoint(this.options.issuers[0], 'introspection_endpoint'));
+    const endpoint = this.options.endpoint ?? (await this.metadata.endpoint(this.options.issuers[0], 'introspection_endpoint', 'auth.introspection.endpoint'));
     const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', ...this.options.headers };
     if (this.options.clientId !== undefined) headers.Authorization = basic(this.options.clientId, this.options.clientSecret ?? '');
     let response: Response;

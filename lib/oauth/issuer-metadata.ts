@@ -21,11 +21,11 @@ export class IssuerMetadata {
     return document;
   }
 
-  /** A URL from the issuer's metadata (`jwks_uri`, `introspection_endpoint`). */
-  async endpoint(issuer: string, field: string): Promise<string> {
+  /** A URL from the issuer's metadata (`jwks_uri`, `introspection_endpoint`); `option` sets it instead. */
+  async endpoint(issuer: string, field: string, option: string): Promise<string> {
     const value = (await this.get(issuer))[field];
     if (typeof value !== 'string') {
-      throw new Error(`McpModule: the metadata of authorization server "${issuer}" has no "${field}". Set it in McpModule's auth options.`);
+      throw McpTokenRefusal.unavailable(`the metadata of authorization server ${issuer} has no ${field}; set ${option}.`);
     }
     return value;
   }

@@ -87,7 +87,7 @@ export class JwtAccessTokenVerifier {
 
   private async createKeySet(jose: Jose, issuer: string): Promise<JWTVerifyGetKey> {
     if (this.options.jwks) return jose.createLocalJWKSet(this.options.jwks as Parameters<Jose['createLocalJWKSet']>[0]);
-    const uri = this.options.jwksUri ?? (await this.metadata.endpoint(issuer, 'jwks_uri'));
+    const uri = this.options.jwksUri ?? (await this.metadata.endpoint(issuer, 'jwks_uri', 'auth.jwt.jwksUri'));
     // jose refetches on a kid it lacks at most once per cooldown, and shares one pending fetch.
     return jose.createRemoteJWKSet(new URL(uri), {
       timeoutDuration: this.options.fetchTimeoutMs,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
@@ -275,6 +276,37 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       const forOther = await dpopHeaders(key, otherToken);
       assertRefused(await callWith(jwtApp.url, { ...forOther, Authorization: `DPoP ${token}` }), token, { scheme: 'DPoP', error: 'invalid_dpop_proof', rule: /ath is not the hash of this access token/ });
       assertRefused(await callWith(jwtApp.url, { ...(await dpopHeaders(key, token)), DPoP: `${(await dpopHeaders(key, token)).DPoP}, x` }), token, { scheme: 'DPoP', error: 'invalid_dpop_proof', rule: /more than one DPoP proof/ });
+    });
+
+    it('refuses a proof made for another server, even when the request line names that server (absolute-form)', async () => {
+      const elsewhere = 'http://other-mcp.example/mcp';
+      const proof = await key.proof('POST', elsewhere, { accessToken: token });
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: WHOAMI });
+      const { port } = new URL(jwtApp.url);
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          // write, not end: a half-closed socket gets no answer; Connection: close ends it after one.
+          socket.write(
+            [`POST ${elsewhere} HTTP/1.1`, `Host: 127.0.0.1:${port}`, `Authorization: DPoP ${token}`, `DPoP: ${proof}`, 'Content-Type: application/json', 'Accept: application/json, text/event-stream', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body].join('\r\n'),
+          );
+        });
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(raw, /^HTTP\/1\.1 401/, raw);
+      assert.match(raw, /DPoP error="invalid_dpop_proof", error_description="the DPoP proof is for another URL \(htu must be http:\/\/127\.0\.0\.1:\d+\/mcp\)/, raw);
+    });
+
+    it('checks DPoP-bound opaque tokens too (cnf.jkt from the introspection answer)', async () => {
+      const opaque = await tokenFor(ALICE, { resource: opaqueResource, dpop: key });
+      assert.ok(!opaque.includes('.'));
+      assert.equal((await callWith(opaqueApp.url, await dpopHeaders(key, opaque, { url: opaqueApp.url }))).status, 200);
+      assertRefused(await callWith(opaqueApp.url, bearer(opaque)), opaque, { scheme: 'DPoP', error: 'invalid_token', rule: /DPoP-bound \(cnf.jkt\)/ });
+      const other = await DpopKey.generate();
+      assertRefused(await callWith(opaqueApp.url, await dpopHeaders(other, opaque, { url: opaqueApp.url })), opaque, { scheme: 'DPoP', error: 'invalid_dpop_proof', rule: /signed by a key other/ });
     });
 
     it('refuses a replayed proof within the window', async () => {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
+import { exportJWK, exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { TASKS_EXTENSION, type McpAuthOptions } from 'nestjs-model-context';
 import { McpTestClient, McpTestError } from 'nestjs-model-context/testing';
 import { startAuthorizationServer, type AgentClient, type AuthorizationServer } from '../../sample/12-oauth/authorization-server.js';
@@ -228,6 +228,11 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       );
       for (const token of forged) assertRefused(await callWith(jwtApp.url, bearer(token)), token, { error: 'invalid_token', rule: /no key of the issuer's JWKS matches/ });
       assert.ok((as.served.get('/jwks') ?? 0) - fetched <= 1, `JWKS fetched ${(as.served.get('/jwks') ?? 0) - fetched} times for 25 forged kids`);
+      // The attacker's key embedded in the header (jwk), under the issuer's kid: the header's key is never used.
+      const embedded = await new SignJWT({ iss: as.issuer, aud: resource, sub: 'mallory', exp: now() + 300 })
+        .setProtectedHeader({ alg: 'ES256', kid: as.signingKey.kid, jwk: await exportJWK(attacker.publicKey) })
+        .sign(attacker.privateKey);
+      assertRefused(await callWith(jwtApp.url, bearer(embedded)), embedded, { error: 'invalid_token', rule: /signature does not verify with the issuer's key/ });
       // The issuer's real key with a forged kid is still no key.
       const misfiled = await issuerSigned({}, { kid: 'not-the-kid' });
       assertRefused(await callWith(jwtApp.url, bearer(misfiled)), misfiled, { error: 'invalid_token', rule: /kid/ });

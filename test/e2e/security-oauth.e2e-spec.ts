@@ -512,6 +512,20 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       assert.equal(textOf(own.result), `${ALICE.clientId} confirmed yes`, JSON.stringify(own));
     });
 
+    it("a resources/list cursor Alice got is refused with Bob's token, on both eras", async () => {
+      const alice = bearer(await tokenFor(ALICE));
+      const bob = bearer(await tokenFor(BOB));
+      const first = (await modernRpc(jwtApp.url, 'resources/list', {}, { headers: alice })).json as Json;
+      const cursor = first.result?.nextCursor as string;
+      assert.ok(cursor?.includes('.'), `a signed repository cursor: ${JSON.stringify(first)}`);
+      const stolen = (await modernRpc(jwtApp.url, 'resources/list', { cursor }, { headers: bob })).json as Json;
+      assert.equal(stolen.error?.code, -32602, JSON.stringify(stolen));
+      const own = (await modernRpc(jwtApp.url, 'resources/list', { cursor }, { headers: alice })).json as Json;
+      assert.deepEqual((own.result?.resources as Json[]).map((r) => r.uri), ['notes://2', 'notes://3']);
+      const bobSession = await LegacyCaller.open(jwtApp.url, { headers: bob, clientName: 'bob-lists' });
+      assert.equal((await bobSession.call('resources/list', { cursor })).error?.code, -32602);
+    });
+
     it("a task Alice's DPoP-bound token created is unknown to Bob, and Alice reads it with a new proof", async () => {
       const key = await DpopKey.generate();
       const aliceToken = await tokenFor(ALICE, { dpop: key });

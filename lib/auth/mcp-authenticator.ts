@@ -188,30 +188,21 @@ export class McpAuthenticator {
     scopes: readonly string[] | undefined = this.options.scopesSupported,
     refusal: { description?: string; scheme?: 'Bearer' | 'DPoP' } = {},
   ): string {
-    const describe = (code: string | undefined) => refusal.description ?? (code ? ERROR_DESCRIPTIONS[code] : undefined);
+    const required = this.verifier?.dpopRequired ?? false;
     const algs = this.verifier?.dpopAlgorithms ?? (refusal.scheme === 'DPoP' ? this.verifier?.dpop.options.algorithms : undefined);
+    // RFC 6750 §3 parameters: the error (if any), then, where the client learns where to go, scopes and metadata URL.
+    const params = (code: string | undefined, locate: boolean): string[] => {
+      const parts = [];
+      if (code) parts.push(`error="${code}"`);
+      if (locate && scopes?.length) parts.push(`scope="${scopes.join(' ')}"`);
+      if (locate) parts.push(`resource_metadata="${this.metadataUrl}"`);
+      const description = code ? (refusal.description ?? ERROR_DESCRIPTIONS[code]) : undefined;
+      if (description) parts.push(`error_description="${quotable(description)}"`);
+      return parts;
+    };
     const challenges = [];
-    if (!this.verifier?.dpopRequired) {
-      const bearerError = refusal.scheme === 'DPoP' ? undefined : error;
-      const parts = [];
-      if (bearerError) parts.push(`error="${bearerError}"`);
-      if (scopes?.length) parts.push(`scope="${scopes.join(' ')}"`);
-      parts.push(`resource_metadata="${this.metadataUrl}"`);
-      const description = bearerError ? describe(bearerError) : undefined;
-      if (description) parts.push(`error_description="${quotable(description)}"`);
-      challenges.push(`Bearer ${parts.join(', ')}`);
-    }
-    if (algs) {
-      const dpopError = refusal.scheme === 'DPoP' || this.verifier?.dpopRequired ? error : undefined;
-      const parts = [];
-      if (dpopError) parts.push(`error="${dpopError}"`);
-      if (this.verifier?.dpopRequired && scopes?.length) parts.push(`scope="${scopes.join(' ')}"`);
-      if (this.verifier?.dpopRequired) parts.push(`resource_metadata="${this.metadataUrl}"`);
-      const description = dpopError ? describe(dpopError) : undefined;
-      if (description) parts.push(`error_description="${quotable(description)}"`);
-      parts.push(`algs="${algs.join(' ')}"`);
-      challenges.push(`DPoP ${parts.join(', ')}`);
-    }
+    if (!required) challenges.push(`Bearer ${params(refusal.scheme === 'DPoP' ? undefined : error, true).join(', ')}`);
+    if (algs) challenges.push(`DPoP ${[...params(refusal.scheme === 'DPoP' || required ? error : undefined, required), `algs="${algs.join(' ')}"`].join(', ')}`);
     return challenges.join(', ');
   }
 

@@ -7,7 +7,7 @@ export const SCOPES = ['notes:read', 'notes:write'];
 /**
  * An MCP endpoint whose tokens McpModule verifies itself: JWT access tokens against the issuer's
  * JWKS (discovered from its metadata), audience = this endpoint's URL (RFC 8707), DPoP-bound
- * tokens checked against their proofs (RFC 9449).
+ * tokens checked against their proofs (RFC 9449), with server nonces.
  */
 @Module({})
 export class AppModule {
@@ -23,7 +23,8 @@ export class AppModule {
             authorizationServers: [issuer],
             scopesSupported: SCOPES,
             jwt: {},
-            dpop: {},
+            // Server nonces: a proof is fresh by this server's clock, not the agent's.
+            dpop: { nonce: true },
           },
         }),
       ],

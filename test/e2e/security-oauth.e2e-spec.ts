@@ -140,6 +140,14 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
           await assert.rejects(legacy.client.callTool({ name: 'write_note', arguments: {} }), /notes:write/);
           await legacy.close();
 
+          if (platform === 'fastify') {
+            // The sample asks for server nonces: the challenge and every answer carry one.
+            const first = await callWith(appUrl, await dpopHeaders(key, bound, { url: appUrl }));
+            assertRefused(first, bound, { scheme: 'DPoP', error: 'use_dpop_nonce', rule: /nonce/ });
+            const answered = await callWith(appUrl, await dpopHeaders(key, bound, { url: appUrl, nonce: first.headers.get('dpop-nonce')! }));
+            assert.equal(answered.status, 200, answered.text);
+            assert.match(answered.headers.get('dpop-nonce') ?? '', /^[0-9a-z]+\.[\w-]{22}$/);
+          }
           const legacyDpop = await connectSdkClient(appUrl, { fetch: dpopFetch(key, bound) });
           assert.deepEqual(JSON.parse(textOf(await legacyDpop.client.callTool(WHOAMI))), { principal: ALICE.clientId, scopes: SCOPES });
           await legacyDpop.close();

@@ -246,6 +246,22 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       assertRefused(await callWith(jwtApp.url, bearer(misfiled)), misfiled, { error: 'invalid_token', rule: /kid/ });
     });
 
+    it('with a fixed key set and typ at+jwt: no fetch at all, and a token of another type is refused', async () => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const { d: _private, ...publicJwk } = as.signingKey;
+      const app = await startApp(OAuthAppModule.register({ resource: url, authorizationServers: [as.issuer], jwt: { jwks: { keys: [publicJwk] }, typ: 'at+jwt' } }), { port });
+      try {
+        const served = { jwks: as.served.get('/jwks'), discovery: as.served.get('/.well-known/oauth-authorization-server') };
+        assert.equal((await callWith(url, bearer(await tokenFor(ALICE, { resource: url })))).status, 200);
+        const plainJwt = await issuerSigned({ aud: url }, { typ: 'JWT' });
+        assertRefused(await callWith(url, bearer(plainJwt)), plainJwt, { error: 'invalid_token', rule: /type \(typ\) is not at\+jwt/ });
+        assert.deepEqual({ jwks: as.served.get('/jwks'), discovery: as.served.get('/.well-known/oauth-authorization-server') }, served);
+      } finally {
+        await app.close();
+      }
+    });
+
     it('a JWKS that cannot be fetched answers 503 and never runs the tool', async () => {
       const token = await tokenFor(ALICE, { resource: downApp.url });
       const res = await callWith(downApp.url, bearer(token));

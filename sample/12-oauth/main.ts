@@ -27,4 +27,4 @@ await client.connect(new StreamableHTTPClientTransport(new URL(resource), { fetc
 console.log('whoami:', JSON.stringify(await client.callTool({ name: 'whoami', arguments: {} })));
 await client.close();
 console.log(`Bearer tokens: curl -s -u ${agent.clientId}:${agent.clientSecret} -d grant_type=client_credentials -d resource=${resource} -d "scope=${agent.scope}" ${authorizationServer.tokenEndpoint}`);
-app.getHttpServer().once('close', () => void authorizationServer.close());
+app.getHttpServer().once('close', () => authorizationServer.close().catch((error: unknown) => console.error('The authorization server did not close:', error)));

@@ -59,6 +59,8 @@ export { McpConcurrency, McpRateLimit, McpTimeout, McpTimeoutInterceptor, type M
 export { McpRedisThrottlerStorage, type McpThrottlerStorage, type McpThrottlerStorageRecord } from './redis/redis-throttler.storage.js';
 export { RequireScopes } from './auth/require-scopes.decorator.js';
 export { principalFromUser, type McpAuthOptions, type McpPrincipal } from './auth/mcp-auth.interface.js';
+export { principalFromClaims } from './oauth/token.verifier.js';
+export type { McpClaimsMapper, McpDpopOptions, McpIntrospectionOptions, McpJsonWebKeySet, McpJwtVerificationOptions } from './oauth/oauth-options.interface.js';
 export { McpHttpExceptionFilter } from './transport/mcp-http-exception.filter.js';
 export { InProcessNotificationBus, type McpChangeEvent, type McpNotificationBus } from './protocol/notification-bus.js';
 export type { McpCall } from './execution/mcp-call.interface.js';

@@ -50,6 +50,7 @@ import { resolveLegacySse, type ResolvedLegacySseOptions } from './transport/leg
 import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
+import { builtInTokenVerifier } from './oauth/built-in-verifier.provider.js';
 import { McpPublicRoutes } from './transport/public-routes.js';
 import { MCP_REDIS, McpRedisBackend, requestStateSecret } from './redis/redis-backend.js';
 import { McpPolicyGate } from './execution/mcp-policy-gate.js';
@@ -167,8 +168,8 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_AUTHENTICATOR,
-    useFactory: (options: ResolvedMcpOptions) => (options.auth ? new McpAuthenticator(options.auth) : null),
-    inject: [MCP_RESOLVED_OPTIONS],
+    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null) => (options.auth ? new McpAuthenticator(options.auth, builtInTokenVerifier(options, redis)) : null),
+    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
   },
   McpTransportLifecycle,
   McpPublicRoutes,

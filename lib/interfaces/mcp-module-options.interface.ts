@@ -132,7 +132,8 @@ export interface McpModuleOptions {
   };
   /**
    * Makes the endpoint an OAuth 2.1 resource server: every request needs a bearer token (checked
-   * by `verifyToken`, or by the app's own guard, then read from `request.user`), 401/403 carry
+   * by the built-in verification `jwt` / `introspection` / `dpop`, by `verifyToken`, or by the
+   * app's own guard, then read from `request.user`), 401/403 carry
    * RFC 6750 challenges, and the RFC 9728 metadata document is served.
    */
   auth?: McpAuthOptions;

@@ -213,7 +213,7 @@ export class McpHttpHandler {
       return { ok: false };
     }
     // Browser clients can read these only when exposed.
-    if (req.headers.origin !== undefined) res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version');
+    if (req.headers.origin !== undefined) res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version, DPoP-Nonce');
     // Without auth there is nothing to await: most calls then answer synchronously.
     if (!this.options.auth) return ADMITTED;
     return this.options.auth.authenticate(req, res, appRequest).then((outcome) => (outcome.ok ? { ok: true, principal: outcome.principal } : { ok: false }));

@@ -26,8 +26,11 @@ export interface McpModuleOptions {
   version: string;
   /** A human-friendly display name. */
   title?: string;
+  /** What the server does, for people choosing it (sent in `serverInfo`). */
   description?: string;
+  /** The server's home page (sent in `serverInfo`). */
   websiteUrl?: string;
+  /** Icons clients may show for the server (sent in `serverInfo`). */
   icons?: McpIcon[];
   /** How to use this server, for the model (sent by `initialize` and `server/discover`). */
   instructions?: string;
@@ -73,7 +76,7 @@ export interface McpModuleOptions {
   exposeInternalErrors?: boolean;
   /** Cache hints on 2026-07-28 results. */
   cache?: {
-    /** @default { ttlMs: 300000, cacheScope: 'public' } */
+    /** On `server/discover`. @default { ttlMs: 300000, cacheScope: 'public' } */
     discover?: CacheHint;
     /**
      * On `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` (every page).
@@ -153,9 +156,9 @@ export interface McpModuleOptions {
    * same `secret` when several serve one endpoint.
    */
   requestState?: {
-    /** @default 32 random bytes per process (with `redis`: one secret shared through Redis) */
+    /** The HMAC key. @default 32 random bytes per process (with `redis`: one secret shared through Redis) */
     secret?: string | Buffer;
-    /** @default 600000 (10 minutes) */
+    /** How long a request state stays valid. @default 600000 (10 minutes) */
     ttlMs?: number;
   };
   /**

@@ -59,7 +59,7 @@ export interface McpModuleOptions {
   include?: Type<unknown>[];
   /**
    * Existing controller routes and `@nestjs/cqrs` commands/queries to serve as tools, without
-   * changing them. See "Expose existing routes" in the README.
+   * changing them. See docs/expose-routes.md.
    */
   expose?: McpExposeOptions;
   /**
@@ -187,7 +187,7 @@ export interface McpModuleOptions {
    * request (its parent from `params._meta.traceparent`, else the HTTP headers), and the
    * `mcp.server.operation.duration` / `mcp.server.session.duration` histograms. On whenever
    * `@opentelemetry/api` (an optional peer) is installed, sent to the SDK the app registers;
-   * `false` turns it off. See README "Observability".
+   * `false` turns it off. See docs/operations.md.
    * @default on when `@opentelemetry/api` loads
    */
   telemetry?: boolean | McpTelemetryOptions;
@@ -195,7 +195,7 @@ export interface McpModuleOptions {
   events?: McpEventsOptions;
   /**
    * Agent Skills served per SEP-2640 (`io.modelcontextprotocol/skills`) from folders, with their
-   * limits; `@Skill()` methods add skills from providers. See README "Skills".
+   * limits; `@Skill()` methods add skills from providers. See docs/apps-and-skills.md.
    */
   skills?: McpSkillsOptions;
   /** Tasks: how long they are kept, how often clients poll, their bounds and store. See SECURITY.md. */
@@ -323,7 +323,7 @@ export interface McpSessionOptions {
    * client info), and returns the session's initial state, which handlers read and write through
    * `ctx.state()`. The 2026-07-28 era has no session: there it runs for every request, and the
    * state lasts for that request. Throw an `McpError` to refuse the connection. Inject services
-   * with `forRootAsync({ useFactory })`. See "Session hooks and state" in the README.
+   * with `forRootAsync({ useFactory })`. See docs/operations.md, "Session hooks and state".
    */
   onSession?: McpOnSession;
   /**

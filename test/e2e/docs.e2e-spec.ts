@@ -160,6 +160,40 @@ describe('Docs', () => {
     assert.ok(count >= 9, `only ${count} excerpts of the enterprise app: docs/existing-app.md walks through it`);
   });
 
+  // The issue's acceptance: a new user adds MCP to a Nest 11 CommonJS app with a global passport
+  // guard and Swagger DTOs from the docs alone. The enterprise app is that app (the consumers spec
+  // compiles and runs it): everything in it that touches the package must be on the page.
+  it('docs/existing-app.md shows every place the enterprise app touches the package, and how to install it', () => {
+    const app = join(root, 'test/consumers/nest11-enterprise');
+    const page = readFileSync(join(docsDir, 'existing-app.md'), 'utf8');
+    const excerpted = new Set(
+      fencedBlocks(page)
+        .filter((block) => directive(block)?.kind === 'excerpt-of')
+        .map((block) => /^\/\/ ([\w./-]+\.ts)\n/.exec(block.text)?.[1]),
+    );
+    const walk = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : []));
+    const users = [...walk(join(app, 'src')), ...walk(join(app, 'test'))].filter((file) => /from 'nestjs-model-context(?:\/testing)?'/.test(readFileSync(file, 'utf8')));
+    assert.ok(users.length >= 3, 'the enterprise app imports the package in its module, its tools and its tests');
+    for (const file of users) {
+      const path = relative(app, file);
+      assert.ok(excerpted.has(path), `docs/existing-app.md has no excerpt of ${path}, which imports nestjs-model-context`);
+      for (const match of readFileSync(file, 'utf8').matchAll(/import \{([^}]*)\} from 'nestjs-model-context(?:\/testing)?'/g)) {
+        for (const name of match[1]!.split(',').map((part) => part.trim().replace(/^type\s+/, '')).filter(Boolean)) {
+          assert.ok(new RegExp(`\\b${name}\\b`).test(page), `docs/existing-app.md never shows ${name}, which ${path} imports`);
+        }
+      }
+    }
+    const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const install = /`npm install (nestjs-model-context[^`]*)`/.exec(page)?.[1];
+    assert.ok(install, 'docs/existing-app.md gives the install command');
+    for (const dependency of ['nestjs-model-context', 'light-my-request']) {
+      assert.ok(dependency in manifest.dependencies, `the enterprise app depends on ${dependency}`);
+      assert.match(install, new RegExp(`\\b${dependency}\\b`), `the install command names ${dependency}`);
+    }
+    assert.match(install, new RegExp(`light-my-request@${manifest.dependencies['light-my-request']!.replace(/\.\d+$/, '').replace('.', '\\.')}\\b`), 'the install command pins the light-my-request the app uses');
+  });
+
   it('every other ```ts block compiles as an ES module against the built package', async () => {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(join(dir, 'node_modules'), { recursive: true });

@@ -115,6 +115,17 @@ describe('Docs', () => {
     assert.ok(checked > 50, `only ${checked} relative links were found: is the link reader broken?`);
   });
 
+  it('every `npm run <script>` the pages name is a script of package.json', () => {
+    const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const unknown: string[] = [];
+    for (const page of linkedPages()) {
+      for (const match of readFileSync(join(root, page), 'utf8').matchAll(/npm run ([\w:-]+)/g)) {
+        if (!(match[1]! in scripts)) unknown.push(`${page}: npm run ${match[1]}`);
+      }
+    }
+    assert.deepEqual(unknown, [], `scripts the docs name that package.json does not have:\n${unknown.join('\n')}`);
+  });
+
   it('every annotated ```ts block says how it is checked, with a known directive', () => {
     for (const { page, block } of tsSnippets()) {
       const found = directive(block);

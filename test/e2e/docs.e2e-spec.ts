@@ -86,6 +86,12 @@ describe('Docs', () => {
     }
   });
 
+  it("the README's map of the docs links every docs/ page", () => {
+    const linked = new Set(links(readFileSync(join(root, 'README.md'), 'utf8')).map(({ target }) => target.split('#')[0]));
+    const missing = readdirSync(docsDir).filter((name) => name.endsWith('.md') && !linked.has(`docs/${name}`));
+    assert.deepEqual(missing, [], 'docs pages the README does not link to');
+  });
+
   it('every relative link and #anchor resolves (GitHub anchor rules)', () => {
     const broken: string[] = [];
     const anchorCache = new Map<string, Set<string>>();

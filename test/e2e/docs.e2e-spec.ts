@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, sym
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { anchors, fencedBlocks, links, README_SPEC_SECTIONS, type FencedBlock } from '../utils/markdown.js';
+import { anchors, fencedBlocks, links, README_SPEC_SECTIONS, slug, type FencedBlock } from '../utils/markdown.js';
 import { appCompilerOptions, tscRun } from '../utils/tsc.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -83,6 +83,23 @@ describe('Docs', () => {
       assert.match(lines[0]!, /^# \S/, `docs/${name} starts with its "# Title"`);
       const first = lines.slice(1).find((line) => line.trim() !== '' && !/^<!--.*-->$/.test(line.trim()));
       assert.match(first ?? '', /^```\w+/, `docs/${name}: the first thing under the title is a code block, not: ${first}`);
+    }
+  });
+
+  it('the anchors follow GitHub: lower case, punctuation dropped, spaces to hyphens, repeats numbered', () => {
+    assert.equal(slug('DTO → JSON Schema'), 'dto--json-schema');
+    assert.equal(slug('`@Tool()` options, parameters, results and errors'), 'tool-options-parameters-results-and-errors');
+    assert.equal(slug("Behind the app's auth guard"), 'behind-the-apps-auth-guard');
+    assert.equal(slug('Legacy HTTP+SSE transport (2024-11-05)'), 'legacy-httpsse-transport-2024-11-05');
+    assert.equal(slug('Routing on arguments: `@McpHeader`'), 'routing-on-arguments-mcpheader');
+    assert.deepEqual([...anchors('# A\n## B\n## B\n```md\n## C\n```\n')], ['a', 'b', 'b-1']);
+  });
+
+  it('every sample has a README saying how to run it', () => {
+    for (const name of readdirSync(join(root, 'sample')).filter((entry) => statSync(join(root, 'sample', entry)).isDirectory())) {
+      const readme = join(root, 'sample', name, 'README.md');
+      assert.ok(existsSync(readme), `sample/${name} has no README.md`);
+      assert.match(readFileSync(readme, 'utf8'), /npm run [\w:-]+/, `sample/${name}/README.md does not say how to run it`);
     }
   });
 

@@ -11,6 +11,7 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
+import type { Request, Response } from 'express';
 import { Throttle, SkipThrottle } from '@nestjs/throttler';
 import { IsEnum, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { Observable, interval, lastValueFrom, toArray, map, take, endWith } from 'rxjs';

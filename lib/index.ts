@@ -65,5 +65,10 @@ export { PromptMessage, type GetPromptResult } from './protocol/prompts.js';
 export { Emit, type McpEmission } from './protocol/emission.js';
 export { appResult } from './protocol/apps/apps.js';
 export type { CallToolResult, ContentBlock } from './protocol/mcp-types.js';
-export { resolveSafePath, UnsafePathError, MAX_SAFE_PATH_LENGTH, type UnsafePathReason } from './protocol/safe-path.util.js';
+export {
+  resolveSafePath,
+  UnsafePathError,
+  MAX_SAFE_PATH_LENGTH,
+  type UnsafePathReason,
+} from './protocol/safe-path.util.js';
 export { withJsonSchema, type InferArgs } from './schema/standard-schema.js';

@@ -4,11 +4,7 @@
  * The root entry keeps the module's main option types (`McpModuleOptions`, `McpModuleForRootOptions`,
  * `McpModuleAsyncOptions`, `McpOptionsFactory`).
  */
-export {
-  MCP_MODULE_OPTIONS,
-  type McpModuleExtras,
-  type McpEndpointVersion,
-} from '../mcp.module-definition.js';
+export { MCP_MODULE_OPTIONS, type McpModuleExtras, type McpEndpointVersion } from '../mcp.module-definition.js';
 export type {
   McpSessionOptions,
   McpLimitOptions,

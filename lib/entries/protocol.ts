@@ -3,11 +3,7 @@
  * protocol values by hand (content blocks, resource contents, elicitation and sampling, the
  * extensions' identifiers and MIME types, the protocol versions served).
  */
-export {
-  LEGACY_PROTOCOL_VERSIONS,
-  MODERN_PROTOCOL_VERSIONS,
-  type ProtocolEra,
-} from '../protocol/versions.js';
+export { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, type ProtocolEra } from '../protocol/versions.js';
 export type {
   AudioContent,
   CacheHint,

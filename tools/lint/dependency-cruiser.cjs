@@ -50,6 +50,13 @@ module.exports = {
       to: { path: anyOf(LAYERS.slice(index + 1).flat()) },
     })),
     {
+      name: 'every-folder-has-a-layer',
+      comment: 'A lib file outside every layer above has no direction to keep: add its folder to LAYERS.',
+      severity: 'error',
+      from: { path: '^lib/', pathNot: anyOf(LAYERS.flat()) },
+      to: { path: '^lib/' },
+    },
+    {
       name: 'no-folder-cycle',
       comment: 'The folders of lib/ form no cycle, type imports included.',
       severity: 'error',

@@ -11,6 +11,8 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export default tseslint.config(
   {
+    // test/consumers and test/agent-clients are apps of their own, with dependencies installed only
+    // when their specs run; the lint tools themselves are not linted.
     basePath: root,
     ignores: [
       'dist/**',

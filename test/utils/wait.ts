@@ -2,7 +2,7 @@
  * Waiting on events, not on time. Specs wait for the effect itself (an emitter, a promise the
  * server side resolves); a timer appears only as a failure guard that names what never happened.
  */
-import { EventEmitter, once } from 'node:events';
+import { type EventEmitter, once } from 'node:events';
 
 /** Fails with `what` if `promise` has not settled within `ms` (a guard, never a wait). */
 export async function guard<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {

@@ -22,12 +22,15 @@ export function collectOptions() {
     const snapshot = api.updateSnapshot({ openProjects: [join(root, 'tsconfig.lib.json')] });
     const project = snapshot.getProjects()[0];
     const { checker, program } = project;
-    const entry = program.getSourceFile(join(root, 'lib/index.ts'));
-    if (!entry) throw new Error('lib/index.ts is not in tsconfig.lib.json');
-    const exports = checker.getExportsOfModule(checker.getSymbolAtLocation(entry));
+    // The option types an app names live in the root entry and in the /options subpath.
+    const exports = ['lib/index.ts', 'lib/entries/options.ts'].flatMap((file) => {
+      const entry = program.getSourceFile(join(root, file));
+      if (!entry) throw new Error(`${file} is not in tsconfig.lib.json`);
+      return checker.getExportsOfModule(checker.getSymbolAtLocation(entry));
+    });
     const exported = (name) => {
       const symbol = exports.find((s) => s.name === name);
-      if (!symbol) throw new Error(`lib/index.ts does not export ${name}: the options reference reads it`);
+      if (!symbol) throw new Error(`neither lib/index.ts nor lib/entries/options.ts exports ${name}: the options reference reads it`);
       return checker.getDeclaredTypeOfSymbol(symbol);
     };
 

@@ -16,14 +16,17 @@ import { Throttle, SkipThrottle } from '@nestjs/throttler';
 import { IsEnum, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { Observable, interval, lastValueFrom, toArray, map, take, endWith } from 'rxjs';
 import {
-  AppView, Args, Complete, Content, Ctx, Emit, ExposeRoute, McpApp, McpConcurrency, McpContext, McpError, McpEvents,
-  McpExecutionContext, McpHeader, McpHealthIndicator, McpInProcessTransport, McpModule, McpRateLimit, McpRegistry,
-  McpRequest, McpSessionAdmin, McpStdio, McpStdioLogger, McpTimeout, Prompt, PromptMessage, PromptRepository,
+  AppView, Args, Complete, Content, Ctx, Emit, ExposeRoute, McpApp, McpConcurrency, McpContext, McpError,
+  McpExecutionContext, McpHeader, McpModule, McpRateLimit, McpRegistry,
+  McpRequest, McpTimeout, Prompt, PromptMessage, PromptRepository,
   RequireScopes, Resource, ResourceContent, ResourceNotFoundError, ResourceRepository, ResourceTemplate, SchemaProperty,
   Skill, Tool, ToolError, appResult, resolveSafePath, withJsonSchema,
   type CompletionContext, type InferArgs, type McpContextType, type McpPrincipal, type McpPromptRepository,
   type McpRepositoryPageRequest, type McpResourceRepository,
 } from 'nestjs-model-context';
+import { McpSessionAdmin } from 'nestjs-model-context/sessions';
+import { McpEvents, McpHealthIndicator } from 'nestjs-model-context/telemetry';
+import { McpInProcessTransport, McpStdio, McpStdioLogger } from 'nestjs-model-context/transports';
 import { McpTestClient, McpTestError } from 'nestjs-model-context/testing';
 
 // Stand-ins for the app's own code that the fragments call.

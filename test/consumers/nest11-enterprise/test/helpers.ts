@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,9 +15,12 @@ export interface RunningApp {
   base: string;
 }
 
-/** The app as main.ts starts it (HTTP_ADAPTER=fastify for Fastify), on a free port. */
-export async function startApp(platform: Platform): Promise<RunningApp> {
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+/**
+ * The app as main.ts starts it (HTTP_ADAPTER=fastify for Fastify), on a free port; `metadata`
+ * composes another root module from the app's feature modules.
+ */
+export async function startApp(platform: Platform, metadata: ModuleMetadata = { imports: [AppModule] }): Promise<RunningApp> {
+  const moduleRef = await Test.createTestingModule(metadata).compile();
   const app =
     platform === 'fastify'
       ? moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: ['error'] })

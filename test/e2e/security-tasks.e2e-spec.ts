@@ -497,3 +497,48 @@ describe('durable tasks (BullMQ) decide on the creating instance', { skip: redis
     gates.open('allowed');
   });
 });
+
+describe('durable tasks (BullMQ): rate limits and fairness are decided per caller before anything is queued', { skip: redisSkip }, () => {
+  const keyPrefix = `mcp-sec-fair-${randomUUID()}:`;
+  const queueName = `q-${randomUUID()}`;
+  const bullPrefix = `bull-fair-${randomUUID()}`;
+  let server: RunningApp;
+  let gates: TaskGates;
+  let redis: Redis;
+  before(async () => {
+    server = await startApp(TasksTestModule.register({ attack: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20, bullmq: { url: REDIS_URL, queueName, prefix: bullPrefix } } }), {
+      configure: (app) => void (app as NestExpressApplication).set('trust proxy', 'loopback'),
+    });
+    gates = server.app.get(TaskGates);
+    redis = new Redis(REDIS_URL);
+  });
+  after(async () => {
+    await server?.close();
+    redis?.disconnect();
+    await clearRedisPrefix(keyPrefix);
+    await clearRedisPrefix(bullPrefix);
+  });
+  const queued = async (): Promise<string[]> => {
+    const entries = (await redis.xrange(`${bullPrefix}:${queueName}:events`, '-', '+')) as Array<[string, string[]]>;
+    return entries.filter(([, fields]) => fields[1] === 'added').map(([, fields]) => fields[fields.indexOf('jobId') + 1]!);
+  };
+  const throttled = (label: string) => ({ name: 'throttled_report', arguments: { label } });
+
+  it('an anonymous caller past @McpRateLimit is refused in the request on both eras, by its own address: nothing is created or queued', async () => {
+    const a = modernCaller(() => server.url, { 'X-Forwarded-For': '203.0.113.21' });
+    const legacyA = await LegacyCaller.open(server.url, { headers: { 'X-Forwarded-For': '203.0.113.21' } });
+    const b = modernCaller(() => server.url, { 'X-Forwarded-For': '203.0.113.22' });
+    const accepted = [taskIdOf(await a('tools/call', throttled('a-1'))), taskIdOf(await legacyA.call('tools/call', { ...throttled('a-2'), task: {} }))];
+    for (const refused of [await a('tools/call', throttled('a-3')), await legacyA.call('tools/call', { ...throttled('a-4'), task: {} })]) {
+      assert.equal(refused.result?.isError, true, `the third call of the address is refused: ${JSON.stringify(refused)}`);
+      assert.match(textOf(refused), /Rate limit for tool "throttled_report" reached/);
+      assert.equal(refused.result?.task, undefined, 'no task');
+    }
+    const tasksOfA = await legacyA.call('tasks/list', {});
+    assert.deepEqual((tasksOfA.result?.tasks as Array<{ taskId: string }>).map((t) => t.taskId), [accepted[1]], 'the session holds only its accepted task');
+    accepted.push(taskIdOf(await b('tools/call', throttled('b-1'))));
+    await gates.changed.until(() => ['a-1', 'a-2', 'b-1'].every((label) => gates.begun.includes(label)), 'the accepted jobs to run');
+    assert.deepEqual((await queued()).sort(), [...accepted].sort(), 'only accepted calls became jobs');
+    assert.ok(!gates.begun.includes('a-3') && !gates.begun.includes('a-4'), 'a refused call ran nothing');
+  });
+});

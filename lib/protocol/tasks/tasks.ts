@@ -38,11 +38,13 @@ export interface McpTaskSettings {
 }
 
 /**
- * A task call, decided before its task exists: the handler to run (arguments valid, guards met),
- * or the tool error an invalid or refused call answers with instead. Either way nothing runs
- * before the decision, and a refused call runs nothing.
+ * A task call, decided before its task exists: the handler to run (arguments valid, guards met,
+ * rate limits counted), the tool error an invalid or refused call answers with instead, or a
+ * refusal by the capability's policies (a rate limit), answered in the request on both eras
+ * with no task at all. Either way nothing runs before the decision, and a refused call runs
+ * nothing.
  */
-export type McpTaskAdmission = { run: () => Observable<Result> } | { answer: Result };
+export type McpTaskAdmission = { run: () => Observable<Result> } | { answer: Result } | { refuse: Result };
 
 /** What the runner keeps of a task this instance runs. */
 interface Execution {
@@ -141,6 +143,9 @@ export class McpTaskRunner {
       const start = async (): Promise<void> => {
         const admission = await admit();
         if (closed) return;
+        // A policy's refusal creates nothing: a task record per refused call would let a throttled
+        // caller fill the store (2025-11-25 allows a plain result for a task-augmented call).
+        if ('refuse' in admission) return subscriber.next(admission.refuse), subscriber.complete();
         if ('answer' in admission && mode === 'modern') return subscriber.next(admission.answer), subscriber.complete();
         const record = await this.create(tool, mode, params, ctx, 'answer' in admission ? admission.answer : undefined);
         // The client left while the store answered: the reservation goes with it.
@@ -270,6 +275,7 @@ export class McpTaskRunner {
         protocolVersion: ctx.protocolVersion,
         capabilities: ctx.clientCapabilities,
         ...(ctx.principal !== undefined && { principal: ctx.principal }),
+        ...(ctx.clientAddress !== undefined && { clientAddress: ctx.clientAddress }),
         ...(auth && { auth }),
       });
     } catch (error) {

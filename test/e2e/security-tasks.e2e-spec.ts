@@ -506,7 +506,9 @@ describe('durable tasks (BullMQ): rate limits and fairness are decided per calle
   let gates: TaskGates;
   let redis: Redis;
   before(async () => {
-    server = await startApp(TasksTestModule.register({ attack: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20, bullmq: { url: REDIS_URL, queueName, prefix: bullPrefix } } }), {
+    // Two worker slots, one per caller: one caller's backlog may hold one of them.
+    const bullmq = { url: REDIS_URL, queueName, prefix: bullPrefix, concurrency: 2, maxRunningPerCaller: 1 };
+    server = await startApp(TasksTestModule.register({ attack: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20, bullmq } }), {
       configure: (app) => void (app as NestExpressApplication).set('trust proxy', 'loopback'),
     });
     gates = server.app.get(TaskGates);
@@ -540,5 +542,21 @@ describe('durable tasks (BullMQ): rate limits and fairness are decided per calle
     await gates.changed.until(() => ['a-1', 'a-2', 'b-1'].every((label) => gates.begun.includes(label)), 'the accepted jobs to run');
     assert.deepEqual((await queued()).sort(), [...accepted].sort(), 'only accepted calls became jobs');
     assert.ok(!gates.begun.includes('a-3') && !gates.begun.includes('a-4'), 'a refused call ran nothing');
+  });
+
+  it('one caller\'s backlog cannot hold every worker slot: past tasks.bullmq.maxRunningPerCaller its jobs wait, and another caller\'s job runs', async () => {
+    const a = modernCaller(() => server.url, { 'X-Forwarded-For': '203.0.113.31' });
+    const b = modernCaller(() => server.url, { 'X-Forwarded-For': '203.0.113.32' });
+    const job = (label: string) => ({ name: 'required_task', arguments: { label } });
+    const ofA = ['fa-1', 'fa-2', 'fa-3'];
+    for (const label of ofA) taskIdOf(await a('tools/call', job(label)));
+    const startedOfA = (): string[] => gates.begun.filter((label) => ofA.includes(label));
+    await gates.changed.until(() => startedOfA().length > 0, 'a job of A to start');
+    taskIdOf(await b('tools/call', job('fb-1')));
+    await guard(gates.hasStarted('fb-1'), 'B\'s job to start while A\'s backlog waits (it had both slots)', 30_000);
+    assert.equal(startedOfA().length, 1, 'A runs one job at a time');
+    gates.open('fb-1');
+    for (const label of ofA) gates.open(label);
+    await gates.changed.until(() => ofA.every((label) => gates.begun.includes(label)) && gates.running === 0, 'A\'s waiting jobs to run once their turn comes');
   });
 });

@@ -16,6 +16,8 @@ export interface McpTaskJob {
   protocolVersion: string;
   capabilities: JsonObject;
   principal?: string;
+  /** Whom the task counts against (its principal, else its client's address): its running share on the queue is this caller's. */
+  caller?: string;
   /** The creating request's client address: an anonymous caller is the same caller on the instance that runs the job. */
   clientAddress?: string;
   auth?: { id: string; scopes?: string[]; claims?: Record<string, unknown> };

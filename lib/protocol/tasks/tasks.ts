@@ -274,6 +274,7 @@ export class McpTaskRunner {
         arguments: isObject(params.arguments) ? params.arguments : {},
         protocolVersion: ctx.protocolVersion,
         capabilities: ctx.clientCapabilities,
+        caller: record.caller,
         ...(ctx.principal !== undefined && { principal: ctx.principal }),
         ...(ctx.clientAddress !== undefined && { clientAddress: ctx.clientAddress }),
         ...(auth && { auth }),

@@ -269,6 +269,12 @@ export interface McpLimitOptions {
    * every request of the session reads it. @default 65536 (64 KiB)
    */
   sessionStateBytes?: number;
+  /**
+   * Longest JSON-RPC request id that spans (`jsonrpc.request.id`) and `McpEvents` (`requestId`)
+   * record as sent. The client picks the id, of any length: a longer string id is recorded as its
+   * first this-many characters, then `…[<length> chars, sha256:<16 hex>]`. @default 128
+   */
+  observedRequestIdLength?: number;
 }
 
 /** Limits after defaults. @internal */
@@ -289,6 +295,7 @@ export const DEFAULT_MCP_LIMITS: ResolvedMcpLimits = {
   repositoryPageItems: 1000,
   repositoryCursorLength: 1024,
   sessionStateBytes: 64 * 1024,
+  observedRequestIdLength: 128,
 };
 
 /** @publicApi */

@@ -153,6 +153,46 @@ describe('a Redis stall while tasks report progress (item 2)', { skip: redisSkip
   });
 });
 
+describe('a Redis outage while a 2026-07-28 task asks the client a question', { skip: redisSkip }, () => {
+  let redis: RedisChild;
+  let server: RunningApp;
+  let gates: TaskGates;
+  const errors: string[] = [];
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  const logged = new Watched();
+  const logger: LoggerService = { log: () => undefined, warn: () => undefined, error: (message: unknown) => void (errors.push(String(message)), logged.notify()) };
+  before(async () => {
+    process.on('unhandledRejection', onUnhandled);
+    redis = await RedisChild.start();
+    server = await startApp(TasksTestModule.register({ auth: true, attack: true, redis: { url: redis.url, keyPrefix: 'elicit-outage:' }, tasks: { pollIntervalMs: 20 } }), { logger });
+    gates = server.app.get(TaskGates);
+  });
+  after(async () => {
+    await server?.close();
+    await redis?.stop();
+    process.off('unhandledRejection', onUnhandled);
+  });
+
+  it('the question cannot be recorded: the task fails once, logged once, and nothing rejects late (no ExceptionsHandler error)', async () => {
+    const meta = { [META_KEYS.clientCapabilities]: { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION]: {} } } };
+    const taskId = taskIdOf(await modernCaller(() => server.url, BEARER.alice, meta)('tools/call', { name: 'asking_report', arguments: { label: 'outage' } }));
+    await gates.hasStarted('outage');
+    redis.pause();
+    gates.open('outage');
+    await logged.until(() => errors.some((e) => e.includes(`Task "${taskId}"`)), 'the failed write of the question to be logged');
+    redis.resume();
+    const legacy = await LegacyCaller.open(server.url, { headers: BEARER.alice });
+    const result = await guard(legacy.call('tasks/result', { taskId }), 'the task to end', 30_000);
+    assert.equal(result.error?.code, -32603, JSON.stringify(result));
+    assert.match(result.error!.message, /could not be recorded, because the task store was unavailable/);
+    assert.doesNotMatch(result.error!.message, /127\.0\.0\.1|Redis/, 'the store\'s own message stays in the log');
+    const aboutTask = errors.filter((e) => e.includes(taskId) || e.includes('McpStoreUnavailableError') || e.includes('asking_report'));
+    assert.equal(aboutTask.length, 1, `one log line, the store failure; no ExceptionsHandler or tool-failure line:\n${aboutTask.join('\n')}`);
+    assert.deepEqual(unhandled, []);
+  });
+});
+
 describe('decide, then run: a refused call starts no handler (item 8)', () => {
   let server: RunningApp;
   let gates: TaskGates;

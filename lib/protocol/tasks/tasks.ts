@@ -407,10 +407,12 @@ export class McpTaskRunner {
         outcome();
       };
       exec.pending.set(key, { resolve: (answer) => settle(() => resolve(answer)), reject: (error) => settle(() => reject(error)) });
+      // The store's failure is logged by change(); the handler gets the module's own error, which
+      // fails the task as it propagates, rather than an exception Nest would log as a crash again.
       void this.change(
         exec,
         (r) => ({ ...r, status: 'input_required', inputRequests: { ...r.inputRequests, [key]: { method, params } } }),
-        (error) => settle(() => reject(error)),
+        () => settle(() => reject(questionLost(exec.record, method))),
       );
     });
   }
@@ -455,4 +457,12 @@ export class McpTaskRunner {
     );
     await this.settings.queue?.close();
   }
+}
+
+/** What a question inside a task answers when the task store could not record it (the cause is in the log, not the task). */
+function questionLost(record: McpTaskRecord, method: string): McpError {
+  return new McpError(
+    ErrorCode.InternalError,
+    `Task "${record.taskId}" of tool "${record.toolName}" failed: its question to the client (${method}) could not be recorded, because the task store was unavailable. Call the tool again.`,
+  );
 }

@@ -1,5 +1,5 @@
 import type { McpEventStore } from '../protocol/event-store.js';
-import { httpStatusFor, McpStoreUnavailableError } from '../protocol/errors.js';
+import { httpStatusFor, McpStoreUnavailableError, storeUnavailableFailure } from '../protocol/errors.js';
 import { requestState, type RequestEnvelope } from '../protocol/context.js';
 import { ServerRequestBroker } from '../protocol/interaction.js';
 import {
@@ -241,7 +241,7 @@ export class McpEngine {
   private unavailable(error: unknown, id: JsonRpcId | null, sink: McpResponseSink): void {
     if (!(error instanceof McpStoreUnavailableError)) throw error;
     if (sink.started) return;
-    sink.json(503, failure(id, ErrorCode.ServerBusy, error.message), { 'Retry-After': String(error.retryAfterS) });
+    sink.json(503, storeUnavailableFailure(id, error), { 'Retry-After': String(error.retryAfterS) });
   }
 
   /** Writes a refusal; true when there was one. */

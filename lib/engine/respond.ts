@@ -2,6 +2,7 @@ import type { Observable, Subscription } from 'rxjs';
 import type { McpEventStore } from '../protocol/event-store.js';
 import { ErrorCode, failure, isResponse, type JsonRpcId, type JsonRpcMessage } from '../protocol/json-rpc.js';
 import { supportsPrimingEvents } from '../protocol/versions.js';
+import { storeUnavailableRetryAfter } from '../protocol/errors.js';
 import type { EventStream } from './event-stream.js';
 import type { McpResponseSink } from './sink.js';
 import type { StreamHub } from './streams.js';
@@ -120,7 +121,11 @@ export class CallWriter {
           finish();
           if (stream) stream.end(message);
           else if (channel.detachRequested && resumable) startStream().end(message);
-          else sink.json(era === 'modern' && 'error' in message ? modernErrorStatus(message.error.code) : 200, message);
+          else {
+            const retryAfter = storeUnavailableRetryAfter(message);
+            if (retryAfter !== undefined) sink.json(503, message, { 'Retry-After': String(retryAfter) });
+            else sink.json(era === 'modern' && 'error' in message ? modernErrorStatus(message.error.code) : 200, message);
+          }
           return;
         }
         if (!acceptsStream) {

@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import { InMemoryTaskStore, TASKS_EXTENSION, type McpTaskLimits, type McpTaskRecord } from 'nestjs-model-context';
 import { TaskGates, TASK_TOKENS, TasksTestModule, type TasksFixtureOptions } from '../fixtures/tasks.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
-import { META_KEYS, modernRpc } from '../utils/clients.js';
+import { META_KEYS, modernRpc, rpc } from '../utils/clients.js';
 import { FixtureInstance } from '../utils/fixture-process.js';
 import { LegacyCaller, type RpcAnswer } from '../utils/legacy-session.js';
 import { clearRedisPrefix, REDIS_URL, redisAvailable } from '../utils/redis.js';
@@ -190,6 +190,36 @@ describe('a Redis outage while a 2026-07-28 task asks the client a question', { 
     const aboutTask = errors.filter((e) => e.includes(taskId) || e.includes('McpStoreUnavailableError') || e.includes('asking_report'));
     assert.equal(aboutTask.length, 1, `one log line, the store failure; no ExceptionsHandler or tool-failure line:\n${aboutTask.join('\n')}`);
     assert.deepEqual(unhandled, []);
+  });
+});
+
+describe('a Redis outage answers the task methods as every other store-down path: 503, -32000, Retry-After', { skip: redisSkip }, () => {
+  let redis: RedisChild;
+  let server: RunningApp;
+  before(async () => {
+    redis = await RedisChild.start();
+    server = await startApp(TasksTestModule.register({ sessions: 'stateless', attack: true, redis: { url: redis.url, keyPrefix: 'tasks-outage:' } }), { logger: false });
+  });
+  after(async () => {
+    await server?.close();
+    await redis?.stop();
+  });
+
+  it('tasks/get, tasks/result and tasks/cancel on both eras', async () => {
+    const taskId = 'AAAAAAAAAAAAAAAAAAAAAAAA';
+    await redis.kill();
+    const modern = await Promise.all(['tasks/get', 'tasks/cancel'].map((method) => modernRpc(server.url, method, { taskId, _meta: TASKS_META }, { headers: { 'Mcp-Name': taskId } })));
+    const legacy = await Promise.all(
+      // (An anonymous stateless caller's tasks/list is empty without asking the store: no list shows its tasks.)
+      ['tasks/get', 'tasks/result', 'tasks/cancel'].map((method, i) => rpc(server.url, { jsonrpc: '2.0', id: i + 1, method, params: { taskId } }, { headers: { 'MCP-Protocol-Version': '2025-11-25' } })),
+    );
+    for (const reply of [...modern, ...legacy]) {
+      const answer = reply.json as RpcAnswer;
+      assert.equal(reply.status, 503, reply.text);
+      assert.equal(answer.error?.code, -32000, reply.text);
+      assert.match(answer.error!.message, /task store \(Redis at 127\.0\.0\.1:\d+\) is unreachable/);
+      assert.match(reply.headers.get('retry-after') ?? '', /^\d+$/);
+    }
   });
 });
 

@@ -29,6 +29,8 @@ export interface RespondOptions {
   requestId?: JsonRpcId;
   channel?: CallChannel;
   protocolVersion?: string;
+  /** Runs once when the call ends, however it ends (its in-flight slot is given back). */
+  onEnd?: () => void;
 }
 
 /**
@@ -102,6 +104,7 @@ export class CallWriter {
     /** `cancelled`: the call ends without a response (its client went away or cancelled it). */
     const finish = (cancelled = false): void => {
       finished = true;
+      options.onEnd?.();
       if (--this.running === 0) for (const wake of [...this.idleWaiters]) wake();
       if (pulse) streams.unwatchSlowCall(pulse);
       if (key !== undefined) this.inflight.delete(key);

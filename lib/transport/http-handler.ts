@@ -118,6 +118,8 @@ export class McpHttpHandler {
       maxSessions: options.maxSessions,
       hooks: options.hooks,
       checkScopes: auth ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id) : undefined,
+      // legacySse.maxRequestsInFlight is the option's former name.
+      maxRequestsInFlight: options.legacySse?.maxRequestsInFlight ?? this.limits.maxRequestsInFlight,
     });
     if (options.legacySse) {
       this.legacySse = new LegacySseTransport(server, {

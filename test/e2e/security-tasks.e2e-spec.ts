@@ -21,7 +21,7 @@ import { FixtureInstance } from '../utils/fixture-process.js';
 import { LegacyCaller, type RpcAnswer } from '../utils/legacy-session.js';
 import { clearRedisPrefix, REDIS_URL, redisAvailable } from '../utils/redis.js';
 import { RedisChild } from '../utils/redis-server.js';
-import { guard, Watched } from '../utils/wait.js';
+import { guard, pool, Watched } from '../utils/wait.js';
 
 const APP = fileURLToPath(new URL('../fixtures/tasks.app.js', import.meta.url));
 const TASKS_META = { [META_KEYS.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } };
@@ -80,7 +80,8 @@ describe('a refused task call ends nothing: the process lives (item 1)', () => {
       const meta = { [META_KEYS.clientCapabilities]: { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } } };
       const call = modernCaller(() => server.url, {}, meta);
       const report = (i: number) => call('tools/call', { name: 'generate_report', arguments: { quarter: `Q${(i % 4) + 1}` } });
-      const ids = (await Promise.all(Array.from({ length: 100 }, (_, i) => report(i)))).map(taskIdOf);
+      // 16 at a time: one address may have limits.maxRequestsInFlight (32) calls in flight.
+      const ids = (await pool(100, 16, report)).map(taskIdOf);
       const refused = await report(100);
       assert.equal(refused.error?.code, -32603);
       assert.match(refused.error!.message, /already has 100.*tasks\.maxTasksPerPrincipal/);
@@ -396,7 +397,7 @@ describe('two principals: the task methods and tasks/list cursors', () => {
   it('another principal\'s tasks/list cursor, or a made-up one, is -32602 and shows nothing; lists are the caller\'s own', async () => {
     const alice = await LegacyCaller.open(server.url, { headers: BEARER.alice });
     const bob = await LegacyCaller.open(server.url, { headers: BEARER.bob });
-    const mine = await Promise.all(Array.from({ length: 51 }, (_, i) => alice.call('tools/call', { ...tick(`page-${i}`, 1, 0), task: {} }).then(taskIdOf)));
+    const mine = await pool(51, 16, (i) => alice.call('tools/call', { ...tick(`page-${i}`, 1, 0), task: {} }).then(taskIdOf));
     const first = await alice.call('tasks/list');
     const cursor = first.result?.nextCursor as string;
     assert.equal(typeof cursor, 'string', 'alice has a second page');

@@ -19,6 +19,7 @@ import { startApp, type RunningApp } from '../utils/app.js';
 import { connectSdkClient, modernRpc, rpc } from '../utils/clients.js';
 import { legacyRequest as legacyCall, legacySession } from '../utils/legacy-session.js';
 import { installOtel, type InstalledOtel } from '../utils/otel.js';
+import { pool } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 const LEGACY = '2025-11-25';
@@ -50,13 +51,6 @@ function fail(where: string): never {
 const otel: InstalledOtel = installOtel({ spanProcessors: [faultyProcessor, new SimpleSpanProcessor({ exporter: faultyExporter })] });
 after(() => otel.shutdown());
 
-/** Runs `tasks` with at most `width` in flight. */
-async function pool(count: number, width: number, task: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < count) await task(next++);
-  }));
-}
 
 /**
  * Everything telemetry and events hold, as text, to search for what must not be there. With

@@ -197,6 +197,7 @@ export {
 } from './protocol/tasks/task-store.js';
 export { TASKS_EXTENSION } from './protocol/tasks/tasks.js';
 export { type McpTasksOptions } from './tasks/mcp-tasks.js';
+export { type McpBullmqTasksOptions } from './tasks/bullmq-task.queue.js';
 export type { McpExplorerOptions } from './explorer/explorer.controller.js';
 export {
   catalogCoverage,

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Redis } from 'ioredis';
-import { InMemoryTaskStore, TASKS_EXTENSION, type McpTaskLimits, type McpTaskRecord } from 'nestjs-model-context';
+import { InMemoryTaskStore, TASKS_EXTENSION, type McpBullmqTasksOptions, type McpTaskLimits, type McpTaskRecord } from 'nestjs-model-context';
 import { TaskGates, TASK_TOKENS, TasksTestModule, type TasksFixtureOptions } from '../fixtures/tasks.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { META_KEYS, modernRpc, rpc } from '../utils/clients.js';
@@ -522,37 +522,47 @@ describe('a task store that refuses writes', () => {
   });
 });
 
-describe('durable tasks (BullMQ) decide on the creating instance', { skip: redisSkip }, () => {
+/**
+ * Inside a describe: an app whose task tools run as BullMQ jobs on the shared Redis, under key
+ * prefixes and a queue of its own, and the ids of every job it queued (BullMQ's event stream).
+ */
+function durableApp(fixture: (bullmq: McpBullmqTasksOptions, keyPrefix: string) => TasksFixtureOptions, configure?: (app: NestExpressApplication) => void) {
   const keyPrefix = `mcp-sec-durable-${randomUUID()}:`;
   const queueName = `q-${randomUUID()}`;
   const bullPrefix = `bull-sec-${randomUUID()}`;
-  let server: RunningApp;
-  let gates: TaskGates;
-  let redis: Redis;
+  const running = {} as { server: RunningApp; gates: TaskGates; redis: Redis };
   before(async () => {
-    server = await startApp(
-      TasksTestModule.register({ auth: true, attack: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20, bullmq: { url: REDIS_URL, queueName, prefix: bullPrefix } } }),
-    );
-    gates = server.app.get(TaskGates);
-    redis = new Redis(REDIS_URL);
+    running.server = await startApp(TasksTestModule.register(fixture({ url: REDIS_URL, queueName, prefix: bullPrefix }, keyPrefix)), configure && { configure: (app) => configure(app as NestExpressApplication) });
+    running.gates = running.server.app.get(TaskGates);
+    running.redis = new Redis(REDIS_URL);
   });
   after(async () => {
-    await server?.close();
-    redis?.disconnect();
+    await running.server?.close();
+    running.redis?.disconnect();
     await clearRedisPrefix(keyPrefix);
     await clearRedisPrefix(bullPrefix);
   });
-
-  /** The ids of every job ever added to the queue (BullMQ's event stream). */
-  const queued = async (): Promise<string[]> => {
-    const entries = (await redis.xrange(`${bullPrefix}:${queueName}:events`, '-', '+')) as Array<[string, string[]]>;
-    return entries.filter(([, fields]) => fields[1] === 'added').map(([, fields]) => fields[fields.indexOf('jobId') + 1]!);
+  return {
+    get server(): RunningApp {
+      return running.server;
+    },
+    get gates(): TaskGates {
+      return running.gates;
+    },
+    queued: async (): Promise<string[]> => {
+      const entries = (await running.redis.xrange(`${bullPrefix}:${queueName}:events`, '-', '+')) as Array<[string, string[]]>;
+      return entries.filter(([, fields]) => fields[1] === 'added').map(([, fields]) => fields[fields.indexOf('jobId') + 1]!);
+    },
   };
+}
+
+describe('durable tasks (BullMQ) decide on the creating instance', { skip: redisSkip }, () => {
+  const durable = durableApp((bullmq, keyPrefix) => ({ auth: true, attack: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20, bullmq } }));
 
   it('invalid arguments and a guard refusal never reach the queue; an allowed call runs as a job', async () => {
-    const alice = modernCaller(() => server.url, BEARER.alice);
-    const denied = modernCaller(() => server.url, { ...BEARER.alice, 'x-deny': '1' });
-    const legacy = await LegacyCaller.open(server.url, { headers: BEARER.alice });
+    const alice = modernCaller(() => durable.server.url, BEARER.alice);
+    const denied = modernCaller(() => durable.server.url, { ...BEARER.alice, 'x-deny': '1' });
+    const legacy = await LegacyCaller.open(durable.server.url, { headers: BEARER.alice });
     const invalid = await alice('tools/call', tick('bad', 0, 0));
     assert.equal(invalid.result?.isError, true, 'the validation error answers in the request');
     assert.match(textOf(invalid), /count/);
@@ -562,45 +572,25 @@ describe('durable tasks (BullMQ) decide on the creating instance', { skip: redis
     const result = await legacy.call('tasks/result', { taskId: invalidLegacy });
     assert.equal(result.result?.isError, true, 'a 2025-11-25 task completed with the validation error');
     const allowed = taskIdOf(await alice('tools/call', { name: 'guarded_report', arguments: { label: 'allowed' } }));
-    await guard(gates.hasStarted('allowed'), 'the allowed job to start');
-    assert.deepEqual(await queued(), [allowed], 'only the allowed call became a job');
-    assert.ok(!gates.begun.includes('denied'), 'the refused call never ran, on any instance');
-    gates.open('allowed');
+    await guard(durable.gates.hasStarted('allowed'), 'the allowed job to start');
+    assert.deepEqual(await durable.queued(), [allowed], 'only the allowed call became a job');
+    assert.ok(!durable.gates.begun.includes('denied'), 'the refused call never ran, on any instance');
+    durable.gates.open('allowed');
   });
 });
 
 describe('durable tasks (BullMQ): rate limits and fairness are decided per caller before anything is queued', { skip: redisSkip }, () => {
-  const keyPrefix = `mcp-sec-fair-${randomUUID()}:`;
-  const queueName = `q-${randomUUID()}`;
-  const bullPrefix = `bull-fair-${randomUUID()}`;
-  let server: RunningApp;
-  let gates: TaskGates;
-  let redis: Redis;
-  before(async () => {
-    // Two worker slots, one per caller: one caller's backlog may hold one of them.
-    const bullmq = { url: REDIS_URL, queueName, prefix: bullPrefix, concurrency: 2, maxRunningPerCaller: 1 };
-    server = await startApp(TasksTestModule.register({ attack: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20, bullmq } }), {
-      configure: (app) => void (app as NestExpressApplication).set('trust proxy', 'loopback'),
-    });
-    gates = server.app.get(TaskGates);
-    redis = new Redis(REDIS_URL);
-  });
-  after(async () => {
-    await server?.close();
-    redis?.disconnect();
-    await clearRedisPrefix(keyPrefix);
-    await clearRedisPrefix(bullPrefix);
-  });
-  const queued = async (): Promise<string[]> => {
-    const entries = (await redis.xrange(`${bullPrefix}:${queueName}:events`, '-', '+')) as Array<[string, string[]]>;
-    return entries.filter(([, fields]) => fields[1] === 'added').map(([, fields]) => fields[fields.indexOf('jobId') + 1]!);
-  };
+  // Two worker slots, one per caller: one caller's backlog may hold one of them.
+  const durable = durableApp(
+    (bullmq, keyPrefix) => ({ attack: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20, bullmq: { ...bullmq, concurrency: 2, maxRunningPerCaller: 1 } } }),
+    (app) => void app.set('trust proxy', 'loopback'),
+  );
   const throttled = (label: string) => ({ name: 'throttled_report', arguments: { label } });
 
   it('an anonymous caller past @McpRateLimit is refused in the request on both eras, by its own address: nothing is created or queued', async () => {
-    const a = modernCaller(() => server.url, { 'X-Forwarded-For': '203.0.113.21' });
-    const legacyA = await LegacyCaller.open(server.url, { headers: { 'X-Forwarded-For': '203.0.113.21' } });
-    const b = modernCaller(() => server.url, { 'X-Forwarded-For': '203.0.113.22' });
+    const a = modernCaller(() => durable.server.url, { 'X-Forwarded-For': '203.0.113.21' });
+    const legacyA = await LegacyCaller.open(durable.server.url, { headers: { 'X-Forwarded-For': '203.0.113.21' } });
+    const b = modernCaller(() => durable.server.url, { 'X-Forwarded-For': '203.0.113.22' });
     const accepted = [taskIdOf(await a('tools/call', throttled('a-1'))), taskIdOf(await legacyA.call('tools/call', { ...throttled('a-2'), task: {} }))];
     for (const refused of [await a('tools/call', throttled('a-3')), await legacyA.call('tools/call', { ...throttled('a-4'), task: {} })]) {
       assert.equal(refused.result?.isError, true, `the third call of the address is refused: ${JSON.stringify(refused)}`);
@@ -610,24 +600,24 @@ describe('durable tasks (BullMQ): rate limits and fairness are decided per calle
     const tasksOfA = await legacyA.call('tasks/list', {});
     assert.deepEqual((tasksOfA.result?.tasks as Array<{ taskId: string }>).map((t) => t.taskId), [accepted[1]], 'the session holds only its accepted task');
     accepted.push(taskIdOf(await b('tools/call', throttled('b-1'))));
-    await gates.changed.until(() => ['a-1', 'a-2', 'b-1'].every((label) => gates.begun.includes(label)), 'the accepted jobs to run');
-    assert.deepEqual((await queued()).sort(), [...accepted].sort(), 'only accepted calls became jobs');
-    assert.ok(!gates.begun.includes('a-3') && !gates.begun.includes('a-4'), 'a refused call ran nothing');
+    await durable.gates.changed.until(() => ['a-1', 'a-2', 'b-1'].every((label) => durable.gates.begun.includes(label)), 'the accepted jobs to run');
+    assert.deepEqual((await durable.queued()).sort(), [...accepted].sort(), 'only accepted calls became jobs');
+    assert.ok(!durable.gates.begun.includes('a-3') && !durable.gates.begun.includes('a-4'), 'a refused call ran nothing');
   });
 
   it('one caller\'s backlog cannot hold every worker slot: past tasks.bullmq.maxRunningPerCaller its jobs wait, and another caller\'s job runs', async () => {
-    const a = modernCaller(() => server.url, { 'X-Forwarded-For': '203.0.113.31' });
-    const b = modernCaller(() => server.url, { 'X-Forwarded-For': '203.0.113.32' });
+    const a = modernCaller(() => durable.server.url, { 'X-Forwarded-For': '203.0.113.31' });
+    const b = modernCaller(() => durable.server.url, { 'X-Forwarded-For': '203.0.113.32' });
     const job = (label: string) => ({ name: 'required_task', arguments: { label } });
     const ofA = ['fa-1', 'fa-2', 'fa-3'];
     for (const label of ofA) taskIdOf(await a('tools/call', job(label)));
-    const startedOfA = (): string[] => gates.begun.filter((label) => ofA.includes(label));
-    await gates.changed.until(() => startedOfA().length > 0, 'a job of A to start');
+    const startedOfA = (): string[] => durable.gates.begun.filter((label) => ofA.includes(label));
+    await durable.gates.changed.until(() => startedOfA().length > 0, 'a job of A to start');
     taskIdOf(await b('tools/call', job('fb-1')));
-    await guard(gates.hasStarted('fb-1'), 'B\'s job to start while A\'s backlog waits (it had both slots)', 30_000);
+    await guard(durable.gates.hasStarted('fb-1'), 'B\'s job to start while A\'s backlog waits (it had both slots)', 30_000);
     assert.equal(startedOfA().length, 1, 'A runs one job at a time');
-    gates.open('fb-1');
-    for (const label of ofA) gates.open(label);
-    await gates.changed.until(() => ofA.every((label) => gates.begun.includes(label)) && gates.running === 0, 'A\'s waiting jobs to run once their turn comes');
+    durable.gates.open('fb-1');
+    for (const label of ofA) durable.gates.open(label);
+    await durable.gates.changed.until(() => ofA.every((label) => durable.gates.begun.includes(label)) && durable.gates.running === 0, 'A\'s waiting jobs to run once their turn comes');
   });
 });

@@ -1,5 +1,6 @@
 import type { Completer, McpAccess } from '../protocol/catalog.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
+import type { McpContext } from '../protocol/context.js';
 import type { McpCall } from '../execution/mcp-call.interface.js';
 import type { McpGuardCheck, McpInvoker } from '../execution/mcp-handler.factory.js';
 import type { ToolInvoke } from './tool-runtime.factory.js';
@@ -12,8 +13,13 @@ import type { PromptInvoke } from './prompt-runtime.factory.js';
  * guards, interceptors and filters see the same call whichever way a capability was declared.
  */
 
-export const toolCall = (name: string, invoker: McpInvoker): ToolInvoke => (args, rawArguments, context) =>
-  invoker({ method: 'tools/call', name, rawArguments, arguments: args, context } satisfies McpCall);
+export const toolCall = (name: string, invoker: McpInvoker): ToolInvoke => {
+  const call = (args: unknown, rawArguments: JsonObject, context: McpContext): McpCall => ({ method: 'tools/call', name, rawArguments, arguments: args, context });
+  const { admit } = invoker;
+  return Object.assign((args: unknown, rawArguments: JsonObject, context: McpContext) => invoker(call(args, rawArguments, context)), admit && {
+    admit: (args: unknown, rawArguments: JsonObject, context: McpContext) => admit(call(args, rawArguments, context)),
+  });
+};
 
 export const resourceCall = (uri: string, invoker: McpInvoker): ResourceInvoke => (context) =>
   invoker({ method: 'resources/read', name: uri, rawArguments: {}, arguments: {}, context } satisfies McpCall);

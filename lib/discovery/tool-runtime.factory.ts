@@ -17,7 +17,10 @@ export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'>, Mcp
   input?: Type<unknown> | JsonObject | StandardSchemaV1;
 }
 
-export type ToolInvoke = (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>;
+export type ToolInvoke = ((args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>) & {
+  /** Counts a task call against the tool's rate limits before its task exists (see ToolRuntime.admit). */
+  admit?: (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Promise<void>;
+};
 
 const EMPTY_INPUT_SCHEMA: JsonObject = Object.freeze({ type: 'object', additionalProperties: false }) as JsonObject;
 const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -59,6 +62,7 @@ export class ToolRuntimeFactory {
       listCache: checkListCache(definition.listCache, site),
       parseArguments: input.parse,
       invoke,
+      admit: invoke.admit,
       checkOutput: output?.check,
       taskSupport: checkTaskSupport(definition.task, site),
     };

@@ -1,5 +1,5 @@
 import type { McpEventStore } from '../protocol/event-store.js';
-import { httpStatusFor, McpStoreUnavailableError } from '../protocol/errors.js';
+import { httpStatusFor, McpStoreUnavailableError, storeUnavailableFailure } from '../protocol/errors.js';
 import { requestState, type RequestEnvelope } from '../protocol/context.js';
 import { ServerRequestBroker } from '../protocol/interaction.js';
 import {
@@ -11,6 +11,7 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
+  type JsonRpcFailure,
 } from '../protocol/json-rpc.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
@@ -19,7 +20,8 @@ import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpSession, McpSessionStore } from '../protocol/session-store.js';
 import { DEFAULT_MCP_LIMITS, type ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
 import { runBatch } from './batch.js';
-import { LegacySessions, type JsonAnswer, type McpSessionMode } from './legacy-sessions.js';
+import { InFlightBound } from './in-flight.js';
+import { addressOwner, LegacySessions, type JsonAnswer, type McpSessionMode } from './legacy-sessions.js';
 import { CallWriter, type CallChannel } from './respond.js';
 import type { McpBodyOutcome, McpRefusal, McpResponseSink, McpScopeCheck, McpTransportFacts } from './sink.js';
 import { StreamHub } from './streams.js';
@@ -47,6 +49,12 @@ export interface McpEngineOptions {
   maxSessions?: number;
   /** `sessions.onSession` / `onSessionClose` and the session-state bound. */
   hooks?: SessionHooks;
+  /**
+   * Requests one session (a `process`-mode connection: the connection) or one stateless caller
+   * may have in flight (`limits.maxRequestsInFlight`); none = unbounded (stdio, in process: one
+   * local client).
+   */
+  maxRequestsInFlight?: number;
 }
 
 /** Scope of the calls of a `process`-mode connection: one connection, one id space. */
@@ -89,6 +97,7 @@ export class McpEngine {
   private readonly limits: ResolvedMcpLimits;
   private readonly stopRelay?: () => void;
   private readonly stopSessionEnds?: () => void;
+  private readonly inFlight?: InFlightBound;
 
   constructor(
     private readonly server: McpDispatcher,
@@ -96,6 +105,7 @@ export class McpEngine {
     private readonly options: McpEngineOptions,
   ) {
     this.limits = options.limits ?? DEFAULT_MCP_LIMITS;
+    if (options.maxRequestsInFlight !== undefined) this.inFlight = new InFlightBound(options.maxRequestsInFlight);
     this.streams = new StreamHub({ eventStore: options.eventStore, relay: options.relay, keepAliveMs: options.keepAliveMs, retryMs: options.retryMs ?? 1000 });
     this.calls = new CallWriter(this.streams, options.eventStore);
     this.sessions = new LegacySessions(server, store, this.broker, this.streams, {
@@ -241,7 +251,7 @@ export class McpEngine {
   private unavailable(error: unknown, id: JsonRpcId | null, sink: McpResponseSink): void {
     if (!(error instanceof McpStoreUnavailableError)) throw error;
     if (sink.started) return;
-    sink.json(503, failure(id, ErrorCode.ServerBusy, error.message), { 'Retry-After': String(error.retryAfterS) });
+    sink.json(503, storeUnavailableFailure(id, error), { 'Retry-After': String(error.retryAfterS) });
   }
 
   /** Writes a refusal; true when there was one. */
@@ -367,7 +377,10 @@ export class McpEngine {
         failure(request.id, ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(request.id)} is still in flight; use a new id for every request.`),
       );
     }
+    const slot = this.takeSlot(request, envelope, facts);
+    if (slot !== undefined && typeof slot !== 'function') return sink.json(503, slot, { 'Retry-After': '1' });
     this.calls.respond({
+      onEnd: slot,
       sink,
       messages: this.server.handle(request, envelope),
       era: call.era,
@@ -380,6 +393,21 @@ export class McpEngine {
     });
   }
 
+  /**
+   * The request's in-flight slot: counted per legacy session (per connection in `process` mode),
+   * else per stateless caller (its principal, else its client address), so a new session or the
+   * other era is no way around it, and one session's flood refuses no other session's call.
+   */
+  private takeSlot(request: JsonRpcRequest, envelope: RequestEnvelope, facts: McpTransportFacts): (() => void) | JsonRpcFailure | undefined {
+    if (!this.inFlight) return undefined;
+    if (this.options.sessions === 'process') return this.inFlight.take(CONNECTION_SCOPE, request.id, 'this session');
+    const sessionId = envelope.session?.id;
+    if (sessionId !== undefined) return this.inFlight.take(`session:${sessionId}`, request.id, 'this session');
+    const principal = facts.principal?.id;
+    if (principal !== undefined) return this.inFlight.take(`principal:${principal}`, request.id, 'this principal');
+    return this.inFlight.take(`address:${addressOwner(facts.clientAddress)}`, request.id, 'this client address');
+  }
+
   private notification(message: JsonRpcNotification, sessionId: string | undefined): void {
     const scope = this.cancelScope(sessionId);
     if (message.method === 'notifications/cancelled' && scope !== undefined) this.calls.cancel(scope, message.params?.requestId);
@@ -390,6 +418,7 @@ export class McpEngine {
       envelope: () => this.sessions.envelope(facts, null),
       authorize: (requests) => this.authorize(facts, requests),
       notification: (message, envelope) => this.notification(message, envelope.session?.id),
+      admit: (request, envelope) => this.takeSlot(request, envelope, facts) ?? (() => undefined),
     });
     if (this.answered(outcome, sink)) return;
     if (outcome.responses.length === 0) return sink.empty(202);

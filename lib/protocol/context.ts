@@ -165,6 +165,11 @@ export class McpContext {
   probe?: McpRequestProbe;
   /** @internal Set while the call runs as a task. */
   taskHooks?: McpTaskHooks;
+  /**
+   * @internal The call's rate limits were counted when its task was admitted (before the task
+   * existed, on the instance that took the request): running it counts them no more.
+   */
+  policiesAdmitted?: boolean;
 
   constructor(
     readonly requestId: JsonRpcId,

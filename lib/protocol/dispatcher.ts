@@ -6,7 +6,7 @@ import { listen } from './subscriptions.js';
 import { freezeResult } from './serialize.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
 import { digestArguments, type RequestStateCodec } from './interaction.js';
-import { McpError } from './errors.js';
+import { McpError, McpStoreUnavailableError, storeUnavailableFailure } from './errors.js';
 import {
   ErrorCode,
   failure,
@@ -460,6 +460,8 @@ export class McpDispatcher {
 
   private errorResponse(id: JsonRpcId, error: unknown): JsonRpcMessage {
     if (error instanceof McpError) return failure(id, error.code, error.message, error.data);
+    // A method's store (tasks on Redis) is away: the same answer as every other store-down path.
+    if (error instanceof McpStoreUnavailableError) return storeUnavailableFailure(id, error);
     const ref = randomUUID();
     const err = error instanceof Error ? error : new Error(String(error));
     this.config.logger.error(`Request ${String(id)} failed (ref ${ref}): ${err.message}`, err.stack);

@@ -102,8 +102,9 @@ function callTool(
 
 /**
  * Decides a task call before its task exists: invalid arguments get what tools/call gives them,
- * a valid call must meet the tool's guards (with the real request), and only then may the
- * runner reserve a task and run the handler or queue its job.
+ * a valid call must meet the tool's guards (with the real request) and its rate limits (counted
+ * by the creating caller), and only then may the runner reserve a task and run the handler or
+ * queue its job.
  */
 async function admitTask(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext): Promise<McpTaskAdmission> {
   let parsed: ArgumentsOutcome;
@@ -120,6 +121,12 @@ async function admitTask(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonO
     return { answer: toolErrorResult(options, tool, error) };
   }
   const args = parsed.value;
+  try {
+    await tool.admit?.(args, rawArgs, ctx);
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    return { refuse: toolErrorResult(options, tool, error) };
+  }
   return { run: () => invokeTool(options, tool, args, rawArgs, ctx) };
 }
 

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/json-rpc.js';
 import { isSupportedLegacyVersion, isSupportedModernVersion, type ProtocolEra } from '../protocol/versions.js';
@@ -45,6 +45,8 @@ export interface McpObservedRequest extends McpRequestFacts {
   readonly target: McpRequestTarget;
   /** The keyed hash of `sessionId` ({@link McpSessionIds}). */
   readonly sessionRef?: string;
+  /** The request's JSON-RPC id as sinks may record it: bounded by {@link shownRequestId}. */
+  readonly requestId: string | number;
 }
 
 /** What only the answer knows: `initialize`'s negotiated version and new session. */
@@ -120,6 +122,16 @@ export interface McpServerNames {
  */
 export type McpSessionIds = 'hashed' | 'raw' | 'omitted';
 
+/**
+ * A JSON-RPC id as spans and events record it: the client picks it, of any length, so a string id
+ * longer than `max` characters becomes its first `max` characters and a marker with its length and
+ * a hash (two long ids stay apart). The one rule for every sink.
+ */
+export function shownRequestId(id: string | number, max: number): string | number {
+  if (typeof id !== 'string' || id.length <= max) return id;
+  return `${id.slice(0, max)}…[${id.length} chars, sha256:${createHash('sha256').update(id).digest('hex').slice(0, 16)}]`;
+}
+
 /** The session id a sink shows, by its mode. */
 export function shownSessionId(mode: McpSessionIds, sessionId: string | undefined, sessionRef: string | undefined): string | undefined {
   if (sessionId === undefined || mode === 'omitted') return undefined;
@@ -146,7 +158,7 @@ export class McpObservers {
     private readonly sinks: readonly McpObserverSink[],
     private readonly maxTracked: number,
     private readonly names: McpServerNames,
-    private readonly options: { secret?: Buffer; onError?: (error: unknown) => void } = {},
+    private readonly options: { secret?: Buffer; onError?: (error: unknown) => void; maxRequestIdLength?: number } = {},
   ) {
     this.sessionKey = createHmac('sha256', options.secret ?? randomBytes(32)).update('nestjs-model-context:session-id-label').digest();
   }
@@ -231,6 +243,11 @@ export class McpObservers {
     this.options.onError?.(error);
   }
 
+  /** @internal Longest JSON-RPC id sinks record as sent (`limits.observedRequestIdLength`). */
+  get maxRequestIdLength(): number {
+    return this.options.maxRequestIdLength ?? 128;
+  }
+
   /** @internal The keyed hash of a session id: 22 base64url characters. */
   sessionRef(sessionId: string): string {
     return createHmac('sha256', this.sessionKey).update(sessionId).digest('base64url').slice(0, 22);
@@ -277,6 +294,9 @@ class ObservedRequest implements McpObservedRequest {
   get sessionRef(): string | undefined {
     if (this.facts.sessionId === undefined) return undefined;
     return (this.ref ??= this.observers.sessionRef(this.facts.sessionId));
+  }
+  get requestId(): string | number {
+    return shownRequestId(this.facts.request.id, this.observers.maxRequestIdLength);
   }
   get protocolVersion(): string {
     const version = this.facts.protocolVersion;

@@ -86,3 +86,21 @@ export async function endProcess(child: import('node:child_process').ChildProces
   await exited;
   clearTimeout(timer);
 }
+
+/**
+ * Runs `task(0…count-1)` with at most `width` in flight, and resolves with their results in
+ * order: a flood of calls from one client that stays within `limits.maxRequestsInFlight`.
+ */
+export async function pool<T>(count: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      while (next < count) {
+        const i = next++;
+        results[i] = await task(i);
+      }
+    }),
+  );
+  return results;
+}

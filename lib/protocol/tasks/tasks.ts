@@ -38,11 +38,13 @@ export interface McpTaskSettings {
 }
 
 /**
- * A task call, decided before its task exists: the handler to run (arguments valid, guards met),
- * or the tool error an invalid or refused call answers with instead. Either way nothing runs
- * before the decision, and a refused call runs nothing.
+ * A task call, decided before its task exists: the handler to run (arguments valid, guards met,
+ * rate limits counted), the tool error an invalid or refused call answers with instead, or a
+ * refusal by the capability's policies (a rate limit), answered in the request on both eras
+ * with no task at all. Either way nothing runs before the decision, and a refused call runs
+ * nothing.
  */
-export type McpTaskAdmission = { run: () => Observable<Result> } | { answer: Result };
+export type McpTaskAdmission = { run: () => Observable<Result> } | { answer: Result } | { refuse: Result };
 
 /** What the runner keeps of a task this instance runs. */
 interface Execution {
@@ -141,6 +143,9 @@ export class McpTaskRunner {
       const start = async (): Promise<void> => {
         const admission = await admit();
         if (closed) return;
+        // A policy's refusal creates nothing: a task record per refused call would let a throttled
+        // caller fill the store (2025-11-25 allows a plain result for a task-augmented call).
+        if ('refuse' in admission) return subscriber.next(admission.refuse), subscriber.complete();
         if ('answer' in admission && mode === 'modern') return subscriber.next(admission.answer), subscriber.complete();
         const record = await this.create(tool, mode, params, ctx, 'answer' in admission ? admission.answer : undefined);
         // The client left while the store answered: the reservation goes with it.
@@ -269,7 +274,9 @@ export class McpTaskRunner {
         arguments: isObject(params.arguments) ? params.arguments : {},
         protocolVersion: ctx.protocolVersion,
         capabilities: ctx.clientCapabilities,
+        caller: record.caller,
         ...(ctx.principal !== undefined && { principal: ctx.principal }),
+        ...(ctx.clientAddress !== undefined && { clientAddress: ctx.clientAddress }),
         ...(auth && { auth }),
       });
     } catch (error) {
@@ -400,10 +407,12 @@ export class McpTaskRunner {
         outcome();
       };
       exec.pending.set(key, { resolve: (answer) => settle(() => resolve(answer)), reject: (error) => settle(() => reject(error)) });
+      // The store's failure is logged by change(); the handler gets the module's own error, which
+      // fails the task as it propagates, rather than an exception Nest would log as a crash again.
       void this.change(
         exec,
         (r) => ({ ...r, status: 'input_required', inputRequests: { ...r.inputRequests, [key]: { method, params } } }),
-        (error) => settle(() => reject(error)),
+        () => settle(() => reject(questionLost(exec.record, method))),
       );
     });
   }
@@ -448,4 +457,12 @@ export class McpTaskRunner {
     );
     await this.settings.queue?.close();
   }
+}
+
+/** What a question inside a task answers when the task store could not record it (the cause is in the log, not the task). */
+function questionLost(record: McpTaskRecord, method: string): McpError {
+  return new McpError(
+    ErrorCode.InternalError,
+    `Task "${record.taskId}" of tool "${record.toolName}" failed: its question to the client (${method}) could not be recorded, because the task store was unavailable. Call the tool again.`,
+  );
 }

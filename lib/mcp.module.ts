@@ -64,6 +64,7 @@ import { McpSkillsLoader } from './discovery/mcp-skills.loader.js';
 import { McpAppsLoader } from './discovery/mcp-apps.loader.js';
 import { MCP_TASK_RUNNER, installTasks, taskProviders } from './tasks/mcp-tasks.js';
 import type { McpTaskRunner } from './protocol/tasks/tasks.js';
+import { installToolSets } from './tool-sets/tool-sets.install.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -210,7 +211,7 @@ function installFeatures(server: McpDispatcher, registry: McpRegistry, options: 
       maxCursorLength: options.limits.repositoryCursorLength,
     },
   };
-  installTools(server, registry, features, tasks);
+  installTools(server, registry, features, tasks, options.toolSets ? installToolSets(server, registry, options.toolSets, features) : undefined);
   installTasks(server, tasks);
   installResources(server, registry, features);
   installPrompts(server, registry, features);

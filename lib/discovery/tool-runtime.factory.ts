@@ -61,6 +61,7 @@ export class ToolRuntimeFactory {
       invoke,
       checkOutput: output?.check,
       taskSupport: checkTaskSupport(definition.task, site),
+      ...(definition.sets?.length ? { sets: Object.freeze([...new Set(definition.sets)]) } : {}),
     };
   }
 

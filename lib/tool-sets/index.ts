@@ -1,0 +1,2 @@
+export { ToolSets } from './tool-sets.decorator.js';
+export type { McpToolSetCaller, McpToolSetDefinition, McpToolListMode, McpToolSetsOptions } from './tool-sets.options.js';

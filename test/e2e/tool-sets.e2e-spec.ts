@@ -13,6 +13,7 @@ import { startApp, type RunningApp } from '../utils/app.js';
 import { installOtel, type InstalledOtel } from '../utils/otel.js';
 import { ENTRY_PATHS, PathClient } from '../utils/paths.js';
 import { ToolSetsAppModule, ran } from '../fixtures/tool-sets.module.js';
+import { AppModule as ToolSetsSample } from '../../sample/10-toolsets/app.module.js';
 
 type Json = Record<string, any>;
 
@@ -173,6 +174,29 @@ describe('tool sets', () => {
 
     it('answers the full catalog to a request asking ?mode=full', async () => {
       assert.deepEqual(await names(new PathClient(`${app.url}?mode=full`), 'modern', bearer('sam-token')), ['find_customer', 'whoami']);
+    });
+  });
+
+  describe('sample 10: 300 tools, sets per role from a store, progressive', () => {
+    let app: RunningApp;
+    before(async () => {
+      app = await startApp(ToolSetsSample);
+    });
+    after(() => app.close());
+
+    it('shows each user the discovery tools, finds only its roles\' tools, and gives the full catalog of its sets on ?mode=full', async () => {
+      const client = new PathClient(app.url);
+      const alice = bearer('alice-token');
+      assert.deepEqual(await names(client, 'modern', alice), ['call_tool_destructive', 'call_tool_read', 'call_tool_write', 'list_tool_sets', 'search_tools']);
+      const sets = await client.call('legacy', 'tools/call', { name: 'list_tool_sets', arguments: {} }, alice);
+      assert.deepEqual(sets.body.result.structuredContent.sets.map((s: Json) => s.name), ['billing', 'finance', 'procurement', 'payroll']);
+      const invoices = await client.call('modern', 'tools/call', { name: 'search_tools', arguments: { query: 'list invoices by status' } }, alice);
+      assert.ok((invoices.body.result.structuredContent.tools as Json[]).some((t) => t.name === 'list_invoices'));
+      const shipments = await client.call('modern', 'tools/call', { name: 'search_tools', arguments: { query: 'shipment carrier tracking' } }, alice);
+      assert.ok((shipments.body.result.structuredContent.tools as Json[]).every((t) => !/shipment/.test(t.name)));
+      const call = await client.call('modern', 'tools/call', { name: 'call_tool_read', arguments: { name: 'get_invoice', arguments: { id: 'inv-1' } } }, alice);
+      assert.equal(call.body.result.content[0].text, 'get_invoice: done');
+      assert.equal((await names(new PathClient(`${app.url}?mode=full`), 'modern', bearer('bob-token'))).length, 45, 'bob: crm, sales and marketing');
     });
   });
 });

@@ -58,11 +58,6 @@ export interface McpToolSetsOptions {
   maxShapes?: number;
   /** Most results one `search_tools` call returns. @default 10 */
   maxSearchResults?: number;
-  /**
-   * Serve SEP-2636 (`tools/catalog`, `tools/describe`, capability `tools.progressiveDisclosure`),
-   * a draft that may change. @default false
-   */
-  sep2636?: boolean;
 }
 
 /** @internal */
@@ -77,7 +72,6 @@ export interface ResolvedToolSetsOptions {
   ttlMs: number;
   maxShapes: number;
   maxSearchResults: number;
-  sep2636: boolean;
 }
 
 const SET_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -115,7 +109,6 @@ export function resolveToolSetsOptions(options: McpToolSetsOptions): ResolvedToo
     ttlMs: positive(options.cache?.ttlMs, 60_000, 'cache.ttlMs'),
     maxShapes: positive(options.maxShapes, 256, 'maxShapes'),
     maxSearchResults: positive(options.maxSearchResults, 10, 'maxSearchResults'),
-    sep2636: options.sep2636 === true,
   };
   if (problems.length) throw new Error(`McpModule: invalid "toolSets" option: ${problems.join('; ')}. Fix the toolSets option of McpModule.forRoot().`);
   return resolved;

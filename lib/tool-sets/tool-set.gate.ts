@@ -17,6 +17,16 @@ import type { ResolvedToolSetsOptions } from './tool-sets.options.js';
 
 type Result = JsonObject;
 type Tier = 0 | 1 | 2;
+/** Runs the real `tools/call` with its params, for the tools that exist for the caller. */
+type RunCall = (params: JsonObject, exists: (tool: ToolRuntime) => boolean) => Observable<Result> | Result;
+
+/** One `tools/call` of a discovery tool, as the gate received it. */
+interface DiscoveryCall {
+  params: JsonObject;
+  ctx: McpContext;
+  selection: ToolSelection;
+  run: RunCall;
+}
 
 /** What a list of one shape holds: the tools' descriptors and hints, without their access checks (already decided). */
 interface Listed extends McpAccess, McpListed {
@@ -99,10 +109,10 @@ export class ToolSetGate implements McpToolGate {
     });
   }
 
-  call(params: JsonObject, ctx: McpContext, run: (params: JsonObject, exists: (tool: ToolRuntime) => boolean) => Observable<Result> | Result): Observable<Result> | Result {
+  call(params: JsonObject, ctx: McpContext, run: RunCall): Observable<Result> | Result {
     const selection = this.selectionOf(ctx);
     const go = (chosen: ToolSelection): Observable<Result> | Result => {
-      if (chosen.mode === 'progressive' && isDiscoveryName(params.name)) return this.discover(params.name, params, ctx, chosen, run);
+      if (chosen.mode === 'progressive' && isDiscoveryName(params.name)) return this.discover(params.name, { params, ctx, selection: chosen, run });
       return run(params, (tool) => this.exists(tool, chosen));
     };
     if (!(selection instanceof Promise)) return go(selection);
@@ -177,30 +187,18 @@ export class ToolSetGate implements McpToolGate {
     return list;
   }
 
-  private discover(
-    name: string,
-    params: JsonObject,
-    ctx: McpContext,
-    selection: ToolSelection,
-    run: (params: JsonObject, exists: (tool: ToolRuntime) => boolean) => Observable<Result> | Result,
-  ): Observable<Result> | Result {
-    const args = params.arguments === undefined ? {} : params.arguments;
+  private discover(name: string, call: DiscoveryCall): Observable<Result> | Result {
+    const args = call.params.arguments === undefined ? {} : call.params.arguments;
     if (!isRecord(args)) return errorResult(`The "arguments" of tool "${name}" must be a JSON object.`) as Result;
-    if (isCallToolName(name)) return this.callThrough(name, args, params, ctx, selection, run);
+    if (isCallToolName(name)) return this.callThrough(name, args, call);
+    const { selection, ctx } = call;
     return from(Promise.resolve(this.shapeFor(this.allTools, selection, ctx))).pipe(
       switchMap((shape) => of(name === LIST_TOOL_SETS ? this.listSets(shape, selection) : this.search(shape, args, selection, ctx.era))),
     );
   }
 
   /** A call tool: the real tool, if it exists for the caller and its tier is this call tool's or milder, through tools/call's path. */
-  private callThrough(
-    via: CallToolName,
-    args: JsonObject,
-    params: JsonObject,
-    ctx: McpContext,
-    selection: ToolSelection,
-    run: (params: JsonObject, exists: (tool: ToolRuntime) => boolean) => Observable<Result> | Result,
-  ): Observable<Result> | Result {
+  private callThrough(via: CallToolName, args: JsonObject, { params, ctx, selection, run }: DiscoveryCall): Observable<Result> | Result {
     const realName = args.name;
     if (typeof realName !== 'string' || realName.length === 0) {
       return errorResult(`"${via}" needs "name": the name of a tool that search_tools found, and "arguments" as its input schema says.`) as Result;

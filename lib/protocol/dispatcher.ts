@@ -215,11 +215,12 @@ export class McpDispatcher {
 
   /**
    * What this caller may not see among `restricted` items (its scopes, guards, client
-   * capabilities refuse): undefined when there is nothing to check.
+   * capabilities refuse), its guards asked as for `method` (the request's own by default):
+   * undefined when there is nothing to check.
    */
-  hidden<T extends McpAccess>(restricted: readonly T[], ctx: McpContext): Promise<Set<T>> | undefined {
+  hidden<T extends McpAccess>(restricted: readonly T[], ctx: McpContext, method?: string): Promise<Set<T>> | undefined {
     if (restricted.length === 0) return undefined;
-    return Promise.all(restricted.map((item) => this.visible(item, ctx))).then((visible) => {
+    return Promise.all(restricted.map((item) => this.visible(item, ctx, method))).then((visible) => {
       const hidden = new Set<T>();
       visible.forEach((ok, i) => !ok && hidden.add(restricted[i]));
       return hidden;
@@ -243,11 +244,11 @@ export class McpDispatcher {
     return (this.config.guardAwareLists !== false || item.conceal === true) && item.authorize !== undefined;
   }
 
-  private visible(item: McpAccess, ctx: McpContext): boolean | Promise<boolean> {
+  private visible(item: McpAccess, ctx: McpContext, method = ctx.method): boolean | Promise<boolean> {
     if (item.visibleTo?.(ctx.clientCapabilities) === false) return false;
     if (this.scopesApply(item) && missingScopes(item.requiredScopes!, ctx.auth?.scopes).length > 0) return false;
     if (!this.guardsApply(item)) return true;
-    return item.authorize!(ctx, ctx.method).then(
+    return item.authorize!(ctx, method).then(
       () => true,
       () => false,
     );

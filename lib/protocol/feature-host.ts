@@ -51,7 +51,7 @@ export interface McpFeatureHost {
    */
   mayList(access: McpAccess, ctx: McpContext): boolean | Promise<boolean>;
   /** What this caller may not see among a list's restricted items; undefined when there is nothing to check. */
-  hidden<T extends McpAccess>(restricted: readonly T[], ctx: McpContext): Promise<Set<T>> | undefined;
+  hidden<T extends McpAccess>(restricted: readonly T[], ctx: McpContext, method?: string): Promise<Set<T>> | undefined;
   /** The modern cache hint of a page built per request, from the list's hint and its items'. */
   pageHint(key: string, ctx: McpContext, items: readonly McpListed[]): CacheHint;
   /** Declares the scopes a method's request needs; the transports enforce them (403 insufficient_scope). */

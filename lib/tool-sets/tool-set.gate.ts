@@ -155,7 +155,8 @@ export class ToolSetGate implements McpToolGate {
       while (this.shapes.size > this.options.maxShapes) this.shapes.delete(this.shapes.keys().next().value!);
       return shape;
     };
-    const hidden = this.host.hidden(restricted, ctx);
+    // Search and list_tool_sets show what a listing would: guards are asked as for tools/list.
+    const hidden = this.host.hidden(restricted, ctx, 'tools/list');
     return hidden ? hidden.then(finish) : finish(undefined);
   }
 

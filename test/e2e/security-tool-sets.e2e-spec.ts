@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { ENTRY_PATHS, PathClient, type EntryPath, type PathAnswer } from '../utils/paths.js';
-import { ToolSetsAppModule, ran } from '../fixtures/tool-sets.module.js';
+import { McpTestClient } from 'nestjs-model-context/testing';
+import { TOOL_SET_TOKENS, ToolSetsAppModule, ran } from '../fixtures/tool-sets.module.js';
 
 type Json = Record<string, any>;
 
@@ -115,6 +116,19 @@ describe('security: tool sets', () => {
       assert.ok(!ran.some((entry) => entry.endsWith('i-9') || entry.endsWith(':acme')));
     });
 
+    it('search shows each principal exactly what its full list shows, no more', async () => {
+      const client = new PathClient(progressive.url);
+      const full = new PathClient(`${progressive.url}?mode=full`);
+      for (const who of ['ann-token', 'sam-token', 'eve-token', 'root-token', 'tim-token']) {
+        for (const path of ENTRY_PATHS) {
+          const listed = ((await full.call(path, 'tools/list', {}, bearer(who))).body.result.tools as Json[]).map((t) => t.name).sort();
+          const found = (await client.call(path, 'tools/call', { name: 'search_tools', arguments: {} }, bearer(who))).body.result.structuredContent;
+          assert.deepEqual((found.tools as Json[]).map((t) => t.name).sort(), listed, `${who} ${path}`);
+          assert.equal(found.total, listed.length);
+        }
+      }
+    });
+
     it('a tool the guards refuse is neither listed nor found, and a milder call tool tells its refusal, not its tier', async () => {
       const client = new PathClient(progressive.url);
       for (const path of ENTRY_PATHS) {
@@ -135,6 +149,21 @@ describe('security: tool sets', () => {
       const client = new PathClient(app.url);
       for (const path of ENTRY_PATHS) await assertUnknown(client, path, ANN, 'call_tool_read', (name) => ({ name, arguments: { name: 'list_invoices', arguments: { customer: 'acme' } } }));
       assert.ok(!ran.includes('list_invoices:acme'));
+    });
+
+    it('in process, on both eras: a principal sees and calls only its sets, and another\'s tool is unknown', async () => {
+      for (const era of ['2026-07-28', '2025-11-25'] as const) {
+        const sam = await McpTestClient.create(app.app, { era, principal: TOOL_SET_TOKENS['sam-token'] });
+        try {
+          assert.deepEqual((await sam.listTools()).map((t) => t.name).sort(), ['find_customer', 'whoami'], era);
+          const outside = await sam.callTool('list_invoices', { customer: 'acme' }).then(() => undefined, (error: Error & { code?: number }) => error);
+          const never = await sam.callTool('never_registered_tool', { customer: 'acme' }).then(() => undefined, (error: Error & { code?: number }) => error);
+          assert.equal(outside?.code, -32602, era);
+          assert.equal(outside?.message.replace('list_invoices', 'X'), never?.message.replace('never_registered_tool', 'X'));
+        } finally {
+          await sam.close();
+        }
+      }
     });
 
     it('a failing select answers -32603 with a reference, and nothing of its error', async () => {

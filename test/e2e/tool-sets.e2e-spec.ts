@@ -77,6 +77,19 @@ describe('tool sets', () => {
     });
   });
 
+  describe('on Fastify', () => {
+    let app: RunningApp;
+    before(async () => {
+      app = await startApp(ToolSetsAppModule.register({}), { platform: 'fastify' });
+    });
+    after(() => app.close());
+
+    it('reads ?toolsets= and ?mode= from a Fastify request too', async () => {
+      assert.deepEqual(await names(new PathClient(`${app.url}?toolsets=crm`), 'modern'), ['find_customer', 'whoami']);
+      assert.equal((await names(new PathClient(`${app.url}?toolsets=crm&mode=progressive`), 'legacy')).length, 5);
+    });
+  });
+
   describe('principals with sets from select', () => {
     let app: RunningApp;
     before(async () => {

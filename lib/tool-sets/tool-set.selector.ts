@@ -108,13 +108,17 @@ export class ToolSetSelector {
         throw this.failure(error);
       }
     }
-    if (!(answer instanceof Promise)) return this.settle(id, answer, caller, true);
-    if (id !== undefined && !inflight) {
-      const shared = answer.finally(() => this.pending.delete(id));
-      this.pending.set(id, shared);
-      answer = shared;
+    if (!isPromiseLike(answer)) return this.settle(id, answer, caller, true);
+    if (!inflight) {
+      // A store that stalls must not hold the caller's requests: the answer is bounded in time.
+      answer = withTimeout(Promise.resolve(answer), this.options.selectTimeoutMs);
+      if (id !== undefined) {
+        const shared = answer.finally(() => this.pending.delete(id));
+        this.pending.set(id, shared);
+        answer = shared;
+      }
     }
-    return answer.then(
+    return (answer as Promise<readonly string[] | undefined>).then(
       (sets) => this.settle(id, sets, caller, !inflight),
       (error: unknown) => {
         throw this.failure(error);
@@ -125,7 +129,7 @@ export class ToolSetSelector {
   private settle(id: string | undefined, answer: unknown, caller: McpCaller, keep: boolean): ToolSelection {
     let sets: readonly string[] | undefined;
     try {
-      sets = checkAnswer(answer);
+      sets = checkAnswer(answer, this.options.sets);
     } catch (error) {
       throw this.failure(error);
     }
@@ -152,8 +156,7 @@ export class ToolSetSelector {
     const query = this.query(request);
     let sets: ReadonlySet<string> | null;
     if (granted !== undefined) {
-      const known = granted.filter((name) => this.options.sets.has(name));
-      sets = new Set(query.sets ? known.filter((name) => query.sets!.includes(name)) : known);
+      sets = new Set(query.sets ? granted.filter((name) => query.sets!.includes(name)) : granted);
     } else if (query.sets) sets = new Set(query.sets.filter((name) => this.options.sets.has(name)));
     else sets = this.options.default === 'all' ? null : new Set(this.options.default);
     const mode = query.mode ?? this.options.mode;
@@ -175,12 +178,30 @@ export class ToolSetSelector {
   }
 }
 
-function checkAnswer(sets: unknown): readonly string[] | undefined {
+/** What `select` answered, checked: an array of defined set names, or undefined. */
+function checkAnswer(sets: unknown, defined: ReadonlyMap<string, unknown>): readonly string[] | undefined {
   if (sets === undefined || sets === null) return undefined;
   if (!Array.isArray(sets) || sets.some((name) => typeof name !== 'string')) {
     throw new TypeError('toolSets.select must return an array of set names, or undefined to fall through to the URL and the default.');
   }
+  const unknown = (sets as string[]).find((name) => !defined.has(name));
+  if (unknown !== undefined) {
+    throw new Error(`toolSets.select returned set "${unknown}", which "toolSets.sets" does not define (defined: ${[...defined.keys()].join(', ') || 'none'}). Return only defined set names.`);
+  }
   return sets as readonly string[];
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/** Rejects when `promise` has not settled within `ms`; a later settlement of it is still handled (by the race). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`toolSets.select did not answer within ${ms} ms (the toolSets.selectTimeoutMs option).`)), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
 /** The request's URL (path and query) on Express, Fastify or a bare Node request. */

@@ -54,6 +54,11 @@ export interface McpToolSetsOptions {
     /** How long one principal's sets are kept. @default 60000 */
     ttlMs?: number;
   };
+  /**
+   * How long a request waits for `select`; past it the request answers -32603 (logged, naming
+   * this option) and nothing is cached. @default 5000
+   */
+  selectTimeoutMs?: number;
   /** Distinct visible lists kept (one per sets + guard outcome). @default 256 */
   maxShapes?: number;
   /** Most results one `search_tools` call returns. @default 10 */
@@ -72,6 +77,7 @@ export interface ResolvedToolSetsOptions {
   ttlMs: number;
   maxShapes: number;
   maxSearchResults: number;
+  selectTimeoutMs: number;
 }
 
 const SET_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -109,6 +115,7 @@ export function resolveToolSetsOptions(options: McpToolSetsOptions): ResolvedToo
     ttlMs: positive(options.cache?.ttlMs, 60_000, 'cache.ttlMs'),
     maxShapes: positive(options.maxShapes, 256, 'maxShapes'),
     maxSearchResults: positive(options.maxSearchResults, 10, 'maxSearchResults'),
+    selectTimeoutMs: positive(options.selectTimeoutMs, 5_000, 'selectTimeoutMs'),
   };
   if (problems.length) throw new Error(`McpModule: invalid "toolSets" option: ${problems.join('; ')}. Fix the toolSets option of McpModule.forRoot().`);
   return resolved;

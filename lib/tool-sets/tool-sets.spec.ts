@@ -121,6 +121,19 @@ describe('tool sets: selection per caller', () => {
     assert.match(errors[0]!, /db down/);
   });
 
+  it('fails a request whose select names an undefined set, or stalls past selectTimeoutMs, caching neither', async () => {
+    const errors: string[] = [];
+    const typo = new ToolSetSelector(options({ select: () => ['a', 'biling'] }), { error: (m) => errors.push(m) });
+    assert.throws(() => typo.select({ principal: { id: 'x' } }), (error: Error & { code: number }) => error.code === -32603);
+    assert.match(errors[0]!, /returned set "biling", which "toolSets.sets" does not define/);
+    const stalled = new ToolSetSelector(options({ select: () => new Promise<string[]>(() => undefined), selectTimeoutMs: 10 }), { error: (m) => errors.push(m) });
+    const first = Promise.resolve(stalled.select({ principal: { id: 'y' } }));
+    const second = Promise.resolve(stalled.select({ principal: { id: 'y' } }));
+    for (const waiting of [first, second]) await assert.rejects(waiting, (error: Error & { code: number }) => error.code === -32603);
+    assert.match(errors.at(-1)!, /did not answer within 10 ms \(the toolSets.selectTimeoutMs option\)/);
+    assert.equal(stalled.cachedPrincipals, 0);
+  });
+
   it('refuses options that name undefined sets, with what to fix', () => {
     assert.throws(() => resolveToolSetsOptions({ sets: { a: {} }, default: ['zz'] }), /"toolSets.default" names set "zz"/);
     assert.throws(() => resolveToolSetsOptions({ sets: { 'bad name': {} } }), /set name "bad name"/);

@@ -113,7 +113,7 @@ export class McpEngine {
   /** One incoming body (a message or a batch), as the transport read it. */
   message(body: McpBodyOutcome, facts: McpTransportFacts, sink: McpResponseSink): void | Promise<void> {
     // Tool sets: who the caller is decides which tools exist for it, before any check reads them.
-    const prepared = body.ok ? this.server.prepareCaller?.(facts) : undefined;
+    const prepared = body.ok ? this.server.prepareCaller?.(facts, body.value) : undefined;
     if (prepared) return prepared.then(() => this.dispatched(body, facts, sink));
     return this.dispatched(body, facts, sink);
   }

@@ -107,11 +107,12 @@ export class McpDispatcher {
    */
   observer?: McpObservers;
   /**
-   * Settles what depends on the caller before its requests are looked at (the tool sets it may
-   * use), so that the scope and header checks, which cannot wait, read it. Set only when tool
-   * sets are configured; never rejects (a failure is kept for the request to answer).
+   * Settles what depends on the caller before its requests (`body`: one message or a batch) are
+   * looked at (the tool sets it may use), so that the scope and header checks, which cannot
+   * wait, read it. Set only when tool sets are configured; never rejects (a failure is kept for
+   * the request to answer).
    */
-  prepareCaller?: (caller: McpCaller) => void | Promise<void>;
+  prepareCaller?: (caller: McpCaller, body: unknown) => void | Promise<void>;
 
   constructor(
     private readonly config: McpDispatcherConfig,

@@ -71,8 +71,8 @@ export class ToolSetGate implements McpToolGate {
     this.allTools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
   }
 
-  /** For the engine: decides a request's sets before its checks run. */
-  readonly prepare = (caller: McpCaller): void | Promise<void> => this.selector.prepare(caller);
+  /** For the engine: decides the sets of a body holding a tools/call before its scope and header checks run (they cannot wait). */
+  readonly prepare = (caller: McpCaller, body: unknown): void | Promise<void> => (callsTool(body) ? this.selector.prepare(caller) : undefined);
 
   /** Fails the bootstrap on a set nobody defined, or a tool named as a discovery tool. */
   checkTool(tool: ToolRuntime, site: string): void {
@@ -366,6 +366,11 @@ function searchFields(tool: ToolRuntime): Array<readonly [string | undefined, nu
 
 function structured(value: JsonObject): Result {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value } as unknown as Result;
+}
+
+/** Whether a body (one message or a batch) holds a tools/call. */
+function callsTool(body: unknown): boolean {
+  return Array.isArray(body) ? body.some((message) => isRecord(message) && message.method === 'tools/call') : isRecord(body) && body.method === 'tools/call';
 }
 
 function isRecord(value: unknown): value is JsonObject {

@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type RunningApp } from '../utils/app.js';
+import { modernRpc } from '../utils/clients.js';
 import { ENTRY_PATHS, PathClient, type EntryPath, type PathAnswer } from '../utils/paths.js';
 import { McpTestClient } from 'nestjs-model-context/testing';
 import { TOOL_SET_TOKENS, ToolSetsAppModule, ran } from '../fixtures/tool-sets.module.js';
@@ -87,6 +88,19 @@ describe('security: tool sets', () => {
         await assertUnknown(client, path, SAM, 'export_ledger', (name) => ({ ...direct(name), task: {} }));
       }
       assert.ok(!ran.some((entry) => entry.endsWith('i-9') || entry.endsWith(':acme')), 'no handler of ann\'s ran');
+    });
+
+    it('the Mcp-Param-* check tells nothing of a tool outside the caller\'s sets (2026-07-28)', async () => {
+      const args = { name: 'regional_revenue', arguments: { region: 'eu' } };
+      // ann holds the tool: a call without its Mcp-Param-Region header is refused by the check.
+      const ann = await modernRpc(app.url, 'tools/call', args, { headers: ANN });
+      assert.equal((ann.json as Json).error.code, -32020);
+      const sam = await modernRpc(app.url, 'tools/call', args, { headers: SAM });
+      const never = await modernRpc(app.url, 'tools/call', { ...args, name: 'never_registered_tool' }, { headers: SAM });
+      assert.equal(sam.status, never.status);
+      assert.deepEqual({ ...(sam.json as Json).error, message: '', data: '' }, { ...(never.json as Json).error, message: '', data: '' });
+      assert.equal((sam.json as Json).error.message.replace('regional_revenue', 'X'), (never.json as Json).error.message.replace('never_registered_tool', 'X'));
+      assert.ok(!ran.some((entry) => entry.startsWith('regional_revenue')));
     });
 
     it('completion about a tool name answers as about any unknown name', async () => {

@@ -17,7 +17,7 @@ import { AppModule as ToolSetsSample } from '../../sample/10-toolsets/app.module
 
 type Json = Record<string, any>;
 
-const EVERY_TOOL = ['list_invoices', 'create_invoice', 'export_ledger', 'void_invoice', 'find_customer', 'whoami', 'revenue_report'];
+const EVERY_TOOL = ['list_invoices', 'create_invoice', 'export_ledger', 'regional_revenue', 'void_invoice', 'find_customer', 'whoami', 'revenue_report'];
 const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
 
 async function names(client: PathClient, path: (typeof ENTRY_PATHS)[number], headers: Record<string, string> = {}): Promise<string[]> {
@@ -58,7 +58,7 @@ describe('tool sets', () => {
         assert.deepEqual(await names(new PathClient(app.url), path), [...EVERY_TOOL].sort(), path);
         assert.deepEqual(await names(new PathClient(`${app.url}?toolsets=crm`), path), ['find_customer', 'whoami'], path);
         // The class's set and the exposed route's set.
-        assert.deepEqual(await names(new PathClient(`${app.url}?toolsets=billing`), path), ['create_invoice', 'export_ledger', 'list_invoices', 'revenue_report', 'void_invoice', 'whoami'], path);
+        assert.deepEqual(await names(new PathClient(`${app.url}?toolsets=billing`), path), ['create_invoice', 'export_ledger', 'list_invoices', 'regional_revenue', 'revenue_report', 'void_invoice', 'whoami'], path);
       }
     });
 
@@ -101,7 +101,7 @@ describe('tool sets', () => {
     it('shows each principal its role\'s sets, asks select once per principal, and lets the URL only narrow', async () => {
       const client = new PathClient(app.url);
       for (const path of ENTRY_PATHS) {
-        assert.deepEqual(await names(client, path, bearer('ann-token')), ['create_invoice', 'export_ledger', 'list_invoices', 'revenue_report', 'void_invoice', 'whoami'], path);
+        assert.deepEqual(await names(client, path, bearer('ann-token')), ['create_invoice', 'export_ledger', 'list_invoices', 'regional_revenue', 'revenue_report', 'void_invoice', 'whoami'], path);
         assert.deepEqual(await names(client, path, bearer('sam-token')), ['find_customer', 'whoami'], path);
         assert.deepEqual(await names(client, path, bearer('root-token')), [...EVERY_TOOL, 'purge_tenant'].sort(), path);
       }
@@ -139,7 +139,7 @@ describe('tool sets', () => {
       const client = new PathClient(app.url);
       for (const path of ENTRY_PATHS) {
         const sets = await client.call(path, 'tools/call', { name: 'list_tool_sets', arguments: {} }, bearer('ann-token'));
-        assert.deepEqual(sets.body.result.structuredContent, { sets: [{ name: 'billing', title: 'Billing', description: 'Invoices and revenue reports.', tools: 5 }], ungroupedTools: 1 });
+        assert.deepEqual(sets.body.result.structuredContent, { sets: [{ name: 'billing', title: 'Billing', description: 'Invoices and revenue reports.', tools: 6 }], ungroupedTools: 1 });
         const search = await client.call(path, 'tools/call', { name: 'search_tools', arguments: { query: 'list invoices of a customer' } }, bearer('ann-token'));
         const hit = search.body.result.structuredContent.tools[0];
         assert.equal(hit.name, 'list_invoices');

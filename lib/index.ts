@@ -14,7 +14,7 @@ export type {
   McpLimitOptions,
 } from './interfaces/mcp-module-options.interface.js';
 export { Tool, type ToolOptions } from './decorators/tool.decorator.js';
-export { ToolSets, type McpToolSetCaller, type McpToolSetDefinition, type McpToolListMode, type McpToolSetsOptions } from './tool-sets/index.js';
+export { McpToolSets, ToolSets, type McpToolSetCaller, type McpToolSetDefinition, type McpToolListMode, type McpToolSetsOptions } from './tool-sets/index.js';
 export {
   ExposeRoute,
   type ExposeControllersOptions,

@@ -65,6 +65,7 @@ import { McpAppsLoader } from './discovery/mcp-apps.loader.js';
 import { MCP_TASK_RUNNER, installTasks, taskProviders } from './tasks/mcp-tasks.js';
 import type { McpTaskRunner } from './protocol/tasks/tasks.js';
 import { installToolSets } from './tool-sets/tool-sets.install.js';
+import { McpToolSets } from './tool-sets/mcp-tool-sets.service.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -179,6 +180,7 @@ const coreProviders: Provider[] = [
   McpSkillsLoader,
   McpAppsLoader,
   ...taskProviders,
+  McpToolSets,
 ];
 
 /** The app's session hooks with their bound; none when it set no hook (the state bound still applies to ctx.state()). */
@@ -318,7 +320,7 @@ export class McpModule extends McpConfigurableModule implements NestModule {
         { provide: MCP_ENDPOINT_VERSION, useValue: extras.endpointVersion ?? VERSION_NEUTRAL },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],
-      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin, McpEvents],
+      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin, McpEvents, McpToolSets],
     };
   }
 }

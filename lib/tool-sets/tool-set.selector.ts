@@ -42,6 +42,12 @@ export class ToolSetSelector {
     return this.principals.size;
   }
 
+  /** Drops one principal's cached sets, or every principal's without an id. */
+  forget(principalId?: string): void {
+    if (principalId === undefined) this.principals.clear();
+    else this.principals.delete(principalId);
+  }
+
   /** Decides a request's sets ahead of its checks; never rejects (a failure is kept for the request). */
   prepare(caller: McpCaller): void | Promise<void> {
     const request = caller.transportRequest;

@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { filter, firstValueFrom } from 'rxjs';
-import { McpEvents, type McpRequestFinishedEvent } from 'nestjs-model-context';
+import { McpEvents, McpToolSets, type McpRequestFinishedEvent } from 'nestjs-model-context';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { installOtel, type InstalledOtel } from '../utils/otel.js';
 import { ENTRY_PATHS, PathClient } from '../utils/paths.js';
-import { ToolSetsAppModule, ran } from '../fixtures/tool-sets.module.js';
+import { ROLE_SETS, ToolSetsAppModule, ran } from '../fixtures/tool-sets.module.js';
 import { AppModule as ToolSetsSample } from '../../sample/10-toolsets/app.module.js';
 
 type Json = Record<string, any>;
@@ -108,6 +108,23 @@ describe('tool sets', () => {
       assert.equal(ToolSetsAppModule.selects.get('ann'), 1, 'select is cached per principal');
       // ann asks for crm in the URL: select did not grant it, so she gets no set's tools.
       assert.deepEqual(await names(new PathClient(`${app.url}?toolsets=crm`), 'modern', bearer('ann-token')), ['whoami']);
+    });
+
+    it('takes a change of a principal\'s sets at once on McpToolSets.refresh(), and tells clients the list changed', async () => {
+      const client = new PathClient(app.url);
+      const sales = ROLE_SETS.sales!;
+      try {
+        assert.deepEqual(await names(client, 'modern', bearer('sam-token')), ['find_customer', 'whoami']);
+        ROLE_SETS.sales = ['crm', 'billing'];
+        assert.deepEqual(await names(client, 'modern', bearer('sam-token')), ['find_customer', 'whoami'], 'the cached answer holds until refreshed');
+        const changed = firstValueFrom(app.app.get(McpEvents).events$.pipe(filter((e) => e.type === 'list.changed' && e.kind === 'tools')));
+        app.app.get(McpToolSets).refresh('sam');
+        await changed;
+        assert.ok((await names(client, 'legacy', bearer('sam-token'))).includes('list_invoices'));
+      } finally {
+        ROLE_SETS.sales = sales;
+        app.app.get(McpToolSets).refresh();
+      }
     });
   });
 

@@ -12,6 +12,7 @@ export type { McpModuleOptions, McpOptionsFactory } from './interfaces/mcp-modul
 
 // Decorators.
 export { Tool } from './decorators/tool.decorator.js';
+export { McpToolSets, ToolSets } from './tool-sets/index.js';
 export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
 export { Prompt } from './decorators/prompt.decorator.js';
 export { Complete, type CompletionContext } from './decorators/complete.decorator.js';

@@ -65,6 +65,8 @@ import { McpSkillsLoader } from './discovery/mcp-skills.loader.js';
 import { McpAppsLoader } from './discovery/mcp-apps.loader.js';
 import { MCP_TASK_RUNNER, installTasks, taskProviders } from './tasks/mcp-tasks.js';
 import type { McpTaskRunner } from './protocol/tasks/tasks.js';
+import { installToolSets } from './tool-sets/tool-sets.install.js';
+import { McpToolSets } from './tool-sets/mcp-tool-sets.service.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -179,6 +181,7 @@ const coreProviders: Provider[] = [
   McpSkillsLoader,
   McpAppsLoader,
   ...taskProviders,
+  McpToolSets,
 ];
 
 /** The app's session hooks with their bound; none when it set no hook (the state bound still applies to ctx.state()). */
@@ -211,7 +214,7 @@ function installFeatures(server: McpDispatcher, registry: McpRegistry, options: 
       maxCursorLength: options.limits.repositoryCursorLength,
     },
   };
-  installTools(server, registry, features, tasks);
+  installTools(server, registry, features, tasks, options.toolSets ? installToolSets(server, registry, options.toolSets, features) : undefined);
   installTasks(server, tasks);
   installResources(server, registry, features);
   installPrompts(server, registry, features);
@@ -318,7 +321,7 @@ export class McpModule extends McpConfigurableModule implements NestModule {
         { provide: MCP_ENDPOINT_VERSION, useValue: extras.endpointVersion ?? VERSION_NEUTRAL },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],
-      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin, McpEvents],
+      exports: [...(definition.exports ?? []), McpRegistry, MCP_SERVER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin, McpEvents, McpToolSets],
     };
   }
 }

@@ -20,7 +20,7 @@ import {
   McpExecutionContext, McpHeader, McpModule, McpRateLimit, McpRegistry,
   McpRequest, McpTimeout, Prompt, PromptMessage, PromptRepository,
   RequireScopes, Resource, ResourceContent, ResourceNotFoundError, ResourceRepository, ResourceTemplate, SchemaProperty,
-  Skill, Tool, ToolError, appResult, resolveSafePath, withJsonSchema,
+  Skill, Tool, ToolError, ToolSets, appResult, resolveSafePath, withJsonSchema,
   type CompletionContext, type InferArgs, type McpContextType, type McpPrincipal, type McpPromptRepository,
   type McpRepositoryPageRequest, type McpResourceRepository,
 } from 'nestjs-model-context';
@@ -60,3 +60,7 @@ declare class ReportDto { quarter: string }
 declare class ApprovalDto { approved: boolean }
 declare class BuildReportDto { sections: number }
 declare enum Language { TypeScript = 'typescript', Python = 'python' }
+declare class InvoiceIdDto { invoiceId: string }
+declare class RevenueDto { year: number }
+declare class RolesModule {}
+declare class RoleStore { setsOf(principalId: string): Promise<string[]> }

@@ -1,3 +1,4 @@
+import { withClassToolSets } from '../tool-sets/tool-sets.decorator.js';
 import { dtoCompilerFor } from './dto-compiler.js';
 import { ResourceRuntimeFactory } from './resource-runtime.factory.js';
 import { PromptRuntimeFactory } from './prompt-runtime.factory.js';
@@ -86,7 +87,7 @@ export class McpExplorer implements OnModuleInit {
         if (!metadata) continue;
         const site = `${className}#${methodName}${where}`;
         this.checkParams(prototype, methodName, site, 'tool');
-        const unprefixed = this.definition(metadata, prototype, methodName, site);
+        const unprefixed = withClassToolSets(this.definition(metadata, prototype, methodName, site), prototype.constructor);
         const declared = withAppMeta({ ...unprefixed, name: prefix + unprefixed.name }, (prototype as Record<string, unknown>)[methodName]);
         const definition = { ...declared, ...this.access(wrapper, instance, prototype, methodName, declared.name) };
         const invoker = this.gated(`tool:${definition.name}`, `tool "${definition.name}"`, prototype, methodName, this.invokerFor(wrapper, instance, methodName));

@@ -67,6 +67,8 @@ export class McpRegistry implements McpFeatureCatalog {
   factory!: ToolRuntimeFactory;
   /** @internal */
   namePattern: RegExp = /^[A-Za-z0-9_-]{1,64}$/;
+  /** @internal Checks every tool as it registers (tool sets: its sets exist); set at bootstrap. */
+  toolCheck?: (runtime: ToolRuntime, site: string) => void;
   /** @internal The Nest pipeline for runtime handlers, set by McpExplorer once discovery ran. */
   pipeline?: McpHandlerFactory;
 
@@ -128,6 +130,7 @@ export class McpRegistry implements McpFeatureCatalog {
     if (!this.namePattern.test(runtime.name)) {
       throw new Error(messages.INVALID_TOOL_NAME(runtime.name, site, this.namePattern));
     }
+    this.toolCheck?.(runtime, site);
     const existing = this.toolMap.get(runtime.name);
     if (existing) throw new Error(messages.DUPLICATE_TOOL(runtime.name, { site: existing.site, rename: existing.rename }, { site, rename }));
     this.toolMap.set(runtime.name, { runtime, site, source, rename });

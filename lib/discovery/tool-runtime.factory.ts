@@ -65,6 +65,7 @@ export class ToolRuntimeFactory {
       admit: invoke.admit,
       checkOutput: output?.check,
       taskSupport: checkTaskSupport(definition.task, site),
+      ...(definition.sets?.length ? { sets: Object.freeze([...new Set(definition.sets)]) } : {}),
     };
   }
 

@@ -122,6 +122,13 @@ export class McpEngine {
 
   /** One incoming body (a message or a batch), as the transport read it. */
   message(body: McpBodyOutcome, facts: McpTransportFacts, sink: McpResponseSink): void | Promise<void> {
+    // Tool sets: who the caller is decides which tools exist for it, before any check reads them.
+    const prepared = body.ok ? this.server.prepareCaller?.(facts, body.value) : undefined;
+    if (prepared) return prepared.then(() => this.dispatched(body, facts, sink));
+    return this.dispatched(body, facts, sink);
+  }
+
+  private dispatched(body: McpBodyOutcome, facts: McpTransportFacts, sink: McpResponseSink): void | Promise<void> {
     const outcome = this.dispatchMessage(body, facts, sink);
     if (!(outcome instanceof Promise)) return outcome;
     return outcome.catch((error: unknown) => this.unavailable(error, body.ok ? requestIdOf(body.value) : null, sink));
@@ -269,7 +276,7 @@ export class McpEngine {
     const check = this.options.checkScopes;
     if (!check) return undefined;
     for (const request of requests) {
-      const required = this.server.requiredScopes(request.method, request.params);
+      const required = this.server.requiredScopes(request.method, request.params, facts);
       if (!required?.length) continue;
       const refusal = check(required, facts.principal, request);
       if (refusal) return refusal;

@@ -45,3 +45,4 @@ export type { InlineSkill, SkillOptions, SkillSource } from '../decorators/skill
 export type { AppViewOptions, AppViewSource, McpAppOptions } from '../decorators/mcp-app.decorator.js';
 export type { ResourceRepositoryOptions, PromptRepositoryOptions } from '../decorators/repository.decorator.js';
 export type { McpRateLimitOptions } from '../execution/mcp-policies.js';
+export type { McpToolSetCaller, McpToolSetDefinition, McpToolListMode, McpToolSetsOptions } from '../tool-sets/index.js';

@@ -123,6 +123,7 @@ export class McpExposer implements OnModuleInit {
             input: input.schema,
             output: overrides.output ?? swaggerOutputOf(method),
             ...(overrides.requiredScopes ? { requiredScopes: [...overrides.requiredScopes] } : {}),
+            ...(selected?.sets || overrides.sets ? { sets: [...(selected?.sets ?? []), ...(overrides.sets ?? [])] } : {}),
           },
           (_args, raw, context) => invoke(raw as Record<string, unknown>, context),
           site,

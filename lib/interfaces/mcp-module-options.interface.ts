@@ -13,6 +13,7 @@ import type { McpOnSession, McpOnSessionClose } from '../engine/session-hooks.js
 import type { McpTelemetryOptions } from '../telemetry/options.js';
 import type { McpEventsOptions } from '../telemetry/events.js';
 import type { McpSkillsOptions } from './mcp-skills-options.interface.js';
+import type { McpToolSetsOptions } from '../tool-sets/tool-sets.options.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.
@@ -121,6 +122,14 @@ export interface McpModuleOptions {
    * @default true
    */
   guardAwareLists?: boolean;
+  /**
+   * Tool sets and progressive disclosure: named groups of tools, the sets each caller may use
+   * (from `select`, the `?toolsets=` query parameter, or `default`), and `mode: 'progressive'`,
+   * where `tools/list` shows discovery tools instead of the catalog. A tool outside the caller's
+   * sets is unknown on every path. See "Tool sets and progressive disclosure" in the README.
+   * @default every tool listed to every caller
+   */
+  toolSets?: McpToolSetsOptions;
   /** How DTOs become JSON Schemas in the lists. */
   schemas?: {
     /**

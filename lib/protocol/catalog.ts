@@ -84,6 +84,8 @@ export interface ToolRuntime extends McpAccess, McpListed {
   checkOutput?(value: unknown): string | null;
   /** Whether a call may (`optional`) or must (`required`) run as a task. Unset: never a task. */
   readonly taskSupport?: 'optional' | 'required';
+  /** The tool sets it belongs to (`@Tool({ sets })`, its class's `@ToolSets()`, an exposed route's `sets`). */
+  readonly sets?: readonly string[];
 }
 
 /**

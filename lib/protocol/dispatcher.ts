@@ -62,14 +62,20 @@ export interface McpDispatcherConfig {
   subscriptionsPerSession?: number;
 }
 
+/** Who sends a request, as the transport knows before it runs: for decisions taken per caller (tool sets). */
+export interface McpCaller {
+  principal?: { id: string; scopes?: string[]; claims?: Record<string, unknown> };
+  transportRequest?: unknown;
+}
+
 /** The scopes one request needs, from its params (see {@link McpDispatcher.requiredScopes}). */
-export type ScopeResolver = (params: JsonObject) => readonly string[] | undefined;
+export type ScopeResolver = (params: JsonObject, caller?: McpCaller) => readonly string[] | undefined;
 
 /**
  * Checks the `Mcp-Param-*` headers of a modern request against its params (see
  * {@link McpDispatcher.checkHeaders}): a message on mismatch, else undefined.
  */
-export type HeaderCheck = (params: JsonObject, getHeader: (name: string) => string | undefined) => string | undefined;
+export type HeaderCheck = (params: JsonObject, getHeader: (name: string) => string | undefined, caller?: McpCaller) => string | undefined;
 
 type Result = JsonObject;
 type MethodHandler = (
@@ -100,6 +106,13 @@ export class McpDispatcher {
    * Undefined when nothing observes, so a request then pays one property check.
    */
   observer?: McpObservers;
+  /**
+   * Settles what depends on the caller before its requests (`body`: one message or a batch) are
+   * looked at (the tool sets it may use), so that the scope and header checks, which cannot
+   * wait, read it. Set only when tool sets are configured; never rejects (a failure is kept for
+   * the request to answer).
+   */
+  prepareCaller?: (caller: McpCaller, body: unknown) => void | Promise<void>;
 
   constructor(
     private readonly config: McpDispatcherConfig,
@@ -196,12 +209,22 @@ export class McpDispatcher {
    */
   listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): Result | Promise<Result> {
     const adjust = list.dynamic() ? this.perRequestHints<T>(list, ctx) : undefined;
-    const restricted = list.restricted();
-    if (restricted.length === 0) return list.page(params.cursor, era, undefined, adjust);
-    return Promise.all(restricted.map((item) => this.visible(item, ctx))).then((visible) => {
+    const hidden = this.hidden(list.restricted(), ctx);
+    if (hidden === undefined) return list.page(params.cursor, era, undefined, adjust);
+    return hidden.then((set) => list.page(params.cursor, era, set, adjust));
+  }
+
+  /**
+   * What this caller may not see among `restricted` items (its scopes, guards, client
+   * capabilities refuse), its guards asked as for `method` (the request's own by default):
+   * undefined when there is nothing to check.
+   */
+  hidden<T extends McpAccess>(restricted: readonly T[], ctx: McpContext, method?: string): Promise<Set<T>> | undefined {
+    if (restricted.length === 0) return undefined;
+    return Promise.all(restricted.map((item) => this.visible(item, ctx, method))).then((visible) => {
       const hidden = new Set<T>();
       visible.forEach((ok, i) => !ok && hidden.add(restricted[i]));
-      return list.page(params.cursor, era, hidden, adjust);
+      return hidden;
     });
   }
 
@@ -222,11 +245,11 @@ export class McpDispatcher {
     return (this.config.guardAwareLists !== false || item.conceal === true) && item.authorize !== undefined;
   }
 
-  private visible(item: McpAccess, ctx: McpContext): boolean | Promise<boolean> {
+  private visible(item: McpAccess, ctx: McpContext, method = ctx.method): boolean | Promise<boolean> {
     if (item.visibleTo?.(ctx.clientCapabilities) === false) return false;
     if (this.scopesApply(item) && missingScopes(item.requiredScopes!, ctx.auth?.scopes).length > 0) return false;
     if (!this.guardsApply(item)) return true;
-    return item.authorize!(ctx, ctx.method).then(
+    return item.authorize!(ctx, method).then(
       () => true,
       () => false,
     );
@@ -277,8 +300,8 @@ export class McpDispatcher {
    * Checks the `Mcp-Param-*` headers of a modern request against its params, for the method's
    * {@link HeaderCheck}. Returns a message on mismatch.
    */
-  checkHeaders(method: string, params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
-    return this.headerChecks.get(method)?.(params, getHeader);
+  checkHeaders(method: string, params: JsonObject, getHeader: (name: string) => string | undefined, caller?: McpCaller): string | undefined {
+    return this.headerChecks.get(method)?.(params, getHeader, caller);
   }
 
   /**
@@ -287,8 +310,8 @@ export class McpDispatcher {
    * `resources/subscribe`, the prompt of `prompts/get`, the ref's prompt or template of
    * `completion/complete`. The single source every entry path asks.
    */
-  requiredScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
-    return this.scopeResolvers.get(method)?.(params ?? {});
+  requiredScopes(method: string, params: JsonObject | undefined, caller?: McpCaller): readonly string[] | undefined {
+    return this.scopeResolvers.get(method)?.(params ?? {}, caller);
   }
 
   /** The `initialize` result for a negotiated version (legacy era). */

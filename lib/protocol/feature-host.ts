@@ -9,6 +9,7 @@ import type { CacheHint, JsonObject } from './mcp-types.js';
 import type { PagedList } from './paging.js';
 import type { RepositoryLimits } from './repositories.js';
 import type { ProtocolEra } from './versions.js';
+import type { McpCaller } from './dispatcher.js';
 
 // What a feature (tools, resources, prompts, completion) is installed with, and the error and
 // last-value handling their handlers share.
@@ -49,12 +50,14 @@ export interface McpFeatureHost {
    * its scopes when the module enforces them, then its guards, whatever `guardAwareLists` says.
    */
   mayList(access: McpAccess, ctx: McpContext): boolean | Promise<boolean>;
+  /** What this caller may not see among a list's restricted items; undefined when there is nothing to check. */
+  hidden<T extends McpAccess>(restricted: readonly T[], ctx: McpContext, method?: string): Promise<Set<T>> | undefined;
   /** The modern cache hint of a page built per request, from the list's hint and its items'. */
   pageHint(key: string, ctx: McpContext, items: readonly McpListed[]): CacheHint;
   /** Declares the scopes a method's request needs; the transports enforce them (403 insufficient_scope). */
-  setRequiredScopes(method: string, resolver: (params: JsonObject) => readonly string[] | undefined): void;
+  setRequiredScopes(method: string, resolver: (params: JsonObject, caller?: McpCaller) => readonly string[] | undefined): void;
   /** Declares how to check the `Mcp-Param-*` headers of a method's modern request; the transport answers a mismatch. */
-  setHeaderCheck(method: string, check: (params: JsonObject, getHeader: (name: string) => string | undefined) => string | undefined): void;
+  setHeaderCheck(method: string, check: (params: JsonObject, getHeader: (name: string) => string | undefined, caller?: McpCaller) => string | undefined): void;
   /**
    * Checks a URI a client asks to be notified about (`subscriptions/listen` filters); throws the
    * error `resources/read` would give for it. The function it returns runs the resource's guards

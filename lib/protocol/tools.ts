@@ -9,23 +9,63 @@ import { decodeHeaderValue } from './header-value.js';
 import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
 import { callerMessage, meetGuards, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
-import { BOTH_ERAS, META_CLIENT_CAPABILITIES } from './versions.js';
+import { BOTH_ERAS, META_CLIENT_CAPABILITIES, type ProtocolEra } from './versions.js';
+import type { McpCaller } from './dispatcher.js';
+import type { PagedList } from './paging.js';
 import type { McpTaskAdmission, McpTaskRunner } from './tasks/tasks.js';
 
 type Result = JsonObject;
 type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
 
 /**
- * Registers `tools/list` and `tools/call` (both eras), the scopes and `Mcp-Param-*` header check
- * of `tools/call`, and declares the `tools` capability.
+ * What stands between a caller and the catalog when tool sets are configured (the tool-sets
+ * pack implements it): which tools exist for this caller on every path, and what its
+ * `tools/list` shows (the catalog, or discovery tools in progressive mode).
  */
-export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, tasks?: McpTaskRunner): void {
+export interface McpToolGate {
+  /** The caller's `tools/list` page. */
+  list(tools: PagedList<ToolRuntime>, params: JsonObject, ctx: McpContext, era: ProtocolEra): JsonObject | Promise<JsonObject>;
+  /**
+   * Answers a `tools/call`: a discovery tool itself, or `run` with the params of the real call
+   * and the test of the tools that exist for this caller.
+   */
+  call(params: JsonObject, ctx: McpContext, run: (params: JsonObject, exists: (tool: ToolRuntime) => boolean) => Observable<Result> | Result): Observable<Result> | Result;
+  /**
+   * For the checks that cannot wait (scopes, tool headers): the tool a `tools/call` reaches and
+   * whether it exists for the caller; `exists` undefined when that is not known yet.
+   */
+  target(params: JsonObject, caller: McpCaller | undefined): { name: string | undefined; viaDiscovery: boolean; exists?: boolean };
+}
+
+/**
+ * Registers `tools/list` and `tools/call` (both eras), the scopes and `Mcp-Param-*` header check
+ * of `tools/call`, and declares the `tools` capability. With a gate (tool sets), a tool outside
+ * the caller's sets is unknown on each of them.
+ */
+export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, tasks?: McpTaskRunner, gate?: McpToolGate): void {
   const tools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
-  host.setMethod('tools/list', BOTH_ERAS, (params, ctx, env) => host.listPage(tools, params, ctx, env.era));
-  host.setMethod('tools/call', BOTH_ERAS, (params, ctx) => callTool(host, catalog, options, params, ctx, tasks));
+  host.setMethod('tools/list', BOTH_ERAS, gate ? (params, ctx, env) => gate.list(tools, params, ctx, env.era) : (params, ctx, env) => host.listPage(tools, params, ctx, env.era));
+  host.setMethod(
+    'tools/call',
+    BOTH_ERAS,
+    gate
+      ? (params, ctx) => gate.call(params, ctx, (real, exists) => callTool(host, catalog, options, real, ctx, tasks, exists))
+      : (params, ctx) => callTool(host, catalog, options, params, ctx, tasks),
+  );
+  // A task's tool was decided when its tools/call was admitted; a durable job running it later
+  // (perhaps on another instance) has no caller request to select sets from.
   tasks?.bindExecutor((toolName, rawArgs, ctx) => runTool(options, resolveTool(catalog, toolName, ctx.clientCapabilities), rawArgs, ctx));
-  host.setRequiredScopes('tools/call', (params) => (typeof params.name === 'string' ? catalog.tool(params.name)?.requiredScopes : undefined));
-  host.setHeaderCheck('tools/call', (params, getHeader) => checkToolHeaders(catalog, params, getHeader));
+  host.setRequiredScopes('tools/call', (params, caller) => {
+    if (!gate) return typeof params.name === 'string' ? catalog.tool(params.name)?.requiredScopes : undefined;
+    const { name, exists } = gate.target(params, caller);
+    return name === undefined || exists === false ? undefined : catalog.tool(name)?.requiredScopes;
+  });
+  host.setHeaderCheck('tools/call', (params, getHeader, caller) => {
+    if (!gate) return checkToolHeaders(catalog, params, getHeader);
+    const { viaDiscovery, exists } = gate.target(params, caller);
+    // A discovery call carries the real tool's arguments one level down, where no client mirrors them.
+    return viaDiscovery || exists === false ? undefined : checkToolHeaders(catalog, params, getHeader);
+  });
   host.declareCapability('tools', { listChanged: true });
 }
 
@@ -33,12 +73,18 @@ export function installTools(host: McpFeatureHost, catalog: McpCatalog, options:
  * The tool a caller may call by this name, or the error a name nothing serves gets: the one
  * lookup of every path to a tool (tools/call alone or in a batch, as a task of either era, a
  * durable job). A tool the caller's client may not know of (an app-only tool for a client
- * without MCP Apps) is unknown, before its arguments are looked at or a task exists.
+ * without MCP Apps), or outside its tool sets (`exists`), is unknown, before its arguments are
+ * looked at or a task exists.
  */
-export function resolveTool(catalog: McpCatalog, name: string, clientCapabilities: JsonObject): ToolRuntime {
+export function resolveTool(catalog: McpCatalog, name: string, clientCapabilities: JsonObject, exists?: (tool: ToolRuntime) => boolean): ToolRuntime {
   const tool = catalog.tool(name);
-  if (tool && tool.visibleTo?.(clientCapabilities) !== false) return tool;
-  throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`, { name: truncate(name) });
+  if (tool && tool.visibleTo?.(clientCapabilities) !== false && exists?.(tool) !== false) return tool;
+  throw unknownToolError(name);
+}
+
+/** What a name no tool answers to gets, on every path. */
+export function unknownToolError(name: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`, { name: truncate(name) });
 }
 
 /**
@@ -82,12 +128,13 @@ function callTool(
   params: JsonObject,
   ctx: McpContext,
   tasks: McpTaskRunner | undefined,
+  exists?: (tool: ToolRuntime) => boolean,
 ): Observable<Result> | Result {
   const name = params.name;
   if (typeof name !== 'string' || name.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'tools/call needs "params.name", the name of the tool to call.');
   }
-  const tool = resolveTool(catalog, name, ctx.clientCapabilities);
+  const tool = resolveTool(catalog, name, ctx.clientCapabilities, exists);
   const rawArgs = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(rawArgs)) {
     throw new McpError(
@@ -220,7 +267,8 @@ function toolResult(options: ToolOptions, tool: ToolRuntime, value: unknown, ctx
   return result as Result;
 }
 
-function toolErrorResult(options: ToolOptions, tool: ToolRuntime, error: unknown): Result {
+/** The tool result of a handler's (or a guard's) error, as a direct call answers it. */
+export function toolErrorResult(options: ToolOptions, tool: ToolRuntime, error: unknown): Result {
   // A ToolError, or an HttpException (a guard's refusal among them): the message is for the model.
   const meant = callerMessage(error);
   if (meant !== undefined) return errorResult(meant, undefined) as Result;

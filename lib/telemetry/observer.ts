@@ -4,6 +4,7 @@ import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/json-rpc.js';
 import { isSupportedLegacyVersion, isSupportedModernVersion, type ProtocolEra } from '../protocol/versions.js';
 
 import type { McpSessionCloseReason } from '../engine/session-hooks.js';
+import { isCallToolName } from '../tool-sets/discovery-names.js';
 
 // One reason vocabulary for close hooks, events and spans.
 export type { McpSessionCloseReason };
@@ -259,7 +260,10 @@ export class McpObservers {
     if (request.method !== 'initialize' && !this.names.method(era, request.method)) return { method: UNKNOWN_LABEL, target: {} };
     const raw = requestTarget(request);
     const target: McpRequestTarget = {};
-    if (raw.tool !== undefined) target.tool = this.names.tool(raw.tool) ?? UNKNOWN_LABEL;
+    // A tool of the server's own that bears a call tool's name is itself (tool sets refuse such names at bootstrap).
+    const named = request.method === 'tools/call' && typeof request.params?.name === 'string' ? this.names.tool(bounded(request.params.name)) : undefined;
+    if (named !== undefined) target.tool = named;
+    else if (raw.tool !== undefined) target.tool = this.names.tool(raw.tool) ?? UNKNOWN_LABEL;
     if (raw.prompt !== undefined) target.prompt = this.names.prompt(raw.prompt) ?? UNKNOWN_LABEL;
     if (raw.resource !== undefined) target.resource = this.names.resource(raw.resource) ?? UNKNOWN_LABEL;
     return { method: request.method, target };
@@ -324,6 +328,10 @@ export function requestTarget(request: JsonRpcRequest): McpRequestTarget {
   const params: JsonObject = request.params ?? {};
   switch (request.method) {
     case 'tools/call':
+      if (isCallToolName(params.name) && isRecord(params.arguments) && typeof params.arguments.name === 'string') {
+        // Progressive mode's call tool runs the tool its arguments name: spans and events name that one.
+        return { tool: bounded(params.arguments.name) };
+      }
       return typeof params.name === 'string' ? { tool: bounded(params.name) } : {};
     case 'prompts/get':
       return typeof params.name === 'string' ? { prompt: bounded(params.name) } : {};
@@ -345,4 +353,8 @@ function bounded(text: string, max = 128): string {
 export function isToolError(response: JsonRpcMessage): boolean {
   const result = (response as { result?: { isError?: unknown } }).result;
   return typeof result === 'object' && result !== null && result.isError === true;
+}
+
+function isRecord(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

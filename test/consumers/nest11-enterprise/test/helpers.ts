@@ -43,9 +43,9 @@ export async function login(app: INestApplication, who: keyof typeof USERS): Pro
 }
 
 /** @modelcontextprotocol/sdk's client (2025-11-25) on the endpoint, with a bearer token. */
-export async function connectSdk(base: string, token: string): Promise<{ client: Client; close(): Promise<void> }> {
+export async function connectSdk(base: string, token: string, query = ''): Promise<{ client: Client; close(): Promise<void> }> {
   const client = new Client({ name: 'crm-e2e', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/api/mcp${query}`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
   await client.connect(transport);

@@ -14,7 +14,8 @@ import { Controller, Get, Injectable, Module, Param } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { lastValueFrom } from 'rxjs';
 import { IsString } from 'class-validator';
-import { Args, McpInProcessTransport, McpModule, Tool } from 'nestjs-model-context';
+import { Args, McpModule, Tool } from 'nestjs-model-context';
+import { McpInProcessTransport } from 'nestjs-model-context/transports';
 import { count, median } from './stats.js';
 
 class ItemDto {

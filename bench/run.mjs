@@ -615,6 +615,13 @@ if (telemetryCost) {
   targets.push({ target: 'tools/call CPU with @opentelemetry/api and no SDK within 3% of telemetry: false', value: telemetryCost.status === 0 ? 'met' : 'missed or not measured', ok: telemetryCost.status === 0 });
 }
 
+// Tokens of tools/list, full and progressive, and the scripted agent (bench/token-bench.mjs, also `npm run bench:tokens`).
+const tokenBench = previous ? undefined : spawnSync(process.execPath, [join(benchDir, 'token-bench.mjs')], { env: { ...process.env, BENCH_DIST: config.dist }, encoding: 'utf8' });
+if (tokenBench) {
+  console.log(tokenBench.stdout || `Token bench: not measured (${(tokenBench.stderr || tokenBench.error?.message || '').trim().split('\n').at(-1)})`);
+  targets.push({ target: 'progressive tools/list <= 3% of full tokens (300 tools); 30 named tools found and called in <= 3 requests (SDK v1, v2, AI SDK)', value: tokenBench.status === 0 ? 'met' : 'missed or not measured', ok: tokenBench.status === 0 });
+}
+
 const output = previous
   ? { ...previous, summary, targets, table }
   : {
@@ -628,6 +635,7 @@ const output = previous
       table,
       redisCommands: redisCommands.stdout?.trim().split('\n') ?? [],
       telemetryCost: telemetryCost?.stdout?.trim().split('\n') ?? [],
+      tokenBench: tokenBench?.stdout?.trim().split('\n') ?? [],
       elapsedSeconds: Math.round((Date.now() - started) / 1000),
       waitedForQuietSeconds: Math.round(waitedMs / 1000),
     };

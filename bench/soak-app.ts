@@ -9,7 +9,8 @@ import { NestFactory } from '@nestjs/core';
 import { IsInt, Max, Min } from 'class-validator';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Args, Ctx, InMemoryEventStore, McpContext, McpModule, Tool } from 'nestjs-model-context';
+import { Args, Ctx, McpContext, McpModule, Tool } from 'nestjs-model-context';
+import { InMemoryEventStore } from 'nestjs-model-context/stores';
 
 export class AskDto {
   @IsInt()

@@ -21,7 +21,9 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, InMemorySpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
-import { McpEvents, McpInProcessTransport, McpModule } from 'nestjs-model-context';
+import { McpModule } from 'nestjs-model-context';
+import { McpEvents } from 'nestjs-model-context/telemetry';
+import { McpInProcessTransport } from 'nestjs-model-context/transports';
 import { EchoTools } from './echo-tool.js';
 import { count, median } from './stats.js';
 import { MCP_DISPATCHER } from '../lib/common/mcp.constants.js';

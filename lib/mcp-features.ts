@@ -11,9 +11,16 @@ import { installTools } from './protocol/tools.js';
 import { installResources } from './protocol/resources.js';
 import { installPrompts } from './protocol/prompts.js';
 import { installCompletion } from './protocol/completion.js';
+import { installToolSets } from './tool-sets/tool-sets.install.js';
+import type { McpToolSetsOptions } from './tool-sets/tool-sets.options.js';
+import { MCP_RESOLVED_OPTIONS } from './common/mcp.constants.js';
+import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 
 /** The options slice the tools, resources, prompts and completion packs share. @internal */
 export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
+
+/** The tools pack's `toolSets` slice (null without it). @internal */
+export const MCP_TOOL_SETS_OPTIONS = Symbol.for('nestjs-model-context:McpToolSetsOptions');
 
 /** A kind served from the registry with the shared feature options. */
 abstract class McpCatalogKind implements McpFeature {
@@ -28,12 +35,19 @@ abstract class McpCatalogKind implements McpFeature {
 @Injectable()
 export class McpToolsFeature extends McpCatalogKind {
   readonly kind = 'tools';
-  constructor(registry: McpRegistry, @Inject(MCP_FEATURE_OPTIONS) options: McpFeatureOptions, @Inject(MCP_TASK_RUNNER) private readonly tasks: McpTaskRunner) {
+  constructor(
+    registry: McpRegistry,
+    @Inject(MCP_FEATURE_OPTIONS) options: McpFeatureOptions,
+    @Inject(MCP_TASK_RUNNER) private readonly tasks: McpTaskRunner,
+    @Inject(MCP_TOOL_SETS_OPTIONS) private readonly toolSets: McpToolSetsOptions | null,
+  ) {
     super(registry, options);
   }
 
   install(host: McpFeatureHost): void {
-    installTools(host, this.registry, this.options, this.tasks);
+    // Tool sets stand between callers and the catalog: installed first, every tool checked as it registers.
+    const gate = this.toolSets ? installToolSets(host, this.registry, this.toolSets, this.options) : undefined;
+    installTools(host, this.registry, this.options, this.tasks, gate);
   }
 }
 
@@ -81,6 +95,7 @@ export const MCP_FEATURE_PACKS = [
 
 /** The packs, and the list the module, the provider walk and the dispatcher iterate. @internal */
 export const featureProviders: Provider[] = [
+  { provide: MCP_TOOL_SETS_OPTIONS, useFactory: (options: ResolvedMcpOptions) => options.toolSets ?? null, inject: [MCP_RESOLVED_OPTIONS] },
   ...MCP_FEATURE_PACKS,
   { provide: MCP_FEATURES, useFactory: (...packs: McpFeature[]) => packs, inject: [...MCP_FEATURE_PACKS] },
 ];

@@ -46,6 +46,7 @@ import { resolveLegacySse, type ResolvedLegacySseOptions } from './transport/leg
 import { McpTransportLifecycle } from './transport/mcp-transport.lifecycle.js';
 import { OriginPolicy } from './transport/origin-policy.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
+import { builtInTokenVerifier } from './oauth/built-in-verifier.provider.js';
 import { McpPublicRoutes } from './explorer/public-routes.js';
 import { MCP_REDIS, McpRedisBackend, requestStateSecret } from './redis/redis-backend.js';
 import { McpPolicyGate } from './execution/mcp-policy-gate.js';
@@ -59,6 +60,7 @@ import { observabilityProviders } from './telemetry/observability.providers.js';
 import { taskProviders } from './tasks/mcp-tasks.js';
 import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
 import { MCP_FEATURE_OPTIONS, featureProviders } from './mcp-features.js';
+import { McpToolSets } from './tool-sets/mcp-tool-sets.service.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
@@ -187,8 +189,8 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_AUTHENTICATOR,
-    useFactory: (options: ResolvedMcpOptions) => (options.auth ? new McpAuthenticator(options.auth) : null),
-    inject: [MCP_RESOLVED_OPTIONS],
+    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null) => (options.auth ? new McpAuthenticator(options.auth, builtInTokenVerifier(options, redis)) : null),
+    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
   },
   McpTransportLifecycle,
   McpPublicRoutes,
@@ -197,6 +199,7 @@ const coreProviders: Provider[] = [
   ...observabilityProviders,
   ...taskProviders,
   ...featureProviders,
+  McpToolSets,
 ];
 
 /** The app's session hooks with their bound; none when it set no hook (the state bound still applies to ctx.state()). */
@@ -316,7 +319,7 @@ export class McpModule extends McpConfigurableModule implements NestModule {
         { provide: MCP_ENDPOINT_VERSION, useValue: extras.endpointVersion ?? VERSION_NEUTRAL },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],
-      exports: [...(definition.exports ?? []), McpRegistry, MCP_DISPATCHER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin, McpEvents],
+      exports: [...(definition.exports ?? []), McpRegistry, MCP_DISPATCHER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin, McpEvents, McpToolSets],
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { McpPrincipal } from '../protocol/principal.js';
+import type { McpClaimsMapper, McpDpopOptions, McpIntrospectionOptions, McpJwtVerificationOptions } from '../oauth/oauth-options.interface.js';
 
 export type { McpPrincipal };
 export { missingScopes } from '../protocol/principal.js';
@@ -33,6 +34,25 @@ export interface McpAuthOptions {
    * @default (request) => principalFromUser(request.user)
    */
   principalFrom?: (request: unknown) => McpPrincipal | null | undefined;
+  /**
+   * Built-in verification of JWT access tokens (signature against the issuer's JWKS, issuer,
+   * audience = `resource`, expiry, algorithms); used instead of `verifyToken`. Needs `jose`.
+   */
+  jwt?: McpJwtVerificationOptions;
+  /** Built-in verification of opaque access tokens by RFC 7662 introspection; used instead of `verifyToken`. */
+  introspection?: McpIntrospectionOptions;
+  /**
+   * DPoP (RFC 9449) for tokens bound to a key (`cnf.jkt`), which are always checked by the built-in
+   * verification; this option sets its rules, requires DPoP for all tokens (`required`) and
+   * advertises it in the metadata document and the challenges. Needs `jwt` or `introspection`.
+   */
+  dpop?: McpDpopOptions;
+  /**
+   * Maps the verified claims (JWT payload, introspection answer) of the built-in verification to
+   * the principal; null refuses the token.
+   * @default {@link principalFromClaims}
+   */
+  principal?: McpClaimsMapper;
 }
 
 /**

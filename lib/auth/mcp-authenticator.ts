@@ -3,11 +3,20 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { ErrorCode, failure } from '../protocol/json-rpc.js';
 import type { McpRefusal } from '../engine/sink.js';
 import { missingScopes, principalFromUser, type McpAuthOptions, type McpPrincipal } from './mcp-auth.interface.js';
+import type { McpRequestTarget } from '../oauth/dpop.verifier.js';
+import { McpTokenRefusal, quotable } from '../oauth/oauth-refusal.js';
+import type { McpBuiltInTokenVerifier } from '../oauth/token.verifier.js';
 
 export type AuthOutcome = { ok: true; principal?: McpPrincipal } | { ok: false };
 
-/** Who a request authenticates as, or the 401 it gets; nothing written yet. */
-export type AuthDecision = { ok: true; principal?: McpPrincipal } | { ok: false; status: 401; error?: 'invalid_request' | 'invalid_token'; message: string };
+/**
+ * Who a request authenticates as, or the 401 (503 when the authorization server cannot be asked)
+ * it gets; nothing written yet. `description` is the `error_description` of the rule that failed,
+ * `scheme` the challenge it belongs to, `headers` go on the answer (`DPoP-Nonce`, `Retry-After`).
+ */
+export type AuthDecision =
+  | { ok: true; principal?: McpPrincipal; headers?: Record<string, string> }
+  | { ok: false; status: 401 | 503; error?: string; message: string; description?: string; scheme?: 'Bearer' | 'DPoP'; headers?: Record<string, string> };
 
 /**
  * The WWW-Authenticate `error_description` of each error code (RFC 6750 §3): fixed texts, so
@@ -51,7 +60,11 @@ export class McpAuthenticator {
   private readonly logger = new Logger('McpModule');
   private warnedNoUser = false;
 
-  constructor(private readonly options: McpAuthOptions) {
+  constructor(
+    private readonly options: McpAuthOptions,
+    /** The built-in verification (`auth.jwt`, `auth.introspection`, `auth.dpop`), used instead of `verifyToken`. */
+    private readonly verifier?: McpBuiltInTokenVerifier,
+  ) {
     const url = new URL(options.resource);
     const path = url.pathname.replace(/\/+$/, '');
     this.metadataPath = `/.well-known/oauth-protected-resource${path}`;
@@ -72,7 +85,7 @@ export class McpAuthenticator {
     };
     if (this.options.scopesSupported) document.scopes_supported = this.options.scopesSupported;
     if (this.options.resourceName) document.resource_name = this.options.resourceName;
-    return document;
+    return { ...document, ...this.verifier?.metadata() };
   }
 
   /**
@@ -88,7 +101,8 @@ export class McpAuthenticator {
    * Who a request authenticates as: `verifyToken` on its bearer token, else the principal the
    * app's guards left on `appRequest` (the request they saw: Fastify's request, Express's `req`).
    */
-  async decide(headers: IncomingHttpHeaders, appRequest: unknown): Promise<AuthDecision> {
+  async decide(headers: IncomingHttpHeaders, appRequest: unknown, target?: McpRequestTarget): Promise<AuthDecision> {
+    if (this.verifier) return this.decideBuiltIn(headers, target);
     const header = Array.isArray(headers.authorization) ? headers.authorization[0] : headers.authorization;
     if (!this.options.verifyToken) {
       const principal = this.principalOf(appRequest);
@@ -114,10 +128,30 @@ export class McpAuthenticator {
   }
 
   async authenticate(req: IncomingMessage, res: ServerResponse, appRequest: unknown = req): Promise<AuthOutcome> {
-    const decision = await this.decide(req.headers, appRequest);
-    if (decision.ok) return decision;
-    this.challenge(res, decision.status, decision.error, decision.message);
+    const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+    const decision = await this.decide(req.headers, appRequest, { method: req.method ?? 'GET', url });
+    if (decision.ok) {
+      for (const [name, value] of Object.entries(decision.headers ?? {})) res.setHeader(name, value);
+      return decision;
+    }
+    if (decision.status === 503) {
+      const body = JSON.stringify(failure(null, ErrorCode.ServerBusy, decision.message));
+      res.writeHead(503, { ...decision.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+      res.end(body);
+    } else {
+      this.challenge(res, decision.status, decision.error, decision.message, undefined, null, decision);
+    }
     return { ok: false };
+  }
+
+  private async decideBuiltIn(headers: IncomingHttpHeaders, target: McpRequestTarget | undefined): Promise<AuthDecision> {
+    try {
+      return { ok: true, ...(await this.verifier!.verify(headers, target)) };
+    } catch (error) {
+      if (!(error instanceof McpTokenRefusal)) throw error;
+      const { status, error: code, description, scheme, headers: extra } = error;
+      return { ok: false, status, error: code, message: error.answer, description, scheme, headers: extra };
+    }
   }
 
   /** The 403 `insufficient_scope` answer when the principal lacks a scope the call needs. */
@@ -135,22 +169,41 @@ export class McpAuthenticator {
     message: string,
     scopes: readonly string[] | undefined = this.options.scopesSupported,
     id: string | number | null = null,
+    refusal?: { description?: string; scheme?: 'Bearer' | 'DPoP'; headers?: Record<string, string> },
   ): void {
     const answer = this.challengeAnswer(status, error, message, scopes, id);
+    if (refusal) answer.headers = { ...refusal.headers, 'WWW-Authenticate': this.challengeHeader(error, scopes, refusal) };
     const body = JSON.stringify(answer.body);
     res.writeHead(status, { ...answer.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
   }
 
-  /** The `WWW-Authenticate` value of a challenge (RFC 6750 §3): error (if any), scopes, metadata URL. */
-  challengeHeader(error: string | undefined, scopes: readonly string[] | undefined = this.options.scopesSupported): string {
-    const parts = [];
-    if (error) parts.push(`error="${error}"`);
-    if (scopes?.length) parts.push(`scope="${scopes.join(' ')}"`);
-    parts.push(`resource_metadata="${this.metadataUrl}"`);
-    const description = error ? ERROR_DESCRIPTIONS[error] : undefined;
-    if (description) parts.push(`error_description="${description}"`);
-    return `Bearer ${parts.join(', ')}`;
+  /**
+   * The `WWW-Authenticate` value of a challenge (RFC 6750 §3): error (if any), scopes, metadata URL.
+   * With DPoP configured a `DPoP` challenge (RFC 9449 §7.1) with its `algs` follows, or replaces
+   * the Bearer one when DPoP is required; the error goes on the scheme it concerns.
+   */
+  challengeHeader(
+    error: string | undefined,
+    scopes: readonly string[] | undefined = this.options.scopesSupported,
+    refusal: { description?: string; scheme?: 'Bearer' | 'DPoP' } = {},
+  ): string {
+    const required = this.verifier?.dpopRequired ?? false;
+    const algs = this.verifier?.dpopAlgorithms ?? (refusal.scheme === 'DPoP' ? this.verifier?.dpop.options.algorithms : undefined);
+    // RFC 6750 §3 parameters: the error (if any), then, where the client learns where to go, scopes and metadata URL.
+    const params = (code: string | undefined, locate: boolean): string[] => {
+      const parts = [];
+      if (code) parts.push(`error="${code}"`);
+      if (locate && scopes?.length) parts.push(`scope="${scopes.join(' ')}"`);
+      if (locate) parts.push(`resource_metadata="${this.metadataUrl}"`);
+      const description = code ? (refusal.description ?? ERROR_DESCRIPTIONS[code]) : undefined;
+      if (description) parts.push(`error_description="${quotable(description)}"`);
+      return parts;
+    };
+    const challenges = [];
+    if (!required) challenges.push(`Bearer ${params(refusal.scheme === 'DPoP' ? undefined : error, true).join(', ')}`);
+    if (algs) challenges.push(`DPoP ${[...params(refusal.scheme === 'DPoP' || required ? error : undefined, required), `algs="${algs.join(' ')}"`].join(', ')}`);
+    return challenges.join(', ');
   }
 
   private challengeAnswer(status: 401 | 403, error: string | undefined, message: string, scopes: readonly string[] | undefined, id: string | number | null): McpRefusal {

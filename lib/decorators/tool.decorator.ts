@@ -47,6 +47,13 @@ export interface ToolOptions {
    * `required`: such a client gets error -32021 (2026-07-28) or -32601 (2025-11-25).
    */
   task?: 'optional' | 'required';
+  /**
+   * The tool sets this tool belongs to (names defined in `McpModule.forRoot({ toolSets })`), added
+   * to those of its class's `@ToolSets()`. A caller sees and calls only the tools of the sets it
+   * was given; a tool of no set is seen by every caller. Without `toolSets` configured, it is
+   * listed as any tool.
+   */
+  sets?: readonly string[];
 }
 
 /** @internal */

@@ -23,7 +23,13 @@ function named(context: McpContext, name: string, rawArguments: JsonObject, args
 
 const NO_ARGUMENTS: JsonObject = Object.freeze({}) as JsonObject;
 
-export const toolCall = (name: string, invoker: McpInvoker): ToolInvoke => (args, rawArguments, context) => invoker(named(context, name, rawArguments, args));
+export const toolCall = (name: string, invoker: McpInvoker): ToolInvoke => {
+  const { admit } = invoker;
+  // A task call is admitted (its rate limits counted) before its task exists; see McpInvoker.
+  return Object.assign((args: unknown, rawArguments: JsonObject, context: McpContext) => invoker(named(context, name, rawArguments, args)), admit && {
+    admit: (args: unknown, rawArguments: JsonObject, context: McpContext) => admit(named(context, name, rawArguments, args)),
+  });
+};
 
 export const resourceCall = (uri: string, invoker: McpInvoker): ResourceInvoke => (context) => invoker(named(context, uri, {}, {}));
 

@@ -50,6 +50,9 @@ export abstract class McpCatalogStore implements McpFeatureCatalog {
 
   protected readonly toggles = new CapabilityToggles();
 
+  /** @internal Checks every tool as it registers (tool sets: its sets exist); set at bootstrap. */
+  toolCheck?: (runtime: ToolRuntime, site: string) => void;
+
   protected constructor(private readonly namePattern: RegExp) {}
 
   get version(): number {
@@ -82,6 +85,7 @@ export abstract class McpCatalogStore implements McpFeatureCatalog {
     if (!this.namePattern.test(runtime.name)) {
       throw new Error(messages.INVALID_TOOL_NAME(runtime.name, site, this.namePattern));
     }
+    this.toolCheck?.(runtime, site);
     const existing = this.toolMap.get(runtime.name);
     if (existing) throw new Error(messages.DUPLICATE_TOOL(runtime.name, { site: existing.site, rename: existing.rename }, { site, rename }));
     this.toolMap.set(runtime.name, { runtime, site, source, rename });

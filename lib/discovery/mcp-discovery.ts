@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit, type Type } from '@nestjs/common';
+import { withClassToolSets } from '../tool-sets/tool-sets.decorator.js';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
@@ -96,7 +97,7 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
         if (!metadata) continue;
         const site = `${className}#${methodName}${where}`;
         this.checkParams(prototype, methodName, site, 'tool');
-        const unprefixed = this.definition(metadata, prototype, methodName, site);
+        const unprefixed = withClassToolSets(this.definition(metadata, prototype, methodName, site), prototype.constructor);
         const method = (prototype as Record<string, unknown>)[methodName];
         const declared = this.features.reduce((found, feature) => feature.amendTool?.(found, method) ?? found, { ...unprefixed, name: prefix + unprefixed.name });
         const definition = { ...declared, ...this.access(wrapper, instance, prototype, methodName, declared.name) };

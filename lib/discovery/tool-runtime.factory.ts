@@ -17,7 +17,10 @@ export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'>, Mcp
   input?: Type<unknown> | JsonObject | StandardSchemaV1;
 }
 
-export type ToolInvoke = (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>;
+export type ToolInvoke = ((args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>) & {
+  /** Counts a task call against the tool's rate limits before its task exists (see ToolRuntime.admit). */
+  admit?: (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Promise<void>;
+};
 
 /** Tool names as the MCP specification recommends them (`toolNamePattern`'s default). */
 export const DEFAULT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -62,8 +65,10 @@ export class ToolRuntimeFactory {
       listCache: checkListCache(definition.listCache, site),
       parseArguments: input.parse,
       invoke,
+      admit: invoke.admit,
       checkOutput: output?.check,
       taskSupport: checkTaskSupport(definition.task, site),
+      ...(definition.sets?.length ? { sets: Object.freeze([...new Set(definition.sets)]) } : {}),
     };
   }
 

@@ -1,5 +1,5 @@
 import type { RequestEnvelope } from '../protocol/context.js';
-import { ErrorCode, classifyMessage, failure, isResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc.js';
+import { ErrorCode, classifyMessage, failure, isResponse, type JsonRpcFailure, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpRefusal } from './sink.js';
 
@@ -9,6 +9,8 @@ export interface BatchSteps {
   /** The scope decision for every request, before any runs. */
   authorize(requests: readonly JsonRpcRequest[]): McpRefusal | undefined;
   notification(message: JsonRpcNotification, envelope: RequestEnvelope): void;
+  /** A member's in-flight slot (a release to run when it settles), or its refusal. */
+  admit?(request: JsonRpcRequest, envelope: RequestEnvelope): (() => void) | JsonRpcFailure;
 }
 
 /** What a batch answers: the array of responses, nothing (only notifications), or a refusal. */
@@ -52,12 +54,18 @@ export async function runBatch(server: McpDispatcher, items: unknown[], maxBatch
         responses.push(failure(parsed.message.id, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch.'));
         continue;
       }
+      const admitted = steps.admit?.(parsed.message, context);
+      if (admitted !== undefined && typeof admitted !== 'function') {
+        responses.push(admitted);
+        continue;
+      }
       pending.push(
         new Promise<void>((resolve) => {
+          const settle = (): void => (admitted?.(), resolve());
           server.handle(parsed.message, context).subscribe({
             next: (m) => isResponse(m) && responses.push(m),
-            complete: resolve,
-            error: resolve,
+            complete: settle,
+            error: settle,
           });
         }),
       );

@@ -28,6 +28,8 @@ export interface McpConnectionOptions {
    * Local connections (stdio, in process) run without hooks.
    */
   hooks?: SessionHooks;
+  /** Requests the connection may have in flight (a network session); none = unbounded (stdio, in process). */
+  maxRequestsInFlight?: number;
 }
 
 /** Per message: who sends it and where its answer goes (the session's output by default). */
@@ -67,6 +69,7 @@ export class McpConnection {
       checkScopes: options.checkScopes,
       limits: options.limits,
       hooks: options.hooks,
+      maxRequestsInFlight: options.maxRequestsInFlight,
     });
   }
 

@@ -1,5 +1,5 @@
 import type { McpEventStore } from '../protocol/event-store.js';
-import { httpStatusFor, McpStoreUnavailableError } from '../protocol/errors.js';
+import { httpStatusFor, McpStoreUnavailableError, storeUnavailableFailure } from '../protocol/errors.js';
 import { McpContext, requestState, type RequestEnvelope } from '../protocol/context.js';
 import { metaOf } from '../protocol/dispatcher.js';
 import { ServerRequestBroker } from '../protocol/interaction.js';
@@ -20,6 +20,7 @@ import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpSession, McpSessionStore } from '../protocol/session-store.js';
 import { DEFAULT_MCP_LIMITS, type ResolvedMcpLimits } from './limits.js';
 import { runBatch } from './batch.js';
+import { InFlightBound } from './in-flight.js';
 import { LegacySessions, type JsonAnswer, type McpSessionMode } from './legacy-sessions.js';
 import { CallWriter, type CallChannel } from './respond.js';
 import type { McpBodyOutcome, McpRefusal, McpResponseSink, McpScopeCheck, McpTransportFacts } from './sink.js';
@@ -48,6 +49,12 @@ export interface McpEngineOptions {
   maxSessions?: number;
   /** `sessions.onSession` / `onSessionClose` and the session-state bound. */
   hooks?: SessionHooks;
+  /**
+   * Requests one session (a `process`-mode connection: the connection) or one stateless caller
+   * may have in flight (`limits.maxRequestsInFlight`); none = unbounded (stdio, in process: one
+   * local client).
+   */
+  maxRequestsInFlight?: number;
 }
 
 /** Scope of the calls of a `process`-mode connection: one connection, one id space. */
@@ -90,6 +97,7 @@ export class McpEngine {
   private readonly limits: ResolvedMcpLimits;
   private readonly stopRelay?: () => void;
   private readonly stopSessionEnds?: () => void;
+  private readonly inFlight?: InFlightBound;
 
   constructor(
     private readonly server: McpDispatcher,
@@ -97,6 +105,7 @@ export class McpEngine {
     private readonly options: McpEngineOptions,
   ) {
     this.limits = options.limits ?? DEFAULT_MCP_LIMITS;
+    if (options.maxRequestsInFlight !== undefined) this.inFlight = new InFlightBound(options.maxRequestsInFlight);
     this.streams = new StreamHub({ eventStore: options.eventStore, relay: options.relay, keepAliveMs: options.keepAliveMs, retryMs: options.retryMs ?? 1000 });
     this.calls = new CallWriter(this.streams, options.eventStore);
     this.sessions = new LegacySessions(server, store, this.broker, this.streams, {
@@ -113,6 +122,13 @@ export class McpEngine {
 
   /** One incoming body (a message or a batch), as the transport read it. */
   message(body: McpBodyOutcome, facts: McpTransportFacts, sink: McpResponseSink): void | Promise<void> {
+    // Tool sets: who the caller is decides which tools exist for it, before any check reads them.
+    const prepared = body.ok ? this.server.prepareCaller?.(facts, body.value) : undefined;
+    if (prepared) return prepared.then(() => this.dispatched(body, facts, sink));
+    return this.dispatched(body, facts, sink);
+  }
+
+  private dispatched(body: McpBodyOutcome, facts: McpTransportFacts, sink: McpResponseSink): void | Promise<void> {
     const outcome = this.dispatchMessage(body, facts, sink);
     if (!(outcome instanceof Promise)) return outcome;
     return outcome.catch((error: unknown) => this.unavailable(error, body.ok ? requestIdOf(body.value) : null, sink));
@@ -245,7 +261,7 @@ export class McpEngine {
   private unavailable(error: unknown, id: JsonRpcId | null, sink: McpResponseSink): void {
     if (!(error instanceof McpStoreUnavailableError)) throw error;
     if (sink.started) return;
-    sink.json(503, failure(id, ErrorCode.ServerBusy, error.message), { 'Retry-After': String(error.retryAfterS) });
+    sink.json(503, storeUnavailableFailure(id, error), { 'Retry-After': String(error.retryAfterS) });
   }
 
   /** Writes a refusal; true when there was one. */
@@ -263,7 +279,7 @@ export class McpEngine {
     const check = this.options.checkScopes;
     if (!check) return undefined;
     for (const request of requests) {
-      const required = this.server.requiredScopes(request.method, request.params, requests.length === 1 ? call : undefined);
+      const required = this.server.requiredScopes(request.method, request.params, requests.length === 1 ? call : undefined, facts);
       if (!required?.length) continue;
       const refusal = check(required, facts.principal, request);
       if (refusal) return refusal;
@@ -380,7 +396,10 @@ export class McpEngine {
         failure(request.id, ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(request.id)} is still in flight; use a new id for every request.`),
       );
     }
+    const slot = this.inFlight?.slot(request.id, this.options.sessions === 'process' ? CONNECTION_SCOPE : undefined, ctx, facts);
+    if (slot !== undefined && typeof slot !== 'function') return sink.json(503, slot, { 'Retry-After': '1' });
     this.calls.respond({
+      onEnd: slot,
       sink,
       messages: this.server.handle(request, ctx),
       era: call.era,
@@ -403,6 +422,7 @@ export class McpEngine {
       envelope: () => this.sessions.envelope(facts, null),
       authorize: (requests) => this.authorize(facts, requests),
       notification: (message, envelope) => this.notification(message, envelope.session?.id),
+      admit: (request, envelope) => this.inFlight?.slot(request.id, this.options.sessions === 'process' ? CONNECTION_SCOPE : undefined, envelope, facts) ?? (() => undefined),
     });
     if (this.answered(outcome, sink)) return;
     if (outcome.responses.length === 0) return sink.empty(202);

@@ -62,6 +62,23 @@ export interface McpLimitOptions {
    * every request of the session reads it. @default 65536 (64 KiB)
    */
   sessionStateBytes?: number;
+  /**
+   * Longest JSON-RPC request id that spans (`jsonrpc.request.id`) and `McpEvents` (`requestId`)
+   * record as sent. The client picks the id, of any length: a longer string id is recorded as its
+   * first this-many characters, then `…[<length> chars, sha256:<16 hex>]`. @default 128
+   */
+  observedRequestIdLength?: number;
+  /**
+   * Requests in flight (dispatched, not yet answered) per legacy Streamable HTTP session, per
+   * 2024-11-05 HTTP+SSE session, and per stateless caller (2026-07-28, or `sessions.mode:
+   * 'stateless'`: its principal, else its client address). Each member of a batch counts. A
+   * request past it is answered with JSON-RPC `-32000` naming this option (HTTP 503 with
+   * `Retry-After: 1` where the answer has a status of its own) and never runs; a slot is given
+   * back when its call ends (answered, failed, cancelled, or its client gone). stdio and in-process
+   * connections are not bounded. `legacySse.maxRequestsInFlight` is this option's former name:
+   * when set, it sets this. @default 32
+   */
+  maxRequestsInFlight?: number;
 }
 
 /** Limits after defaults. @internal */
@@ -82,5 +99,7 @@ export const DEFAULT_MCP_LIMITS: ResolvedMcpLimits = {
   repositoryPageItems: 1000,
   repositoryCursorLength: 1024,
   sessionStateBytes: 64 * 1024,
+  observedRequestIdLength: 128,
+  maxRequestsInFlight: 32,
 };
 

@@ -2,6 +2,7 @@ import type { Observable, Subscription } from 'rxjs';
 import type { McpEventStore } from '../protocol/event-store.js';
 import { ErrorCode, failure, isResponse, type JsonRpcId, type JsonRpcMessage } from '../protocol/json-rpc.js';
 import { supportsPrimingEvents } from '../protocol/versions.js';
+import { storeUnavailableRetryAfter } from '../protocol/errors.js';
 import type { EventStream } from './event-stream.js';
 import type { McpResponseSink } from './sink.js';
 import type { StreamHub } from './streams.js';
@@ -28,6 +29,8 @@ export interface RespondOptions {
   requestId?: JsonRpcId;
   channel?: CallChannel;
   protocolVersion?: string;
+  /** Runs once when the call ends, however it ends (its in-flight slot is given back). */
+  onEnd?: () => void;
 }
 
 /**
@@ -101,6 +104,7 @@ export class CallWriter {
     /** `cancelled`: the call ends without a response (its client went away or cancelled it). */
     const finish = (cancelled = false): void => {
       finished = true;
+      options.onEnd?.();
       if (--this.running === 0) for (const wake of [...this.idleWaiters]) wake();
       if (pulse) streams.unwatchSlowCall(pulse);
       if (key !== undefined) this.inflight.delete(key);
@@ -120,7 +124,11 @@ export class CallWriter {
           finish();
           if (stream) stream.end(message);
           else if (channel.detachRequested && resumable) startStream().end(message);
-          else sink.json(era === 'modern' && 'error' in message ? modernErrorStatus(message.error.code) : 200, message);
+          else {
+            const retryAfter = storeUnavailableRetryAfter(message);
+            if (retryAfter !== undefined) sink.json(503, message, { 'Retry-After': String(retryAfter) });
+            else sink.json(era === 'modern' && 'error' in message ? modernErrorStatus(message.error.code) : 200, message);
+          }
           return;
         }
         if (!acceptsStream) {

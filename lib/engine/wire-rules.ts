@@ -74,7 +74,7 @@ function headerProblem(server: McpDispatcher, facts: McpTransportFacts, message:
     const problem = nameHeaderProblem(facts, message.params?.[nameField], nameField);
     if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
   }
-  const problem = server.checkHeaders(message.method, message.params ?? {}, (name) => facts.header(name), call);
+  const problem = server.checkHeaders(message.method, message.params ?? {}, (name) => facts.header(name), call, facts);
   if (problem) return failure(id, ErrorCode.HeaderMismatch, problem);
   return undefined;
 }

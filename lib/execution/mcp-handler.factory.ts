@@ -17,7 +17,12 @@ import { McpPolicyGate, type McpPolicyTarget } from './mcp-policy-gate.js';
 import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import * as messages from '../common/mcp.messages.js';
 
-export type McpInvoker = (call: McpCall) => Observable<unknown>;
+/**
+ * Runs a call through the capability's pipeline. `admit`, when the capability has policies,
+ * counts a call against its rate limits ahead of running it (a task call, before its task
+ * exists): the invoker then counts that call's context no more.
+ */
+export type McpInvoker = ((call: McpCall) => Observable<unknown>) & { admit?: (call: McpCall) => Promise<void> };
 
 /** Runs a capability's guards for a call, without the handler; rejects with what a refusing guard raised. */
 export type McpGuardCheck = (call: McpCall) => Promise<void>;

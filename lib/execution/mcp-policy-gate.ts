@@ -162,10 +162,11 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
   gate(target: McpPolicyTarget, invoke: McpInvoker): McpInvoker {
     if (this.limitedLabel === undefined && hasThrottleMetadata(target)) this.limitedLabel = target.label;
     let plan: Plan | undefined;
-    return (call) => {
+    const gated: McpInvoker = (call) => {
       plan ??= this.plan(target);
-      if (plan.concurrency === undefined && !plan.throttled) return invoke(call);
-      const current = plan;
+      // A task call admitted earlier had its rate limits counted then: a run counts them no more.
+      const current = call.context.policiesAdmitted && plan.throttled ? { ...plan, throttled: false } : plan;
+      if (current.concurrency === undefined && !current.throttled) return invoke(call);
       // A call cancelled while it waits for admission still gives its slot back; a call that
       // ends gives it back before its result goes out, so the caller's next call finds it free
       // on any instance.
@@ -199,6 +200,14 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
         };
       });
     };
+    // Task calls are decided before their task exists, so that a refused call creates and queues
+    // nothing, and counted by the creating request's caller (its principal or address).
+    gated.admit = async (call) => {
+      plan ??= this.plan(target);
+      if (plan.throttled && !call.context.policiesAdmitted) await this.throttle(target, await (plan.rules ??= this.rulesOf(target)), call);
+      call.context.policiesAdmitted = true;
+    };
+    return gated;
   }
 
   private plan(target: McpPolicyTarget): Plan {

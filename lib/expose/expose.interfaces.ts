@@ -29,6 +29,8 @@ export interface ExposedToolOptions {
    * `@RequireScopes()` does for a `@Tool()`.
    */
   requiredScopes?: string[];
+  /** The tool sets this tool belongs to (names defined in the module's `toolSets`). */
+  sets?: string[];
   /**
    * Descriptions of a route tool's input arguments, by argument name. For what has no DTO property
    * to carry `@SchemaProperty({ description })`: path tokens (`:id`) and scalar `@Param('id')`,
@@ -59,6 +61,8 @@ export interface ExposeControllersOptions {
   controllers: Type<unknown>[];
   /** Only these routes (by handler name or `METHOD /path`). @default every route */
   include?: RouteSelector[];
+  /** The tool sets every route tool of this entry belongs to, added to a route's own `tools[...].sets`. */
+  sets?: string[];
   /** Never these routes (by handler name or `METHOD /path`). Applied after `include`. */
   exclude?: RouteSelector[];
   /**

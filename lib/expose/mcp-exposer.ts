@@ -124,6 +124,7 @@ export class McpExposer implements McpFeature {
             input: input.schema,
             output: overrides.output ?? swaggerOutputOf(method),
             ...(overrides.requiredScopes ? { requiredScopes: [...overrides.requiredScopes] } : {}),
+            ...(selected?.sets || overrides.sets ? { sets: [...(selected?.sets ?? []), ...(overrides.sets ?? [])] } : {}),
           },
           (_args, raw, context) => invoke(raw as Record<string, unknown>, context),
           site,

@@ -79,6 +79,7 @@ export function buildMessageTool(
       ...(entry.annotations ? { annotations: entry.annotations } : kind === 'QueryBus' ? { annotations: { readOnlyHint: true } } : {}),
       input: source,
       ...(entry.output ? { output: entry.output } : {}),
+      ...(entry.sets ? { sets: entry.sets } : {}),
       ...capabilityAccess(name, pipeline.authorize, requiredScopes ? [...requiredScopes] : undefined),
     },
     toolCall(name, invoke),

@@ -14,6 +14,7 @@ import type { McpOnSession, McpOnSessionClose } from '../engine/session-hooks.js
 import type { McpTelemetryOptions } from '../telemetry/options.js';
 import type { McpEventsOptions } from '../telemetry/events.js';
 import type { McpSkillsOptions } from '../skills/mcp-skills-options.interface.js';
+import type { McpToolSetsOptions } from '../tool-sets/tool-sets.options.js';
 
 /**
  * Options of `McpModule.forRoot()` / `forRootAsync()`.
@@ -27,8 +28,11 @@ export interface McpModuleOptions {
   version: string;
   /** A human-friendly display name. */
   title?: string;
+  /** What the server does, for people choosing it (sent in `serverInfo`). */
   description?: string;
+  /** The server's home page (sent in `serverInfo`). */
   websiteUrl?: string;
+  /** Icons clients may show for the server (sent in `serverInfo`). */
   icons?: McpIcon[];
   /** How to use this server, for the model (sent by `initialize` and `server/discover`). */
   instructions?: string;
@@ -57,7 +61,7 @@ export interface McpModuleOptions {
   include?: Type<unknown>[];
   /**
    * Existing controller routes and `@nestjs/cqrs` commands/queries to serve as tools, without
-   * changing them. See "Expose existing routes" in the README.
+   * changing them. See docs/expose-routes.md.
    */
   expose?: McpExposeOptions;
   /**
@@ -74,7 +78,7 @@ export interface McpModuleOptions {
   exposeInternalErrors?: boolean;
   /** Cache hints on 2026-07-28 results. */
   cache?: {
-    /** @default { ttlMs: 300000, cacheScope: 'public' } */
+    /** On `server/discover`. @default { ttlMs: 300000, cacheScope: 'public' } */
     discover?: CacheHint;
     /**
      * On `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` (every page).
@@ -119,6 +123,14 @@ export interface McpModuleOptions {
    * @default true
    */
   guardAwareLists?: boolean;
+  /**
+   * Tool sets and progressive disclosure: named groups of tools, the sets each caller may use
+   * (from `select`, the `?toolsets=` query parameter, or `default`), and `mode: 'progressive'`,
+   * where `tools/list` shows discovery tools instead of the catalog. A tool outside the caller's
+   * sets is unknown on every path. See "Tool sets and progressive disclosure" in the README.
+   * @default every tool listed to every caller
+   */
+  toolSets?: McpToolSetsOptions;
   /** How DTOs become JSON Schemas in the lists. */
   schemas?: {
     /**
@@ -133,7 +145,8 @@ export interface McpModuleOptions {
   };
   /**
    * Makes the endpoint an OAuth 2.1 resource server: every request needs a bearer token (checked
-   * by `verifyToken`, or by the app's own guard, then read from `request.user`), 401/403 carry
+   * by the built-in verification `jwt` / `introspection` / `dpop`, by `verifyToken`, or by the
+   * app's own guard, then read from `request.user`), 401/403 carry
    * RFC 6750 challenges, and the RFC 9728 metadata document is served.
    */
   auth?: McpAuthOptions;
@@ -154,9 +167,9 @@ export interface McpModuleOptions {
    * same `secret` when several serve one endpoint.
    */
   requestState?: {
-    /** @default 32 random bytes per process (with `redis`: one secret shared through Redis) */
+    /** The HMAC key. @default 32 random bytes per process (with `redis`: one secret shared through Redis) */
     secret?: string | Buffer;
-    /** @default 600000 (10 minutes) */
+    /** How long a request state stays valid. @default 600000 (10 minutes) */
     ttlMs?: number;
   };
   /**
@@ -185,7 +198,7 @@ export interface McpModuleOptions {
    * request (its parent from `params._meta.traceparent`, else the HTTP headers), and the
    * `mcp.server.operation.duration` / `mcp.server.session.duration` histograms. On whenever
    * `@opentelemetry/api` (an optional peer) is installed, sent to the SDK the app registers;
-   * `false` turns it off. See README "Observability".
+   * `false` turns it off. See docs/operations.md.
    * @default on when `@opentelemetry/api` loads
    */
   telemetry?: boolean | McpTelemetryOptions;
@@ -193,7 +206,7 @@ export interface McpModuleOptions {
   events?: McpEventsOptions;
   /**
    * Agent Skills served per SEP-2640 (`io.modelcontextprotocol/skills`) from folders, with their
-   * limits; `@Skill()` methods add skills from providers. See README "Skills".
+   * limits; `@Skill()` methods add skills from providers. See docs/apps-and-skills.md.
    */
   skills?: McpSkillsOptions;
   /** Tasks: how long they are kept, how often clients poll, their bounds and store. See SECURITY.md. */
@@ -237,7 +250,7 @@ export interface McpSessionOptions {
    * client info), and returns the session's initial state, which handlers read and write through
    * `ctx.state()`. The 2026-07-28 era has no session: there it runs for every request, and the
    * state lasts for that request. Throw an `McpError` to refuse the connection. Inject services
-   * with `forRootAsync({ useFactory })`. See "Session hooks and state" in the README.
+   * with `forRootAsync({ useFactory })`. See docs/operations.md, "Session hooks and state".
    */
   onSession?: McpOnSession;
   /**

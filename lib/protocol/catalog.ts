@@ -75,10 +75,17 @@ export interface ToolRuntime extends McpAccess, McpListed {
    * with whatever it threw. Unsubscribing cancels the call.
    */
   invoke(args: unknown, rawArgs: JsonObject, ctx: McpContext): Observable<unknown>;
+  /**
+   * Counts a task call against the tool's rate limits before its task exists, or rejects with the
+   * refusal; `invoke` on the same context then counts them no more. Unset: the tool has none.
+   */
+  admit?(args: unknown, rawArgs: JsonObject, ctx: McpContext): Promise<void>;
   /** Checks a result against the output schema: null when valid, else a readable message. */
   checkOutput?(value: unknown): string | null;
   /** Whether a call may (`optional`) or must (`required`) run as a task. Unset: never a task. */
   readonly taskSupport?: 'optional' | 'required';
+  /** The tool sets it belongs to (`@Tool({ sets })`, its class's `@ToolSets()`, an exposed route's `sets`). */
+  readonly sets?: readonly string[];
 }
 
 /**

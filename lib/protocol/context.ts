@@ -88,6 +88,11 @@ export class McpContext implements McpCall {
   rawArguments: JsonObject = NO_ARGUMENTS;
   /** The validated arguments (a DTO instance for DTO inputs), once they are. */
   arguments: unknown = undefined;
+  /**
+   * @internal The call's rate limits were counted when its task was admitted (before the task
+   * existed, on the instance that took the request): running it counts them no more.
+   */
+  policiesAdmitted?: boolean;
 
   /**
    * @param facts what the engine gathered of the request from its transport and session; read

@@ -5,11 +5,11 @@ import type { McpCallObserver } from './call-facts.js';
 import { listen } from './subscriptions.js';
 import { lastOf } from './last-value.js';
 import { McpLists } from './list-access.js';
-import { McpMethods, type HeaderCheck, type McpMethodDeclaration, type McpMethodSpec, type MethodEntry } from './methods.js';
+import { McpMethods, type HeaderCheck, type McpCaller, type McpMethodDeclaration, type McpMethodSpec, type MethodEntry } from './methods.js';
 import { freezeResult } from './serialize.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
 import { digestArguments, type RequestStateCodec } from './interaction.js';
-import { McpError } from './errors.js';
+import { McpError, McpStoreUnavailableError, storeUnavailableFailure } from './errors.js';
 import {
   ErrorCode,
   failure,
@@ -64,7 +64,7 @@ export interface McpDispatcherConfig {
   subscriptionsPerSession?: number;
 }
 
-export type { HeaderCheck, McpMethodSpec, MethodHandler, ScopeResolver, TargetFinder } from './methods.js';
+export type { HeaderCheck, McpCaller, McpMethodSpec, MethodHandler, ScopeResolver, TargetFinder } from './methods.js';
 
 type Result = JsonObject;
 
@@ -88,6 +88,11 @@ export class McpDispatcher {
    * Undefined when nothing observes, so a request then pays one property check.
    */
   observer?: McpCallObserver;
+  /**
+   * Settles what depends on the caller (its tool sets) before the scope and header checks of its
+   * body (one message or a batch) read it. Set only with tool sets; never rejects.
+   */
+  prepareCaller?: (caller: McpCaller, body: unknown) => void | Promise<void>;
 
   private readonly lists: McpLists;
 
@@ -168,6 +173,11 @@ export class McpDispatcher {
     return this.lists.listPage(list, params, ctx, era);
   }
 
+  /** @see McpLists.hidden */
+  hidden<T extends McpAccess>(restricted: readonly T[], ctx: McpContext, method?: string): Promise<Set<T>> | undefined {
+    return this.lists.hidden(restricted, ctx, method);
+  }
+
   /** @see McpLists.mayList */
   mayList(access: McpAccess, ctx: McpContext): boolean | Promise<boolean> {
     return this.lists.mayList(access, ctx);
@@ -197,10 +207,10 @@ export class McpDispatcher {
    * object, the first asker (the scope check, the header rules or the handler) looks it up and the
    * others read it from the call. Undefined when nothing by that name is served.
    */
-  targetOf(method: string, params: JsonObject | undefined, ctx?: { target?: unknown }): unknown {
+  targetOf(method: string, params: JsonObject | undefined, ctx?: { target?: unknown }, caller?: McpCaller): unknown {
     if (ctx?.target !== undefined) return ctx.target ?? undefined;
     const find = this.methods.get(method)?.find;
-    const target = find ? (find(params ?? {}) ?? null) : null;
+    const target = find ? (find(params ?? {}, caller) ?? null) : null;
     if (ctx) ctx.target = target;
     return target ?? undefined;
   }
@@ -213,9 +223,9 @@ export class McpDispatcher {
    * Checks the `Mcp-Param-*` headers of a modern request against its params, for the method's
    * {@link HeaderCheck}. Returns a message on mismatch.
    */
-  checkHeaders(method: string, params: JsonObject, getHeader: (name: string) => string | undefined, ctx?: McpContext): string | undefined {
+  checkHeaders(method: string, params: JsonObject, getHeader: (name: string) => string | undefined, ctx?: { target?: unknown }, caller?: McpCaller): string | undefined {
     const check = this.methods.get(method)?.headers;
-    return check ? check(params, getHeader, this.targetOf(method, params, ctx)) : undefined;
+    return check ? check(params, getHeader, this.targetOf(method, params, ctx, caller), caller) : undefined;
   }
 
   /**
@@ -224,9 +234,9 @@ export class McpDispatcher {
    * `resources/subscribe`, the prompt of `prompts/get`, the ref's prompt or template of
    * `completion/complete`. The single source every entry path asks.
    */
-  requiredScopes(method: string, params: JsonObject | undefined, ctx?: { target?: unknown }): readonly string[] | undefined {
+  requiredScopes(method: string, params: JsonObject | undefined, ctx?: { target?: unknown }, caller?: McpCaller): readonly string[] | undefined {
     const resolve = this.methods.get(method)?.scopes;
-    return resolve ? resolve(params ?? {}, this.targetOf(method, params, ctx)) : undefined;
+    return resolve ? resolve(params ?? {}, this.targetOf(method, params, ctx, caller), caller) : undefined;
   }
 
   /** The `initialize` result for a negotiated version (legacy era). */
@@ -390,6 +400,8 @@ export class McpDispatcher {
 
   private errorResponse(id: JsonRpcId, error: unknown): JsonRpcMessage {
     if (error instanceof McpError) return failure(id, error.code, error.message, error.data);
+    // A method's store (tasks on Redis) is away: the same answer as every other store-down path.
+    if (error instanceof McpStoreUnavailableError) return storeUnavailableFailure(id, error);
     const ref = randomUUID();
     const err = error instanceof Error ? error : new Error(String(error));
     this.config.logger.error(`Request ${String(id)} failed (ref ${ref}): ${err.message}`, err.stack);

@@ -1,4 +1,4 @@
-import { ErrorCode } from './json-rpc.js';
+import { ErrorCode, failure, type JsonRpcFailure, type JsonRpcId, type JsonRpcMessage } from './json-rpc.js';
 
 /**
  * A protocol error: thrown from a handler, it becomes a JSON-RPC error response with this code,
@@ -88,4 +88,22 @@ export class McpStoreUnavailableError extends Error {
     super(message);
     this.name = 'McpStoreUnavailableError';
   }
+}
+
+/**
+ * The JSON-RPC error of a request whose store is unreachable, wherever it surfaced (before the
+ * dispatcher, or inside a method such as `tasks/get`): `-32000`, the store's message, and the
+ * seconds to wait in `data.retryAfterSeconds`, from which the transport answers 503 with
+ * `Retry-After` ({@link storeUnavailableRetryAfter}).
+ * @internal
+ */
+export function storeUnavailableFailure(id: JsonRpcId | null, error: McpStoreUnavailableError): JsonRpcFailure {
+  return failure(id, ErrorCode.ServerBusy, error.message, { retryAfterSeconds: error.retryAfterS });
+}
+
+/** The `Retry-After` seconds of a response made by {@link storeUnavailableFailure}, else undefined. @internal */
+export function storeUnavailableRetryAfter(message: JsonRpcMessage): number | undefined {
+  if (!('error' in message) || message.error.code !== ErrorCode.ServerBusy) return undefined;
+  const data = message.error.data as { retryAfterSeconds?: unknown } | undefined;
+  return typeof data?.retryAfterSeconds === 'number' ? data.retryAfterSeconds : undefined;
 }

@@ -61,12 +61,22 @@ export class McpLists {
    */
   listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): Result | Promise<Result> {
     const adjust = list.dynamic() ? this.perRequestHints<T>(list, ctx) : undefined;
-    const restricted = list.restricted();
-    if (restricted.length === 0) return list.page(params.cursor, era, undefined, adjust);
-    return Promise.all(restricted.map((item) => this.visible(item, ctx))).then((visible) => {
+    const hidden = this.hidden(list.restricted(), ctx);
+    if (hidden === undefined) return list.page(params.cursor, era, undefined, adjust);
+    return hidden.then((set) => list.page(params.cursor, era, set, adjust));
+  }
+
+  /**
+   * What this caller may not see among `restricted` items (its scopes, guards, client
+   * capabilities refuse), its guards asked as for `method` (the request's own by default):
+   * undefined when there is nothing to check.
+   */
+  hidden<T extends McpAccess>(restricted: readonly T[], ctx: McpContext, method?: string): Promise<Set<T>> | undefined {
+    if (restricted.length === 0) return undefined;
+    return Promise.all(restricted.map((item) => this.visible(item, ctx, method))).then((visible) => {
       const hidden = new Set<T>();
       visible.forEach((ok, i) => !ok && hidden.add(restricted[i]));
-      return list.page(params.cursor, era, hidden, adjust);
+      return hidden;
     });
   }
 
@@ -87,11 +97,11 @@ export class McpLists {
     return (this.config.guardAwareLists !== false || item.conceal === true) && item.authorize !== undefined;
   }
 
-  private visible(item: McpAccess, ctx: McpContext): boolean | Promise<boolean> {
+  private visible(item: McpAccess, ctx: McpContext, method = ctx.method): boolean | Promise<boolean> {
     if (item.visibleTo?.(ctx.clientCapabilities) === false) return false;
     if (this.scopesApply(item) && missingScopes(item.requiredScopes!, ctx.auth?.scopes).length > 0) return false;
     if (!this.guardsApply(item)) return true;
-    return item.authorize!(ctx, ctx.method).then(
+    return item.authorize!(ctx, method).then(
       () => true,
       () => false,
     );

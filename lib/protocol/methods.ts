@@ -69,19 +69,28 @@ export function declaredMethod(name: string): McpMethodDeclaration | undefined {
   return BY_NAME.get(name);
 }
 
+/** Who sends a request, as the transport knows before it runs: for decisions taken per caller (tool sets). */
+export interface McpCaller {
+  principal?: { id: string; scopes?: string[]; claims?: Record<string, unknown> };
+  transportRequest?: unknown;
+}
+
 /**
  * The scopes one request needs, from its params and its target (see `McpDispatcher.requiredScopes`).
  */
-export type ScopeResolver = (params: JsonObject, target: unknown) => readonly string[] | undefined;
+export type ScopeResolver = (params: JsonObject, target: unknown, caller?: McpCaller) => readonly string[] | undefined;
 
 /**
  * Checks the `Mcp-Param-*` headers of a modern request against its params (see
  * `McpDispatcher.checkHeaders`): a message on mismatch, else undefined.
  */
-export type HeaderCheck = (params: JsonObject, getHeader: (name: string) => string | undefined, target: unknown) => string | undefined;
+export type HeaderCheck = (params: JsonObject, getHeader: (name: string) => string | undefined, target: unknown, caller?: McpCaller) => string | undefined;
 
-/** Finds the capability a request of one method targets (the tool of `tools/call`), once per call. */
-export type TargetFinder = (params: JsonObject) => unknown;
+/**
+ * Finds the capability a request of one method targets (the tool of `tools/call`), once per
+ * call; the caller, when known, for what depends on it (its tool sets).
+ */
+export type TargetFinder = (params: JsonObject, caller?: McpCaller) => unknown;
 
 /** What a feature attaches to a declared method (see `McpDispatcher.define`). */
 export interface McpMethodSpec {

@@ -10,18 +10,21 @@ import { decodeHeaderValue } from './header-value.js';
 import { ErrorCode } from './json-rpc.js';
 import type { JsonObject } from './mcp-types.js';
 import { callerMessage, meetGuards, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
-import { META_CLIENT_CAPABILITIES } from './versions.js';
-import { McpMethods } from './methods.js';
+import { META_CLIENT_CAPABILITIES, type ProtocolEra } from './versions.js';
+import { McpMethods, type McpCaller } from './methods.js';
+import type { PagedList } from './paging.js';
 
 type Result = JsonObject;
 type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
 
 /**
- * A task call, decided before its task exists: the handler to run (arguments valid, guards met),
- * or the tool error an invalid or refused call answers with instead. Either way nothing runs
- * before the decision, and a refused call runs nothing.
+ * A task call, decided before its task exists: the handler to run (arguments valid, guards met,
+ * rate limits counted), the tool error an invalid or refused call answers with instead, or a
+ * refusal by the capability's policies (a rate limit), answered in the request on both eras
+ * with no task at all. Either way nothing runs before the decision, and a refused call runs
+ * nothing.
  */
-export type McpTaskAdmission = { run: () => Observable<Result> } | { answer: Result };
+export type McpTaskAdmission = { run: () => Observable<Result> } | { answer: Result } | { refuse: Result };
 
 /** How a `tools/call` runs: in the request, or as a task of one era. */
 export type TaskMode = 'sync' | 'modern' | 'legacy';
@@ -40,18 +43,59 @@ export interface McpToolTasks {
 }
 
 /**
- * Registers `tools/list` and `tools/call` (both eras), the scopes and `Mcp-Param-*` header check
- * of `tools/call`, and declares the `tools` capability.
+ * What stands between a caller and the catalog when tool sets are configured (the tool-sets
+ * pack implements it): which tools exist for this caller on every path, and what its
+ * `tools/list` shows (the catalog, or discovery tools in progressive mode).
  */
-export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, tasks?: McpToolTasks): void {
+export interface McpToolGate {
+  /** The caller's `tools/list` page. */
+  list(tools: PagedList<ToolRuntime>, params: JsonObject, ctx: McpContext, era: ProtocolEra): JsonObject | Promise<JsonObject>;
+  /**
+   * Answers a `tools/call`: a discovery tool itself, or `run` with the params of the real call
+   * and the test of the tools that exist for this caller.
+   */
+  call(params: JsonObject, ctx: McpContext, run: (params: JsonObject, exists: (tool: ToolRuntime) => boolean) => Observable<Result> | Result): Observable<Result> | Result;
+  /**
+   * For the checks that cannot wait (scopes, tool headers): the tool a `tools/call` reaches and
+   * whether it exists for the caller; `exists` undefined when that is not known yet.
+   */
+  target(params: JsonObject, caller: McpCaller | undefined): { name: string | undefined; viaDiscovery: boolean; exists?: boolean };
+}
+
+/**
+ * Registers `tools/list` and `tools/call` (both eras), the scopes and `Mcp-Param-*` header check
+ * of `tools/call`, and declares the `tools` capability. With a gate (tool sets), a tool outside
+ * the caller's sets is unknown on each of them.
+ */
+export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, tasks?: McpToolTasks, gate?: McpToolGate): void {
   const tools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
-  host.define(McpMethods.toolsList, { handler: (params, ctx) => host.listPage(tools, params, ctx, ctx.era) });
-  host.define(McpMethods.toolsCall, {
-    find: (params) => (typeof params.name === 'string' ? catalog.tool(params.name) : undefined),
-    scopes: (_params, tool) => (tool as ToolRuntime | undefined)?.requiredScopes,
-    headers: (params, getHeader, tool) => checkToolHeaders(tool as ToolRuntime | undefined, params, getHeader),
-    handler: (params, ctx) => callTool(host, options, params, ctx, tasks),
-  });
+  host.define(McpMethods.toolsList, { handler: gate ? (params, ctx) => gate.list(tools, params, ctx, ctx.era) : (params, ctx) => host.listPage(tools, params, ctx, ctx.era) });
+  if (!gate) {
+    host.define(McpMethods.toolsCall, {
+      find: (params) => (typeof params.name === 'string' ? catalog.tool(params.name) : undefined),
+      scopes: (_params, tool) => (tool as ToolRuntime | undefined)?.requiredScopes,
+      headers: (params, getHeader, tool) => checkToolHeaders(tool as ToolRuntime | undefined, params, getHeader),
+      handler: (params, ctx) => callTool(host, options, params, ctx, tasks),
+    });
+  } else {
+    // With tool sets, the tool a call reaches depends on its caller (a discovery tool names it one
+    // level down), and one outside the caller's sets is unknown on every path.
+    host.define(McpMethods.toolsCall, {
+      find: (params, caller) => {
+        const { name, exists } = gate.target(params, caller);
+        return name === undefined || exists === false ? undefined : catalog.tool(name);
+      },
+      scopes: (_params, tool) => (tool as ToolRuntime | undefined)?.requiredScopes,
+      headers: (params, getHeader, tool, caller) => {
+        const { viaDiscovery, exists } = gate.target(params, caller);
+        // A discovery call carries the real tool's arguments one level down, where no client mirrors them.
+        return viaDiscovery || exists === false ? undefined : checkToolHeaders(tool as ToolRuntime | undefined, params, getHeader);
+      },
+      handler: (params, ctx) => gate.call(params, ctx, (real, exists) => callTool(host, options, real, ctx, tasks, (name) => resolveTool(catalog, name, ctx.clientCapabilities, exists))),
+    });
+  }
+  // A task's tool was decided when its tools/call was admitted; a durable job running it later
+  // (perhaps on another instance) has no caller request to select sets from.
   tasks?.bindExecutor((toolName, rawArgs, ctx) => runTool(options, resolveTool(catalog, toolName, ctx.clientCapabilities), rawArgs, ctx));
   host.declareCapability('tools', { listChanged: true });
 }
@@ -60,16 +104,22 @@ export function installTools(host: McpFeatureHost, catalog: McpCatalog, options:
  * The tool a caller may call by this name, or the error a name nothing serves gets: the one
  * lookup of every path to a tool (tools/call alone or in a batch, as a task of either era, a
  * durable job). A tool the caller's client may not know of (an app-only tool for a client
- * without MCP Apps) is unknown, before its arguments are looked at or a task exists.
+ * without MCP Apps), or outside its tool sets (`exists`), is unknown, before its arguments are
+ * looked at or a task exists.
  */
-export function resolveTool(catalog: McpCatalog, name: string, clientCapabilities: JsonObject): ToolRuntime {
-  return knownTool(catalog.tool(name), name, clientCapabilities);
+export function resolveTool(catalog: McpCatalog, name: string, clientCapabilities: JsonObject, exists?: (tool: ToolRuntime) => boolean): ToolRuntime {
+  return knownTool(catalog.tool(name), name, clientCapabilities, exists);
 }
 
-/** The tool found for a name, when this caller's client may know of it; else the unknown-tool error. */
-function knownTool(tool: ToolRuntime | undefined, name: string, clientCapabilities: JsonObject): ToolRuntime {
-  if (tool && tool.visibleTo?.(clientCapabilities) !== false) return tool;
-  throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`, { name: truncate(name) });
+/** The tool found for a name, when this caller's client may know of it (and it is in its tool sets); else the unknown-tool error. */
+function knownTool(tool: ToolRuntime | undefined, name: string, clientCapabilities: JsonObject, exists?: (tool: ToolRuntime) => boolean): ToolRuntime {
+  if (tool && tool.visibleTo?.(clientCapabilities) !== false && exists?.(tool) !== false) return tool;
+  throw unknownToolError(name);
+}
+
+/** What a name no tool answers to gets, on every path. */
+export function unknownToolError(name: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`, { name: truncate(name) });
 }
 
 /**
@@ -111,12 +161,14 @@ function callTool(
   params: JsonObject,
   ctx: McpContext,
   tasks: McpToolTasks | undefined,
+  /** With tool sets: the caller's tool by name (the gate's test of what exists for it applied). */
+  resolve?: (name: string) => ToolRuntime,
 ): Observable<Result> | Result {
   const name = params.name;
   if (typeof name !== 'string' || name.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'tools/call needs "params.name", the name of the tool to call.');
   }
-  const tool = knownTool(host.targetOf(McpMethods.toolsCall.name, params, ctx) as ToolRuntime | undefined, name, ctx.clientCapabilities);
+  const tool = resolve ? resolve(name) : knownTool(host.targetOf(McpMethods.toolsCall.name, params, ctx) as ToolRuntime | undefined, name, ctx.clientCapabilities);
   const rawArgs = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(rawArgs)) {
     throw new McpError(
@@ -131,8 +183,9 @@ function callTool(
 
 /**
  * Decides a task call before its task exists: invalid arguments get what tools/call gives them,
- * a valid call must meet the tool's guards (with the real request), and only then may the
- * runner reserve a task and run the handler or queue its job.
+ * a valid call must meet the tool's guards (with the real request) and its rate limits (counted
+ * by the creating caller), and only then may the runner reserve a task and run the handler or
+ * queue its job.
  */
 async function admitTask(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext): Promise<McpTaskAdmission> {
   let parsed: ArgumentsOutcome;
@@ -149,6 +202,12 @@ async function admitTask(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonO
     return { answer: toolErrorResult(options, tool, error) };
   }
   const args = parsed.value;
+  try {
+    await tool.admit?.(args, rawArgs, ctx);
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    return { refuse: toolErrorResult(options, tool, error) };
+  }
   return { run: () => invokeTool(options, tool, args, rawArgs, ctx) };
 }
 
@@ -239,7 +298,8 @@ function toolResult(options: ToolOptions, tool: ToolRuntime, value: unknown, ctx
   return result as Result;
 }
 
-function toolErrorResult(options: ToolOptions, tool: ToolRuntime, error: unknown): Result {
+/** The tool result of a handler's (or a guard's) error, as a direct call answers it. */
+export function toolErrorResult(options: ToolOptions, tool: ToolRuntime, error: unknown): Result {
   // A ToolError, or an HttpException (a guard's refusal among them): the message is for the model.
   const meant = callerMessage(error);
   if (meant !== undefined) return errorResult(meant, undefined) as Result;

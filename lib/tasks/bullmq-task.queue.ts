@@ -1,5 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type { McpTaskJob, McpTaskQueue } from './task-jobs.js';
+import { loadIoredis, type McpRedisClient } from '../redis/redis-client.js';
+import { RedisLeases } from '../redis/redis-leases.js';
+
+/** How long a job held back by its caller's running share waits before it is tried again. */
+const DEFERRAL_MS = 250;
 
 /**
  * Options of durable tasks on BullMQ (`tasks.bullmq`). Jobs are at least once: a job whose
@@ -23,6 +28,14 @@ export interface McpBullmqTasksOptions {
   stalledIntervalMs?: number;
   /** How many times a job may stall (its instance die) before the task fails. @default 1 */
   maxStalledCount?: number;
+  /**
+   * Jobs one caller (a principal, else an anonymous client address) may run at once, counted
+   * across every instance of the queue. A job of a caller at its share goes back to the queue
+   * (delayed 250 ms) and the worker slot takes another caller's job, so one caller's backlog
+   * cannot hold every slot. A slot of an instance that died is freed after `lockDurationMs`.
+   * @default half of `concurrency`, at least 1 (5)
+   */
+  maxRunningPerCaller?: number;
 }
 
 type BullmqModule = {
@@ -33,10 +46,18 @@ type BullmqModule = {
   };
   Worker: new (
     name: string,
-    processor: (job: { data: McpTaskJob; attemptsStarted: number }) => Promise<void>,
+    processor: (job: BullmqJob, token?: string) => Promise<void>,
     options: Record<string, unknown>,
   ) => { close(force?: boolean): Promise<void>; waitUntilReady(): Promise<unknown>; on(event: string, listener: (...args: unknown[]) => void): unknown };
+  DelayedError: new (message?: string) => Error;
 };
+
+interface BullmqJob {
+  data: McpTaskJob;
+  /** Times the job was found stalled (its instance died): its run is this plus one. */
+  stalledCounter?: number;
+  moveToDelayed(timestamp: number, token?: string): Promise<void>;
+}
 
 /** BullMQ, loaded at first use: an optional peer. */
 async function loadBullmq(): Promise<BullmqModule> {
@@ -66,6 +87,8 @@ function connectionOf(url: string): Record<string, unknown> {
 export class BullmqTaskQueue implements McpTaskQueue {
   private queue?: InstanceType<BullmqModule['Queue']>;
   private worker?: InstanceType<BullmqModule['Worker']>;
+  /** Counts each caller's running jobs across instances (`maxRunningPerCaller`). */
+  private leasesClient?: McpRedisClient;
   private readonly logger = new Logger('McpTasks');
   /** BullMQ reports its connection's failures as events: logged, never left to end the process. */
   private readonly onError = (error: unknown): void => this.logger.error(`The BullMQ task queue "${this.options.queueName ?? 'mcp-tasks'}" failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -93,10 +116,34 @@ export class BullmqTaskQueue implements McpTaskQueue {
   }
 
   async start(run: (job: McpTaskJob, attempt: number) => Promise<void>): Promise<void> {
-    const { Worker } = await this.bullmq();
-    this.worker = new Worker(this.options.queueName ?? 'mcp-tasks', (job) => run(job.data, Math.max(1, job.attemptsStarted)), {
+    const { Worker, DelayedError } = await this.bullmq();
+    const concurrency = this.options.concurrency ?? 10;
+    const share = this.options.maxRunningPerCaller ?? Math.max(1, Math.floor(concurrency / 2));
+    const Redis = await loadIoredis();
+    // Its commands fail rather than wait out an outage: a job whose share cannot be counted waits in the queue.
+    this.leasesClient = new Redis({ ...connectionOf(this.options.url), maxRetriesPerRequest: 1 });
+    this.leasesClient.on('error', this.onError);
+    const queueName = this.options.queueName ?? 'mcp-tasks';
+    const leases = new RedisLeases(this.leasesClient, `${this.options.prefix ?? 'bull'}:${queueName}:running:`, this.options.lockDurationMs ?? 30_000, this.onError);
+    // BullMQ (without Pro's groups) hands jobs out in order: a caller's job past its running share
+    // goes back to the queue, delayed, so the slot takes the next job, of another caller.
+    // Deferrals are not runs: the attempt is counted from BullMQ's stalls, not its starts.
+    const processor = async (job: BullmqJob, token?: string): Promise<void> => {
+      // A share that cannot be counted (Redis away) is not granted: the job waits, it is not lost.
+      const held = await leases.acquire(`caller:${job.data.caller ?? 'local'}`, share).catch((error: unknown) => void this.onError(error));
+      if (!held?.ok) {
+        await job.moveToDelayed(Date.now() + DEFERRAL_MS, token);
+        throw new DelayedError();
+      }
+      try {
+        await run(job.data, 1 + (job.stalledCounter ?? 0));
+      } finally {
+        await held.lease.release();
+      }
+    };
+    this.worker = new Worker(queueName, processor, {
       ...this.common(),
-      concurrency: this.options.concurrency ?? 10,
+      concurrency,
       lockDuration: this.options.lockDurationMs ?? 30_000,
       stalledInterval: this.options.stalledIntervalMs ?? 30_000,
       maxStalledCount: this.options.maxStalledCount ?? 1,
@@ -108,5 +155,6 @@ export class BullmqTaskQueue implements McpTaskQueue {
   async close(): Promise<void> {
     // Forced: a running job is left to stall and run again on another instance.
     await Promise.all([this.worker?.close(true), this.queue?.close()]);
+    this.leasesClient?.disconnect();
   }
 }

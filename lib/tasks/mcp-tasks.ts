@@ -75,6 +75,10 @@ export function resolveTaskSettings(options: McpTasksOptions | undefined, shared
   }
   const settings = { ...(chosen as Omit<McpTaskSettings, 'store' | 'maxTtlMs'>), maxTtlMs: chosen.maxTtlMs ?? chosen.ttlMs! };
   if (settings.ttlMs > settings.maxTtlMs) throw new Error(`McpModule option "tasks.ttlMs" (${settings.ttlMs}) must not exceed "tasks.maxTtlMs" (${settings.maxTtlMs}).`);
+  for (const key of ['concurrency', 'maxRunningPerCaller'] as const) {
+    const value = options?.bullmq?.[key];
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) throw new Error(`McpModule option "tasks.bullmq.${key}" must be a positive integer (a count of jobs), got ${JSON.stringify(value)}.`);
+  }
   const store = options?.store ?? shared;
   if (options?.bullmq && !store) {
     throw new Error('McpModule option "tasks.bullmq" needs a task store every instance shares: set the module\'s "redis" option (or "tasks.store").');

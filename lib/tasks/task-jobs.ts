@@ -16,6 +16,10 @@ export interface McpTaskJob {
   protocolVersion: string;
   capabilities: JsonObject;
   principal?: string;
+  /** Whom the task counts against (its principal, else its client's address): its running share on the queue is this caller's. */
+  caller?: string;
+  /** The creating request's client address: an anonymous caller is the same caller on the instance that runs the job. */
+  clientAddress?: string;
   auth?: { id: string; scopes?: string[]; claims?: Record<string, unknown> };
 }
 
@@ -40,8 +44,12 @@ export function jobContext(job: McpTaskJob): McpContext {
     capabilities: job.capabilities,
     principal: job.principal,
     auth: job.auth,
+    ...(job.clientAddress !== undefined && { clientAddress: () => job.clientAddress }),
   };
-  return new McpContext(`task-${job.taskId}`, McpMethods.toolsCall.name, envelope, {}, () => undefined);
+  const ctx = new McpContext(`task-${job.taskId}`, McpMethods.toolsCall.name, envelope, {}, () => undefined);
+  // The creating instance counted the call's rate limits before it queued the job.
+  ctx.policiesAdmitted = true;
+  return ctx;
 }
 
 

@@ -97,3 +97,11 @@ export function stripTaskMeta(result: Result): Result {
   const { [RELATED_TASK]: _related, ...meta } = result._meta;
   return { ...result, _meta: meta };
 }
+
+/** What a question inside a task answers when the task store could not record it (the cause is in the log, not the task). */
+export function questionLost(record: McpTaskRecord, method: string): McpError {
+  return new McpError(
+    ErrorCode.InternalError,
+    `Task "${record.taskId}" of tool "${record.toolName}" failed: its question to the client (${method}) could not be recorded, because the task store was unavailable. Call the tool again.`,
+  );
+}

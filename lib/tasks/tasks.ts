@@ -10,7 +10,7 @@ import { ErrorCode } from '../protocol/json-rpc.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { McpFeatureOptions } from '../protocol/feature-host.js';
 import { isTerminal, type McpTaskRecord, type McpTaskSignal, type McpTaskStore } from './task-store.js';
-import { callerOf, completedTask, createdResult, failedTask, messageOf, ownerOf } from './task-records.js';
+import { callerOf, completedTask, createdResult, failedTask, messageOf, ownerOf, questionLost } from './task-records.js';
 import { jobContext, type McpTaskExecutor, type McpTaskJob, type McpTaskQueue } from './task-jobs.js';
 
 type Result = JsonObject;
@@ -134,6 +134,9 @@ export class McpTaskRunner implements McpToolTasks {
       const start = async (): Promise<void> => {
         const admission = await admit();
         if (closed) return;
+        // A policy's refusal creates nothing: a task record per refused call would let a throttled
+        // caller fill the store (2025-11-25 allows a plain result for a task-augmented call).
+        if ('refuse' in admission) return subscriber.next(admission.refuse), subscriber.complete();
         if ('answer' in admission && mode === 'modern') return subscriber.next(admission.answer), subscriber.complete();
         const record = await this.create(tool, mode, params, ctx, 'answer' in admission ? admission.answer : undefined);
         // The client left while the store answered: the reservation goes with it.
@@ -260,7 +263,9 @@ export class McpTaskRunner implements McpToolTasks {
         arguments: isObject(params.arguments) ? params.arguments : {},
         protocolVersion: ctx.protocolVersion,
         capabilities: ctx.clientCapabilities,
+        caller: record.caller,
         ...(ctx.principal !== undefined && { principal: ctx.principal }),
+        ...(ctx.clientAddress !== undefined && { clientAddress: ctx.clientAddress }),
         ...(auth && { auth }),
       });
     } catch (error) {
@@ -389,10 +394,12 @@ export class McpTaskRunner implements McpToolTasks {
         outcome();
       };
       exec.pending.set(key, { resolve: (answer) => settle(() => resolve(answer)), reject: (error) => settle(() => reject(error)) });
+      // The store's failure is logged by change(); the handler gets the module's own error, which
+      // fails the task as it propagates, rather than an exception Nest would log as a crash again.
       void this.change(
         exec,
         (r) => ({ ...r, status: 'input_required', inputRequests: { ...r.inputRequests, [key]: { method, params } } }),
-        (error) => settle(() => reject(error)),
+        () => settle(() => reject(questionLost(exec.record, method))),
       );
     });
   }

@@ -268,7 +268,7 @@ export class McpEvents {
     const started = this.wants('request.started');
     if (!started && !this.wants('request.finished') && !this.wants('interaction.requested') && !this.wants('interaction.answered')) return undefined;
     const { request } = facts;
-    const fields: McpRequestEventFields = { requestId: request.id, method: facts.method, era: facts.era, protocolVersion: facts.protocolVersion, ...facts.target };
+    const fields: McpRequestEventFields = { requestId: facts.requestId, method: facts.method, era: facts.era, protocolVersion: facts.protocolVersion, ...facts.target };
     const sessionId = shownSessionId(this.sessionIds, facts.sessionId, facts.sessionRef);
     if (sessionId !== undefined) fields.sessionId = sessionId;
     if (facts.principal !== undefined) fields.principal = facts.principal;

@@ -76,6 +76,7 @@ export const observabilityProviders: Provider[] = [
       const logger = new Logger('McpTelemetry');
       server.observer = new McpObservers(sinks, options.sessions.maxSessions, serverNames(server, registry), {
         secret: requestStateSecret(options, redis),
+        maxRequestIdLength: options.limits.observedRequestIdLength,
         onError: (error) => {
           const err = error instanceof Error ? error : new Error(String(error));
           logger.error(`Telemetry failed while observing a request (a span processor, exporter or event sink threw): ${err.message}. The request went on; further failures are reported at most every 10 s.`, err.stack);

@@ -1,5 +1,6 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { declaredMethod } from '../protocol/methods.js';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { declaredMethod, McpMethods } from '../protocol/methods.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/json-rpc.js';
 import type { McpCallObserver, McpObservedCall, McpRequestFacts, McpRequestProbe, McpSessionFacts } from '../protocol/call-facts.js';
 
@@ -7,6 +8,7 @@ type McpObservedSource = Omit<McpRequestFacts, 'request'>;
 import { isSupportedLegacyVersion, isSupportedModernVersion, type ProtocolEra } from '../protocol/versions.js';
 
 import type { McpSessionCloseReason } from '../protocol/call-facts.js';
+import { isCallToolName } from '../tool-sets/discovery-names.js';
 
 // One reason vocabulary for close hooks, events and spans.
 export type { McpSessionCloseReason };
@@ -36,6 +38,8 @@ export interface McpObservedRequest extends McpRequestFacts {
   readonly target: McpRequestTarget;
   /** The keyed hash of `sessionId` ({@link McpSessionIds}). */
   readonly sessionRef?: string;
+  /** The request's JSON-RPC id as sinks may record it: bounded by {@link shownRequestId}. */
+  readonly requestId: string | number;
 }
 
 export type { McpLateFacts, McpObservedCall, McpRequestFacts, McpRequestProbe, McpSessionFacts } from '../protocol/call-facts.js';
@@ -80,6 +84,16 @@ export interface McpServerNames {
  */
 export type McpSessionIds = 'hashed' | 'raw' | 'omitted';
 
+/**
+ * A JSON-RPC id as spans and events record it: the client picks it, of any length, so a string id
+ * longer than `max` characters becomes its first `max` characters and a marker with its length and
+ * a hash (two long ids stay apart). The one rule for every sink.
+ */
+export function shownRequestId(id: string | number, max: number): string | number {
+  if (typeof id !== 'string' || id.length <= max) return id;
+  return `${id.slice(0, max)}…[${id.length} chars, sha256:${createHash('sha256').update(id).digest('hex').slice(0, 16)}]`;
+}
+
 /** The session id a sink shows, by its mode. */
 export function shownSessionId(mode: McpSessionIds, sessionId: string | undefined, sessionRef: string | undefined): string | undefined {
   if (sessionId === undefined || mode === 'omitted') return undefined;
@@ -106,7 +120,7 @@ export class McpObservers implements McpCallObserver {
     private readonly sinks: readonly McpObserverSink[],
     private readonly maxTracked: number,
     private readonly names: McpServerNames,
-    private readonly options: { secret?: Buffer; onError?: (error: unknown) => void } = {},
+    private readonly options: { secret?: Buffer; onError?: (error: unknown) => void; maxRequestIdLength?: number } = {},
   ) {
     this.sessionKey = createHmac('sha256', options.secret ?? randomBytes(32)).update('nestjs-model-context:session-id-label').digest();
   }
@@ -201,6 +215,11 @@ export class McpObservers implements McpCallObserver {
     this.options.onError?.(error);
   }
 
+  /** @internal Longest JSON-RPC id sinks record as sent (`limits.observedRequestIdLength`). */
+  get maxRequestIdLength(): number {
+    return this.options.maxRequestIdLength ?? 128;
+  }
+
   /** @internal The keyed hash of a session id: 22 base64url characters. */
   sessionRef(sessionId: string): string {
     return createHmac('sha256', this.sessionKey).update(sessionId).digest('base64url').slice(0, 22);
@@ -211,7 +230,10 @@ export class McpObservers implements McpCallObserver {
     if (request.method !== 'initialize' && !this.names.method(era, request.method)) return { method: UNKNOWN_LABEL, target: {} };
     const raw = requestTarget(request);
     const target: McpRequestTarget = {};
-    if (raw.tool !== undefined) target.tool = this.names.tool(raw.tool) ?? UNKNOWN_LABEL;
+    // A tool of the server's own that bears a call tool's name is itself (tool sets refuse such names at bootstrap).
+    const named = request.method === McpMethods.toolsCall.name && typeof request.params?.name === 'string' ? this.names.tool(bounded(request.params.name)) : undefined;
+    if (named !== undefined) target.tool = named;
+    else if (raw.tool !== undefined) target.tool = this.names.tool(raw.tool) ?? UNKNOWN_LABEL;
     if (raw.prompt !== undefined) target.prompt = this.names.prompt(raw.prompt) ?? UNKNOWN_LABEL;
     if (raw.resource !== undefined) target.resource = this.names.resource(raw.resource) ?? UNKNOWN_LABEL;
     return { method: request.method, target };
@@ -245,6 +267,9 @@ class ObservedRequest implements McpObservedRequest {
     if (this.facts.sessionId === undefined) return undefined;
     return (this.ref ??= this.observers.sessionRef(this.facts.sessionId));
   }
+  get requestId(): string | number {
+    return shownRequestId(this.request.id, this.observers.maxRequestIdLength);
+  }
   get protocolVersion(): string {
     const version = this.facts.protocolVersion;
     return version === '' || isSupportedLegacyVersion(version) || isSupportedModernVersion(version) ? version : UNKNOWN_LABEL;
@@ -268,8 +293,13 @@ function combine(probes: McpRequestProbe[]): McpRequestProbe {
 
 /** What a request is about, as the client named it: the tool, prompt or resource its params name (bounded). */
 export function requestTarget(request: JsonRpcRequest): McpRequestTarget {
+  const params: JsonObject = request.params ?? {};
+  if (request.method === McpMethods.toolsCall.name && isCallToolName(params.name) && isRecord(params.arguments) && typeof params.arguments.name === 'string') {
+    // Progressive mode's call tool runs the tool its arguments name: spans and events name that one.
+    return { tool: bounded(params.arguments.name) };
+  }
   const target = declaredMethod(request.method)?.target;
-  const value = target ? (request.params ?? {})[target.param] : undefined;
+  const value = target ? params[target.param] : undefined;
   if (typeof value !== 'string') return {};
   return { [target!.kind]: bounded(value, target!.kind === 'resource' ? 2048 : 128) };
 }
@@ -283,4 +313,8 @@ function bounded(text: string, max = 128): string {
 export function isToolError(response: JsonRpcMessage): boolean {
   const result = (response as { result?: { isError?: unknown } }).result;
   return typeof result === 'object' && result !== null && result.isError === true;
+}
+
+function isRecord(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -141,7 +141,7 @@ class McpOpenTelemetry implements McpObserverSink {
     const operation = declaredMethod(method)?.operation;
     if (recording) {
       span.setAttribute('mcp.method.name', method);
-      span.setAttribute('jsonrpc.request.id', String(request.id));
+      span.setAttribute('jsonrpc.request.id', String(facts.requestId));
       if (facts.protocolVersion) span.setAttribute('mcp.protocol.version', facts.protocolVersion);
       const sessionId = shownSessionId(this.options.sessionIds, facts.sessionId, facts.sessionRef);
       if (sessionId !== undefined) span.setAttribute('mcp.session.id', sessionId);

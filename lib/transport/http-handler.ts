@@ -6,7 +6,7 @@ import type { McpBodyOutcome, McpTransportFacts } from '../engine/sink.js';
 import type { McpEventStore } from '../protocol/event-store.js';
 import type { ServerRequestBroker } from '../protocol/interaction.js';
 import { ErrorCode, failure, type JsonRpcMessage } from '../protocol/json-rpc.js';
-import { McpStoreUnavailableError } from '../protocol/errors.js';
+import { McpStoreUnavailableError, storeUnavailableFailure } from '../protocol/errors.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
 import type { McpRelay } from '../engine/relay.js';
@@ -118,6 +118,8 @@ export class McpHttpHandler {
       maxSessions: options.maxSessions,
       hooks: options.hooks,
       checkScopes: auth ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id) : undefined,
+      // legacySse.maxRequestsInFlight is the option's former name.
+      maxRequestsInFlight: options.legacySse?.maxRequestsInFlight ?? this.limits.maxRequestsInFlight,
     });
     if (options.legacySse) {
       this.legacySse = new LegacySseTransport(server, {
@@ -172,7 +174,7 @@ export class McpHttpHandler {
     } catch (error) {
       // The engine answers these itself; this covers a path that reached a store before it.
       if (error instanceof McpStoreUnavailableError) {
-        if (!res.headersSent) sink.json(503, failure(null, ErrorCode.ServerBusy, error.message), { 'Retry-After': String(error.retryAfterS) });
+        if (!res.headersSent) sink.json(503, storeUnavailableFailure(null, error), { 'Retry-After': String(error.retryAfterS) });
         else res.end();
         return;
       }
@@ -213,7 +215,7 @@ export class McpHttpHandler {
       return { ok: false };
     }
     // Browser clients can read these only when exposed.
-    if (req.headers.origin !== undefined) res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version');
+    if (req.headers.origin !== undefined) res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version, DPoP-Nonce');
     // Without auth there is nothing to await: most calls then answer synchronously.
     if (!this.options.auth) return ADMITTED;
     return this.options.auth.authenticate(req, res, appRequest).then((outcome) => (outcome.ok ? { ok: true, principal: outcome.principal } : { ok: false }));

@@ -5,7 +5,7 @@ import { addressOwner } from '../protocol/principal.js';
 import type { McpSessionCloseReason, SessionHooks } from '../engine/session-hooks.js';
 import type { McpBodyOutcome, McpScopeCheck } from '../engine/sink.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
-import { ErrorCode, failure, type JsonRpcId, type JsonRpcMessage } from '../protocol/json-rpc.js';
+import { ErrorCode, failure, type JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpChangeEvent } from '../protocol/notification-bus.js';
 import { serializeMessage } from '../protocol/serialize.js';
@@ -24,11 +24,12 @@ export interface McpLegacySseOptions {
   /** The POST route the `endpoint` event announces (with `?sessionId=`). @default 'messages' */
   messagesPath?: string;
   /**
-   * Requests one session may have in flight (taken and not yet answered). This transport answers
-   * every POST with 202 at once and the result later on the stream, so nothing else holds a
-   * client back; a request past the bound is answered on the stream with JSON-RPC `-32000`
-   * naming this option, and never runs. Notifications and answers to the server's requests are
-   * never refused (a cancel or an elicitation answer frees a slot). @default 32
+   * The former name of McpModule's `limits.maxRequestsInFlight` (one bound for every transport):
+   * when set, it sets that option. This transport answers every POST with 202 at once and the
+   * result later on the stream, so a request past the bound is answered on the stream with
+   * JSON-RPC `-32000`, and never runs. Notifications and answers to the server's requests are
+   * never refused (a cancel or an elicitation answer frees a slot).
+   * @deprecated Use `limits.maxRequestsInFlight`.
    */
   maxRequestsInFlight?: number;
 }
@@ -37,20 +38,22 @@ export interface McpLegacySseOptions {
 export interface ResolvedLegacySseOptions {
   path: string;
   messagesPath: string;
-  maxRequestsInFlight: number;
+  /** Set only when given: it then sets `limits.maxRequestsInFlight`. */
+  maxRequestsInFlight?: number;
 }
-
-const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 32;
 
 export function resolveLegacySse(option: boolean | McpLegacySseOptions | undefined): ResolvedLegacySseOptions | undefined {
   if (option === undefined || option === false) return undefined;
   const given = option === true ? {} : option;
   const trim = (p: string): string => p.replace(/^\/+|\/+$/g, '');
-  const resolved = { path: trim(given.path ?? 'sse'), messagesPath: trim(given.messagesPath ?? 'messages'), maxRequestsInFlight: given.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT };
-  if (!Number.isSafeInteger(resolved.maxRequestsInFlight) || resolved.maxRequestsInFlight < 1) {
-    throw new Error(
-      `McpModule legacySse: maxRequestsInFlight is ${JSON.stringify(given.maxRequestsInFlight)}; it must be a positive integer, such as legacySse: { maxRequestsInFlight: ${DEFAULT_MAX_REQUESTS_IN_FLIGHT} } (the default).`,
-    );
+  const resolved: ResolvedLegacySseOptions = { path: trim(given.path ?? 'sse'), messagesPath: trim(given.messagesPath ?? 'messages') };
+  if (given.maxRequestsInFlight !== undefined) {
+    if (!Number.isSafeInteger(given.maxRequestsInFlight) || given.maxRequestsInFlight < 1) {
+      throw new Error(
+        `McpModule legacySse: maxRequestsInFlight is ${JSON.stringify(given.maxRequestsInFlight)}; it must be a positive integer. It is the former name of limits.maxRequestsInFlight (default 32): set that instead, such as limits: { maxRequestsInFlight: 32 }.`,
+      );
+    }
+    resolved.maxRequestsInFlight = given.maxRequestsInFlight;
   }
   if (resolved.path === '' || resolved.messagesPath === '' || resolved.path === resolved.messagesPath) {
     throw new Error(
@@ -82,8 +85,6 @@ interface LegacySseSession {
   connection: McpConnection;
   /** Where the session's messages go: its event stream. */
   output: McpMessageOutput;
-  /** Requests taken and not yet answered, for `maxRequestsInFlight`. */
-  inFlight: number;
   res: ServerResponse;
   /** Ends the stream and the session; `reason` is what the close hook hears. */
   end(reason?: McpSessionCloseReason): void;
@@ -148,6 +149,7 @@ export class LegacySseTransport {
       limits: this.options.limits,
       hooks: this.options.hooks,
       session: output,
+      maxRequestsInFlight: this.options.maxRequestsInFlight ?? this.options.limits.maxRequestsInFlight,
     });
     let ended = false;
     let timer: NodeJS.Timeout | undefined;
@@ -157,7 +159,6 @@ export class LegacySseTransport {
       principal: principalId,
       connection,
       output,
-      inFlight: 0,
       res,
       // The client closing its stream ends the session as a DELETE would.
       end: (reason = 'deleted') => {
@@ -212,33 +213,11 @@ export class LegacySseTransport {
     const read = readBody();
     const body = read instanceof Promise ? await read : read;
     if (!body.ok) return sink.json(body.status, failure(null, body.code, body.message));
-    const requests = requestIdsOf(body.value);
-    if (requests.length > 0 && session.inFlight + requests.length > this.options.maxRequestsInFlight) {
-      // The transport's answers travel on the stream, where the client waits for them; the POST
-      // itself is accepted, as every client of this transport expects.
-      const busy = requests.map((id) => failure(id, ErrorCode.ServerBusy, this.busyMessage(session)));
-      session.output.message(Array.isArray(body.value) ? busy : busy[0]!);
-      return sink.empty(202);
-    }
-    session.inFlight += requests.length;
-    let held = requests.length > 0;
-    const release = (): void => {
-      if (!held) return;
-      held = false;
-      session.inFlight -= requests.length;
-    };
-    try {
-      await session.connection.receive(body.value, { principal, clientAddress, transportRequest: caller.request ?? req, headers: headersOf(req), output: held ? { ...session.output, done: release } : undefined });
-    } catch (error) {
-      release();
-      throw error;
-    }
+    // The session's engine bounds its requests in flight (limits.maxRequestsInFlight); a refusal
+    // travels on the stream, where the client waits for answers, and the POST itself is accepted,
+    // as every client of this transport expects.
+    await session.connection.receive(body.value, { principal, clientAddress, transportRequest: caller.request ?? req, headers: headersOf(req) });
     sink.empty(202);
-  }
-
-  private busyMessage(session: LegacySseSession): string {
-    const max = this.options.maxRequestsInFlight;
-    return `Server busy: this SSE session already has ${session.inFlight} request(s) in flight, the most legacySse.maxRequestsInFlight (${max}) allows. Send it again once an answer came, or raise McpModule's legacySse.maxRequestsInFlight.`;
   }
 
   deliverChange(event: McpChangeEvent): void {
@@ -268,15 +247,4 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   return headers;
-}
-
-/** The ids of the requests a message (or batch) carries: what will get an answer on the stream. */
-function requestIdsOf(value: unknown): JsonRpcId[] {
-  const ids: JsonRpcId[] = [];
-  for (const item of Array.isArray(value) ? value : [value]) {
-    if (typeof item !== 'object' || item === null || typeof (item as { method?: unknown }).method !== 'string') continue;
-    const id = (item as { id?: unknown }).id;
-    if (typeof id === 'string' || typeof id === 'number') ids.push(id);
-  }
-  return ids;
 }

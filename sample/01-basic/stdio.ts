@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { McpStdio, McpStdioLogger } from 'nestjs-model-context';
+import { McpStdio, McpStdioLogger } from 'nestjs-model-context/transports';
 import { AppModule } from './app.module.js';
 
 // The same AppModule, served over stdio instead of HTTP: a client starts this file as a

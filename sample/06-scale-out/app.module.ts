@@ -1,7 +1,8 @@
 import { Controller, Get, Injectable, Module, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { Args, Ctx, McpContext, McpHeader, McpHealthIndicator, McpModule, McpRegistry, SchemaProperty, Tool } from 'nestjs-model-context';
+import { Args, Ctx, McpContext, McpHeader, McpModule, McpRegistry, SchemaProperty, Tool } from 'nestjs-model-context';
+import { McpHealthIndicator } from 'nestjs-model-context/telemetry';
 
 /** Names this process in answers, so you can watch the balancer alternate. */
 export const INSTANCE = process.env.INSTANCE ?? `pid ${process.pid}`;

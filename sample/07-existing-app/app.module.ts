@@ -1,7 +1,8 @@
 import { Module, UseGuards, ValidationPipe } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
-import { McpModule, type McpExposeOptions } from 'nestjs-model-context';
+import { McpModule } from 'nestjs-model-context';
+import type { McpExposeOptions } from 'nestjs-model-context/options';
 import { AuditInterceptor, AuditLog, BearerAuthGuard, OrderIdPipe } from './orders/audit.js';
 import { GetOrderStatsHandler, GetOrderStatsQuery, PlaceOrderCommand, PlaceOrderHandler, PlaceOrderInput } from './orders/cqrs.js';
 import { OrdersController } from './orders/orders.controller.js';

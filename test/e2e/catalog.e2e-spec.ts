@@ -19,7 +19,9 @@ type Json = Record<string, any>;
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const bin = join(root, 'dist/lib/cli/main.js');
-const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+// The bin the package declares, run with node: `npx` in the repository would run the package's
+// `prepare`, which can rebuild dist/ under the specs that are running.
+const declaredBin = join(root, (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['nestjs-model-context']);
 
 interface Run {
   code: number;
@@ -96,8 +98,8 @@ describe('nestjs-model-context catalog', () => {
     delete process.env.MCP_RESOURCE;
   });
 
-  it('runs as the acceptance command: npx nestjs-model-context catalog --module dist/sample/01-basic/app.module.js --format json', async () => {
-    const result = await run(npx, ['--no-install', 'nestjs-model-context', 'catalog', '--module', 'dist/sample/01-basic/app.module.js', '--format', 'json']);
+  it("runs as the acceptance command (the package's declared bin): nestjs-model-context catalog --module dist/sample/01-basic/app.module.js --format json", async () => {
+    const result = await run(process.execPath, [declaredBin, 'catalog', '--module', 'dist/sample/01-basic/app.module.js', '--format', 'json']);
     assert.equal(result.code, 0, result.stderr);
     const printed = JSON.parse(result.stdout) as Json;
     assert.deepEqual(Object.keys(printed), ['tools', 'resources', 'resourceTemplates', 'prompts']);

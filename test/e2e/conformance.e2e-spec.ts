@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AppModule } from '../../sample/conformance/app.module.js';
 import { ConformanceWithExistingAppModule } from '../fixtures/conformance-existing-app.module.js';
+import { ConformanceWithToolSetsModule } from '../fixtures/conformance-tool-sets.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernRpc } from '../utils/clients.js';
 import { loadConformanceLib, scenarioChecks, type ConformanceCheck as Check, type ConformanceLib } from '../utils/conformance.js';
@@ -64,6 +65,7 @@ const platforms = [
   { platform: 'express', legs, app: AppModule, what: 'sample/conformance' },
   { platform: 'fastify', legs: gating, app: AppModule, what: 'sample/conformance' },
   { platform: 'express', legs: gating, app: ConformanceWithExistingAppModule, what: 'sample/conformance with sample/07-existing-app exposed' },
+  { platform: 'express', legs: gating, app: ConformanceWithToolSetsModule, what: 'sample/conformance with tool sets configured (default mode)' },
 ] as const;
 
 for (const { platform, legs, app, what } of platforms)
@@ -84,7 +86,13 @@ describe(`official MCP conformance suite against ${what} on ${platform}`, () => 
   for (const { leg, label } of legs) {
     it(`leg ${leg} (${label}) records no FAILURE`, async () => {
       const outDir = mkdtempSync(join(tmpdir(), `mcp-conformance-${platform}-${leg}-`));
-      if (app !== AppModule) {
+      if (app === ConformanceWithToolSetsModule) {
+        // The back-office set is configured, and no caller of the suite's gets it.
+        const page = (await modernRpc(server.url, 'tools/list', {})).json as { result: { tools: Array<{ name: string }> } };
+        assert.ok(page.result.tools.some((t) => t.name === 'test_simple_text'));
+        assert.ok(!page.result.tools.some((t) => t.name === 'reindex_warehouse'));
+      }
+      if (app === ConformanceWithExistingAppModule) {
         // The exposed tools are really there, next to the fixture's.
         const names: string[] = [];
         let cursor: string | undefined;

@@ -4,7 +4,9 @@
  * app on Fastify (node:test, both MCP eras, the SDK over HTTP and the testing kit), a Nest 11
  * CommonJS app under Jest 29 + ts-jest in the default `nest new` setup, and an existing Nest 11
  * enterprise app (TypeORM on SQLite, a passport-jwt global guard, Swagger DTOs, prefix and
- * versioning, catch-all filter, throttler) with MCP added, whose Jest e2e runs on Express and Fastify.
+ * versioning, catch-all filter, throttler) with MCP added, whose Jest e2e runs on Express and Fastify,
+ * and there also serves its customers tools to agents through the built-in verification (auth.jwt
+ * on jose 5, the major Jest's CommonJS loader can load, against a JWKS its test serves).
  * npm's cache serves repeated runs (`--prefer-offline`); the only network used is the registry.
  */
 import assert from 'node:assert/strict';

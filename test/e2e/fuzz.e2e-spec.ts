@@ -14,7 +14,7 @@ import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import fc from 'fast-check';
-import { McpInProcessTransport } from 'nestjs-model-context';
+import { McpInProcessTransport } from 'nestjs-model-context/transports';
 import { McpTestClient, McpTestError, type McpTestEra } from 'nestjs-model-context/testing';
 import { lastValueFrom, timeout as rxTimeout, toArray } from 'rxjs';
 import { FuzzModule } from '../fixtures/fuzz.module.js';

@@ -1,7 +1,9 @@
 /**
- * The README's Quick start compiles as written: its files are extracted (each starts at a
- * `// <name>.ts` line) and type-checked with tsc against the package as an app imports it
- * (`nestjs-model-context` resolves through `exports` to the built typings).
+ * The README's Quick start compiles as written, in an ESM and in a CommonJS app: its files are
+ * extracted (each starts at a `// <name>.ts` line) and type-checked with tsc against the package as
+ * an app imports it (`nestjs-model-context` resolves through `exports` to the built typings). The
+ * testing examples of docs/testing.md run against that app. (test/e2e/docs.e2e-spec.ts compiles
+ * every other snippet.)
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -9,13 +11,16 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { README_SPEC_SECTIONS } from '../utils/markdown.js';
 import { appCompilerOptions as compilerOptions, run, tscRun } from '../utils/tsc.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
+const [QUICK_START, TESTING] = README_SPEC_SECTIONS as [{ page: string; heading: string }, { page: string; heading: string }];
+const read = (page: string): string => readFileSync(join(root, page), 'utf8');
 
 /** The files of the first ```ts block under "## Quick start". */
 export function quickStartFiles(readme: string): Map<string, string> {
-  return blockFiles(readme, '## Quick start');
+  return blockFiles(readme, QUICK_START.heading);
 }
 
 /**
@@ -24,11 +29,11 @@ export function quickStartFiles(readme: string): Map<string, string> {
  */
 export function blockFiles(readme: string, heading: string, blocks = 1): Map<string, string> {
   const start = readme.indexOf(`${heading}\n`);
-  assert.ok(start >= 0, `README.md has no "${heading}" section`);
+  assert.ok(start >= 0, `no "${heading}" section`);
   const end = readme.indexOf('\n## ', start + heading.length);
   const section = readme.slice(start, end < 0 ? undefined : end);
   const found = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
-  assert.ok(found.length >= blocks, `README.md has ${found.length} \`\`\`ts block(s) under "${heading}", not ${blocks}`);
+  assert.ok(found.length >= blocks, `${found.length} \`\`\`ts block(s) under "${heading}", not ${blocks}`);
   const files = new Map<string, string>();
   for (const block of found.slice(0, blocks)) readFiles(block, files);
   return files;
@@ -59,28 +64,6 @@ async function typeCheckApp(dir: string, type: 'module' | 'commonjs', files: Rea
   return tscRun(join(dir, 'tsconfig.json'), dir);
 }
 
-/**
- * The ```ts blocks under `heading`, each an excerpt of one file: a `// <path>.ts` first line, then
- * the file's text, `// ...` lines standing for what is left out.
- */
-export function sectionExcerpts(readme: string, heading: string): Array<{ path: string; chunks: string[] }> {
-  const start = readme.indexOf(`${heading}\n`);
-  assert.ok(start >= 0, `README.md has no "${heading}" section`);
-  const end = readme.indexOf('\n## ', start + heading.length);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => {
-    const [header, ...lines] = match[1]!.replace(/\n$/, '').split('\n');
-    const path = /^\/\/ ((?:src|test)\/[\w./-]+\.ts)$/.exec(header!)?.[1];
-    assert.ok(path, `a block under "${heading}" does not start with "// src/<file>.ts" or "// test/<file>.ts": ${header}`);
-    const chunks: string[][] = [[]];
-    for (const line of lines) {
-      if (line.trim() === '// ...') chunks.push([]);
-      else chunks.at(-1)!.push(line);
-    }
-    return { path, chunks: chunks.map((chunk) => chunk.join('\n').replace(/^\n+|\n+$/g, '')).filter((chunk) => chunk !== '') };
-  });
-}
-
 /** Just what the Jest example uses, so it type-checks without @types/jest. */
 const JEST_GLOBALS = `
 declare function describe(name: string, fn: () => void): void;
@@ -102,33 +85,16 @@ describe('README', () => {
 
   for (const type of ['module', 'commonjs'] as const) {
     it(`Quick start compiles as written in ${type === 'module' ? 'an ESM' : 'a CommonJS'} app`, async () => {
-      const files = quickStartFiles(readFileSync(join(root, 'README.md'), 'utf8'));
+      const files = quickStartFiles(read(QUICK_START.page));
       assert.deepEqual([...files.keys()], ['tasks.tools.ts', 'app.module.ts', 'main.ts']);
       const result = await typeCheckApp(join(dir, type), type, files);
       assert.equal(result.code, 0, `tsc on the README Quick start (${type}):\n${result.output}`);
     });
   }
 
-  // The app's dependencies (@nestjs/swagger, TypeORM, passport...) are its own: the consumers spec
-  // installs it from the packed tarball, type-checks it with its TypeScript 5.9 and runs its tests.
-  it('Adding MCP to an existing app: every snippet is an excerpt, in order, of the file of test/consumers/nest11-enterprise it names', () => {
-    const excerpts = sectionExcerpts(readFileSync(join(root, 'README.md'), 'utf8'), '## Adding MCP to an existing app');
-    assert.ok(excerpts.length >= 9, `only ${excerpts.length} snippets`);
-    for (const { path, chunks } of excerpts) {
-      const file = readFileSync(join(root, 'test/consumers/nest11-enterprise', path), 'utf8');
-      let from = 0;
-      for (const chunk of chunks) {
-        const at = file.indexOf(chunk, from);
-        assert.ok(at >= 0, `README "Adding MCP to an existing app": this part of ${path} is not in the app's file (or not in this order):\n${chunk}`);
-        from = at + chunk.length;
-      }
-    }
-  });
-
-  it('Testing your tools: the node:test example compiles and passes against the Quick start app', async () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const app = quickStartFiles(readme);
-    const examples = blockFiles(readme, '## Testing your tools', 2);
+  it('docs/testing.md: the node:test example compiles and passes against the Quick start app', async () => {
+    const app = quickStartFiles(read(QUICK_START.page));
+    const examples = blockFiles(read(TESTING.page), TESTING.heading, 2);
     assert.deepEqual([...examples.keys()], ['tasks.tools.spec.ts', 'tasks.tools.jest-spec.ts']);
     const esm = join(testingDir, 'node-test');
     rmSync(esm, { recursive: true, force: true });
@@ -144,10 +110,9 @@ describe('README', () => {
     assert.match(tested.output, /# fail 0\b/);
   });
 
-  it('Testing your tools: the Jest example type-checks as CommonJS against the require build', async () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const app = quickStartFiles(readme);
-    const example = blockFiles(readme, '## Testing your tools', 2).get('tasks.tools.jest-spec.ts');
+  it('docs/testing.md: the Jest example type-checks as CommonJS against the require build', async () => {
+    const app = quickStartFiles(read(QUICK_START.page));
+    const example = blockFiles(read(TESTING.page), TESTING.heading, 2).get('tasks.tools.jest-spec.ts');
     assert.ok(example);
     const cjs = join(testingDir, 'jest');
     rmSync(cjs, { recursive: true, force: true });

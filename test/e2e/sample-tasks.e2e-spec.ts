@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { McpTaskRecord, McpTaskStore } from 'nestjs-model-context';
-import { TASKS_EXTENSION } from 'nestjs-model-context';
+import type { McpTaskRecord, McpTaskStore } from 'nestjs-model-context/stores';
+import { TASKS_EXTENSION } from 'nestjs-model-context/protocol';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { META_KEYS, modernRpc } from '../utils/clients.js';
 import { Watched } from '../utils/wait.js';

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Injectable, Module, UseGuards, type CanActivate, type DynamicModule, type ExecutionContext } from '@nestjs/common';
-import { Ctx, McpContext, McpModule, McpSessionAdmin, Resource, Tool, type McpModuleForRootOptions } from 'nestjs-model-context';
+import { Ctx, McpContext, McpModule, Resource, Tool, type McpModuleForRootOptions } from 'nestjs-model-context';
+import { McpSessionAdmin } from 'nestjs-model-context/sessions';
 import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
 import { rpc } from '../utils/clients.js';
 import { openSession } from '../utils/paths.js';

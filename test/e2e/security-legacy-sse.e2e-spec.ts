@@ -106,7 +106,7 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
         for (const refusal of await Promise.all([4, 5, 6, 7, 8, 9].map((i) => session.stream.next(answerTo(`b${i}`))))) {
           const error = (refusal.data as Json).error;
           assert.equal(error.code, -32000);
-          assert.match(error.message, /^Server busy: this SSE session already has 4 request\(s\) in flight, the most legacySse\.maxRequestsInFlight \(4\) allows\./);
+          assert.match(error.message, /^Server busy: this session already has 4 request\(s\) in flight, the most limits\.maxRequestsInFlight \(4\) allows\./);
         }
         // An answer frees its slot: the next request runs.
         const answers = [0, 1, 2, 3].map((i) => session.stream.next(answerTo(`b${i}`)));

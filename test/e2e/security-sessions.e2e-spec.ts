@@ -10,17 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { IsString } from 'class-validator';
 import { Redis } from 'ioredis';
-import {
-  Args,
-  Ctx,
-  InMemorySessionStore,
-  McpContext,
-  McpModule,
-  McpRegistry,
-  Resource,
-  Tool,
-  type McpModuleOptions,
-} from 'nestjs-model-context';
+import { Args, Ctx, McpContext, McpModule, McpRegistry, Resource, Tool, type McpModuleOptions } from 'nestjs-model-context';
+import { InMemorySessionStore } from 'nestjs-model-context/stores';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { rpc } from '../utils/clients.js';
 import { REDIS_URL, redisAvailable } from '../utils/redis.js';

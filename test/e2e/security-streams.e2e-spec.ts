@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { Redis } from 'ioredis';
-import { after, before, describe, it } from 'node:test';
-import { InMemoryEventStore, McpRegistry } from 'nestjs-model-context';
-import { FLOOD_MAX, SecurityStreamsModule, gates, nextFloodOutcome } from '../fixtures/security-streams.module.js';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { McpRegistry } from 'nestjs-model-context';
+import { InMemoryEventStore } from 'nestjs-model-context/stores';
+import { FLOOD_MAX, SecurityStreamsModule, gates, holds, nextFloodOutcome } from '../fixtures/security-streams.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernHeaders, modernMeta, rpc } from '../utils/clients.js';
 import { REDIS_URL, clearRedisPrefix, redisAvailable } from '../utils/redis.js';
 import { SseParser, type SseEvent } from '../utils/sse.js';
 import { Watched } from '../utils/wait.js';
+import { answerTo } from '../utils/legacy-session.js';
 
 const skipRedis = (await redisAvailable()) ? false : `no Redis at ${REDIS_URL} (start one, or run .ci/run)`;
 
@@ -594,3 +596,89 @@ describe("security: a cancelled call's events leave the store when it ends (issu
     }
   });
 });
+
+describe('security: requests in flight are bounded per session and per stateless caller (limits.maxRequestsInFlight)', () => {
+  let defaults: RunningApp;
+  let bounded: RunningApp;
+  before(async () => {
+    defaults = await startApp(SecurityStreamsModule.register());
+    bounded = await startApp(SecurityStreamsModule.register({ limits: { maxRequestsInFlight: 4 } }));
+  });
+  after(async () => {
+    for (const gate of gates.splice(0)) gate.open();
+    await defaults?.close();
+    await bounded?.close();
+  });
+  const openAll = (): void => gates.splice(0).forEach((gate) => gate.open());
+  const holdCall = (id: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hold', arguments: {} } });
+  const modernHold = (url: string, token: string, id: string, signal?: AbortSignal) =>
+    fetch(url, {
+      method: 'POST',
+      signal,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: token, ...modernHeaders('tools/call', 'hold') },
+      body: JSON.stringify({ ...holdCall(id), params: { name: 'hold', arguments: {}, _meta: modernMeta() } }),
+    });
+  const started = (): number => gates.length;
+  // Holds of earlier tests (their apps closed) are let go: each test counts its own.
+  beforeEach(openAll);
+
+  it('20 batches of 50 on one 2025-03-26 session start 32 handlers (the default), the rest answer -32000; another session runs meanwhile, and every slot comes back', async () => {
+    const session = await initialize(defaults.url, ALICE, '2025-03-26');
+    const batch = (b: number) => rpc(defaults.url, Array.from({ length: 50 }, (_, i) => holdCall(`b${b}-${i}`)), { sessionId: session, headers: { Authorization: ALICE, 'MCP-Protocol-Version': '2025-03-26' } });
+    let answered = 0;
+    const replies = Array.from({ length: 20 }, (_, b) => batch(b).then((reply) => (answered++, holds.changed.notify(), reply)));
+    // The session's 32 slots go to the first batch's members; every other batch is refused whole, at once.
+    await holds.changed.until(() => answered === 19 && started() === 32, 'one batch to hold the 32 slots and the other 19 to be refused');
+    assert.equal(started(), 32, 'no request past the bound started its handler');
+    const other = await initialize(defaults.url, BOB, '2025-11-25');
+    const bobCall = rpc(defaults.url, holdCall('bob'), { sessionId: other, headers: { Authorization: BOB, 'MCP-Protocol-Version': '2025-11-25' } });
+    await holds.changed.until(() => started() === 33, 'another session\'s call to start while this one is full');
+    openAll();
+    assert.equal((answerTo(await bobCall, 'bob').result as Json).content[0].text, 'result for bob');
+    const answers = (await Promise.all(replies)).flatMap((reply) => reply.json as Json[]);
+    assert.equal(answers.filter((a) => a.result).length, 32);
+    const refused = answers.filter((a) => a.error);
+    assert.equal(refused.length, 1000 - 32);
+    for (const answer of refused) {
+      assert.equal(answer.error.code, -32000);
+      assert.match(answer.error.message, /^Server busy: this session already has 32 request\(s\) in flight, the most limits\.maxRequestsInFlight \(32\) allows\./);
+    }
+    // Every slot came back: a full batch of the bound runs again.
+    const again = batch(20);
+    await holds.changed.until(() => started() === 32, 'the session\'s 32 slots to be free again');
+    openAll();
+    assert.equal(((await again).json as Json[]).filter((a) => a.result).length, 32);
+  });
+
+  it('2026-07-28: a caller past the bound gets 503 and -32000; another principal and the caller\'s own legacy session are not refused; a disconnected or finished call gives its slot back', async () => {
+    const aborts = Array.from({ length: 4 }, () => new AbortController());
+    const held = aborts.map((abort, i) => modernHold(bounded.url, ALICE, `m${i}`, abort.signal).catch(() => undefined));
+    await holds.changed.until(() => started() === 4, 'four calls to hold the caller\'s slots');
+    const over = await rpc(bounded.url, { ...holdCall('m4'), params: { name: 'hold', arguments: {}, _meta: modernMeta() } }, { headers: { Authorization: ALICE, ...modernHeaders('tools/call', 'hold') } });
+    assert.equal(over.status, 503, over.text);
+    assert.equal(over.headers.get('retry-after'), '1');
+    assert.equal((over.json as Json).error.code, -32000);
+    assert.match((over.json as Json).error.message, /^Server busy: this principal already has 4 request\(s\) in flight, the most limits\.maxRequestsInFlight \(4\) allows\./);
+    assert.equal(started(), 4, 'the refused call never ran');
+    const bob = modernHold(bounded.url, BOB, 'bob');
+    const session = await initialize(bounded.url, ALICE);
+    const legacy = rpc(bounded.url, holdCall('legacy'), { sessionId: session, headers: { Authorization: ALICE, 'MCP-Protocol-Version': '2025-11-25' } });
+    await holds.changed.until(() => started() === 6, 'another principal\'s call and the caller\'s session call to start');
+    // A client that goes away gives its slot back (its call is cancelled).
+    const cancelled = holds.cancelled;
+    aborts[0]!.abort();
+    await holds.changed.until(() => holds.cancelled === cancelled + 1, 'the disconnected call to be cancelled');
+    const fifth = modernHold(bounded.url, ALICE, 'm5');
+    await holds.changed.until(() => started() === 7, 'a call in the freed slot to start');
+    openAll();
+    for (const reply of [await bob, await fifth]) assert.equal(reply.status, 200);
+    assert.equal((answerTo(await legacy, 'legacy').result as Json).content[0].text, 'result for alice');
+    await Promise.all(held);
+    // Finished calls gave theirs back: the caller holds four again.
+    const next = Array.from({ length: 4 }, (_, i) => modernHold(bounded.url, ALICE, `n${i}`));
+    await holds.changed.until(() => started() === 4, 'four new calls to take the freed slots');
+    openAll();
+    for (const reply of await Promise.all(next)) assert.equal(reply.status, 200);
+  });
+});
+

@@ -13,15 +13,17 @@ import { after, before, describe, it } from 'node:test';
 import type { LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Redis } from 'ioredis';
-import { InMemoryTaskStore, TASKS_EXTENSION, type McpTaskLimits, type McpTaskRecord } from 'nestjs-model-context';
+import type { McpBullmqTasksOptions } from 'nestjs-model-context/options';
+import { TASKS_EXTENSION } from 'nestjs-model-context/protocol';
+import { InMemoryTaskStore, type McpTaskLimits, type McpTaskRecord } from 'nestjs-model-context/stores';
 import { TaskGates, TASK_TOKENS, TasksTestModule, type TasksFixtureOptions } from '../fixtures/tasks.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
-import { META_KEYS, modernRpc } from '../utils/clients.js';
+import { META_KEYS, modernRpc, rpc } from '../utils/clients.js';
 import { FixtureInstance } from '../utils/fixture-process.js';
 import { LegacyCaller, type RpcAnswer } from '../utils/legacy-session.js';
 import { clearRedisPrefix, REDIS_URL, redisAvailable } from '../utils/redis.js';
 import { RedisChild } from '../utils/redis-server.js';
-import { guard, Watched } from '../utils/wait.js';
+import { guard, pool, Watched } from '../utils/wait.js';
 
 const APP = fileURLToPath(new URL('../fixtures/tasks.app.js', import.meta.url));
 const TASKS_META = { [META_KEYS.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } };
@@ -80,7 +82,8 @@ describe('a refused task call ends nothing: the process lives (item 1)', () => {
       const meta = { [META_KEYS.clientCapabilities]: { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } } };
       const call = modernCaller(() => server.url, {}, meta);
       const report = (i: number) => call('tools/call', { name: 'generate_report', arguments: { quarter: `Q${(i % 4) + 1}` } });
-      const ids = (await Promise.all(Array.from({ length: 100 }, (_, i) => report(i)))).map(taskIdOf);
+      // 16 at a time: one address may have limits.maxRequestsInFlight (32) calls in flight.
+      const ids = (await pool(100, 16, report)).map(taskIdOf);
       const refused = await report(100);
       assert.equal(refused.error?.code, -32603);
       assert.match(refused.error!.message, /already has 100.*tasks\.maxTasksPerPrincipal/);
@@ -149,6 +152,76 @@ describe('a Redis stall while tasks report progress (item 2)', { skip: redisSkip
       for (const taskId of [modern, legacyTask]) assert.ok(server.storeFailures(taskId) <= 1, `task ${taskId}'s failures are logged once:\n${server.stderr}`);
     } finally {
       await server.kill();
+    }
+  });
+});
+
+describe('a Redis outage while a 2026-07-28 task asks the client a question', { skip: redisSkip }, () => {
+  let redis: RedisChild;
+  let server: RunningApp;
+  let gates: TaskGates;
+  const errors: string[] = [];
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  const logged = new Watched();
+  const logger: LoggerService = { log: () => undefined, warn: () => undefined, error: (message: unknown) => void (errors.push(String(message)), logged.notify()) };
+  before(async () => {
+    process.on('unhandledRejection', onUnhandled);
+    redis = await RedisChild.start();
+    server = await startApp(TasksTestModule.register({ auth: true, attack: true, redis: { url: redis.url, keyPrefix: 'elicit-outage:' }, tasks: { pollIntervalMs: 20 } }), { logger });
+    gates = server.app.get(TaskGates);
+  });
+  after(async () => {
+    await server?.close();
+    await redis?.stop();
+    process.off('unhandledRejection', onUnhandled);
+  });
+
+  it('the question cannot be recorded: the task fails once, logged once, and nothing rejects late (no ExceptionsHandler error)', async () => {
+    const meta = { [META_KEYS.clientCapabilities]: { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION]: {} } } };
+    const taskId = taskIdOf(await modernCaller(() => server.url, BEARER.alice, meta)('tools/call', { name: 'asking_report', arguments: { label: 'outage' } }));
+    await gates.hasStarted('outage');
+    redis.pause();
+    gates.open('outage');
+    await logged.until(() => errors.some((e) => e.includes(`Task "${taskId}"`)), 'the failed write of the question to be logged');
+    redis.resume();
+    const legacy = await LegacyCaller.open(server.url, { headers: BEARER.alice });
+    const result = await guard(legacy.call('tasks/result', { taskId }), 'the task to end', 30_000);
+    assert.equal(result.error?.code, -32603, JSON.stringify(result));
+    assert.match(result.error!.message, /could not be recorded, because the task store was unavailable/);
+    assert.doesNotMatch(result.error!.message, /127\.0\.0\.1|Redis/, 'the store\'s own message stays in the log');
+    const aboutTask = errors.filter((e) => e.includes(taskId) || e.includes('McpStoreUnavailableError') || e.includes('asking_report'));
+    assert.equal(aboutTask.length, 1, `one log line, the store failure; no ExceptionsHandler or tool-failure line:\n${aboutTask.join('\n')}`);
+    assert.deepEqual(unhandled, []);
+  });
+});
+
+describe('a Redis outage answers the task methods as every other store-down path: 503, -32000, Retry-After', { skip: redisSkip }, () => {
+  let redis: RedisChild;
+  let server: RunningApp;
+  before(async () => {
+    redis = await RedisChild.start();
+    server = await startApp(TasksTestModule.register({ sessions: 'stateless', attack: true, redis: { url: redis.url, keyPrefix: 'tasks-outage:' } }), { logger: false });
+  });
+  after(async () => {
+    await server?.close();
+    await redis?.stop();
+  });
+
+  it('tasks/get, tasks/result and tasks/cancel on both eras', async () => {
+    const taskId = 'AAAAAAAAAAAAAAAAAAAAAAAA';
+    await redis.kill();
+    const modern = await Promise.all(['tasks/get', 'tasks/cancel'].map((method) => modernRpc(server.url, method, { taskId, _meta: TASKS_META }, { headers: { 'Mcp-Name': taskId } })));
+    const legacy = await Promise.all(
+      // (An anonymous stateless caller's tasks/list is empty without asking the store: no list shows its tasks.)
+      ['tasks/get', 'tasks/result', 'tasks/cancel'].map((method, i) => rpc(server.url, { jsonrpc: '2.0', id: i + 1, method, params: { taskId } }, { headers: { 'MCP-Protocol-Version': '2025-11-25' } })),
+    );
+    for (const reply of [...modern, ...legacy]) {
+      const answer = reply.json as RpcAnswer;
+      assert.equal(reply.status, 503, reply.text);
+      assert.equal(answer.error?.code, -32000, reply.text);
+      assert.match(answer.error!.message, /task store \(Redis at 127\.0\.0\.1:\d+\) is unreachable/);
+      assert.match(reply.headers.get('retry-after') ?? '', /^\d+$/);
     }
   });
 });
@@ -326,7 +399,7 @@ describe('two principals: the task methods and tasks/list cursors', () => {
   it('another principal\'s tasks/list cursor, or a made-up one, is -32602 and shows nothing; lists are the caller\'s own', async () => {
     const alice = await LegacyCaller.open(server.url, { headers: BEARER.alice });
     const bob = await LegacyCaller.open(server.url, { headers: BEARER.bob });
-    const mine = await Promise.all(Array.from({ length: 51 }, (_, i) => alice.call('tools/call', { ...tick(`page-${i}`, 1, 0), task: {} }).then(taskIdOf)));
+    const mine = await pool(51, 16, (i) => alice.call('tools/call', { ...tick(`page-${i}`, 1, 0), task: {} }).then(taskIdOf));
     const first = await alice.call('tasks/list');
     const cursor = first.result?.nextCursor as string;
     assert.equal(typeof cursor, 'string', 'alice has a second page');
@@ -451,37 +524,47 @@ describe('a task store that refuses writes', () => {
   });
 });
 
-describe('durable tasks (BullMQ) decide on the creating instance', { skip: redisSkip }, () => {
+/**
+ * Inside a describe: an app whose task tools run as BullMQ jobs on the shared Redis, under key
+ * prefixes and a queue of its own, and the ids of every job it queued (BullMQ's event stream).
+ */
+function durableApp(fixture: (bullmq: McpBullmqTasksOptions, keyPrefix: string) => TasksFixtureOptions, configure?: (app: NestExpressApplication) => void) {
   const keyPrefix = `mcp-sec-durable-${randomUUID()}:`;
   const queueName = `q-${randomUUID()}`;
   const bullPrefix = `bull-sec-${randomUUID()}`;
-  let server: RunningApp;
-  let gates: TaskGates;
-  let redis: Redis;
+  const running = {} as { server: RunningApp; gates: TaskGates; redis: Redis };
   before(async () => {
-    server = await startApp(
-      TasksTestModule.register({ auth: true, attack: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20, bullmq: { url: REDIS_URL, queueName, prefix: bullPrefix } } }),
-    );
-    gates = server.app.get(TaskGates);
-    redis = new Redis(REDIS_URL);
+    running.server = await startApp(TasksTestModule.register(fixture({ url: REDIS_URL, queueName, prefix: bullPrefix }, keyPrefix)), configure && { configure: (app) => configure(app as NestExpressApplication) });
+    running.gates = running.server.app.get(TaskGates);
+    running.redis = new Redis(REDIS_URL);
   });
   after(async () => {
-    await server?.close();
-    redis?.disconnect();
+    await running.server?.close();
+    running.redis?.disconnect();
     await clearRedisPrefix(keyPrefix);
     await clearRedisPrefix(bullPrefix);
   });
-
-  /** The ids of every job ever added to the queue (BullMQ's event stream). */
-  const queued = async (): Promise<string[]> => {
-    const entries = (await redis.xrange(`${bullPrefix}:${queueName}:events`, '-', '+')) as Array<[string, string[]]>;
-    return entries.filter(([, fields]) => fields[1] === 'added').map(([, fields]) => fields[fields.indexOf('jobId') + 1]!);
+  return {
+    get server(): RunningApp {
+      return running.server;
+    },
+    get gates(): TaskGates {
+      return running.gates;
+    },
+    queued: async (): Promise<string[]> => {
+      const entries = (await running.redis.xrange(`${bullPrefix}:${queueName}:events`, '-', '+')) as Array<[string, string[]]>;
+      return entries.filter(([, fields]) => fields[1] === 'added').map(([, fields]) => fields[fields.indexOf('jobId') + 1]!);
+    },
   };
+}
+
+describe('durable tasks (BullMQ) decide on the creating instance', { skip: redisSkip }, () => {
+  const durable = durableApp((bullmq, keyPrefix) => ({ auth: true, attack: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20, bullmq } }));
 
   it('invalid arguments and a guard refusal never reach the queue; an allowed call runs as a job', async () => {
-    const alice = modernCaller(() => server.url, BEARER.alice);
-    const denied = modernCaller(() => server.url, { ...BEARER.alice, 'x-deny': '1' });
-    const legacy = await LegacyCaller.open(server.url, { headers: BEARER.alice });
+    const alice = modernCaller(() => durable.server.url, BEARER.alice);
+    const denied = modernCaller(() => durable.server.url, { ...BEARER.alice, 'x-deny': '1' });
+    const legacy = await LegacyCaller.open(durable.server.url, { headers: BEARER.alice });
     const invalid = await alice('tools/call', tick('bad', 0, 0));
     assert.equal(invalid.result?.isError, true, 'the validation error answers in the request');
     assert.match(textOf(invalid), /count/);
@@ -491,9 +574,52 @@ describe('durable tasks (BullMQ) decide on the creating instance', { skip: redis
     const result = await legacy.call('tasks/result', { taskId: invalidLegacy });
     assert.equal(result.result?.isError, true, 'a 2025-11-25 task completed with the validation error');
     const allowed = taskIdOf(await alice('tools/call', { name: 'guarded_report', arguments: { label: 'allowed' } }));
-    await guard(gates.hasStarted('allowed'), 'the allowed job to start');
-    assert.deepEqual(await queued(), [allowed], 'only the allowed call became a job');
-    assert.ok(!gates.begun.includes('denied'), 'the refused call never ran, on any instance');
-    gates.open('allowed');
+    await guard(durable.gates.hasStarted('allowed'), 'the allowed job to start');
+    assert.deepEqual(await durable.queued(), [allowed], 'only the allowed call became a job');
+    assert.ok(!durable.gates.begun.includes('denied'), 'the refused call never ran, on any instance');
+    durable.gates.open('allowed');
+  });
+});
+
+describe('durable tasks (BullMQ): rate limits and fairness are decided per caller before anything is queued', { skip: redisSkip }, () => {
+  // Two worker slots, one per caller: one caller's backlog may hold one of them.
+  const durable = durableApp(
+    (bullmq, keyPrefix) => ({ attack: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20, bullmq: { ...bullmq, concurrency: 2, maxRunningPerCaller: 1 } } }),
+    (app) => void app.set('trust proxy', 'loopback'),
+  );
+  const throttled = (label: string) => ({ name: 'throttled_report', arguments: { label } });
+
+  it('an anonymous caller past @McpRateLimit is refused in the request on both eras, by its own address: nothing is created or queued', async () => {
+    const a = modernCaller(() => durable.server.url, { 'X-Forwarded-For': '203.0.113.21' });
+    const legacyA = await LegacyCaller.open(durable.server.url, { headers: { 'X-Forwarded-For': '203.0.113.21' } });
+    const b = modernCaller(() => durable.server.url, { 'X-Forwarded-For': '203.0.113.22' });
+    const accepted = [taskIdOf(await a('tools/call', throttled('a-1'))), taskIdOf(await legacyA.call('tools/call', { ...throttled('a-2'), task: {} }))];
+    for (const refused of [await a('tools/call', throttled('a-3')), await legacyA.call('tools/call', { ...throttled('a-4'), task: {} })]) {
+      assert.equal(refused.result?.isError, true, `the third call of the address is refused: ${JSON.stringify(refused)}`);
+      assert.match(textOf(refused), /Rate limit for tool "throttled_report" reached/);
+      assert.equal(refused.result?.task, undefined, 'no task');
+    }
+    const tasksOfA = await legacyA.call('tasks/list', {});
+    assert.deepEqual((tasksOfA.result?.tasks as Array<{ taskId: string }>).map((t) => t.taskId), [accepted[1]], 'the session holds only its accepted task');
+    accepted.push(taskIdOf(await b('tools/call', throttled('b-1'))));
+    await durable.gates.changed.until(() => ['a-1', 'a-2', 'b-1'].every((label) => durable.gates.begun.includes(label)), 'the accepted jobs to run');
+    assert.deepEqual((await durable.queued()).sort(), [...accepted].sort(), 'only accepted calls became jobs');
+    assert.ok(!durable.gates.begun.includes('a-3') && !durable.gates.begun.includes('a-4'), 'a refused call ran nothing');
+  });
+
+  it('one caller\'s backlog cannot hold every worker slot: past tasks.bullmq.maxRunningPerCaller its jobs wait, and another caller\'s job runs', async () => {
+    const a = modernCaller(() => durable.server.url, { 'X-Forwarded-For': '203.0.113.31' });
+    const b = modernCaller(() => durable.server.url, { 'X-Forwarded-For': '203.0.113.32' });
+    const job = (label: string) => ({ name: 'required_task', arguments: { label } });
+    const ofA = ['fa-1', 'fa-2', 'fa-3'];
+    for (const label of ofA) taskIdOf(await a('tools/call', job(label)));
+    const startedOfA = (): string[] => durable.gates.begun.filter((label) => ofA.includes(label));
+    await durable.gates.changed.until(() => startedOfA().length > 0, 'a job of A to start');
+    taskIdOf(await b('tools/call', job('fb-1')));
+    await guard(durable.gates.hasStarted('fb-1'), 'B\'s job to start while A\'s backlog waits (it had both slots)', 30_000);
+    assert.equal(startedOfA().length, 1, 'A runs one job at a time');
+    durable.gates.open('fb-1');
+    for (const label of ofA) durable.gates.open(label);
+    await durable.gates.changed.until(() => ofA.every((label) => durable.gates.begun.includes(label)) && durable.gates.running === 0, 'A\'s waiting jobs to run once their turn comes');
   });
 });

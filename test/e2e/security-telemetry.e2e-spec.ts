@@ -19,6 +19,7 @@ import { startApp, type RunningApp } from '../utils/app.js';
 import { connectSdkClient, modernRpc, rpc } from '../utils/clients.js';
 import { legacyRequest as legacyCall, legacySession } from '../utils/legacy-session.js';
 import { installOtel, type InstalledOtel } from '../utils/otel.js';
+import { pool } from '../utils/wait.js';
 
 type Json = Record<string, any>;
 const LEGACY = '2025-11-25';
@@ -50,13 +51,6 @@ function fail(where: string): never {
 const otel: InstalledOtel = installOtel({ spanProcessors: [faultyProcessor, new SimpleSpanProcessor({ exporter: faultyExporter })] });
 after(() => otel.shutdown());
 
-/** Runs `tasks` with at most `width` in flight. */
-async function pool(count: number, width: number, task: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < count) await task(next++);
-  }));
-}
 
 /**
  * Everything telemetry and events hold, as text, to search for what must not be there. With
@@ -135,6 +129,37 @@ describe('telemetry and events hold no argument values', () => {
     }
     assert.ok(otel.spans().length >= 5);
     assert.ok(!(await everythingRecorded(audit)).includes(SECRET), 'an argument value, answer or result was recorded');
+  });
+});
+
+describe('JSON-RPC ids in spans and events', () => {
+  let server: RunningApp;
+  before(async () => {
+    server = await startApp(ObservabilityModule.register());
+  });
+  after(() => server.close());
+
+  it('a 100,000-character id is recorded as its first limits.observedRequestIdLength (128) characters and a marker, on both eras; a short id as sent', async () => {
+    otel.exporter.reset();
+    const audit = server.app.get(AuditLog);
+    const long = (tag: string) => tag + 'X'.repeat(100_000 - tag.length);
+    const sessionId = await legacySession(server.url, 'long-ids');
+    await modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 'm' } }, { id: long('modern-') });
+    await legacyCall(server.url, sessionId, long('legacy-'), 'tools/call', { name: 'echo', arguments: { text: 'l' } });
+    await modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 's' } }, { id: 'short-id' });
+    const recorded = [
+      ...otel.spans().filter((span) => span.name === 'tools/call echo').map((span) => String(span.attributes['jsonrpc.request.id'])),
+      ...audit.events.filter((event) => (event.type === 'request.started' || event.type === 'request.finished') && event.method === 'tools/call').map((event) => String((event as { requestId: unknown }).requestId)),
+    ];
+    assert.equal(recorded.length, 9, `three spans and six events: ${recorded.length}`);
+    for (const tag of ['modern-', 'legacy-']) {
+      const ids = recorded.filter((id) => id.startsWith(tag));
+      assert.equal(ids.length, 3, `the ${tag} call is in one span and two events`);
+      for (const id of ids) assert.match(id, new RegExp(`^${tag}X{${128 - tag.length}}…\\[100000 chars, sha256:[0-9a-f]{16}\\]$`));
+    }
+    assert.equal(recorded.filter((id) => id === 'short-id').length, 3, 'a short id is recorded as sent');
+    assert.ok(!(await everythingRecorded(audit)).includes('X'.repeat(129)), 'no long id is recorded whole');
+    await rpc(server.url, null, { httpMethod: 'DELETE', sessionId });
   });
 });
 

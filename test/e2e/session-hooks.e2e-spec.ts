@@ -17,13 +17,11 @@ import {
   McpContext,
   McpError,
   McpModule,
-  McpSessionAdmin,
   Tool,
   type McpModuleOptions,
-  type McpSessionClosed,
-  type McpSessionConnection,
   type McpModuleForRootOptions,
 } from 'nestjs-model-context';
+import { McpSessionAdmin, type McpSessionClosed, type McpSessionConnection } from 'nestjs-model-context/sessions';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernRpc, rpc } from '../utils/clients.js';
 import { clearRedisPrefix, REDIS_URL, redisAvailable } from '../utils/redis.js';

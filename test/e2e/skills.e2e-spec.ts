@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Injectable, Module, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { McpModule, Skill, type McpSkillsOptions } from 'nestjs-model-context';
+import { McpModule, Skill } from 'nestjs-model-context';
+import type { McpSkillsOptions } from 'nestjs-model-context/options';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectSdkClient, modernRpc } from '../utils/clients.js';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import { TaskGates, TASK_TOKENS, TasksTestModule } from '../fixtures/tasks.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectSdkClient, type CurrentSdkConnection } from '../utils/clients.js';

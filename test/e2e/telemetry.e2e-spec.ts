@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { McpInProcessTransport } from 'nestjs-model-context';
+import { McpInProcessTransport } from 'nestjs-model-context/transports';
 import { ObservabilityModule, hangEvents } from '../fixtures/observability.module.js';
 import { nextEvent } from '../utils/wait.js';
 import { startApp, type RunningApp } from '../utils/app.js';

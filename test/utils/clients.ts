@@ -261,6 +261,8 @@ export async function connectSdkClient(
 export interface ModernClientOptions extends ClientOptionsBase {
   /** Rounds of `input_required` auto-fulfilment before the call fails (client default when unset). */
   maxInputRounds?: number;
+  /** The transport's fetch (a DPoP-signing fetch, for example). */
+  fetch?: typeof fetch;
 }
 
 /**
@@ -293,7 +295,7 @@ export async function connectModernClient(url: string, options: ModernClientOpti
   if (onRoots) {
     client.setRequestHandler('roots/list', async () => (await onRoots()) as unknown as ModernListRootsResult);
   }
-  const transport = new ModernTransport(new URL(url), requestInit(options.headers));
+  const transport = new ModernTransport(new URL(url), { ...requestInit(options.headers), ...(options.fetch ? { fetch: options.fetch } : {}) });
   await client.connect(transport);
   const era = client.getProtocolEra();
   const version = client.getNegotiatedProtocolVersion();

@@ -2,7 +2,7 @@
  * Waiting on events, not on time. Specs wait for the effect itself (an emitter, a promise the
  * server side resolves); a timer appears only as a failure guard that names what never happened.
  */
-import { EventEmitter, once } from 'node:events';
+import { type EventEmitter, once } from 'node:events';
 
 /** Fails with `what` if `promise` has not settled within `ms` (a guard, never a wait). */
 export async function guard<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {
@@ -85,4 +85,22 @@ export async function endProcess(child: import('node:child_process').ChildProces
   const timer = escalateMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), escalateMs);
   await exited;
   clearTimeout(timer);
+}
+
+/**
+ * Runs `task(0…count-1)` with at most `width` in flight, and resolves with their results in
+ * order: a flood of calls from one client that stays within `limits.maxRequestsInFlight`.
+ */
+export async function pool<T>(count: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      while (next < count) {
+        const i = next++;
+        results[i] = await task(i);
+      }
+    }),
+  );
+  return results;
 }

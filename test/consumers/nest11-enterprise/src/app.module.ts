@@ -53,10 +53,18 @@ import { OrdersModule } from './orders/orders.module';
           scopesSupported: ['customers:read', 'customers:write', 'orders:read', 'orders:write'],
           resourceName: 'CRM',
         },
+        // Tool sets: ?toolsets=orders narrows a client's catalog, ?mode=progressive serves discovery tools.
+        toolSets: {
+          sets: {
+            customers: { title: 'Customers', description: 'Look up, create and delete customers.' },
+            orders: { title: 'Orders', description: 'List, read and place orders.' },
+          },
+        },
         expose: {
           routes: [
             {
               controllers: [OrdersController],
+              sets: ['orders'],
               tools: {
                 findAll: { name: 'list_orders', requiredScopes: ['orders:read'] },
                 findOne: { name: 'get_order', requiredScopes: ['orders:read'] },

@@ -35,8 +35,8 @@ export function describeCrmApp(platform: Platform): void {
 
     const http = () => request(running.app.getHttpServer());
 
-    async function withClient<T>(token: string, run: (client: Client) => Promise<T>): Promise<T> {
-      const connection = await connectSdk(running.base, token);
+    async function withClient<T>(token: string, run: (client: Client) => Promise<T>, query = ''): Promise<T> {
+      const connection = await connectSdk(running.base, token, query);
       try {
         return await run(connection.client);
       } finally {
@@ -154,6 +154,27 @@ export function describeCrmApp(platform: Platform): void {
           const prompt = await client.getPrompt({ name: 'follow_up_email', arguments: { customerId: '1', topic: 'the renewal' } });
           expect(JSON.stringify(prompt.messages)).toMatch(/Ada Lovelace <ada@example\.com> about: the renewal/);
         });
+      });
+
+      it('narrows the catalog to a tool set with ?toolsets=, and serves discovery tools with ?mode=progressive', async () => {
+        const orders = await withClient(bob, async (client) => (await client.listTools()).tools, '?toolsets=orders');
+        expect(orders.map((t) => t.name).sort()).toEqual(['get_order', 'list_orders']);
+        await withClient(
+          bob,
+          async (client) => {
+            expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['list_tool_sets', 'search_tools', 'call_tool_read', 'call_tool_write', 'call_tool_destructive']);
+            const found = (await client.callTool({ name: 'search_tools', arguments: { query: 'customer by id' } })) as Json;
+            const hit = found.structuredContent.tools[0];
+            expect(hit).toMatchObject({ name: 'get_customer', callWith: 'call_tool_read' });
+            const result = (await client.callTool({ name: hit.callWith, arguments: { name: hit.name, arguments: { id: 1 } } })) as Json;
+            expect(result.structuredContent).toMatchObject({ id: 1 });
+            // bob lacks customers:write: through a call tool as directly, the scope refuses it.
+            await expect(client.callTool({ name: 'call_tool_write', arguments: { name: 'create_customer', arguments: { name: 'Eve', email: 'eve@example.com' } } })).rejects.toThrow(
+              /needs the scope\(s\) customers:write/,
+            );
+          },
+          '?mode=progressive',
+        );
       });
 
       it('keeps the roles guard and the scopes on tool calls', async () => {

@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, ModuleMetadata } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,9 +15,12 @@ export interface RunningApp {
   base: string;
 }
 
-/** The app as main.ts starts it (HTTP_ADAPTER=fastify for Fastify), on a free port. */
-export async function startApp(platform: Platform): Promise<RunningApp> {
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+/**
+ * The app as main.ts starts it (HTTP_ADAPTER=fastify for Fastify), on a free port; `metadata`
+ * composes another root module from the app's feature modules.
+ */
+export async function startApp(platform: Platform, metadata: ModuleMetadata = { imports: [AppModule] }): Promise<RunningApp> {
+  const moduleRef = await Test.createTestingModule(metadata).compile();
   const app =
     platform === 'fastify'
       ? moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: ['error'] })
@@ -40,9 +43,9 @@ export async function login(app: INestApplication, who: keyof typeof USERS): Pro
 }
 
 /** @modelcontextprotocol/sdk's client (2025-11-25) on the endpoint, with a bearer token. */
-export async function connectSdk(base: string, token: string): Promise<{ client: Client; close(): Promise<void> }> {
+export async function connectSdk(base: string, token: string, query = ''): Promise<{ client: Client; close(): Promise<void> }> {
   const client = new Client({ name: 'crm-e2e', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${base}/api/mcp`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/api/mcp${query}`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
   await client.connect(transport);

@@ -1,5 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { Args, Prompt, PromptMessage, RequireScopes, ResourceTemplate, Tool } from 'nestjs-model-context';
+import { Args, Prompt, PromptMessage, RequireScopes, ResourceTemplate, Tool, ToolSets } from 'nestjs-model-context';
 import { Role, Roles } from '../auth/roles.decorator';
 import { CustomersService } from './customers.service';
 import { CreateCustomerDto } from './dto/create-customer.dto';
@@ -9,6 +9,7 @@ import { FollowUpArgsDto } from './dto/follow-up.dto';
 import { SearchCustomersDto } from './dto/search-customers.dto';
 
 /** The customers feature as MCP tools, a resource template and a prompt, over the same service. */
+@ToolSets('customers')
 @Injectable()
 export class CustomersMcp {
   constructor(private readonly customers: CustomersService) {}

@@ -1,0 +1,172 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { McpAuthOptions, McpPrincipal } from '../auth/mcp-auth.interface.js';
+import type { McpRedisClient } from '../redis/redis-client.js';
+import { DEFAULT_DPOP_ALGORITHMS, DpopVerifier, MemoryDpopReplayStore, RedisDpopReplayStore, type McpRequestTarget } from './dpop.verifier.js';
+import { IntrospectionVerifier } from './introspection.verifier.js';
+import { IssuerMetadata } from './issuer-metadata.js';
+import { DEFAULT_JWT_ALGORITHMS, JwtAccessTokenVerifier } from './jwt.verifier.js';
+import { McpTokenRefusal } from './oauth-refusal.js';
+import { MemoryIntrospectionCache, RedisIntrospectionCache } from './token-cache.js';
+
+/** What the built-in verification may share across instances. */
+export interface McpTokenVerifierDeps {
+  /** The module's Redis (a store view and its key prefix), when `redis` is configured. */
+  redis?: { client: (store: string) => McpRedisClient; prefix: string };
+  /** Signs DPoP nonces; every instance of one endpoint must share it (the request-state secret). */
+  nonceSecret: Buffer;
+}
+
+/** What a verified request carries on: the principal and headers for the answer (a fresh `DPoP-Nonce`). */
+export interface McpVerifiedToken {
+  principal: McpPrincipal;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The default claims mapping: `sub` (else `client_id`) as id, scopes from `scope` or `scp`.
+ * @publicApi
+ */
+export function principalFromClaims(claims: Record<string, unknown>): McpPrincipal | undefined {
+  const id = claims.sub ?? claims.client_id;
+  if (typeof id !== 'string' || id === '') return undefined;
+  const raw = claims.scope ?? claims.scp;
+  const scopes = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(' ').filter(Boolean) : [];
+  return { id, scopes, claims };
+}
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const CREDENTIALS = /^(Bearer|DPoP)\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i;
+
+/**
+ * The built-in resource-server verification (`auth.jwt`, `auth.introspection`, `auth.dpop`):
+ * used instead of `auth.verifyToken`. Every refusal is a {@link McpTokenRefusal} naming the rule.
+ */
+export class McpBuiltInTokenVerifier {
+  private readonly jwt?: JwtAccessTokenVerifier;
+  private readonly introspection?: IntrospectionVerifier;
+  readonly dpop: DpopVerifier;
+  private readonly dpopConfigured: boolean;
+
+  private constructor(
+    private readonly auth: McpAuthOptions,
+    deps: McpTokenVerifierDeps,
+  ) {
+    const jwt = auth.jwt;
+    const issuers = [jwt?.issuer ?? auth.authorizationServers].flat();
+    const audiences = [jwt?.audience ?? auth.resource].flat();
+    const clockToleranceS = jwt?.clockToleranceS ?? 30;
+    const fetchTimeoutMs = jwt?.fetchTimeoutMs ?? 5_000;
+    const metadata = new IssuerMetadata(fetchTimeoutMs);
+    if (auth.verifyToken) {
+      throw new Error('McpModule: auth.verifyToken and the built-in verification (auth.jwt / auth.introspection) are both set. Keep one: the built-in verification replaces verifyToken.');
+    }
+    if (!jwt && !auth.introspection) {
+      throw new Error('McpModule: auth.dpop needs auth.jwt or auth.introspection, which read the token\'s key binding (cnf.jkt). Add one of them.');
+    }
+    if (jwt) {
+      this.jwt = new JwtAccessTokenVerifier(
+        {
+          issuers,
+          audiences,
+          algorithms: jwt.algorithms ?? DEFAULT_JWT_ALGORITHMS,
+          clockToleranceS,
+          typ: jwt.typ,
+          jwksUri: jwt.jwksUri,
+          jwks: jwt.jwks,
+          jwksCacheMs: jwt.jwksCacheMs ?? 600_000,
+          jwksRefreshCooldownMs: jwt.jwksRefreshCooldownMs ?? 30_000,
+          fetchTimeoutMs,
+        },
+        metadata,
+      );
+    }
+    const introspection = auth.introspection;
+    if (introspection) {
+      const cache = deps.redis
+        ? new RedisIntrospectionCache(deps.redis.client('the introspection cache'), deps.redis.prefix)
+        : new MemoryIntrospectionCache(introspection.cacheMaxEntries ?? 10_000);
+      this.introspection = new IntrospectionVerifier(
+        { ...introspection, cacheTtlMs: introspection.cacheTtlMs ?? 60_000, timeoutMs: introspection.timeoutMs ?? 5_000, issuers, audiences, clockToleranceS },
+        metadata,
+        cache,
+      );
+    }
+    const dpop = auth.dpop ?? {};
+    this.dpopConfigured = auth.dpop !== undefined;
+    const replays = deps.redis ? new RedisDpopReplayStore(deps.redis.client('the DPoP replay store'), deps.redis.prefix) : new MemoryDpopReplayStore(dpop.replayMaxEntries ?? 100_000);
+    // A bound token is checked even without auth.dpop: the defaults apply.
+    this.dpop = new DpopVerifier(
+      {
+        required: dpop.required ?? false,
+        algorithms: dpop.algorithms ?? DEFAULT_DPOP_ALGORITHMS,
+        proofMaxAgeS: dpop.proofMaxAgeS ?? 60,
+        clockSkewS: dpop.clockSkewS ?? 5,
+        nonce: dpop.nonce ?? false,
+        nonceLifetimeS: dpop.nonceLifetimeS ?? 60,
+      },
+      new URL(auth.resource).origin,
+      replays,
+      deps.nonceSecret,
+    );
+  }
+
+  /** The verifier `auth` asks for, or undefined when it asks for none (verifyToken, or the app's guard). */
+  static create(auth: McpAuthOptions, deps: McpTokenVerifierDeps): McpBuiltInTokenVerifier | undefined {
+    if (!auth.jwt && !auth.introspection && !auth.dpop) return undefined;
+    return new McpBuiltInTokenVerifier(auth, deps);
+  }
+
+  /** The DPoP algorithms a challenge offers (`algs`), when DPoP is configured. */
+  get dpopAlgorithms(): string[] | undefined {
+    return this.dpopConfigured ? this.dpop.options.algorithms : undefined;
+  }
+
+  /** Whether every token must be DPoP-bound. */
+  get dpopRequired(): boolean {
+    return this.dpop.options.required;
+  }
+
+  /** The RFC 9728 fields this verification adds to the metadata document. */
+  metadata(): Record<string, unknown> {
+    if (!this.dpopConfigured) return {};
+    return { dpop_signing_alg_values_supported: this.dpop.options.algorithms, dpop_bound_access_tokens_required: this.dpop.options.required };
+  }
+
+  /**
+   * Verifies the request's credentials: a {@link McpTokenRefusal} when it has none (status 401,
+   * no error code), when they are malformed, or when a rule fails.
+   */
+  async verify(headers: IncomingHttpHeaders, target: McpRequestTarget | undefined): Promise<McpVerifiedToken> {
+    const header = Array.isArray(headers.authorization) ? headers.authorization[0] : headers.authorization;
+    if (header === undefined || !/^(Bearer|DPoP)(\s|$)/i.test(header)) {
+      throw new McpTokenRefusal(401, undefined, 'this MCP endpoint needs an access token.', this.dpopRequired ? 'DPoP' : 'Bearer');
+    }
+    const match = CREDENTIALS.exec(header);
+    if (!match) throw new McpTokenRefusal(401, 'invalid_request', 'the Authorization header is not one well-formed access token.');
+    const scheme = match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
+    const token = match[2];
+    const claims = await this.claimsOf(token).catch((error: unknown) => {
+      // The error goes on the challenge of the scheme the client used.
+      throw scheme === 'DPoP' && error instanceof McpTokenRefusal && error.status === 401 ? new McpTokenRefusal(401, error.error, error.description, 'DPoP', error.headers) : error;
+    });
+    const cnf = claims.cnf as { jkt?: unknown } | undefined;
+    const jkt = typeof cnf?.jkt === 'string' ? cnf.jkt : undefined;
+    if (jkt === undefined) {
+      if (this.dpopRequired) throw McpTokenRefusal.token('this resource accepts only DPoP-bound access tokens (cnf.jkt); request the token with a DPoP proof.', 'DPoP');
+      if (scheme === 'DPoP') throw McpTokenRefusal.token('the token was sent with the DPoP scheme but is not bound to a key (no cnf.jkt).', 'DPoP');
+    } else {
+      // RFC 9449 §7.1: a bound token sent as a bearer token is refused, whatever proof came along.
+      if (scheme !== 'DPoP') throw McpTokenRefusal.token('the token is DPoP-bound (cnf.jkt): send it as "Authorization: DPoP <token>" with a DPoP proof.', 'DPoP');
+      await this.dpop.verify(headers.dpop, token, jkt, target);
+    }
+    const principal = (this.auth.principal ?? principalFromClaims)(claims);
+    if (!principal) throw McpTokenRefusal.token('the token names no subject (sub or client_id) to act as.');
+    return { principal, headers: this.dpopConfigured && this.dpop.options.nonce ? { 'DPoP-Nonce': this.dpop.currentNonce() } : undefined };
+  }
+
+  private claimsOf(token: string): Promise<Record<string, unknown>> {
+    if (this.jwt && (JWT_SHAPE.test(token) || !this.introspection)) return this.jwt.verify(token);
+    if (this.introspection) return this.introspection.verify(token);
+    throw McpTokenRefusal.token('the access token is not a JWT, and this resource has no introspection endpoint configured for opaque tokens.');
+  }
+}

@@ -1,0 +1,3 @@
+export { ToolSets } from './tool-sets.decorator.js';
+export type { McpToolSetCaller, McpToolSetDefinition, McpToolListMode, McpToolSetsOptions } from './tool-sets.options.js';
+export { McpToolSets } from './mcp-tool-sets.service.js';

@@ -1,0 +1,3 @@
+import { describeAgentsOAuth } from './agents-oauth.suite';
+
+describeAgentsOAuth('fastify');

@@ -3,29 +3,31 @@
 //
 // The layers, bottom first. A file may import its own layer and any layer below it, never above:
 // arrows point down. The order is today's folders by what they are for:
-//   0 base       schema/ (DTO -> JSON Schema, no Nest) and lib/mcp.constants.ts, lib/mcp.messages.ts
+//   0 base       schema/ (DTO -> JSON Schema, no Nest) and common/ (constants, messages)
 //   1 protocol   protocol/ (JSON-RPC, eras, dispatcher, context, store interfaces; no Nest)
 //   2 engine     engine/ (the transport-agnostic engine every transport drives; no Nest)
-//   3 services   auth/, redis/, telemetry/ (what the engine and dispatcher are configured with)
+//   3 services   auth/, oauth/, redis/, telemetry/ (what the engine and dispatcher are configured with)
 //   4 calls      decorators/, execution/ (the Nest pipeline of one call), catalog/
-//   5 features   discovery/, tasks/, expose/ (capabilities found on providers and routes)
+//   5 features   discovery/ and the packs: tasks/, expose/, apps/, skills/, tool-sets/
 //   6 surfaces   admin/, health/, explorer/, transport/ (what the app and its clients reach)
-//   7 module     interfaces/ (the module's options, composed of every slice) and the module files
+//   7 module     interfaces/ (the module's options, composed of every slice), the module files and
+//                mcp-features.ts (the list of packs)
 //   8 entries    index.ts, entries/, testing/, cli/ (the package's entry points)
 // protocol/, engine/ and schema/ import no @nestjs/* at all.
 const LAYERS = [
-  ['lib/schema/', 'lib/mcp\\.constants\\.ts$', 'lib/mcp\\.messages\\.ts$'],
+  ['lib/schema/', 'lib/common/'],
   ['lib/protocol/'],
   ['lib/engine/'],
-  ['lib/auth/', 'lib/redis/', 'lib/telemetry/'],
+  ['lib/auth/', 'lib/oauth/', 'lib/redis/', 'lib/telemetry/'],
   ['lib/decorators/', 'lib/execution/', 'lib/catalog/'],
-  ['lib/discovery/', 'lib/tasks/', 'lib/expose/'],
+  ['lib/discovery/', 'lib/tasks/', 'lib/expose/', 'lib/apps/', 'lib/skills/', 'lib/tool-sets/'],
   ['lib/admin/', 'lib/health/', 'lib/explorer/', 'lib/transport/'],
   [
     'lib/interfaces/',
     'lib/mcp\\.module\\.ts$',
     'lib/mcp\\.module-definition\\.ts$',
     'lib/mcp-options\\.resolver\\.ts$',
+    'lib/mcp-features\\.ts$',
   ],
   ['lib/index\\.ts$', 'lib/entries/', 'lib/testing/', 'lib/cli/'],
 ];

@@ -6,6 +6,7 @@ import type { McpCaller } from '../protocol/dispatcher.js';
 import { McpError } from '../protocol/errors.js';
 import { meetGuards, type McpFeatureHost, type McpFeatureOptions } from '../protocol/feature-host.js';
 import { ErrorCode } from '../protocol/json-rpc.js';
+import { McpMethods } from '../protocol/methods.js';
 import type { JsonObject, ToolAnnotations, ToolDescriptor } from '../protocol/mcp-types.js';
 import type { PagedList } from '../protocol/paging.js';
 import { toolErrorResult, unknownToolError, type McpToolGate } from '../protocol/tools.js';
@@ -68,7 +69,7 @@ export class ToolSetGate implements McpToolGate {
     private readonly features: Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>,
   ) {
     this.selector = new ToolSetSelector(options, features.logger);
-    this.allTools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
+    this.allTools = host.pagedList('tools', McpMethods.toolsList.name, () => catalog.tools(), (tool, era) => tool.descriptors[era]);
   }
 
   /** For the engine: decides the sets of a body holding a tools/call before its scope and header checks run (they cannot wait). */
@@ -156,7 +157,7 @@ export class ToolSetGate implements McpToolGate {
       return shape;
     };
     // Search and list_tool_sets show what a listing would: guards are asked as for tools/list.
-    const hidden = this.host.hidden(restricted, ctx, 'tools/list');
+    const hidden = this.host.hidden(restricted, ctx, McpMethods.toolsList.name);
     return hidden ? hidden.then(finish) : finish(undefined);
   }
 
@@ -166,7 +167,7 @@ export class ToolSetGate implements McpToolGate {
     const items: Listed[] = visible.map((tool) => ({ descriptors: tool.descriptors, listCache: tool.listCache }));
     const uniform = selection.key === '*' && !restricted && !this.options.select && this.options.default === 'all';
     return {
-      list: this.host.pagedList('tools', 'tools/list', () => items, (item, era) => item.descriptors[era]),
+      list: this.host.pagedList('tools', McpMethods.toolsList.name, () => items, (item, era) => item.descriptors[era]),
       tools: visible,
       personal: !uniform,
     };
@@ -183,7 +184,7 @@ export class ToolSetGate implements McpToolGate {
     const items = discoveryDescriptors(this.catalog.tools(), this.options.maxSearchResults).map(
       (descriptor): DiscoveryItem => ({ descriptors: { legacy: descriptor, modern: descriptor } }),
     );
-    const list = this.host.pagedList<DiscoveryItem>('tools', 'tools/list', () => items, (item, era) => item.descriptors[era]);
+    const list = this.host.pagedList<DiscoveryItem>('tools', McpMethods.toolsList.name, () => items, (item, era) => item.descriptors[era]);
     this.discovery = { version, list };
     return list;
   }
@@ -370,7 +371,7 @@ function structured(value: JsonObject): Result {
 
 /** Whether a body (one message or a batch) holds a tools/call. */
 function callsTool(body: unknown): boolean {
-  return Array.isArray(body) ? body.some((message) => isRecord(message) && message.method === 'tools/call') : isRecord(body) && body.method === 'tools/call';
+  return Array.isArray(body) ? body.some((message) => isRecord(message) && message.method === McpMethods.toolsCall.name) : isRecord(body) && body.method === McpMethods.toolsCall.name;
 }
 
 function isRecord(value: unknown): value is JsonObject {

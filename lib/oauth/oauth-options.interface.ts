@@ -143,7 +143,8 @@ export interface McpDpopOptions {
 }
 
 /**
- * Maps verified claims (a JWT's payload, an introspection answer) to the principal.
- * @default id from `sub` (else `client_id`), scopes from `scope` (space-separated) or `scp`, all claims as `claims`
+ * Maps verified claims (a JWT's payload, an introspection answer) to the principal; it must give a
+ * non-empty string `id` (else the token is refused).
+ * @default id `sub`, else `client:<client_id>`, as `<iss>#<that>` when several issuers are accepted; scopes from `scope` (space-separated) or `scp`, all claims as `claims`
  */
 export type McpClaimsMapper = (claims: Record<string, unknown>) => McpPrincipal | null | undefined;

@@ -97,4 +97,17 @@ describe('built-in token verification: nonces and claims', () => {
     assert.deepEqual(principalFromClaims({ client_id: 'c', scp: ['x'] })?.scopes, ['x']);
     assert.equal(principalFromClaims({ scope: 'a' }), undefined);
   });
+
+  it('never lets a client take a user\'s id, nor one issuer\'s subject another\'s', () => {
+    assert.equal(principalFromClaims({ sub: 'alice', client_id: 'app' })?.id, 'alice');
+    assert.equal(principalFromClaims({ client_id: 'alice' })?.id, 'client:alice');
+    assert.equal(principalFromClaims({ sub: 'client:alice' }), undefined, 'a sub in the client form is refused');
+    assert.equal(principalFromClaims({ sub: '' }), undefined);
+    assert.equal(principalFromClaims({ sub: 7 }), undefined);
+    const qualified = { qualifyIssuer: true };
+    assert.equal(principalFromClaims({ iss: 'https://as1.example', sub: 'alice' }, qualified)?.id, 'https://as1.example#alice');
+    assert.equal(principalFromClaims({ iss: 'https://as2.example', client_id: 'alice' }, qualified)?.id, 'https://as2.example#client:alice');
+    assert.equal(principalFromClaims({ sub: 'alice' }, qualified), undefined, 'no issuer, no qualified id');
+    assert.equal(principalFromClaims({ iss: 'https://as1.example#x', sub: 'alice' }, qualified), undefined);
+  });
 });

@@ -22,13 +22,42 @@ export interface McpVerifiedToken {
   headers?: Record<string, string>;
 }
 
+/** How {@link principalFromClaims} forms ids. */
+export interface McpPrincipalIdOptions {
+  /**
+   * Qualify every id by its issuer (`<iss>#<sub>`): set when several authorization servers are
+   * accepted, so one issuer's `alice` is never another's.
+   */
+  qualifyIssuer?: boolean;
+}
+
+/** The prefix of ids formed from `client_id` (a token without `sub`): a client never takes a user's id. */
+export const CLIENT_ID_PREFIX = 'client:';
+
 /**
- * The default claims mapping: `sub` (else `client_id`) as id, scopes from `scope` or `scp`.
+ * The default claims mapping, scopes from `scope` or `scp`, and as id:
+ * - `sub` when the token has one (a `sub` starting with `client:` is refused, that form names clients);
+ * - else `client:<client_id>` (a client acting for itself, without `sub`), so a client named
+ *   `alice` is never the user `alice`;
+ * - with `qualifyIssuer` (several accepted authorization servers), either form prefixed by the
+ *   issuer: `<iss>#<sub>` or `<iss>#client:<client_id>` (issuer identifiers have no `#`, so the
+ *   form is unambiguous); a token without a string `iss` then has no id.
  * @publicApi
  */
-export function principalFromClaims(claims: Record<string, unknown>): McpPrincipal | undefined {
-  const id = claims.sub ?? claims.client_id;
-  if (typeof id !== 'string' || id === '') return undefined;
+export function principalFromClaims(claims: Record<string, unknown>, options: McpPrincipalIdOptions = {}): McpPrincipal | undefined {
+  let local: string;
+  if (claims.sub !== undefined) {
+    if (typeof claims.sub !== 'string' || claims.sub === '' || claims.sub.startsWith(CLIENT_ID_PREFIX)) return undefined;
+    local = claims.sub;
+  } else {
+    if (typeof claims.client_id !== 'string' || claims.client_id === '') return undefined;
+    local = `${CLIENT_ID_PREFIX}${claims.client_id}`;
+  }
+  let id = local;
+  if (options.qualifyIssuer) {
+    if (typeof claims.iss !== 'string' || claims.iss === '' || claims.iss.includes('#')) return undefined;
+    id = `${claims.iss}#${local}`;
+  }
   const raw = claims.scope ?? claims.scp;
   const scopes = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(' ').filter(Boolean) : [];
   return { id, scopes, claims };
@@ -46,6 +75,8 @@ export class McpBuiltInTokenVerifier {
   private readonly introspection?: IntrospectionVerifier;
   readonly dpop: DpopVerifier;
   private readonly dpopConfigured: boolean;
+  /** Several issuers are accepted: default ids are qualified by the issuer. */
+  private readonly qualifyIssuer: boolean;
 
   private constructor(
     private readonly auth: McpAuthOptions,
@@ -53,6 +84,7 @@ export class McpBuiltInTokenVerifier {
   ) {
     const jwt = auth.jwt;
     const issuers = [jwt?.issuer ?? auth.authorizationServers].flat();
+    this.qualifyIssuer = new Set(issuers).size > 1;
     const audiences = [jwt?.audience ?? auth.resource].flat();
     const clockToleranceS = jwt?.clockToleranceS ?? 30;
     const fetchTimeoutMs = jwt?.fetchTimeoutMs ?? 5_000;
@@ -159,11 +191,29 @@ export class McpBuiltInTokenVerifier {
       if (scheme !== 'DPoP') throw McpTokenRefusal.token('the token is DPoP-bound (cnf.jkt): send it as "Authorization: DPoP <token>" with a DPoP proof.', 'DPoP');
       await this.dpop.verify(headers.dpop, token, jkt, target);
     }
-    const principal = (this.auth.principal ?? principalFromClaims)(claims);
-    if (!principal) throw McpTokenRefusal.token('the token names no subject (sub or client_id) to act as.');
-    return { principal, headers: this.dpopConfigured && this.dpop.options.nonce ? { 'DPoP-Nonce': this.dpop.currentNonce() } : undefined };
+    return { principal: this.principalOf(claims), headers: this.dpopConfigured && this.dpop.options.nonce ? { 'DPoP-Nonce': this.dpop.currentNonce() } : undefined };
   }
 
+  private principalOf(claims: Record<string, unknown>): McpPrincipal {
+    if (this.auth.principal) {
+      const principal = this.auth.principal(claims);
+      if (!principal) throw McpTokenRefusal.token('the claims mapping (auth.principal) refused the token.');
+      // A principal without an id would bind sessions, tasks and requestStates to nobody: any token holder's.
+      if (typeof principal.id !== 'string' || principal.id === '') {
+        throw McpTokenRefusal.token('the claims mapping (auth.principal) gave no principal id: it must return a non-empty string id.');
+      }
+      return principal;
+    }
+    const principal = principalFromClaims(claims, { qualifyIssuer: this.qualifyIssuer });
+    if (!principal) {
+      throw McpTokenRefusal.token(
+        this.qualifyIssuer
+          ? 'the token names no subject to act as (sub, else client_id, and a string iss since several authorization servers are accepted; a sub may not begin with "client:").'
+          : 'the token names no subject to act as (sub, else client_id; a sub may not begin with "client:").',
+      );
+    }
+    return principal;
+  }
   private claimsOf(token: string): Promise<Record<string, unknown>> {
     if (this.jwt && (JWT_SHAPE.test(token) || !this.introspection)) return this.jwt.verify(token);
     if (this.introspection) return this.introspection.verify(token);

@@ -163,7 +163,8 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       assert.ok(!token.includes('.'), 'the authorization server issued an opaque token');
       const before = as.served.get('/token/introspection') ?? 0;
       const client = await connectSdkClient(opaqueApp.url, { headers: bearer(token) });
-      for (let i = 0; i < 3; i++) assert.deepEqual(JSON.parse(textOf(await client.client.callTool(WHOAMI))), { principal: ALICE.clientId, scopes: SCOPES });
+      // The introspection answer of a client-credentials token has no sub: the id is the client's form.
+      for (let i = 0; i < 3; i++) assert.deepEqual(JSON.parse(textOf(await client.client.callTool(WHOAMI))), { principal: `client:${ALICE.clientId}`, scopes: SCOPES });
       await client.close();
       assert.equal((as.served.get('/token/introspection') ?? 0) - before, 1, 'one introspection for a connection and three calls');
     });
@@ -549,6 +550,63 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       assert.deepEqual((own.result?.resources as Json[]).map((r) => r.uri), ['notes://2', 'notes://3']);
       const bobSession = await LegacyCaller.open(jwtApp.url, { headers: bob, clientName: 'bob-lists' });
       assert.equal((await bobSession.call('resources/list', { cursor })).error?.code, -32602);
+    });
+
+    it("with two authorization servers, one issuer's alice is not the other's: ids are qualified by the issuer (session, task, whoami)", async () => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const app = await startApp(OAuthAppModule.register({ resource: url, authorizationServers: [as.issuer, otherAs.issuer], jwt: {} }, { tasks: {} }), { port });
+      try {
+        // Both servers register a client "agent-alice": their tokens carry the same sub.
+        const first = bearer(await clientCredentialsToken(as.tokenEndpoint, ALICE, { resource: url, scope: ALICE.scope }));
+        const second = bearer(await clientCredentialsToken(otherAs.tokenEndpoint, ALICE, { resource: url, scope: ALICE.scope }));
+        const whoami = async (headers: Record<string, string>) => JSON.parse(textOf(((await modernRpc(url, 'tools/call', WHOAMI, { headers })).json as Json).result)).principal as string;
+        assert.equal(await whoami(first), `${as.issuer}#${ALICE.clientId}`);
+        assert.equal(await whoami(second), `${otherAs.issuer}#${ALICE.clientId}`);
+        const session = await LegacyCaller.open(url, { headers: first, clientName: 'alice-1' });
+        const stolen = await rpc(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: WHOAMI }, { sessionId: session.sessionId, headers: { ...second, 'MCP-Protocol-Version': '2025-11-25' } });
+        assert.equal(stolen.status, 404, stolen.text);
+        const tasksMeta = { _meta: { [META_KEYS.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } } };
+        const created = (await modernRpc(url, 'tools/call', { name: 'notes_report', arguments: {}, ...tasksMeta }, { headers: first })).json as Json;
+        const taskId = (created.result?.task?.taskId ?? created.result?.taskId) as string;
+        assert.equal(typeof taskId, 'string', JSON.stringify(created));
+        const get = (headers: Record<string, string>) => modernRpc(url, 'tasks/get', { taskId, ...tasksMeta }, { headers: { ...headers, 'Mcp-Name': taskId } }).then((r) => r.json as Json);
+        assert.ok((await get(second)).error, 'the other issuer\'s alice does not see the task');
+        assert.equal((await get(first)).result?.taskId ?? (await get(first)).result?.task?.taskId, taskId);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('a client named like a user never acts as that user: client_id alone gives client:<id>, and a sub in that form is refused', async () => {
+      const userAlice = await issuerSigned({ sub: 'alice', client_id: 'some-app' });
+      // No sub (undefined leaves the payload): a client acting for itself.
+      const clientAlice = await issuerSigned({ sub: undefined, client_id: 'alice' });
+      const session = await LegacyCaller.open(jwtApp.url, { headers: bearer(userAlice), clientName: 'user-alice' });
+      assert.equal(JSON.parse(textOf((await session.call('tools/call', WHOAMI)).result!)).principal, 'alice');
+      const stolen = await rpc(jwtApp.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: WHOAMI }, { sessionId: session.sessionId, headers: { ...bearer(clientAlice), 'MCP-Protocol-Version': '2025-11-25' } });
+      assert.equal(stolen.status, 404, stolen.text);
+      assert.equal(JSON.parse(textOf(((await callWith(jwtApp.url, bearer(clientAlice))).json as Json).result)).principal, 'client:alice');
+      const posing = await issuerSigned({ sub: 'client:alice' });
+      assertRefused(await callWith(jwtApp.url, bearer(posing)), posing, { error: 'invalid_token', rule: /no subject to act as[^]*client:/ });
+    });
+
+    it('a claims mapping (auth.principal) that gives no id refuses the token, never binding a session to nobody', async () => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const mappings: Array<McpAuthOptions['principal']> = [(claims) => ({ id: claims.oid as string, scopes: [] }), (claims) => ({ id: (claims.oid as string) ?? '', scopes: [] })];
+      for (const principal of mappings) {
+        const app = await startApp(OAuthAppModule.register({ resource: url, authorizationServers: [as.issuer], jwt: {}, principal }), { port });
+        try {
+          const token = await tokenFor(ALICE, { resource: url });
+          assertRefused(await callWith(url, bearer(token)), token, { error: 'invalid_token', rule: /auth\.principal[^]*non-empty string id/ });
+          const init = await rpc(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'nobody', version: '1' } } }, { headers: bearer(token) });
+          assert.equal(init.status, 401, init.text);
+          assert.equal(init.headers.get('mcp-session-id'), null);
+        } finally {
+          await app.close();
+        }
+      }
     });
 
     it("a task Alice's DPoP-bound token created is unknown to Bob, and Alice reads it with a new proof", async () => {

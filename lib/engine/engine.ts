@@ -20,7 +20,7 @@ import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpSession, McpSessionStore } from '../protocol/session-store.js';
 import { DEFAULT_MCP_LIMITS, type ResolvedMcpLimits } from '../interfaces/mcp-module-options.interface.js';
 import { runBatch } from './batch.js';
-import { InFlightBound } from './in-flight.js';
+import { heldUntilSettled, InFlightBound } from './in-flight.js';
 import { addressOwner, LegacySessions, type JsonAnswer, type McpSessionMode } from './legacy-sessions.js';
 import { CallWriter, type CallChannel } from './respond.js';
 import type { McpBodyOutcome, McpRefusal, McpResponseSink, McpScopeCheck, McpTransportFacts } from './sink.js';
@@ -386,10 +386,11 @@ export class McpEngine {
     }
     const slot = this.takeSlot(request, envelope, facts);
     if (slot !== undefined && typeof slot !== 'function') return sink.json(503, slot, { 'Retry-After': '1' });
+    const hold = slot && heldUntilSettled(slot);
     this.calls.respond({
-      onEnd: slot,
+      onEnd: hold?.responseEnded,
       sink,
-      messages: this.server.handle(request, envelope),
+      messages: this.server.handle(request, envelope, hold?.handlerStarted),
       era: call.era,
       acceptsStream: facts.acceptsStream,
       cancelScope,

@@ -3,7 +3,7 @@ import { ErrorCode, failure, type JsonRpcFailure, type JsonRpcId } from '../prot
 /**
  * Requests in flight per holder (a legacy session, an HTTP+SSE session, or a stateless caller):
  * taken when a request is dispatched (a batch's members one by one), given back when its call
- * ends however it ends (answered, failed, cancelled, its client gone). A request past the bound
+ * ends however it ends (answered, failed, cancelled, its client gone) and its handler has settled. A request past the bound
  * is answered with `-32000` and never runs. One bound for every transport
  * (`limits.maxRequestsInFlight`), so no transport lets one client run handlers without limit.
  */
@@ -37,4 +37,34 @@ export class InFlightBound {
   count(key: string): number {
     return this.held.get(key) ?? 0;
   }
+}
+
+/**
+ * A slot held by a response and by the handler it runs: given back once the response has ended
+ * and the handler, when one started, has settled. A client that disconnects or cancels ends its
+ * response at once while a handler that ignores the abort runs on; counting only responses would
+ * let an abort loop run handlers without bound.
+ */
+export function heldUntilSettled(release: () => void): { responseEnded: () => void; handlerStarted: () => () => void } {
+  let holders = 1;
+  const drop = (): void => {
+    if (--holders === 0) release();
+  };
+  let ended = false;
+  return {
+    responseEnded: () => {
+      if (ended) return;
+      ended = true;
+      drop();
+    },
+    handlerStarted: () => {
+      holders++;
+      let settled = false;
+      return () => {
+        if (settled) return;
+        settled = true;
+        drop();
+      };
+    },
+  };
 }

@@ -166,6 +166,12 @@ export class McpContext {
   /** @internal Set while the call runs as a task. */
   taskHooks?: McpTaskHooks;
   /**
+   * @internal Told of the app handler's own promise (guards, interceptors, the method), which
+   * runs on after a cancel or disconnect ends the call: the call's in-flight slot
+   * (`limits.maxRequestsInFlight`) is held until it settles.
+   */
+  holdWork?: (work: PromiseLike<unknown>) => void;
+  /**
    * @internal The call's rate limits were counted when its task was admitted (before the task
    * existed, on the instance that took the request): running it counts them no more.
    */

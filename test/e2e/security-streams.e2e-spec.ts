@@ -650,7 +650,7 @@ describe('security: requests in flight are bounded per session and per stateless
     assert.equal(((await again).json as Json[]).filter((a) => a.result).length, 32);
   });
 
-  it('2026-07-28: a caller past the bound gets 503 and -32000; another principal and the caller\'s own legacy session are not refused; a disconnected or finished call gives its slot back', async () => {
+  it('2026-07-28: a caller past the bound gets 503 and -32000; another principal and the caller\'s own legacy session are not refused; a disconnected call keeps its slot while its handler runs, a finished one gives it back', async () => {
     const aborts = Array.from({ length: 4 }, () => new AbortController());
     const held = aborts.map((abort, i) => modernHold(bounded.url, ALICE, `m${i}`, abort.signal).catch(() => undefined));
     await holds.changed.until(() => started() === 4, 'four calls to hold the caller\'s slots');
@@ -664,14 +664,16 @@ describe('security: requests in flight are bounded per session and per stateless
     const session = await initialize(bounded.url, ALICE);
     const legacy = rpc(bounded.url, holdCall('legacy'), { sessionId: session, headers: { Authorization: ALICE, 'MCP-Protocol-Version': '2025-11-25' } });
     await holds.changed.until(() => started() === 6, 'another principal\'s call and the caller\'s session call to start');
-    // A client that goes away gives its slot back (its call is cancelled).
+    // A client that goes away cancels its call, but the handler (which ignores the abort) still
+    // runs: its slot stays taken, or a disconnect loop would run handlers without bound.
     const cancelled = holds.cancelled;
     aborts[0]!.abort();
     await holds.changed.until(() => holds.cancelled === cancelled + 1, 'the disconnected call to be cancelled');
-    const fifth = modernHold(bounded.url, ALICE, 'm5');
-    await holds.changed.until(() => started() === 7, 'a call in the freed slot to start');
+    const whileRunning = await rpc(bounded.url, { ...holdCall('m5'), params: { name: 'hold', arguments: {}, _meta: modernMeta() } }, { headers: { Authorization: ALICE, ...modernHeaders('tools/call', 'hold') } });
+    assert.equal(whileRunning.status, 503, whileRunning.text);
+    assert.equal(started(), 6, 'no handler started past the bound');
     openAll();
-    for (const reply of [await bob, await fifth]) assert.equal(reply.status, 200);
+    assert.equal((await bob).status, 200);
     assert.equal((answerTo(await legacy, 'legacy').result as Json).content[0].text, 'result for alice');
     await Promise.all(held);
     // Finished calls gave theirs back: the caller holds four again.

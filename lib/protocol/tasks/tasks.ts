@@ -177,6 +177,9 @@ export class McpTaskRunner {
       subscriber.next(createdResult(record, mode));
       subscriber.complete();
     });
+    // The task's body is bounded by the task limits, not by its request's in-flight slot, which the
+    // request gives back once it has answered.
+    ctx.holdWork = undefined;
     ctx.taskHooks = {
       get created() {
         return exec.revealed;

@@ -17,6 +17,21 @@ export function assertAsymmetric(algorithms: readonly string[], option: string):
   if (algorithms.length === 0) throw new Error(`McpModule: ${option} is empty: list the algorithms your authorization server signs with (e.g. ["RS256"]).`);
 }
 
+/** Claims only an OpenID Connect ID token carries (OIDC Core §2, §3.3.2.11), never an access token. */
+const ID_TOKEN_CLAIMS = ['nonce', 'at_hash', 'c_hash', 's_hash'];
+
+/**
+ * An ID token says who logged in to a client; it is not a grant to call this resource. With
+ * `jwt.audience` set to the client id (Entra ID, some Auth0 setups) its audience would pass, so it
+ * is told apart by its claims.
+ */
+function refuseIdToken(payload: Record<string, unknown>): void {
+  const found = ID_TOKEN_CLAIMS.filter((claim) => claim in payload);
+  if (found.length) {
+    throw McpTokenRefusal.token(`the token is an OpenID Connect ID token (it carries ${found.join(', ')}), not an access token: send the access token the authorization server issued for this resource.`);
+  }
+}
+
 export interface ResolvedJwtOptions {
   issuers: string[];
   audiences: string[];
@@ -69,8 +84,10 @@ export class JwtAccessTokenVerifier {
         requiredClaims: ['exp'],
         ...(this.options.typ ? { typ: this.options.typ } : {}),
       });
+      refuseIdToken(payload);
       return payload as Record<string, unknown>;
     } catch (error) {
+      if (error instanceof McpTokenRefusal) throw error;
       throw this.refusal(jose, error);
     }
   }

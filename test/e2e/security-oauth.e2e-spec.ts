@@ -216,6 +216,23 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       }
     });
 
+    it('refuses an OpenID Connect ID token even when its audience is accepted (jwt.audience = the client id)', async () => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const clientId = 'entra-style-client';
+      const app = await startApp(OAuthAppModule.register({ resource: url, authorizationServers: [as.issuer], jwt: { audience: [url, clientId] } }), { port });
+      try {
+        for (const claims of [{ nonce: 'n-0S6_WzA2Mj' }, { at_hash: 'HK6E_P6Dh8Y93mRNtsDB1Q' }, { c_hash: 'LDktKdoQak3Pk0cnXxCltA' }]) {
+          const idToken = await issuerSigned({ aud: clientId, sub: 'alice', client_id: undefined, scope: undefined, ...claims }, { typ: 'JWT' });
+          assertRefused(await callWith(url, bearer(idToken)), idToken, { error: 'invalid_token', rule: /OpenID Connect ID token[^]*not an access token/ });
+        }
+        // The same claims without the ID-token ones: an access token for that audience passes.
+        assert.equal((await callWith(url, bearer(await issuerSigned({ aud: clientId, sub: 'alice' }, { typ: 'JWT' })))).status, 200);
+      } finally {
+        await app.close();
+      }
+    });
+
     it('refuses expired and not-yet-valid tokens beyond the clock tolerance', async () => {
       const expired = await issuerSigned({ iat: now() - 900, exp: now() - 120 });
       assertRefused(await callWith(jwtApp.url, bearer(expired)), expired, { error: 'invalid_token', rule: /has expired/ });

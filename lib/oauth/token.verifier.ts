@@ -63,6 +63,24 @@ export function principalFromClaims(claims: Record<string, unknown>, options: Mc
   return { id, scopes, claims };
 }
 
+/**
+ * The DPoP key a token is bound to (`cnf.jkt`), undefined when it is unbound. A token bound by a
+ * method this server cannot check (`x5t#S256` mTLS, `jwk`, `jku`, `kid`) or a malformed `cnf` is
+ * refused: used as a plain bearer token, a stolen bound token would work without its key.
+ */
+function keyBindingOf(cnf: unknown): string | undefined {
+  if (cnf === undefined) return undefined;
+  if (typeof cnf !== 'object' || cnf === null || Array.isArray(cnf)) throw McpTokenRefusal.token('the token\'s confirmation claim (cnf) is not a JSON object.');
+  const methods = Object.keys(cnf);
+  const other = methods.filter((method) => method !== 'jkt');
+  if (other.length) {
+    throw McpTokenRefusal.token(`the token is bound to a key by a confirmation method this resource cannot check (cnf.${other[0]}; only DPoP's cnf.jkt is supported).`);
+  }
+  const jkt = (cnf as { jkt?: unknown }).jkt;
+  if (typeof jkt !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(jkt)) throw McpTokenRefusal.token('the token\'s DPoP binding (cnf.jkt) is not a SHA-256 JWK thumbprint.');
+  return jkt;
+}
+
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const CREDENTIALS = /^(Bearer|DPoP)\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i;
 
@@ -181,8 +199,7 @@ export class McpBuiltInTokenVerifier {
       // The error goes on the challenge of the scheme the client used.
       throw scheme === 'DPoP' && error instanceof McpTokenRefusal && error.status === 401 ? new McpTokenRefusal(401, error.error, error.description, 'DPoP', error.headers) : error;
     });
-    const cnf = claims.cnf as { jkt?: unknown } | undefined;
-    const jkt = typeof cnf?.jkt === 'string' ? cnf.jkt : undefined;
+    const jkt = keyBindingOf(claims.cnf);
     if (jkt === undefined) {
       if (this.dpopRequired) throw McpTokenRefusal.token('this resource accepts only DPoP-bound access tokens (cnf.jkt); request the token with a DPoP proof.', 'DPoP');
       if (scheme === 'DPoP') throw McpTokenRefusal.token('the token was sent with the DPoP scheme but is not bound to a key (no cnf.jkt).', 'DPoP');

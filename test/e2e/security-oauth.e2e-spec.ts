@@ -367,6 +367,20 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       assert.equal((await callWith(jwtApp.url, await dpopHeaders(key, token, { jti }))).status, 200);
     });
 
+    it('refuses a token bound by a confirmation method it cannot check, or with a malformed cnf, rather than take it as a bearer token', async () => {
+      const cases: Array<[unknown, RegExp]> = [
+        [{ 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' }, /confirmation method this resource cannot check \(cnf\.x5t#S256/],
+        [{ jwk: { kty: 'EC', crv: 'P-256', x: 'a', y: 'b' } }, /cnf\.jwk/],
+        [{ jkt: 42 }, /cnf\.jkt\) is not a SHA-256 JWK thumbprint/],
+        [{}, /cnf\.jkt\) is not a SHA-256 JWK thumbprint/],
+        ['bound', /cnf\) is not a JSON object/],
+      ];
+      for (const [cnf, rule] of cases) {
+        const token = await issuerSigned({ cnf });
+        assertRefused(await callWith(jwtApp.url, bearer(token)), token, { error: 'invalid_token', rule });
+      }
+    });
+
     it('refuses an unbound token sent with the DPoP scheme', async () => {
       const plain = await tokenFor(ALICE);
       assertRefused(await callWith(jwtApp.url, await dpopHeaders(key, plain)), plain, { scheme: 'DPoP', error: 'invalid_token', rule: /not bound to a key/ });

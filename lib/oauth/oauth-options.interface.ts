@@ -92,6 +92,12 @@ export interface McpIntrospectionOptions {
    * @default 5000
    */
   timeoutMs?: number;
+  /**
+   * The largest introspection answer read, in bytes; a longer one is refused (503) rather than
+   * held in memory.
+   * @default 65536
+   */
+  maxResponseBytes?: number;
 }
 
 /**

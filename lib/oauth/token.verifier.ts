@@ -136,7 +136,7 @@ export class McpBuiltInTokenVerifier {
         ? new RedisIntrospectionCache(deps.redis.client('the introspection cache'), deps.redis.prefix)
         : new MemoryIntrospectionCache(introspection.cacheMaxEntries ?? 10_000);
       this.introspection = new IntrospectionVerifier(
-        { ...introspection, cacheTtlMs: introspection.cacheTtlMs ?? 60_000, timeoutMs: introspection.timeoutMs ?? 5_000, issuers, audiences, clockToleranceS },
+        { ...introspection, cacheTtlMs: introspection.cacheTtlMs ?? 60_000, timeoutMs: introspection.timeoutMs ?? 5_000, maxResponseBytes: introspection.maxResponseBytes ?? 65_536, issuers, audiences, clockToleranceS },
         metadata,
         cache,
       );

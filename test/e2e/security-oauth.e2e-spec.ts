@@ -13,6 +13,7 @@ import { AppModule as SampleModule } from '../../sample/12-oauth/app.module.js';
 import { OAuthAppModule } from '../fixtures/oauth.module.js';
 import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, META_KEYS, modernRpc, rpc, type RpcResult } from '../utils/clients.js';
+import { startScriptedServer } from '../utils/http.js';
 import { LegacyCaller } from '../utils/legacy-session.js';
 import { openSseSession, openStream, post } from '../utils/legacy-sse.js';
 import { clearRedisPrefix, REDIS_URL } from '../utils/redis.js';
@@ -497,12 +498,57 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       }
     });
 
-    it('answers 503 with a clear error while the introspection endpoint is down, never fail-open', async () => {
+    it('answers 503 with a clear error while the introspection endpoint is down, never fail-open, and never names its URL', async () => {
       const token = randomBytes(32).toString('base64url');
       const res = await callWith(downApp.url, bearer(token));
       assert.equal(res.status, 503, res.text);
-      assert.match((res.json as Json).error.message, /^Service unavailable: the access token cannot be verified now: the introspection endpoint http:\/\/127\.0\.0\.1:\d+\/introspect did not answer/);
+      assert.match((res.json as Json).error.message, /^Service unavailable: the access token cannot be verified now: the introspection endpoint did not answer/);
       assert.ok(!res.text.includes(token));
+      assert.ok(!/127\.0\.0\.1|introspect\b|http:/.test(res.text), `the answer names the internal endpoint: ${res.text}`);
+    });
+
+    it('a token the authorization server will not introspect (HTTP 400, such as a JWT) is 401 invalid_token, not 503, and the endpoint is not named', async () => {
+      const jwt = await tokenFor(ALICE);
+      const res = await callWith(opaqueApp.url, bearer(jwt));
+      assertRefused(res, jwt, { error: 'invalid_token', rule: /would not introspect the token \(HTTP 400\)/ });
+      assert.ok(!res.text.includes(as.issuer), res.text);
+    });
+
+    it('refuses an introspection answer with a non-numeric exp, a token_type other than an access token, or a body past maxResponseBytes', async () => {
+      let answer: () => string = () => '{}';
+      const fake = await startScriptedServer((_req, res) => {
+        const body = answer();
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+      });
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const app = await startApp(OAuthAppModule.register({ resource: url, authorizationServers: [as.issuer], introspection: { endpoint: `${fake.url}/introspect`, cacheTtlMs: 0, maxResponseBytes: 4096 } }), { port });
+      try {
+        const active = { active: true, sub: 'alice', aud: url, iss: as.issuer, scope: 'notes:read' };
+        const token = randomBytes(24).toString('base64url');
+        const cases: Array<[Json, RegExp]> = [
+          [{ ...active, exp: 'never' }, /exp is not a number of seconds/],
+          [{ ...active, exp: now() + 60, nbf: '0' }, /nbf is not a number of seconds/],
+          [{ ...active, token_type: 'refresh_token' }, /another kind than an access token/],
+          [{ ...active, token_type: 'urn:ietf:params:oauth:token-type:id_token' }, /another kind than an access token/],
+        ];
+        for (const [claims, rule] of cases) {
+          answer = () => JSON.stringify(claims);
+          assertRefused(await callWith(url, bearer(token)), token, { error: 'invalid_token', rule });
+        }
+        for (const tokenType of ['Bearer', 'DPoP', 'access_token', undefined]) {
+          answer = () => JSON.stringify({ ...active, exp: now() + 60, token_type: tokenType });
+          assert.equal((await callWith(url, bearer(token))).status, 200, `token_type ${tokenType}`);
+        }
+        answer = () => JSON.stringify({ ...active, padding: 'x'.repeat(5000) });
+        const big = await callWith(url, bearer(token));
+        assert.equal(big.status, 503, big.text);
+        assert.match((big.json as Json).error.message, /longer than auth\.introspection\.maxResponseBytes \(4096 bytes\)|announces \d+ bytes, more than auth\.introspection\.maxResponseBytes/);
+        assert.ok(!big.text.includes(fake.url), big.text);
+      } finally {
+        await app.close();
+        await fake.close();
+      }
     });
   });
 

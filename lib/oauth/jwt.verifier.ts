@@ -51,6 +51,8 @@ export interface ResolvedJwtOptions {
  */
 export class JwtAccessTokenVerifier {
   private readonly keySets = new Map<string, Promise<JWTVerifyGetKey>>();
+  /** Per issuer: the 503 of a failed JWKS fetch and until when it stands (jose retries a failure at once). */
+  private readonly keysFailed = new Map<string, { refusal: McpTokenRefusal; until: number }>();
 
   constructor(
     private readonly options: ResolvedJwtOptions,
@@ -74,6 +76,8 @@ export class JwtAccessTokenVerifier {
     if (typeof issuer !== 'string' || !this.options.issuers.includes(issuer)) {
       throw McpTokenRefusal.token(`the token's issuer (iss) is not an accepted authorization server (accepted: ${this.options.issuers.join(', ')}).`);
     }
+    const failed = this.keysFailed.get(issuer);
+    if (failed && failed.until > Date.now()) throw failed.refusal;
     const keys = await this.keysOf(jose, issuer);
     try {
       const { payload } = await jose.jwtVerify(token, keys, {
@@ -88,7 +92,12 @@ export class JwtAccessTokenVerifier {
       return payload as Record<string, unknown>;
     } catch (error) {
       if (error instanceof McpTokenRefusal) throw error;
-      throw this.refusal(jose, error);
+      const refusal = this.refusal(jose, error);
+      // A key set that could not be fetched is not asked again within the cooldown, whatever the
+      // number of tokens naming this issuer.
+      if (refusal.status === 503) this.keysFailed.set(issuer, { refusal, until: Date.now() + this.options.jwksRefreshCooldownMs });
+      else this.keysFailed.delete(issuer);
+      throw refusal;
     }
   }
 

@@ -51,7 +51,8 @@ export interface McpJwtVerificationOptions {
   jwksCacheMs?: number;
   /**
    * The least time between two JWKS fetches triggered by a `kid` the cached set lacks: forged
-   * `kid`s make the server fetch at most once per this interval, whatever their number.
+   * `kid`s make the server fetch at most once per this interval, whatever their number. A failed
+   * metadata or JWKS fetch is also not retried within it (requests meanwhile get its 503).
    * @default 30000
    */
   jwksRefreshCooldownMs?: number;

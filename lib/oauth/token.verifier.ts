@@ -106,7 +106,7 @@ export class McpBuiltInTokenVerifier {
     const audiences = [jwt?.audience ?? auth.resource].flat();
     const clockToleranceS = jwt?.clockToleranceS ?? 30;
     const fetchTimeoutMs = jwt?.fetchTimeoutMs ?? 5_000;
-    const metadata = new IssuerMetadata(fetchTimeoutMs);
+    const metadata = new IssuerMetadata(fetchTimeoutMs, jwt?.jwksRefreshCooldownMs ?? 30_000);
     if (auth.verifyToken) {
       throw new Error('McpModule: auth.verifyToken and the built-in verification (auth.jwt / auth.introspection) are both set. Keep one: the built-in verification replaces verifyToken.');
     }

@@ -282,6 +282,43 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       }
     });
 
+    it('an authorization server failing its metadata or JWKS is asked once per cooldown, however many forged tokens name it', async () => {
+      let withMetadata = false;
+      const failing = await startScriptedServer((req, res) => {
+        if (req.url === '/.well-known/oauth-authorization-server' && withMetadata) {
+          return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ issuer: failing.url, jwks_uri: `${failing.url}/jwks` }));
+        }
+        res.writeHead(500).end();
+      });
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const app = await startApp(OAuthAppModule.register({ resource: url, authorizationServers: [failing.url], jwt: {} }), { port });
+      try {
+        const attacker = await generateKeyPair('ES256');
+        const forge = (i: number) => new SignJWT({ iss: failing.url, aud: url, sub: `mallory-${i}`, exp: now() + 300 }).setProtectedHeader({ alg: 'ES256', kid: `k${i}` }).sign(attacker.privateKey);
+        for (let i = 0; i < 15; i++) assert.equal((await callWith(url, bearer(await forge(i)))).status, 503);
+        const metadataFetches = (failing.hits.get('/.well-known/oauth-authorization-server') ?? 0) + (failing.hits.get('/.well-known/openid-configuration') ?? 0);
+        assert.equal(metadataFetches, 2, 'one attempt (both discovery documents) for 15 tokens');
+        // Another app whose metadata answers but whose JWKS fails: one JWKS fetch for 15 tokens.
+        withMetadata = true;
+        const port2 = await freePort();
+        const url2 = `http://127.0.0.1:${port2}/mcp`;
+        const second = await startApp(OAuthAppModule.register({ resource: url2, authorizationServers: [failing.url], jwt: {} }), { port: port2 });
+        try {
+          for (let i = 0; i < 15; i++) {
+            const token = await new SignJWT({ iss: failing.url, aud: url2, sub: 'mallory', exp: now() + 300 }).setProtectedHeader({ alg: 'ES256', kid: `j${i}` }).sign(attacker.privateKey);
+            assert.equal((await callWith(url2, bearer(token))).status, 503);
+          }
+          assert.equal(failing.hits.get('/jwks'), 1, 'one JWKS fetch for 15 tokens');
+        } finally {
+          await second.close();
+        }
+      } finally {
+        await app.close();
+        await failing.close();
+      }
+    });
+
     it('a JWKS that cannot be fetched answers 503 and never runs the tool', async () => {
       const token = await tokenFor(ALICE, { resource: downApp.url });
       const res = await callWith(downApp.url, bearer(token));

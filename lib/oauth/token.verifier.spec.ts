@@ -26,6 +26,25 @@ describe('built-in token verification: bootstrap', () => {
     assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, authorizationServers: ['https://a', 'https://b'], jwt: { jwksUri: 'https://a/jwks' } }, deps), /jwksUri serves one issuer/);
     assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, introspection: { clientSecret: 's' } }, deps), /clientSecret is set without clientId/);
   });
+
+  it('refuses a numeric option that is not finite or out of its range, naming it', () => {
+    const cases: Array<[Partial<McpAuthOptions>, RegExp]> = [
+      [{ jwt: { clockToleranceS: 1e9 } }, /auth\.jwt\.clockToleranceS is 1000000000; it must be a finite number from 0 to 600/],
+      [{ jwt: { clockToleranceS: -1 } }, /auth\.jwt\.clockToleranceS is -1/],
+      [{ jwt: { clockToleranceS: Number.NaN } }, /auth\.jwt\.clockToleranceS is NaN/],
+      [{ jwt: { fetchTimeoutMs: 0 } }, /auth\.jwt\.fetchTimeoutMs is 0; it must be an integer from 1/],
+      [{ jwt: { jwksRefreshCooldownMs: Infinity } }, /auth\.jwt\.jwksRefreshCooldownMs is Infinity/],
+      [{ introspection: { timeoutMs: -5 } }, /auth\.introspection\.timeoutMs is -5/],
+      [{ introspection: { maxResponseBytes: 1.5 } }, /auth\.introspection\.maxResponseBytes is 1\.5/],
+      [{ jwt: {}, dpop: { proofMaxAgeS: 0 } }, /auth\.dpop\.proofMaxAgeS is 0/],
+      [{ jwt: {}, dpop: { clockSkewS: 1e6 } }, /auth\.dpop\.clockSkewS is 1000000/],
+      [{ jwt: {}, dpop: { nonceLifetimeS: 0 } }, /auth\.dpop\.nonceLifetimeS is 0/],
+      [{ jwt: {}, dpop: { replayMaxEntries: -1 } }, /auth\.dpop\.replayMaxEntries is -1/],
+      [{ jwt: { clockToleranceS: '30' as unknown as number } }, /auth\.jwt\.clockToleranceS is "30"/],
+    ];
+    for (const [options, message] of cases) assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, ...options }, deps), message);
+    assert.ok(McpBuiltInTokenVerifier.create({ ...base, jwt: { clockToleranceS: 0, fetchTimeoutMs: 2_000 }, dpop: { proofMaxAgeS: 30, clockSkewS: 0 } }, deps));
+  });
 });
 
 describe('built-in token verification: challenges and metadata', () => {

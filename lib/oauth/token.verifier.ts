@@ -8,6 +8,38 @@ import { DEFAULT_JWT_ALGORITHMS, JwtAccessTokenVerifier } from './jwt.verifier.j
 import { McpTokenRefusal } from './oauth-refusal.js';
 import { MemoryIntrospectionCache, RedisIntrospectionCache } from './token-cache.js';
 
+/** A numeric option's accepted range and what it means, for the bootstrap's error. */
+type NumericRule = [option: string, value: number | undefined, min: number, max: number, integer: boolean, meaning: string];
+
+/**
+ * Every numeric option of the built-in verification, checked at bootstrap: a NaN, an infinite or
+ * an absurd value (a tolerance of 1e9 s accepts expired tokens, a negative one refuses every
+ * token) fails the bootstrap naming the option rather than silently weakening or breaking it.
+ */
+function assertNumericOptions(auth: McpAuthOptions): void {
+  const { jwt, introspection, dpop } = auth;
+  const rules: NumericRule[] = [
+    ['auth.jwt.clockToleranceS', jwt?.clockToleranceS, 0, 600, false, 'seconds of clock difference allowed on exp and nbf'],
+    ['auth.jwt.jwksCacheMs', jwt?.jwksCacheMs, 0, 86_400_000, true, 'how long a fetched JWKS is used'],
+    ['auth.jwt.jwksRefreshCooldownMs', jwt?.jwksRefreshCooldownMs, 0, 3_600_000, true, 'the least time between two JWKS or metadata fetches'],
+    ['auth.jwt.fetchTimeoutMs', jwt?.fetchTimeoutMs, 1, 120_000, true, 'how long a metadata or JWKS fetch may take'],
+    ['auth.introspection.cacheTtlMs', introspection?.cacheTtlMs, 0, 86_400_000, true, 'how long an active answer is reused'],
+    ['auth.introspection.cacheMaxEntries', introspection?.cacheMaxEntries, 0, 10_000_000, true, 'answers held in memory'],
+    ['auth.introspection.timeoutMs', introspection?.timeoutMs, 1, 120_000, true, 'how long the introspection request may take'],
+    ['auth.introspection.maxResponseBytes', introspection?.maxResponseBytes, 256, 16_777_216, true, 'the largest introspection answer read'],
+    ['auth.dpop.proofMaxAgeS', dpop?.proofMaxAgeS, 1, 3_600, false, 'how old a proof may be, and how long its jti is remembered'],
+    ['auth.dpop.clockSkewS', dpop?.clockSkewS, 0, 300, false, "seconds a proof's iat may lie in the future"],
+    ['auth.dpop.nonceLifetimeS', dpop?.nonceLifetimeS, 1, 86_400, true, 'how long a DPoP nonce stays valid'],
+    ['auth.dpop.replayMaxEntries', dpop?.replayMaxEntries, 1, 10_000_000, true, 'proof jtis remembered in memory'],
+  ];
+  for (const [option, value, min, max, integer, meaning] of rules) {
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+      throw new Error(`McpModule: ${option} is ${typeof value === 'number' ? String(value) : JSON.stringify(value)}; it must be ${integer ? 'an integer' : 'a finite number'} from ${min} to ${max} (${meaning}). Fix it, or leave it out for the default.`);
+    }
+  }
+}
+
 /** What the built-in verification may share across instances. */
 export interface McpTokenVerifierDeps {
   /** The module's Redis (a store view and its key prefix), when `redis` is configured. */
@@ -100,6 +132,7 @@ export class McpBuiltInTokenVerifier {
     private readonly auth: McpAuthOptions,
     deps: McpTokenVerifierDeps,
   ) {
+    assertNumericOptions(auth);
     const jwt = auth.jwt;
     const issuers = [jwt?.issuer ?? auth.authorizationServers].flat();
     this.qualifyIssuer = new Set(issuers).size > 1;

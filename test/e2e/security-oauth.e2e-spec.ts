@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { NestFactory } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { exportJWK, exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import type { McpAuthOptions } from 'nestjs-model-context/options';
@@ -231,6 +232,13 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
         assert.equal((await callWith(url, bearer(await issuerSigned({ aud: clientId, sub: 'alice' }, { typ: 'JWT' })))).status, 200);
       } finally {
         await app.close();
+      }
+    });
+
+    it('a clock tolerance that would accept expired tokens (or refuse every token) fails the bootstrap, naming the option', async () => {
+      for (const clockToleranceS of [1e9, -1]) {
+        const module = OAuthAppModule.register({ resource, authorizationServers: [as.issuer], jwt: { clockToleranceS } });
+        await assert.rejects(NestFactory.create(module, { logger: false, abortOnError: false }).then((app) => app.init().finally(() => app.close())), /auth\.jwt\.clockToleranceS is -?1[0-9]*; it must be a finite number from 0 to 600/);
       }
     });
 

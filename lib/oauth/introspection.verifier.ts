@@ -58,6 +58,7 @@ function basic(id: string, secret: string): string {
  */
 export class IntrospectionVerifier {
   private readonly logger = new Logger('McpModule');
+  private lastEndpointWarning = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly options: ResolvedIntrospectionOptions,
@@ -105,7 +106,7 @@ export class IntrospectionVerifier {
         redirect: 'error',
       });
     } catch (error) {
-      this.logger.warn(`The introspection endpoint ${endpoint} did not answer (${causeOf(error)}); requests with opaque tokens are answered 503 meanwhile.`);
+      this.endpointWarning(`The introspection endpoint ${endpoint} did not answer (${causeOf(error)}); requests with opaque tokens are answered 503 meanwhile.`);
       throw McpTokenRefusal.unavailable('the introspection endpoint did not answer.');
     }
     if (response.status === 400) {
@@ -116,13 +117,13 @@ export class IntrospectionVerifier {
     }
     if (response.status !== 200) {
       await response.body?.cancel();
-      this.logger.warn(
+      this.endpointWarning(
         `The introspection endpoint ${endpoint} answered HTTP ${response.status}${response.status === 401 || response.status === 403 ? ': check auth.introspection.clientId and clientSecret' : ''}.`,
       );
       throw McpTokenRefusal.unavailable(`the introspection endpoint answered HTTP ${response.status}.`);
     }
     const body = await readCapped(response, this.options.maxResponseBytes).catch((error: unknown) => {
-      this.logger.warn(`The introspection endpoint ${endpoint} sent an answer that could not be read: ${causeOf(error)}.`);
+      this.endpointWarning(`The introspection endpoint ${endpoint} sent an answer that could not be read: ${causeOf(error)}.`);
       throw McpTokenRefusal.unavailable(`the introspection endpoint's answer could not be read: ${causeOf(error)}.`);
     });
     let answer: unknown;
@@ -132,10 +133,21 @@ export class IntrospectionVerifier {
       answer = undefined;
     }
     if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
-      this.logger.warn(`The introspection endpoint ${endpoint} answered something other than a JSON object.`);
+      this.endpointWarning(`The introspection endpoint ${endpoint} answered something other than a JSON object.`);
       throw McpTokenRefusal.unavailable('the introspection endpoint answered something other than a JSON object.');
     }
     return answer as Record<string, unknown>;
+  }
+
+  /**
+   * Endpoint trouble goes to the log (with its URL, which answers never carry) at most once per
+   * 30 s: an outage, or forged tokens, would otherwise write a line per request.
+   */
+  private endpointWarning(message: string): void {
+    const now = Date.now();
+    if (now - this.lastEndpointWarning < 30_000) return;
+    this.lastEndpointWarning = now;
+    this.logger.warn(message);
   }
 
   /** The rules an introspection answer must meet, cached or fresh. */

@@ -43,6 +43,10 @@ describe('built-in token verification: bootstrap', () => {
       [{ jwt: { clockToleranceS: '30' as unknown as number } }, /auth\.jwt\.clockToleranceS is "30"/],
     ];
     for (const [options, message] of cases) assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, ...options }, deps), message);
+    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, jwt: { audience: [] } }, deps), /auth\.jwt\.audience must give the accepted audiences/);
+    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, jwt: { issuer: [''] } }, deps), /auth\.jwt\.issuer must list the accepted issuers/);
+    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, authorizationServers: [], jwt: {} }, deps), /auth\.authorizationServers must list/);
+    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, resource: '', jwt: {} }, deps), /auth\.resource is ""; it must be this MCP endpoint's absolute URL/);
     assert.ok(McpBuiltInTokenVerifier.create({ ...base, jwt: { clockToleranceS: 0, fetchTimeoutMs: 2_000 }, dpop: { proofMaxAgeS: 30, clockSkewS: 0 } }, deps));
   });
 });

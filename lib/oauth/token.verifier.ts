@@ -133,10 +133,18 @@ export class McpBuiltInTokenVerifier {
     deps: McpTokenVerifierDeps,
   ) {
     assertNumericOptions(auth);
+    if (!URL.canParse(auth.resource)) throw new Error(`McpModule: auth.resource is ${JSON.stringify(auth.resource)}; it must be this MCP endpoint's absolute URL, such as https://api.example.com/mcp.`);
     const jwt = auth.jwt;
     const issuers = [jwt?.issuer ?? auth.authorizationServers].flat();
     this.qualifyIssuer = new Set(issuers).size > 1;
     const audiences = [jwt?.audience ?? auth.resource].flat();
+    // An empty list would refuse every token, silently: a misconfiguration, said at bootstrap.
+    if (issuers.length === 0 || issuers.some((issuer) => typeof issuer !== 'string' || issuer.trim() === '')) {
+      throw new Error(`McpModule: ${jwt?.issuer !== undefined ? 'auth.jwt.issuer' : 'auth.authorizationServers'} must list the accepted issuers, each a non-empty string exactly as the authorization server writes its "iss".`);
+    }
+    if (audiences.length === 0 || audiences.some((audience) => typeof audience !== 'string' || audience.trim() === '')) {
+      throw new Error(`McpModule: ${jwt?.audience !== undefined ? 'auth.jwt.audience' : 'auth.resource'} must give the accepted audiences, each a non-empty string (this resource's URI, or the identifier the provider stamps in "aud").`);
+    }
     const clockToleranceS = jwt?.clockToleranceS ?? 30;
     const fetchTimeoutMs = jwt?.fetchTimeoutMs ?? 5_000;
     const metadata = new IssuerMetadata(fetchTimeoutMs, jwt?.jwksRefreshCooldownMs ?? 30_000);

@@ -225,6 +225,14 @@ export class McpEngine {
    * Ends every open stream and call; called on shutdown, and when a `process`-mode connection ends
    * (its session then ends for `reason`, and the close hook hears of it).
    */
+  /**
+   * For a `process` engine (one connection): undefined when no handler runs, else a promise
+   * resolved once none does. After a close, handlers that ignore the abort still hold their slots.
+   */
+  idle(): Promise<void> | undefined {
+    return this.inFlight?.idle(CONNECTION_SCOPE);
+  }
+
   close(reason: McpSessionCloseReason = 'closed'): void {
     const connection = this.options.sessions === 'process' ? this.sessions.connectionSession : undefined;
     if (connection !== undefined) {

@@ -9,6 +9,7 @@ import { ErrorCode, failure, type JsonRpcFailure, type JsonRpcId } from '../prot
  */
 export class InFlightBound {
   private readonly held = new Map<string, number>();
+  private readonly idleWaiters = new Map<string, Array<() => void>>();
 
   constructor(readonly max: number) {}
 
@@ -28,9 +29,22 @@ export class InFlightBound {
       if (released) return;
       released = true;
       const left = (this.held.get(key) ?? 1) - 1;
-      if (left > 0) this.held.set(key, left);
-      else this.held.delete(key);
+      if (left > 0) return void this.held.set(key, left);
+      this.held.delete(key);
+      const waiters = this.idleWaiters.get(key);
+      this.idleWaiters.delete(key);
+      for (const wake of waiters ?? []) wake();
     };
+  }
+
+  /** Undefined when `key` holds no slot, else a promise resolved once it holds none. */
+  idle(key: string): Promise<void> | undefined {
+    if (this.count(key) === 0) return undefined;
+    return new Promise((resolve) => {
+      const waiters = this.idleWaiters.get(key) ?? [];
+      waiters.push(resolve);
+      this.idleWaiters.set(key, waiters);
+    });
   }
 
   /** Requests `key` holds now. */

@@ -98,6 +98,12 @@ export class McpEngine {
   private readonly stopRelay?: () => void;
   private readonly stopSessionEnds?: () => void;
   private readonly inFlight?: InFlightBound;
+  /**
+   * A caller's requests in flight across all its legacy sessions: at most its session cap times
+   * `maxRequestsInFlight`, as if each session were open. Slots outlive a session that ended while
+   * its handlers run, so deleting sessions and opening new ones is no way around the bound.
+   */
+  private readonly ownerInFlight?: { principal: InFlightBound; address: InFlightBound };
 
   constructor(
     private readonly server: McpDispatcher,
@@ -105,7 +111,13 @@ export class McpEngine {
     private readonly options: McpEngineOptions,
   ) {
     this.limits = options.limits ?? DEFAULT_MCP_LIMITS;
-    if (options.maxRequestsInFlight !== undefined) this.inFlight = new InFlightBound(options.maxRequestsInFlight);
+    if (options.maxRequestsInFlight !== undefined) {
+      this.inFlight = new InFlightBound(options.maxRequestsInFlight);
+      this.ownerInFlight = {
+        principal: new InFlightBound(options.maxRequestsInFlight * this.limits.sessionsPerPrincipal, 'limits.maxRequestsInFlight × limits.sessionsPerPrincipal'),
+        address: new InFlightBound(options.maxRequestsInFlight * this.limits.sessionsPerAddress, 'limits.maxRequestsInFlight × limits.sessionsPerAddress'),
+      };
+    }
     this.streams = new StreamHub({ eventStore: options.eventStore, relay: options.relay, keepAliveMs: options.keepAliveMs, retryMs: options.retryMs ?? 1000 });
     this.calls = new CallWriter(this.streams, options.eventStore);
     this.sessions = new LegacySessions(server, store, this.broker, this.streams, {
@@ -418,7 +430,17 @@ export class McpEngine {
     if (!this.inFlight) return undefined;
     if (this.options.sessions === 'process') return this.inFlight.take(CONNECTION_SCOPE, request.id, 'this session');
     const sessionId = envelope.session?.id;
-    if (sessionId !== undefined) return this.inFlight.take(`session:${sessionId}`, request.id, 'this session');
+    if (sessionId !== undefined) {
+      const principalId = facts.principal?.id;
+      const owner =
+        principalId !== undefined
+          ? this.ownerInFlight!.principal.take(`principal:${principalId}`, request.id, 'this principal across its sessions (closed ones whose handlers still run included)')
+          : this.ownerInFlight!.address.take(`address:${addressOwner(facts.clientAddress)}`, request.id, 'this client address across its sessions (closed ones whose handlers still run included)');
+      if (typeof owner !== 'function') return owner;
+      const session = this.inFlight.take(`session:${sessionId}`, request.id, 'this session');
+      if (typeof session !== 'function') return owner(), session;
+      return () => (session(), owner());
+    }
     const principal = facts.principal?.id;
     if (principal !== undefined) return this.inFlight.take(`principal:${principal}`, request.id, 'this principal');
     return this.inFlight.take(`address:${addressOwner(facts.clientAddress)}`, request.id, 'this client address');

@@ -11,7 +11,11 @@ export class InFlightBound {
   private readonly held = new Map<string, number>();
   private readonly idleWaiters = new Map<string, Array<() => void>>();
 
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    /** The option (or product of options) that sets `max`, for the refusal. */
+    private readonly option = 'limits.maxRequestsInFlight',
+  ) {}
 
   /** A release (idempotent), or the refusal of request `id` when `key` is at the bound. */
   take(key: string, id: JsonRpcId, holder: string): (() => void) | JsonRpcFailure {
@@ -20,7 +24,7 @@ export class InFlightBound {
       return failure(
         id,
         ErrorCode.ServerBusy,
-        `Server busy: ${holder} already has ${count} request(s) in flight, the most limits.maxRequestsInFlight (${this.max}) allows. Send it again once an answer came, or raise McpModule's limits.maxRequestsInFlight.`,
+        `Server busy: ${holder} already has ${count} request(s) in flight, the most ${this.option} (${this.max}) allows. Send it again once an answer came, or raise McpModule's ${this.option}.`,
       );
     }
     this.held.set(key, count + 1);

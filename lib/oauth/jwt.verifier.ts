@@ -1,5 +1,5 @@
 import type { JWTVerifyGetKey } from 'jose';
-import { IssuerMetadata } from './issuer-metadata.js';
+import type { IssuerMetadata } from './issuer-metadata.js';
 import { loadJose, type Jose } from './jose.loader.js';
 import type { McpJwtVerificationOptions } from './oauth-options.interface.js';
 import { causeOf, McpTokenRefusal } from './oauth-refusal.js';

@@ -49,7 +49,7 @@ export interface McpAuthOptions {
   dpop?: McpDpopOptions;
   /**
    * Maps the verified claims (JWT payload, introspection answer) of the built-in verification to
-   * the principal; null refuses the token.
+   * the principal; null, or a principal without a non-empty string `id`, refuses the token.
    * @default {@link principalFromClaims}
    */
   principal?: McpClaimsMapper;

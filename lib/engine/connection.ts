@@ -107,6 +107,11 @@ export class McpConnection {
     this.engine.deliverChange(event);
   }
 
+  /** Undefined when no handler of the connection runs, else resolved once none does (a closed connection's included). */
+  idle(): Promise<void> | undefined {
+    return this.engine.idle();
+  }
+
   /** Cancels every call and ends every stream; `reason` is what the close hook hears. */
   close(reason: McpSessionCloseReason = 'closed'): void {
     this.engine.close(reason);

@@ -20,7 +20,7 @@ import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpSession, McpSessionStore } from '../protocol/session-store.js';
 import { DEFAULT_MCP_LIMITS, type ResolvedMcpLimits } from './limits.js';
 import { runBatch } from './batch.js';
-import { InFlightBound } from './in-flight.js';
+import { heldUntilSettled, InFlightSlots } from './in-flight.js';
 import { LegacySessions, type JsonAnswer, type McpSessionMode } from './legacy-sessions.js';
 import { CallWriter, type CallChannel } from './respond.js';
 import type { McpBodyOutcome, McpRefusal, McpResponseSink, McpScopeCheck, McpTransportFacts } from './sink.js';
@@ -97,7 +97,8 @@ export class McpEngine {
   private readonly limits: ResolvedMcpLimits;
   private readonly stopRelay?: () => void;
   private readonly stopSessionEnds?: () => void;
-  private readonly inFlight?: InFlightBound;
+  /** Requests in flight per session or stateless caller, and per caller across its sessions. */
+  private readonly inFlight?: InFlightSlots;
 
   constructor(
     private readonly server: McpDispatcher,
@@ -105,7 +106,7 @@ export class McpEngine {
     private readonly options: McpEngineOptions,
   ) {
     this.limits = options.limits ?? DEFAULT_MCP_LIMITS;
-    if (options.maxRequestsInFlight !== undefined) this.inFlight = new InFlightBound(options.maxRequestsInFlight);
+    if (options.maxRequestsInFlight !== undefined) this.inFlight = new InFlightSlots(options.maxRequestsInFlight, this.limits);
     this.streams = new StreamHub({ eventStore: options.eventStore, relay: options.relay, keepAliveMs: options.keepAliveMs, retryMs: options.retryMs ?? 1000 });
     this.calls = new CallWriter(this.streams, options.eventStore);
     this.sessions = new LegacySessions(server, store, this.broker, this.streams, {
@@ -228,6 +229,14 @@ export class McpEngine {
    * Ends every open stream and call; called on shutdown, and when a `process`-mode connection ends
    * (its session then ends for `reason`, and the close hook hears of it).
    */
+  /**
+   * For a `process` engine (one connection): undefined when no handler runs, else a promise
+   * resolved once none does. After a close, handlers that ignore the abort still hold their slots.
+   */
+  idle(): Promise<void> | undefined {
+    return this.inFlight?.idle(CONNECTION_SCOPE);
+  }
+
   close(reason: McpSessionCloseReason = 'closed'): void {
     const connection = this.options.sessions === 'process' ? this.sessions.connectionSession : undefined;
     if (connection !== undefined) {
@@ -398,10 +407,11 @@ export class McpEngine {
     }
     const slot = this.inFlight?.slot(request.id, this.options.sessions === 'process' ? CONNECTION_SCOPE : undefined, ctx, facts);
     if (slot !== undefined && typeof slot !== 'function') return sink.json(503, slot, { 'Retry-After': '1' });
+    const hold = slot && heldUntilSettled(slot);
     this.calls.respond({
-      onEnd: slot,
+      onEnd: hold?.responseEnded,
       sink,
-      messages: this.server.handle(request, ctx),
+      messages: this.server.handle(request, ctx, hold?.handlerStarted),
       era: call.era,
       acceptsStream: facts.acceptsStream,
       cancelScope,

@@ -207,7 +207,10 @@ export class McpHandlerFactory {
     const runFilters = this.createFilterRunner(instance, original, contextId, inquirerId);
     return (call) =>
       new Observable<unknown>((subscriber) => {
-        target(call.context.request, undefined, call)
+        const work = target(call.context.request, undefined, call);
+        // Nothing stops the app's method once started: its call's in-flight slot waits for it.
+        call.context.holdWork?.(work);
+        work
           .catch((error: unknown) => runFilters(error, call))
           .then(
             (value: unknown) => {

@@ -5,7 +5,7 @@ import type { McpIntrospectionOptions } from './oauth-options.interface.js';
 import { causeOf, McpTokenRefusal } from './oauth-refusal.js';
 import type { IntrospectionCache } from './token-cache.js';
 
-export interface ResolvedIntrospectionOptions extends Required<Pick<McpIntrospectionOptions, 'cacheTtlMs' | 'timeoutMs'>> {
+export interface ResolvedIntrospectionOptions extends Required<Pick<McpIntrospectionOptions, 'cacheTtlMs' | 'timeoutMs' | 'maxResponseBytes'>> {
   endpoint?: string;
   clientId?: string;
   clientSecret?: string;
@@ -13,6 +13,36 @@ export interface ResolvedIntrospectionOptions extends Required<Pick<McpIntrospec
   issuers: string[];
   audiences: string[];
   clockToleranceS: number;
+}
+
+/**
+ * The `token_type` values of an access token: the schemes of RFC 6749 §7.1 (Bearer, DPoP) and the
+ * RFC 8693 type identifier. A refresh or ID token's type is refused.
+ */
+const ACCESS_TOKEN_TYPES = new Set(['bearer', 'dpop', 'access_token', 'urn:ietf:params:oauth:token-type:access_token']);
+
+/** The body as text, refused past `max` bytes (announced or read) so an answer cannot fill memory. */
+async function readCapped(response: Response, max: number): Promise<string> {
+  const announced = Number(response.headers.get('content-length'));
+  if (Number.isFinite(announced) && announced > max) {
+    await response.body?.cancel();
+    throw new Error(`it announces ${announced} bytes, more than auth.introspection.maxResponseBytes (${max})`);
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw new Error(`it is longer than auth.introspection.maxResponseBytes (${max} bytes)`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** RFC 6749 §2.3.1: client credentials are form-encoded before Basic encoding. */
@@ -28,6 +58,7 @@ function basic(id: string, secret: string): string {
  */
 export class IntrospectionVerifier {
   private readonly logger = new Logger('McpModule');
+  private lastEndpointWarning = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly options: ResolvedIntrospectionOptions,
@@ -64,6 +95,7 @@ export class IntrospectionVerifier {
     const endpoint = this.options.endpoint ?? (await this.metadata.endpoint(this.options.issuers[0], 'introspection_endpoint', 'auth.introspection.endpoint'));
     const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', ...this.options.headers };
     if (this.options.clientId !== undefined) headers.Authorization = basic(this.options.clientId, this.options.clientSecret ?? '');
+    // The endpoint's URL is internal configuration: it goes to the log, never into an answer.
     let response: Response;
     try {
       response = await fetch(endpoint, {
@@ -74,23 +106,63 @@ export class IntrospectionVerifier {
         redirect: 'error',
       });
     } catch (error) {
-      throw McpTokenRefusal.unavailable(`the introspection endpoint ${endpoint} did not answer (${causeOf(error)}).`);
+      this.endpointWarning(`The introspection endpoint ${endpoint} did not answer (${causeOf(error)}); requests with opaque tokens are answered 503 meanwhile.`);
+      throw McpTokenRefusal.unavailable('the introspection endpoint did not answer.');
+    }
+    if (response.status === 400) {
+      // RFC 7662 §2.3 / RFC 6749 §5.2: the server would not introspect this token (an
+      // unsupported_token_type, a malformed token): a fault of the token, not an outage.
+      await response.body?.cancel();
+      throw McpTokenRefusal.token('the authorization server would not introspect the token (HTTP 400): it is not an access token it issued.');
     }
     if (response.status !== 200) {
       await response.body?.cancel();
-      throw McpTokenRefusal.unavailable(`the introspection endpoint ${endpoint} answered HTTP ${response.status}${response.status === 401 ? ' (check auth.introspection.clientId and clientSecret)' : ''}.`);
+      this.endpointWarning(
+        `The introspection endpoint ${endpoint} answered HTTP ${response.status}${response.status === 401 || response.status === 403 ? ': check auth.introspection.clientId and clientSecret' : ''}.`,
+      );
+      throw McpTokenRefusal.unavailable(`the introspection endpoint answered HTTP ${response.status}.`);
     }
-    const answer = (await response.json().catch(() => undefined)) as unknown;
+    const body = await readCapped(response, this.options.maxResponseBytes).catch((error: unknown) => {
+      this.endpointWarning(`The introspection endpoint ${endpoint} sent an answer that could not be read: ${causeOf(error)}.`);
+      throw McpTokenRefusal.unavailable(`the introspection endpoint's answer could not be read: ${causeOf(error)}.`);
+    });
+    let answer: unknown;
+    try {
+      answer = JSON.parse(body);
+    } catch {
+      answer = undefined;
+    }
     if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
-      throw McpTokenRefusal.unavailable(`the introspection endpoint ${endpoint} answered something other than a JSON object.`);
+      this.endpointWarning(`The introspection endpoint ${endpoint} answered something other than a JSON object.`);
+      throw McpTokenRefusal.unavailable('the introspection endpoint answered something other than a JSON object.');
     }
     return answer as Record<string, unknown>;
+  }
+
+  /**
+   * Endpoint trouble goes to the log (with its URL, which answers never carry) at most once per
+   * 30 s: an outage, or forged tokens, would otherwise write a line per request.
+   */
+  private endpointWarning(message: string): void {
+    const now = Date.now();
+    if (now - this.lastEndpointWarning < 30_000) return;
+    this.lastEndpointWarning = now;
+    this.logger.warn(message);
   }
 
   /** The rules an introspection answer must meet, cached or fresh. */
   private check(claims: Record<string, unknown>): Record<string, unknown> {
     if (claims.active !== true) {
       throw McpTokenRefusal.token('the authorization server reports the token as not active (introspection "active": false): it is revoked, expired or unknown.');
+    }
+    for (const claim of ['exp', 'nbf', 'iat']) {
+      const value = claims[claim];
+      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+        throw McpTokenRefusal.token(`the introspection answer's ${claim} is not a number of seconds, so the token's lifetime cannot be checked.`);
+      }
+    }
+    if (claims.token_type !== undefined && !(typeof claims.token_type === 'string' && ACCESS_TOKEN_TYPES.has(claims.token_type.toLowerCase()))) {
+      throw McpTokenRefusal.token('the authorization server reports the token as another kind than an access token (introspection "token_type").');
     }
     const now = Date.now() / 1000;
     const tolerance = this.options.clockToleranceS;

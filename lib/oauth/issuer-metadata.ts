@@ -3,12 +3,17 @@ import { causeOf, McpTokenRefusal } from './oauth-refusal.js';
 /**
  * Authorization-server metadata, fetched once per issuer (RFC 8414, then OpenID Connect
  * discovery) and kept for the life of the process (only configured issuers are ever asked, so it
- * holds one document each); a failed fetch is not cached, so the next request retries.
+ * holds one document each). A failed fetch is remembered for `failureCooldownMs`: every request
+ * meanwhile gets the same 503 without a fetch, so forged tokens cannot make the server hammer an
+ * authorization server that is failing.
  */
 export class IssuerMetadata {
   private readonly documents = new Map<string, Promise<Record<string, unknown>>>();
 
-  constructor(private readonly timeoutMs: number) {}
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly failureCooldownMs: number,
+  ) {}
 
   /** The metadata of `issuer`; a 503 refusal when it cannot be fetched. */
   get(issuer: string): Promise<Record<string, unknown>> {
@@ -16,7 +21,10 @@ export class IssuerMetadata {
     if (!document) {
       document = this.fetch(issuer);
       this.documents.set(issuer, document);
-      document.catch(() => this.documents.delete(issuer));
+      document.catch(() => {
+        if (this.failureCooldownMs <= 0) return void this.documents.delete(issuer);
+        setTimeout(() => this.documents.delete(issuer), this.failureCooldownMs).unref();
+      });
     }
     return document;
   }

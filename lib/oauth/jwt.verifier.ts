@@ -1,5 +1,5 @@
 import type { JWTVerifyGetKey } from 'jose';
-import { IssuerMetadata } from './issuer-metadata.js';
+import type { IssuerMetadata } from './issuer-metadata.js';
 import { loadJose, type Jose } from './jose.loader.js';
 import type { McpJwtVerificationOptions } from './oauth-options.interface.js';
 import { causeOf, McpTokenRefusal } from './oauth-refusal.js';
@@ -15,6 +15,21 @@ export function assertAsymmetric(algorithms: readonly string[], option: string):
     );
   }
   if (algorithms.length === 0) throw new Error(`McpModule: ${option} is empty: list the algorithms your authorization server signs with (e.g. ["RS256"]).`);
+}
+
+/** Claims only an OpenID Connect ID token carries (OIDC Core §2, §3.3.2.11), never an access token. */
+const ID_TOKEN_CLAIMS = ['nonce', 'at_hash', 'c_hash', 's_hash'];
+
+/**
+ * An ID token says who logged in to a client; it is not a grant to call this resource. With
+ * `jwt.audience` set to the client id (Entra ID, some Auth0 setups) its audience would pass, so it
+ * is told apart by its claims.
+ */
+function refuseIdToken(payload: Record<string, unknown>): void {
+  const found = ID_TOKEN_CLAIMS.filter((claim) => claim in payload);
+  if (found.length) {
+    throw McpTokenRefusal.token(`the token is an OpenID Connect ID token (it carries ${found.join(', ')}), not an access token: send the access token the authorization server issued for this resource.`);
+  }
 }
 
 export interface ResolvedJwtOptions {
@@ -36,6 +51,8 @@ export interface ResolvedJwtOptions {
  */
 export class JwtAccessTokenVerifier {
   private readonly keySets = new Map<string, Promise<JWTVerifyGetKey>>();
+  /** Per issuer: the 503 of a failed JWKS fetch and until when it stands (jose retries a failure at once). */
+  private readonly keysFailed = new Map<string, { refusal: McpTokenRefusal; until: number }>();
 
   constructor(
     private readonly options: ResolvedJwtOptions,
@@ -59,6 +76,8 @@ export class JwtAccessTokenVerifier {
     if (typeof issuer !== 'string' || !this.options.issuers.includes(issuer)) {
       throw McpTokenRefusal.token(`the token's issuer (iss) is not an accepted authorization server (accepted: ${this.options.issuers.join(', ')}).`);
     }
+    const failed = this.keysFailed.get(issuer);
+    if (failed && failed.until > Date.now()) throw failed.refusal;
     const keys = await this.keysOf(jose, issuer);
     try {
       const { payload } = await jose.jwtVerify(token, keys, {
@@ -69,9 +88,16 @@ export class JwtAccessTokenVerifier {
         requiredClaims: ['exp'],
         ...(this.options.typ ? { typ: this.options.typ } : {}),
       });
+      refuseIdToken(payload);
       return payload as Record<string, unknown>;
     } catch (error) {
-      throw this.refusal(jose, error);
+      if (error instanceof McpTokenRefusal) throw error;
+      const refusal = this.refusal(jose, error);
+      // A key set that could not be fetched is not asked again within the cooldown, whatever the
+      // number of tokens naming this issuer.
+      if (refusal.status === 503) this.keysFailed.set(issuer, { refusal, until: Date.now() + this.options.jwksRefreshCooldownMs });
+      else this.keysFailed.delete(issuer);
+      throw refusal;
     }
   }
 

@@ -51,7 +51,8 @@ export interface McpJwtVerificationOptions {
   jwksCacheMs?: number;
   /**
    * The least time between two JWKS fetches triggered by a `kid` the cached set lacks: forged
-   * `kid`s make the server fetch at most once per this interval, whatever their number.
+   * `kid`s make the server fetch at most once per this interval, whatever their number. A failed
+   * metadata or JWKS fetch is also not retried within it (requests meanwhile get its 503).
    * @default 30000
    */
   jwksRefreshCooldownMs?: number;
@@ -92,6 +93,12 @@ export interface McpIntrospectionOptions {
    * @default 5000
    */
   timeoutMs?: number;
+  /**
+   * The largest introspection answer read, in bytes; a longer one is refused (503) rather than
+   * held in memory.
+   * @default 65536
+   */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -143,7 +150,8 @@ export interface McpDpopOptions {
 }
 
 /**
- * Maps verified claims (a JWT's payload, an introspection answer) to the principal.
- * @default id from `sub` (else `client_id`), scopes from `scope` (space-separated) or `scp`, all claims as `claims`
+ * Maps verified claims (a JWT's payload, an introspection answer) to the principal; it must give a
+ * non-empty string `id` (else the token is refused).
+ * @default id `sub`, else `client:<client_id>`, as `<iss>#<that>` when several issuers are accepted; scopes from `scope` (space-separated) or `scp`, all claims as `claims`
  */
 export type McpClaimsMapper = (claims: Record<string, unknown>) => McpPrincipal | null | undefined;

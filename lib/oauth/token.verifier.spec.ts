@@ -26,6 +26,29 @@ describe('built-in token verification: bootstrap', () => {
     assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, authorizationServers: ['https://a', 'https://b'], jwt: { jwksUri: 'https://a/jwks' } }, deps), /jwksUri serves one issuer/);
     assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, introspection: { clientSecret: 's' } }, deps), /clientSecret is set without clientId/);
   });
+
+  it('refuses a numeric option that is not finite or out of its range, naming it', () => {
+    const cases: Array<[Partial<McpAuthOptions>, RegExp]> = [
+      [{ jwt: { clockToleranceS: 1e9 } }, /auth\.jwt\.clockToleranceS is 1000000000; it must be a finite number from 0 to 600/],
+      [{ jwt: { clockToleranceS: -1 } }, /auth\.jwt\.clockToleranceS is -1/],
+      [{ jwt: { clockToleranceS: Number.NaN } }, /auth\.jwt\.clockToleranceS is NaN/],
+      [{ jwt: { fetchTimeoutMs: 0 } }, /auth\.jwt\.fetchTimeoutMs is 0; it must be an integer from 1/],
+      [{ jwt: { jwksRefreshCooldownMs: Infinity } }, /auth\.jwt\.jwksRefreshCooldownMs is Infinity/],
+      [{ introspection: { timeoutMs: -5 } }, /auth\.introspection\.timeoutMs is -5/],
+      [{ introspection: { maxResponseBytes: 1.5 } }, /auth\.introspection\.maxResponseBytes is 1\.5/],
+      [{ jwt: {}, dpop: { proofMaxAgeS: 0 } }, /auth\.dpop\.proofMaxAgeS is 0/],
+      [{ jwt: {}, dpop: { clockSkewS: 1e6 } }, /auth\.dpop\.clockSkewS is 1000000/],
+      [{ jwt: {}, dpop: { nonceLifetimeS: 0 } }, /auth\.dpop\.nonceLifetimeS is 0/],
+      [{ jwt: {}, dpop: { replayMaxEntries: -1 } }, /auth\.dpop\.replayMaxEntries is -1/],
+      [{ jwt: { clockToleranceS: '30' as unknown as number } }, /auth\.jwt\.clockToleranceS is "30"/],
+    ];
+    for (const [options, message] of cases) assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, ...options }, deps), message);
+    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, jwt: { audience: [] } }, deps), /auth\.jwt\.audience must give the accepted audiences/);
+    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, jwt: { issuer: [''] } }, deps), /auth\.jwt\.issuer must list the accepted issuers/);
+    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, authorizationServers: [], jwt: {} }, deps), /auth\.authorizationServers must list/);
+    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, resource: '', jwt: {} }, deps), /auth\.resource is ""; it must be this MCP endpoint's absolute URL/);
+    assert.ok(McpBuiltInTokenVerifier.create({ ...base, jwt: { clockToleranceS: 0, fetchTimeoutMs: 2_000 }, dpop: { proofMaxAgeS: 30, clockSkewS: 0 } }, deps));
+  });
 });
 
 describe('built-in token verification: challenges and metadata', () => {
@@ -96,5 +119,18 @@ describe('built-in token verification: nonces and claims', () => {
     assert.deepEqual(principalFromClaims({ sub: 'u', scope: 'a b' }), { id: 'u', scopes: ['a', 'b'], claims: { sub: 'u', scope: 'a b' } });
     assert.deepEqual(principalFromClaims({ client_id: 'c', scp: ['x'] })?.scopes, ['x']);
     assert.equal(principalFromClaims({ scope: 'a' }), undefined);
+  });
+
+  it('never lets a client take a user\'s id, nor one issuer\'s subject another\'s', () => {
+    assert.equal(principalFromClaims({ sub: 'alice', client_id: 'app' })?.id, 'alice');
+    assert.equal(principalFromClaims({ client_id: 'alice' })?.id, 'client:alice');
+    assert.equal(principalFromClaims({ sub: 'client:alice' }), undefined, 'a sub in the client form is refused');
+    assert.equal(principalFromClaims({ sub: '' }), undefined);
+    assert.equal(principalFromClaims({ sub: 7 }), undefined);
+    const qualified = { qualifyIssuer: true };
+    assert.equal(principalFromClaims({ iss: 'https://as1.example', sub: 'alice' }, qualified)?.id, 'https://as1.example#alice');
+    assert.equal(principalFromClaims({ iss: 'https://as2.example', client_id: 'alice' }, qualified)?.id, 'https://as2.example#client:alice');
+    assert.equal(principalFromClaims({ sub: 'alice' }, qualified), undefined, 'no issuer, no qualified id');
+    assert.equal(principalFromClaims({ iss: 'https://as1.example#x', sub: 'alice' }, qualified), undefined);
   });
 });

@@ -53,6 +53,12 @@ export class McpContext implements McpCall {
   /** @internal Set while the call runs as a task. */
   taskHooks?: McpTaskHooks;
   /**
+   * @internal Told of the app handler's own promise (guards, interceptors, the method), which
+   * runs on after a cancel or disconnect ends the call: the call's in-flight slot
+   * (`limits.maxRequestsInFlight`) is held until it settles.
+   */
+  holdWork?: (work: PromiseLike<unknown>) => void;
+  /**
    * @internal The capability the request targets (the tool of `tools/call`...), looked up once
    * per call through the method table and shared by the scope check, the header rules, the
    * handler and telemetry. `null` once looked up and not found.

@@ -258,8 +258,11 @@ export class McpDispatcher {
   /**
    * Handles one request. The Observable emits zero or more notifications, then one response,
    * then completes; unsubscribing before that cancels the work and aborts `ctx.signal`.
+   * `onHandlerStart` is called when a handler starts and returns what to call once it has settled:
+   * a handler that ignores the abort keeps running after an unsubscribe, and a bound on running
+   * handlers (`limits.maxRequestsInFlight`) must count it until its promise settles.
    */
-  handle(request: JsonRpcRequest, call: McpContext | RequestEnvelope): Observable<JsonRpcMessage> {
+  handle(request: JsonRpcRequest, call: McpContext | RequestEnvelope, onHandlerStart?: () => () => void): Observable<JsonRpcMessage> {
     const { id, method } = request;
     const era = call.era;
     const handler = this.methods.get(method)?.[era];
@@ -283,8 +286,29 @@ export class McpDispatcher {
       const params = request.params ?? {};
       if (probe) ctx.probe = probe;
       let settled = false;
+      let handlerDone = false;
+      const handlerSettled = onHandlerStart?.();
+      // The handler itself, and every promise of app code it reported (ctx.holdWork).
+      let outstanding = 1;
+      const workEnded = (): void => {
+        if (--outstanding === 0) handlerSettled?.();
+      };
+      if (handlerSettled) {
+        ctx.holdWork = (work) => {
+          outstanding++;
+          work.then(workEnded, workEnded);
+        };
+      }
+      const endHandler = (): void => {
+        if (handlerDone) return;
+        handlerDone = true;
+        workEnded();
+      };
+      /** A handler's promise still pending: its end is its settling, not the unsubscribe. */
+      let pendingPromise = false;
       const settle = (message: JsonRpcMessage): void => {
         settled = true;
+        if (!pendingPromise) endHandler();
         ctx.close();
         probe?.end(message);
         subscriber.next(message);
@@ -300,9 +324,16 @@ export class McpDispatcher {
               error: (error) => settle(this.errorResponse(id, error)),
             });
           } else if (isPromiseLike(outcome)) {
+            pendingPromise = true;
             outcome.then(
-              (result) => !subscriber.closed && settle(success(id, this.decorate(result, era))),
-              (error: unknown) => !subscriber.closed && settle(this.errorResponse(id, error)),
+              (result) => {
+                endHandler();
+                if (!subscriber.closed) settle(success(id, this.decorate(result, era)));
+              },
+              (error: unknown) => {
+                endHandler();
+                if (!subscriber.closed) settle(this.errorResponse(id, error));
+              },
             );
           } else {
             settle(success(id, this.decorate(outcome, era)));
@@ -320,6 +351,7 @@ export class McpDispatcher {
           probe?.end(undefined);
         }
         inner?.unsubscribe();
+        if (!pendingPromise) endHandler();
       };
     });
   }

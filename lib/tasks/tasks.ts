@@ -168,6 +168,9 @@ export class McpTaskRunner implements McpToolTasks {
       subscriber.next(createdResult(record, mode));
       subscriber.complete();
     });
+    // The task's body is bounded by the task limits, not by its request's in-flight slot, which the
+    // request gives back once it has answered.
+    ctx.holdWork = undefined;
     ctx.taskHooks = {
       get created() {
         return exec.revealed;
@@ -290,7 +293,25 @@ export class McpTaskRunner implements McpToolTasks {
       input: (key, method, request) => this.awaitInput(exec, key, method, request),
       status: (message) => this.status(exec, message),
     };
-    const ended = new Promise<void>((resolve) => (exec.onEnd = resolve));
+    // The job ends when its task ended here and the app's handler has returned: a cancel makes
+    // the task terminal at once, but a handler ignoring the abort runs on, and the worker slot and
+    // the caller's running share (tasks.bullmq.maxRunningPerCaller) stay taken until it returns.
+    let outstanding = 1;
+    let allEnded!: () => void;
+    const ended = new Promise<void>((resolve) => (allEnded = resolve));
+    const workEnded = (): void => {
+      if (--outstanding === 0) allEnded();
+    };
+    ctx.holdWork = (work) => {
+      outstanding++;
+      work.then(workEnded, workEnded);
+    };
+    let taskEnded = false;
+    exec.onEnd = () => {
+      if (taskEnded) return;
+      taskEnded = true;
+      workEnded();
+    };
     let source: Observable<Result>;
     try {
       source = execute(job.toolName, job.arguments, ctx);

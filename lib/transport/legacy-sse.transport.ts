@@ -134,7 +134,24 @@ export class LegacySseTransport {
     const cap = principalId !== null ? this.options.limits.sessionsPerPrincipal : this.options.limits.sessionsPerAddress;
     // As on Streamable HTTP, an owner at its cap loses its oldest session rather than its newest.
     const held = this.owners.get(owner) ?? [];
-    while (held.length >= cap) held[0]!.end('evicted');
+    for (const oldest of [...held]) {
+      if (held.length < cap) break;
+      oldest.end('evicted');
+    }
+    // What is left are closed sessions whose handlers still run (they ignored the abort): each
+    // keeps its place until they settle, or dropping and reopening streams would run handlers
+    // past limits.maxRequestsInFlight without end.
+    if (held.length >= cap) {
+      return sink.json(
+        503,
+        failure(
+          null,
+          ErrorCode.ServerBusy,
+          `Server busy: ${held.length} closed legacy SSE session(s) of this caller still run handlers, and a caller holds at most ${cap} sessions (limits.${principalId !== null ? 'sessionsPerPrincipal' : 'sessionsPerAddress'}). Retry once they have finished.`,
+        ),
+        { 'Retry-After': String(FULL_RETRY_AFTER_S) },
+      );
+    }
 
     limitSseBuffer(res, this.options.limits.sseBufferBytes);
     const id = newSessionId();
@@ -166,13 +183,19 @@ export class LegacySseTransport {
         ended = true;
         clearInterval(timer);
         this.sessions.delete(id);
-        const list = this.owners.get(owner);
-        if (list) {
-          list.splice(list.indexOf(session), 1);
-          if (list.length === 0) this.owners.delete(owner);
-        }
         // The session is the stream: its calls end with it (their `finally` blocks run).
         connection.close(reason);
+        // It leaves its owner's count once its handlers have settled, not before.
+        const leave = (): void => {
+          const list = this.owners.get(owner);
+          const at = list?.indexOf(session) ?? -1;
+          if (at < 0) return;
+          list!.splice(at, 1);
+          if (list!.length === 0) this.owners.delete(owner);
+        };
+        const running = connection.idle();
+        if (running) void running.then(leave);
+        else leave();
         if (!res.writableEnded) res.end();
       },
     };

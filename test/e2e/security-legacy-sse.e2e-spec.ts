@@ -38,6 +38,14 @@ class SseAttackTools {
     return ctx.signal.aborted ? 'cancelled' : 'released';
   }
 
+  @Tool('stubborn', { description: 'Ignores cancellation: runs until the test releases it.' })
+  async stubborn(): Promise<string> {
+    started.count++;
+    started.watched.notify();
+    await holds.hold();
+    return 'released';
+  }
+
   @Tool('leak', { description: 'Fails with a secret in its exception.' })
   leak(): string {
     throw new Error(`could not connect to ${SECRET}`);
@@ -212,6 +220,52 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
     });
   });
 }
+
+describe('legacy HTTP+SSE: dropping streams is no way around maxRequestsInFlight', () => {
+  let app: RunningApp;
+  before(async () => {
+    app = await startApp(sseApp({ limits: { maxRequestsInFlight: 2, sessionsPerAddress: 2 } }));
+  });
+  after(async () => {
+    holds.releaseAll();
+    await app?.close();
+  });
+
+  it("a closed session whose handlers ignore the abort keeps its place in the caller's session count until they return", async () => {
+    const before = started.count;
+    for (const round of [0, 1]) {
+      const session = await openSseSession(app.base);
+      for (const i of [0, 1]) await post(session.messages, { jsonrpc: '2.0', id: `s${round}-${i}`, method: 'tools/call', params: { name: 'stubborn', arguments: {} } });
+      await started.watched.until(() => started.count - before === 2 * (round + 1), `round ${round}'s handlers to start`);
+      session.stream.close();
+      await session.stream.closed;
+    }
+    // Both closed sessions still run two handlers each: a third session would run two more.
+    let refused: { status: number; text: string } | undefined;
+    for (;;) {
+      // The server learns of the closes asynchronously: retry until it answers, never on a timer.
+      const res = await fetch(`${app.base}/sse`, { headers: { Accept: 'text/event-stream' } });
+      if (res.status === 503) {
+        refused = { status: res.status, text: await res.text() };
+        break;
+      }
+      await res.body?.cancel();
+      assert.equal(res.status, 200);
+      await new Promise((next) => setImmediate(next));
+    }
+    assert.match(refused.text, /Server busy: 2 closed legacy SSE session\(s\) of this caller still run handlers[^]*limits\.sessionsPerAddress/);
+    assert.equal(started.count - before, 4, 'no handler past the bound started');
+    holds.releaseAll();
+    // Once they returned, the caller opens sessions again.
+    for (;;) {
+      const res = await fetch(`${app.base}/sse`, { headers: { Accept: 'text/event-stream' } });
+      await res.body?.cancel();
+      if (res.status === 200) break;
+      assert.equal(res.status, 503);
+      await new Promise((next) => setImmediate(next));
+    }
+  });
+});
 
 describe('legacy HTTP+SSE sessions of two principals', () => {
   let server: RunningApp;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { NestFactory } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { exportJWK, exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import type { McpAuthOptions } from 'nestjs-model-context/options';
@@ -13,6 +14,7 @@ import { AppModule as SampleModule } from '../../sample/12-oauth/app.module.js';
 import { OAuthAppModule } from '../fixtures/oauth.module.js';
 import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, META_KEYS, modernRpc, rpc, type RpcResult } from '../utils/clients.js';
+import { startScriptedServer } from '../utils/http.js';
 import { LegacyCaller } from '../utils/legacy-session.js';
 import { openSseSession, openStream, post } from '../utils/legacy-sse.js';
 import { clearRedisPrefix, REDIS_URL } from '../utils/redis.js';
@@ -163,7 +165,8 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       assert.ok(!token.includes('.'), 'the authorization server issued an opaque token');
       const before = as.served.get('/token/introspection') ?? 0;
       const client = await connectSdkClient(opaqueApp.url, { headers: bearer(token) });
-      for (let i = 0; i < 3; i++) assert.deepEqual(JSON.parse(textOf(await client.client.callTool(WHOAMI))), { principal: ALICE.clientId, scopes: SCOPES });
+      // The introspection answer of a client-credentials token has no sub: the id is the client's form.
+      for (let i = 0; i < 3; i++) assert.deepEqual(JSON.parse(textOf(await client.client.callTool(WHOAMI))), { principal: `client:${ALICE.clientId}`, scopes: SCOPES });
       await client.close();
       assert.equal((as.served.get('/token/introspection') ?? 0) - before, 1, 'one introspection for a connection and three calls');
     });
@@ -215,6 +218,30 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       }
     });
 
+    it('refuses an OpenID Connect ID token even when its audience is accepted (jwt.audience = the client id)', async () => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const clientId = 'entra-style-client';
+      const app = await startApp(OAuthAppModule.register({ resource: url, authorizationServers: [as.issuer], jwt: { audience: [url, clientId] } }), { port });
+      try {
+        for (const claims of [{ nonce: 'n-0S6_WzA2Mj' }, { at_hash: 'HK6E_P6Dh8Y93mRNtsDB1Q' }, { c_hash: 'LDktKdoQak3Pk0cnXxCltA' }]) {
+          const idToken = await issuerSigned({ aud: clientId, sub: 'alice', client_id: undefined, scope: undefined, ...claims }, { typ: 'JWT' });
+          assertRefused(await callWith(url, bearer(idToken)), idToken, { error: 'invalid_token', rule: /OpenID Connect ID token[^]*not an access token/ });
+        }
+        // The same claims without the ID-token ones: an access token for that audience passes.
+        assert.equal((await callWith(url, bearer(await issuerSigned({ aud: clientId, sub: 'alice' }, { typ: 'JWT' })))).status, 200);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('a clock tolerance that would accept expired tokens (or refuse every token) fails the bootstrap, naming the option', async () => {
+      for (const clockToleranceS of [1e9, -1]) {
+        const module = OAuthAppModule.register({ resource, authorizationServers: [as.issuer], jwt: { clockToleranceS } });
+        await assert.rejects(NestFactory.create(module, { logger: false, abortOnError: false }).then((app) => app.init().finally(() => app.close())), /auth\.jwt\.clockToleranceS is -?1[0-9]*; it must be a finite number from 0 to 600/);
+      }
+    });
+
     it('refuses expired and not-yet-valid tokens beyond the clock tolerance', async () => {
       const expired = await issuerSigned({ iat: now() - 900, exp: now() - 120 });
       assertRefused(await callWith(jwtApp.url, bearer(expired)), expired, { error: 'invalid_token', rule: /has expired/ });
@@ -260,6 +287,43 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
         assert.deepEqual({ jwks: as.served.get('/jwks'), discovery: as.served.get('/.well-known/oauth-authorization-server') }, served);
       } finally {
         await app.close();
+      }
+    });
+
+    it('an authorization server failing its metadata or JWKS is asked once per cooldown, however many forged tokens name it', async () => {
+      let withMetadata = false;
+      const failing = await startScriptedServer((req, res) => {
+        if (req.url === '/.well-known/oauth-authorization-server' && withMetadata) {
+          return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ issuer: failing.url, jwks_uri: `${failing.url}/jwks` }));
+        }
+        res.writeHead(500).end();
+      });
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const app = await startApp(OAuthAppModule.register({ resource: url, authorizationServers: [failing.url], jwt: {} }), { port });
+      try {
+        const attacker = await generateKeyPair('ES256');
+        const forge = (i: number) => new SignJWT({ iss: failing.url, aud: url, sub: `mallory-${i}`, exp: now() + 300 }).setProtectedHeader({ alg: 'ES256', kid: `k${i}` }).sign(attacker.privateKey);
+        for (let i = 0; i < 15; i++) assert.equal((await callWith(url, bearer(await forge(i)))).status, 503);
+        const metadataFetches = (failing.hits.get('/.well-known/oauth-authorization-server') ?? 0) + (failing.hits.get('/.well-known/openid-configuration') ?? 0);
+        assert.equal(metadataFetches, 2, 'one attempt (both discovery documents) for 15 tokens');
+        // Another app whose metadata answers but whose JWKS fails: one JWKS fetch for 15 tokens.
+        withMetadata = true;
+        const port2 = await freePort();
+        const url2 = `http://127.0.0.1:${port2}/mcp`;
+        const second = await startApp(OAuthAppModule.register({ resource: url2, authorizationServers: [failing.url], jwt: {} }), { port: port2 });
+        try {
+          for (let i = 0; i < 15; i++) {
+            const token = await new SignJWT({ iss: failing.url, aud: url2, sub: 'mallory', exp: now() + 300 }).setProtectedHeader({ alg: 'ES256', kid: `j${i}` }).sign(attacker.privateKey);
+            assert.equal((await callWith(url2, bearer(token))).status, 503);
+          }
+          assert.equal(failing.hits.get('/jwks'), 1, 'one JWKS fetch for 15 tokens');
+        } finally {
+          await second.close();
+        }
+      } finally {
+        await app.close();
+        await failing.close();
       }
     });
 
@@ -347,6 +411,20 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       const jti = randomBytes(8).toString('hex');
       assertRefused(await callWith(jwtApp.url, await dpopHeaders(key, token, { jti, htu: `${jwtApp.base}/x` })), token, { scheme: 'DPoP', error: 'invalid_dpop_proof', rule: /another URL/ });
       assert.equal((await callWith(jwtApp.url, await dpopHeaders(key, token, { jti }))).status, 200);
+    });
+
+    it('refuses a token bound by a confirmation method it cannot check, or with a malformed cnf, rather than take it as a bearer token', async () => {
+      const cases: Array<[unknown, RegExp]> = [
+        [{ 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' }, /confirmation method this resource cannot check \(cnf\.x5t#S256/],
+        [{ jwk: { kty: 'EC', crv: 'P-256', x: 'a', y: 'b' } }, /cnf\.jwk/],
+        [{ jkt: 42 }, /cnf\.jkt\) is not a SHA-256 JWK thumbprint/],
+        [{}, /cnf\.jkt\) is not a SHA-256 JWK thumbprint/],
+        ['bound', /cnf\) is not a JSON object/],
+      ];
+      for (const [cnf, rule] of cases) {
+        const token = await issuerSigned({ cnf });
+        assertRefused(await callWith(jwtApp.url, bearer(token)), token, { error: 'invalid_token', rule });
+      }
     });
 
     it('refuses an unbound token sent with the DPoP scheme', async () => {
@@ -465,12 +543,57 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       }
     });
 
-    it('answers 503 with a clear error while the introspection endpoint is down, never fail-open', async () => {
+    it('answers 503 with a clear error while the introspection endpoint is down, never fail-open, and never names its URL', async () => {
       const token = randomBytes(32).toString('base64url');
       const res = await callWith(downApp.url, bearer(token));
       assert.equal(res.status, 503, res.text);
-      assert.match((res.json as Json).error.message, /^Service unavailable: the access token cannot be verified now: the introspection endpoint http:\/\/127\.0\.0\.1:\d+\/introspect did not answer/);
+      assert.match((res.json as Json).error.message, /^Service unavailable: the access token cannot be verified now: the introspection endpoint did not answer/);
       assert.ok(!res.text.includes(token));
+      assert.ok(!/127\.0\.0\.1|introspect\b|http:/.test(res.text), `the answer names the internal endpoint: ${res.text}`);
+    });
+
+    it('a token the authorization server will not introspect (HTTP 400, such as a JWT) is 401 invalid_token, not 503, and the endpoint is not named', async () => {
+      const jwt = await tokenFor(ALICE);
+      const res = await callWith(opaqueApp.url, bearer(jwt));
+      assertRefused(res, jwt, { error: 'invalid_token', rule: /would not introspect the token \(HTTP 400\)/ });
+      assert.ok(!res.text.includes(as.issuer), res.text);
+    });
+
+    it('refuses an introspection answer with a non-numeric exp, a token_type other than an access token, or a body past maxResponseBytes', async () => {
+      let answer: () => string = () => '{}';
+      const fake = await startScriptedServer((_req, res) => {
+        const body = answer();
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+      });
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const app = await startApp(OAuthAppModule.register({ resource: url, authorizationServers: [as.issuer], introspection: { endpoint: `${fake.url}/introspect`, cacheTtlMs: 0, maxResponseBytes: 4096 } }), { port });
+      try {
+        const active = { active: true, sub: 'alice', aud: url, iss: as.issuer, scope: 'notes:read' };
+        const token = randomBytes(24).toString('base64url');
+        const cases: Array<[Json, RegExp]> = [
+          [{ ...active, exp: 'never' }, /exp is not a number of seconds/],
+          [{ ...active, exp: now() + 60, nbf: '0' }, /nbf is not a number of seconds/],
+          [{ ...active, token_type: 'refresh_token' }, /another kind than an access token/],
+          [{ ...active, token_type: 'urn:ietf:params:oauth:token-type:id_token' }, /another kind than an access token/],
+        ];
+        for (const [claims, rule] of cases) {
+          answer = () => JSON.stringify(claims);
+          assertRefused(await callWith(url, bearer(token)), token, { error: 'invalid_token', rule });
+        }
+        for (const tokenType of ['Bearer', 'DPoP', 'access_token', undefined]) {
+          answer = () => JSON.stringify({ ...active, exp: now() + 60, token_type: tokenType });
+          assert.equal((await callWith(url, bearer(token))).status, 200, `token_type ${tokenType}`);
+        }
+        answer = () => JSON.stringify({ ...active, padding: 'x'.repeat(5000) });
+        const big = await callWith(url, bearer(token));
+        assert.equal(big.status, 503, big.text);
+        assert.match((big.json as Json).error.message, /longer than auth\.introspection\.maxResponseBytes \(4096 bytes\)|announces \d+ bytes, more than auth\.introspection\.maxResponseBytes/);
+        assert.ok(!big.text.includes(fake.url), big.text);
+      } finally {
+        await app.close();
+        await fake.close();
+      }
     });
   });
 
@@ -549,6 +672,63 @@ describe('built-in OAuth verification against oidc-provider (issue 31)', () => {
       assert.deepEqual((own.result?.resources as Json[]).map((r) => r.uri), ['notes://2', 'notes://3']);
       const bobSession = await LegacyCaller.open(jwtApp.url, { headers: bob, clientName: 'bob-lists' });
       assert.equal((await bobSession.call('resources/list', { cursor })).error?.code, -32602);
+    });
+
+    it("with two authorization servers, one issuer's alice is not the other's: ids are qualified by the issuer (session, task, whoami)", async () => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const app = await startApp(OAuthAppModule.register({ resource: url, authorizationServers: [as.issuer, otherAs.issuer], jwt: {} }, { tasks: {} }), { port });
+      try {
+        // Both servers register a client "agent-alice": their tokens carry the same sub.
+        const first = bearer(await clientCredentialsToken(as.tokenEndpoint, ALICE, { resource: url, scope: ALICE.scope }));
+        const second = bearer(await clientCredentialsToken(otherAs.tokenEndpoint, ALICE, { resource: url, scope: ALICE.scope }));
+        const whoami = async (headers: Record<string, string>) => JSON.parse(textOf(((await modernRpc(url, 'tools/call', WHOAMI, { headers })).json as Json).result)).principal as string;
+        assert.equal(await whoami(first), `${as.issuer}#${ALICE.clientId}`);
+        assert.equal(await whoami(second), `${otherAs.issuer}#${ALICE.clientId}`);
+        const session = await LegacyCaller.open(url, { headers: first, clientName: 'alice-1' });
+        const stolen = await rpc(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: WHOAMI }, { sessionId: session.sessionId, headers: { ...second, 'MCP-Protocol-Version': '2025-11-25' } });
+        assert.equal(stolen.status, 404, stolen.text);
+        const tasksMeta = { _meta: { [META_KEYS.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } } };
+        const created = (await modernRpc(url, 'tools/call', { name: 'notes_report', arguments: {}, ...tasksMeta }, { headers: first })).json as Json;
+        const taskId = (created.result?.task?.taskId ?? created.result?.taskId) as string;
+        assert.equal(typeof taskId, 'string', JSON.stringify(created));
+        const get = (headers: Record<string, string>) => modernRpc(url, 'tasks/get', { taskId, ...tasksMeta }, { headers: { ...headers, 'Mcp-Name': taskId } }).then((r) => r.json as Json);
+        assert.ok((await get(second)).error, 'the other issuer\'s alice does not see the task');
+        assert.equal((await get(first)).result?.taskId ?? (await get(first)).result?.task?.taskId, taskId);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('a client named like a user never acts as that user: client_id alone gives client:<id>, and a sub in that form is refused', async () => {
+      const userAlice = await issuerSigned({ sub: 'alice', client_id: 'some-app' });
+      // No sub (undefined leaves the payload): a client acting for itself.
+      const clientAlice = await issuerSigned({ sub: undefined, client_id: 'alice' });
+      const session = await LegacyCaller.open(jwtApp.url, { headers: bearer(userAlice), clientName: 'user-alice' });
+      assert.equal(JSON.parse(textOf((await session.call('tools/call', WHOAMI)).result!)).principal, 'alice');
+      const stolen = await rpc(jwtApp.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: WHOAMI }, { sessionId: session.sessionId, headers: { ...bearer(clientAlice), 'MCP-Protocol-Version': '2025-11-25' } });
+      assert.equal(stolen.status, 404, stolen.text);
+      assert.equal(JSON.parse(textOf(((await callWith(jwtApp.url, bearer(clientAlice))).json as Json).result)).principal, 'client:alice');
+      const posing = await issuerSigned({ sub: 'client:alice' });
+      assertRefused(await callWith(jwtApp.url, bearer(posing)), posing, { error: 'invalid_token', rule: /no subject to act as[^]*client:/ });
+    });
+
+    it('a claims mapping (auth.principal) that gives no id refuses the token, never binding a session to nobody', async () => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const mappings: Array<McpAuthOptions['principal']> = [(claims) => ({ id: claims.oid as string, scopes: [] }), (claims) => ({ id: (claims.oid as string) ?? '', scopes: [] })];
+      for (const principal of mappings) {
+        const app = await startApp(OAuthAppModule.register({ resource: url, authorizationServers: [as.issuer], jwt: {}, principal }), { port });
+        try {
+          const token = await tokenFor(ALICE, { resource: url });
+          assertRefused(await callWith(url, bearer(token)), token, { error: 'invalid_token', rule: /auth\.principal[^]*non-empty string id/ });
+          const init = await rpc(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'nobody', version: '1' } } }, { headers: bearer(token) });
+          assert.equal(init.status, 401, init.text);
+          assert.equal(init.headers.get('mcp-session-id'), null);
+        } finally {
+          await app.close();
+        }
+      }
     });
 
     it("a task Alice's DPoP-bound token created is unknown to Bob, and Alice reads it with a new proof", async () => {

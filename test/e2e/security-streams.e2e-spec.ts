@@ -650,7 +650,35 @@ describe('security: requests in flight are bounded per session and per stateless
     assert.equal(((await again).json as Json[]).filter((a) => a.result).length, 32);
   });
 
-  it('2026-07-28: a caller past the bound gets 503 and -32000; another principal and the caller\'s own legacy session are not refused; a disconnected or finished call gives its slot back', async () => {
+  it("deleting legacy sessions whose handlers ignore the abort is no way around the bound: a caller's slots across its sessions stay taken until they return", async () => {
+    const app = await startApp(SecurityStreamsModule.register({ limits: { maxRequestsInFlight: 2, sessionsPerPrincipal: 2 } }));
+    try {
+      for (const round of [0, 1]) {
+        const session = await initialize(app.url, ALICE);
+        const calls = [0, 1].map((i) => rpc(app.url, holdCall(`d${round}-${i}`), { sessionId: session, headers: { Authorization: ALICE, 'MCP-Protocol-Version': '2025-11-25' } }).catch(() => undefined));
+        await holds.changed.until(() => started() === 2 * (round + 1), `round ${round}'s calls to start`);
+        const deleted = await fetch(app.url, { method: 'DELETE', headers: { Authorization: ALICE, 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-11-25' } });
+        assert.equal(deleted.status, 200);
+        void Promise.all(calls);
+      }
+      const session = await initialize(app.url, ALICE);
+      const over = await rpc(app.url, holdCall('d2-0'), { sessionId: session, headers: { Authorization: ALICE, 'MCP-Protocol-Version': '2025-11-25' } });
+      assert.equal(over.status, 503, over.text);
+      assert.match((over.json as Json).error.message, /^Server busy: this principal across its sessions \(closed ones whose handlers still run included\) already has 4 request\(s\) in flight, the most limits\.maxRequestsInFlight × limits\.sessionsPerPrincipal \(4\) allows\./);
+      assert.equal(started(), 4, 'no handler started past the bound');
+      openAll();
+      // Once they returned, the new session runs calls again.
+      const next = rpc(app.url, holdCall('d2-1'), { sessionId: session, headers: { Authorization: ALICE, 'MCP-Protocol-Version': '2025-11-25' } });
+      await holds.changed.until(() => started() === 1, 'a call of the new session to start');
+      openAll();
+      assert.equal((await next).status, 200);
+    } finally {
+      openAll();
+      await app.close();
+    }
+  });
+
+  it('2026-07-28: a caller past the bound gets 503 and -32000; another principal and the caller\'s own legacy session are not refused; a disconnected call keeps its slot while its handler runs, a finished one gives it back', async () => {
     const aborts = Array.from({ length: 4 }, () => new AbortController());
     const held = aborts.map((abort, i) => modernHold(bounded.url, ALICE, `m${i}`, abort.signal).catch(() => undefined));
     await holds.changed.until(() => started() === 4, 'four calls to hold the caller\'s slots');
@@ -664,14 +692,16 @@ describe('security: requests in flight are bounded per session and per stateless
     const session = await initialize(bounded.url, ALICE);
     const legacy = rpc(bounded.url, holdCall('legacy'), { sessionId: session, headers: { Authorization: ALICE, 'MCP-Protocol-Version': '2025-11-25' } });
     await holds.changed.until(() => started() === 6, 'another principal\'s call and the caller\'s session call to start');
-    // A client that goes away gives its slot back (its call is cancelled).
+    // A client that goes away cancels its call, but the handler (which ignores the abort) still
+    // runs: its slot stays taken, or a disconnect loop would run handlers without bound.
     const cancelled = holds.cancelled;
     aborts[0]!.abort();
     await holds.changed.until(() => holds.cancelled === cancelled + 1, 'the disconnected call to be cancelled');
-    const fifth = modernHold(bounded.url, ALICE, 'm5');
-    await holds.changed.until(() => started() === 7, 'a call in the freed slot to start');
+    const whileRunning = await rpc(bounded.url, { ...holdCall('m5'), params: { name: 'hold', arguments: {}, _meta: modernMeta() } }, { headers: { Authorization: ALICE, ...modernHeaders('tools/call', 'hold') } });
+    assert.equal(whileRunning.status, 503, whileRunning.text);
+    assert.equal(started(), 6, 'no handler started past the bound');
     openAll();
-    for (const reply of [await bob, await fifth]) assert.equal(reply.status, 200);
+    assert.equal((await bob).status, 200);
     assert.equal((answerTo(await legacy, 'legacy').result as Json).content[0].text, 'result for alice');
     await Promise.all(held);
     // Finished calls gave theirs back: the caller holds four again.

@@ -622,4 +622,25 @@ describe('durable tasks (BullMQ): rate limits and fairness are decided per calle
     for (const label of ofA) durable.gates.open(label);
     await durable.gates.changed.until(() => ofA.every((label) => durable.gates.begun.includes(label)) && durable.gates.running === 0, 'A\'s waiting jobs to run once their turn comes');
   });
+
+  it('tasks/cancel of a job whose handler ignores the abort frees neither its caller\'s share nor its worker slot until the handler returns', async () => {
+    const a = modernCaller(() => durable.server.url, { 'X-Forwarded-For': '203.0.113.41' });
+    const b = modernCaller(() => durable.server.url, { 'X-Forwarded-For': '203.0.113.42' });
+    const stubborn = (label: string) => ({ name: 'stubborn_task', arguments: { label } });
+    const first = taskIdOf(await a('tools/call', stubborn('sa-1')));
+    await guard(durable.gates.hasStarted('sa-1'), 'A\'s first job to start');
+    const cancelled = await a('tasks/cancel', { taskId: first });
+    assert.equal(cancelled.error, undefined, JSON.stringify(cancelled));
+    taskIdOf(await a('tools/call', stubborn('sa-2')));
+    taskIdOf(await b('tools/call', stubborn('sb-1')));
+    // sa-1's body still runs: A's share is taken, so B's later job gets the other worker slot.
+    await guard(durable.gates.hasStarted('sb-1'), 'B\'s job to start', 30_000);
+    assert.ok(!durable.gates.begun.includes('sa-2'), `A's second job started while its cancelled first one still ran: ${durable.gates.begun.join(', ')}`);
+    durable.gates.open('sa-1');
+    await guard(durable.gates.hasStarted('sa-2'), 'A\'s second job to start once the first returned', 30_000);
+    assert.ok(durable.gates.finishedWhenBegun.get('sa-2')?.includes('sa-1'), 'it started only after the cancelled handler returned');
+    durable.gates.open('sa-2');
+    durable.gates.open('sb-1');
+    await durable.gates.changed.until(() => durable.gates.running === 0, 'every handler to return');
+  });
 });

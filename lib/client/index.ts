@@ -1,0 +1,31 @@
+/**
+ * `nestjs-model-context/client`: MCP clients for an app's providers, built on the official
+ * `@modelcontextprotocol/client` (an optional peer, loaded when a client first connects).
+ */
+export { McpClientModule, InjectMcpClient, getMcpClientToken } from './mcp-client.module.js';
+export { McpClients } from './mcp-clients.js';
+export { McpClient, type McpUpstreamInfo } from './mcp-client.js';
+export { McpClientError, type McpClientErrorKind } from './mcp-client.error.js';
+export { McpClientHealthIndicator, type McpClientHealthDetails } from './mcp-client.health.js';
+export type {
+  McpClientAuth,
+  McpClientCallOptions,
+  McpClientCaller,
+  McpClientEra,
+  McpClientHttpTransport,
+  McpClientInProcessTransport,
+  McpClientModuleAsyncOptions,
+  McpClientModuleOptions,
+  McpClientOptions,
+  McpClientPage,
+  McpClientRetryOptions,
+  McpClientStdioTransport,
+  McpClientTransportOptions,
+  McpOAuthClient,
+  McpToolTypes,
+  McpTypedToolResult,
+} from './mcp-client.interfaces.js';
+export type { CallToolResult, ContentBlock, ToolDescriptor } from '../protocol/mcp-types.js';
+export type { ReadResourceResult } from '../protocol/resource-contents.js';
+export type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
+export type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';

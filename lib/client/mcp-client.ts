@@ -221,7 +221,10 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
 
   /** Maps what the SDK, fetch or a child process threw to an {@link McpClientError}; drops a broken connection. */
   private classify(error: unknown, method: string, options: McpClientCallOptions): McpClientError {
-    if (error instanceof McpClientError) return error;
+    // A credentials failure inside the transport's fetch comes back wrapped by the SDK.
+    for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+      if (cause instanceof McpClientError) return cause;
+    }
     if (options.signal?.aborted) return new McpClientError('aborted', this.name, ABORTED(this.name, method), undefined, undefined, { cause: error });
     const sdk = loadedSdk;
     const code = (error as { code?: unknown })?.code;

@@ -19,7 +19,7 @@ export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Respo
  * a POST answer (one call's JSON or SSE stream) that passes `maxBytes`. The standing GET stream
  * is not counted: it carries many calls' notifications over its lifetime.
  */
-export function upstreamFetch(headers: () => Promise<Record<string, string>>, maxBytes: number, tooLarge: () => Error): FetchLike {
+export function upstreamFetch(headers: () => Promise<Record<string, string>>, maxBytes: number, tooLarge: () => Error, streamLost: (detail: string) => Error): FetchLike {
   return async (url, init = {}) => {
     const merged = new Headers(init.headers);
     for (const [name, value] of Object.entries(await headers())) merged.set(name, value);
@@ -34,20 +34,32 @@ export function upstreamFetch(headers: () => Promise<Record<string, string>>, ma
       throw error;
     }
     let seen = 0;
-    const counted = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen > maxBytes) {
-            const error = tooLarge();
-            scope?.fail(error);
-            controller.error(error);
-            return;
-          }
-          controller.enqueue(chunk);
-        },
-      }),
-    );
+    const reader = response.body.getReader();
+    // A pull stream rather than pipeThrough: it sees the socket's error (an upstream killed
+    // mid-answer), which the SDK would otherwise meet only by waiting for its timeout.
+    const counted = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (!init.signal?.aborted) scope?.fail(streamLost(error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)));
+          controller.error(error);
+          return;
+        }
+        if (chunk.done) return controller.close();
+        seen += chunk.value.byteLength;
+        if (seen > maxBytes) {
+          const error = tooLarge();
+          scope?.fail(error);
+          controller.error(error);
+          await reader.cancel().catch(() => undefined);
+          return;
+        }
+        controller.enqueue(chunk.value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
     return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }

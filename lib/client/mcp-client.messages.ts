@@ -23,3 +23,7 @@ export const UNKNOWN_CLIENT = (client: string, known: string[]) =>
 export const NAMES_MISMATCH = (declared: string[], built: string[]) =>
   `McpClientModule.forRootAsync(): "names" lists ${JSON.stringify(declared)} but the factory configured ${JSON.stringify(built)}. Both must name the same clients.`;
 export const CLOSED_CLIENT = (client: string) => `MCP client "${client}" is closed (the application is shutting down).`;
+export const SESSION_LOST = (client: string, method: string) =>
+  `MCP upstream "${client}" no longer knows this client's session (HTTP 404 to ${method}: it restarted or expired the session). A new session is opened for the next call.`;
+export const STREAM_LOST = (client: string, detail: string) =>
+  `MCP upstream "${client}" dropped the call's stream before answering (${detail}). The next call reconnects.`;

@@ -8,7 +8,7 @@ import { McpClientCredentials } from './mcp-client.credentials.js';
 import { McpClientError } from './mcp-client.error.js';
 import { mcpCallScope, upstreamFetch } from './mcp-client.http.js';
 import type { McpClientCallOptions, McpClientCaller, McpClientOptions, McpClientPage, McpToolTypes, McpTypedToolResult } from './mcp-client.interfaces.js';
-import { ABORTED, AUTH_NEEDS_HTTP, CLOSED, CLOSED_CLIENT, TIMED_OUT, TOO_LARGE, UNREACHABLE } from './mcp-client.messages.js';
+import { ABORTED, AUTH_NEEDS_HTTP, CLOSED, CLOSED_CLIENT, SESSION_LOST, STREAM_LOST, TIMED_OUT, TOO_LARGE, UNREACHABLE } from './mcp-client.messages.js';
 import { loadSdk, loadStdioSdk, type McpSdk } from './sdk-loader.js';
 import { loadTraceApi, traceMeta } from './trace-context.js';
 
@@ -33,6 +33,8 @@ interface Connection {
   /** Why the connection broke, as the transport said. */
   lastError?: Error;
   inflight: number;
+  /** Ends each call in flight on this connection with an error (the stream it waits on is gone). */
+  calls: Set<(error: Error) => void>;
 }
 
 /** What the upstream said about itself when the client connected. @publicApi */
@@ -170,13 +172,17 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
     await loadTraceApi();
     const meta = { ...traceMeta(), ...options.meta };
     for (let attempt = 0; ; attempt++) {
+      let connection: Connection | undefined;
       let sent = false;
       try {
-        const connection = await this.connection(options.caller, method, options.signal);
+        connection = await this.connection(options.caller, method, options.signal);
         sent = true;
         return await this.once(connection, method, options, Object.keys(meta).length ? meta : undefined, call);
       } catch (error) {
-        const failure = this.classify(error, method, options);
+        const failure = this.classify(error, method, options, connection);
+        if (failure.kind === 'transport' && connection) connection.broken = true;
+        // A lost session means the request was never run: it is resent once on a new session, whatever the retry budget.
+        if (failure.kind === 'transport' && failure.code === 404 && attempt === 0 && !options.signal?.aborted) continue;
         const retryable = failure.kind === 'transport' && (!sent || SAFE.has(method) || this.retry.toolCalls);
         if (!retryable || attempt >= this.retry.attempts || options.signal?.aborted) throw failure;
         await backoff(attempt, this.retry, options.signal);
@@ -187,7 +193,13 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
   private async once<R>(connection: Connection, method: string, options: McpClientCallOptions, meta: JsonObject | undefined, call: (client: SdkClient, request: { meta?: JsonObject; sdk: Record<string, any> }) => Promise<R>): Promise<R> {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULTS.timeoutMs;
     const stop = new AbortController();
-    let bound: Error | undefined;
+    let failure: Error | undefined;
+    const fail = (error: Error): void => {
+      if (stop.signal.aborted) return;
+      failure = error;
+      stop.abort(error);
+    };
+    connection.calls.add(fail);
     const onAbort = (): void => stop.abort(options.signal!.reason);
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -199,28 +211,24 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
         sdk.onprogress = options.onProgress;
         sdk.resetTimeoutOnProgress = true;
       }
-      return await mcpCallScope.run(
-        {
-          fail: (error) => {
-            bound = error;
-            stop.abort(error);
-          },
-        },
-        () => call(connection.client, { meta, sdk }),
-      );
+      return await mcpCallScope.run({ fail }, () => call(connection.client, { meta, sdk }));
     } catch (error) {
-      if (bound) throw bound;
+      if (failure) {
+        if (failure instanceof McpClientError && failure.kind === 'transport') connection.broken = true;
+        throw failure;
+      }
       const overflow = connection.lastError && /buffer|exceed/i.test(connection.lastError.message);
       if (overflow) throw new McpClientError('bound', this.name, TOO_LARGE(this.name, method, this.maxResponseBytes), undefined, undefined, { cause: connection.lastError });
       throw error;
     } finally {
       connection.inflight--;
+      connection.calls.delete(fail);
       options.signal?.removeEventListener('abort', onAbort);
     }
   }
 
   /** Maps what the SDK, fetch or a child process threw to an {@link McpClientError}; drops a broken connection. */
-  private classify(error: unknown, method: string, options: McpClientCallOptions): McpClientError {
+  private classify(error: unknown, method: string, options: McpClientCallOptions, connection?: Connection): McpClientError {
     // A credentials failure inside the transport's fetch comes back wrapped by the SDK.
     for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
       if (cause instanceof McpClientError) return cause;
@@ -234,6 +242,10 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
     }
     const detail = error instanceof Error ? describe(error) : String(error);
     const status = (error as { status?: unknown }).status ?? (error as { data?: { status?: unknown } }).data?.status;
+    if (status === 404 && connection?.client.getProtocolEra() === 'legacy') {
+      connection.broken = true;
+      return new McpClientError('transport', this.name, SESSION_LOST(this.name, method), 404, undefined, { cause: error });
+    }
     if (code === 'CLIENT_HTTP_AUTHENTICATION' || code === 'CLIENT_HTTP_FORBIDDEN' || status === 401 || status === 403) {
       return new McpClientError('credentials', this.name, `MCP upstream "${this.name}" refused ${method}${typeof status === 'number' ? ` (HTTP ${status})` : ''}: ${detail}. Check the client's "auth" and "headers".`, undefined, undefined, { cause: error });
     }
@@ -299,12 +311,17 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
       capabilities: (this.options.capabilities ?? {}) as never,
       versionNegotiation: { mode: era === 'auto' ? 'auto' : era === 'legacy' ? 'legacy' : { pin: era } },
     });
-    const connection: Connection = { key, client, ready: Promise.resolve(), caller, broken: false, inflight: 0 };
+    const connection: Connection = { key, client, ready: Promise.resolve(), caller, broken: false, inflight: 0, calls: new Set() };
     client.onclose = () => {
       connection.broken = true;
     };
     client.onerror = (error: Error) => {
       connection.lastError = error;
+      // The SDK gave up resuming a call's stream: the calls waiting on it would wait for their timeout.
+      if (/Maximum reconnection attempts|Failed to reconnect/.test(error.message)) {
+        connection.broken = true;
+        for (const fail of [...connection.calls]) fail(new McpClientError('transport', this.name, STREAM_LOST(this.name, error.message)));
+      }
     };
     const transport = await this.transport(sdk, connection);
     connection.ready = client.connect(transport as never, { timeout: this.connectTimeoutMs });
@@ -320,9 +337,10 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
             () => this.credentials.headersFor(connection.caller),
             this.maxResponseBytes,
             () => new McpClientError('bound', this.name, TOO_LARGE(this.name, 'a request', this.maxResponseBytes)),
+            (detail) => new McpClientError('transport', this.name, STREAM_LOST(this.name, detail)),
           ),
-          // A dropped stream fails the call at once: this client retries and reconnects itself.
-          reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
+          // A stream the server closes on purpose is resumed (Last-Event-ID); an upstream that is gone fails the call quickly.
+          reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 100, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 2 },
         });
       case 'stdio': {
         const stdio = await loadStdioSdk(this.name);

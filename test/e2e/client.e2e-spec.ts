@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -282,5 +286,34 @@ describe('McpClientModule: the module', () => {
       Test.createTestingModule({ imports: [McpClientModule.forRoot({ clients: [{ name: 'child', transport: everythingStdio(), auth: { type: 'pass-through', audience: 'x' } }] })] }).compile(),
       /"child" has "auth" but its transport is not "http"/,
     );
+  });
+});
+
+describe('the nestjs-model-context/client subpath', () => {
+  const require = createRequire(import.meta.url);
+
+  it('resolves import to dist/lib and require to dist/cjs; the CommonJS client loads the official SDK and calls', async () => {
+    assert.equal(fileURLToPath(import.meta.resolve('nestjs-model-context/client')), fileURLToPath(new URL('../../lib/client/index.js', import.meta.url)));
+    assert.equal(require.resolve('nestjs-model-context/client'), fileURLToPath(new URL('../../cjs/client/index.js', import.meta.url)));
+    const cjs = require('nestjs-model-context/client') as { McpClient: new (options: McpClientOptions) => McpClient; McpClientModule: unknown };
+    assert.equal(typeof cjs.McpClientModule, 'function');
+    const upstream = await startApp(ClientUpstreamModule.register());
+    const client = new cjs.McpClient({ name: 'cjs', transport: { type: 'http', url: upstream.url } });
+    try {
+      assert.deepEqual((await client.callTool('echo', { text: 'from require' })).structuredContent, { text: 'from require' });
+      assert.equal((await client.info()).era, 'modern');
+    } finally {
+      await client.close();
+      await upstream.close();
+    }
+  });
+
+  it('keeps the client and the official SDK out of the main entry', () => {
+    for (const build of ['lib', 'cjs']) {
+      const dir = fileURLToPath(new URL(`../../${build}/`, import.meta.url));
+      const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.js') && !f.startsWith('client'));
+      assert.ok(files.includes('index.js'));
+      for (const file of files) assert.doesNotMatch(readFileSync(join(dir, file), 'utf8'), /@modelcontextprotocol\/client|client\/index\.js/, `dist/${build}/${file} loads the client`);
+    }
   });
 });

@@ -25,9 +25,5 @@ export type {
   McpToolTypes,
   McpTypedToolResult,
 } from './mcp-client.interfaces.js';
-export type { CallToolResult, ContentBlock, ToolDescriptor } from '../protocol/mcp-types.js';
-export type { ReadResourceResult } from '../protocol/resource-contents.js';
-export type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
-export type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
 export { McpMountModule } from './mcp-mount.module.js';
 export type { McpMountModuleOptions, McpMountOptions } from './mcp-mount.interfaces.js';

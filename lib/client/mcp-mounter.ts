@@ -82,23 +82,13 @@ export class McpMounter implements OnApplicationBootstrap {
     if (mount.resources !== false && capabilities.resources) {
       for (const resource of await client.listResources()) {
         if (registry.resource(resource.uri)) throw new Error(MOUNT_CLASH('resource', resource.uri, mount.client));
-        registry.addResource({
-          uri: resource.uri,
-          name: `${mount.prefix}${resource.name}`,
-          ...(resource.description ? { description: resource.description } : {}),
-          ...(resource.mimeType ? { mimeType: resource.mimeType } : {}),
-          decorators: mount.decorators,
-          handler: (ctx: McpContext) => this.forwardRead(client, mount, resource.uri, ctx),
-        });
+        registry.addResource({ uri: resource.uri, ...mounted(mount, resource), handler: (ctx: McpContext) => this.forwardRead(client, mount, resource.uri, ctx) });
       }
       for (const template of await client.listResourceTemplates()) {
         if (registry.resourceTemplate(template.uriTemplate)) throw new Error(MOUNT_CLASH('resource template', template.uriTemplate, mount.client));
         registry.addResourceTemplate({
           uriTemplate: template.uriTemplate,
-          name: `${mount.prefix}${template.name}`,
-          ...(template.description ? { description: template.description } : {}),
-          ...(template.mimeType ? { mimeType: template.mimeType } : {}),
-          decorators: mount.decorators,
+          ...mounted(mount, template),
           handler: (_variables: unknown, uri: string, ctx: McpContext) => this.forwardRead(client, mount, uri, ctx),
         });
       }
@@ -156,6 +146,16 @@ export class McpMounter implements OnApplicationBootstrap {
       throw upstreamError(mount, name, error);
     }
   }
+}
+
+/** The listing fields of a mounted resource or template: its name prefixed, its description and type kept. */
+function mounted(mount: McpMountOptions, entry: { name: string; description?: string; mimeType?: string }): { name: string; description?: string; mimeType?: string; decorators?: MethodDecorator[] } {
+  return {
+    name: `${mount.prefix}${entry.name}`,
+    ...(entry.description ? { description: entry.description } : {}),
+    ...(entry.mimeType ? { mimeType: entry.mimeType } : {}),
+    decorators: mount.decorators,
+  };
 }
 
 /**

@@ -615,6 +615,12 @@ if (telemetryCost) {
   targets.push({ target: 'tools/call CPU with @opentelemetry/api and no SDK within 3% of telemetry: false', value: telemetryCost.status === 0 ? 'met' : 'missed or not measured', ok: telemetryCost.status === 0 });
 }
 
+// Gateway proxy overhead (bench/gateway-cost.ts, also `npm run bench:gateway`).
+const gatewayCost = previous
+  ? undefined
+  : spawnSync(process.execPath, [join(config.dist, 'bench/gateway-cost.js')], { env: process.env, encoding: 'utf8' });
+if (gatewayCost) console.log(gatewayCost.stdout || `Gateway proxy overhead: not measured (${(gatewayCost.stderr || gatewayCost.error?.message || '').trim().split('\n').at(-1)})`);
+
 const output = previous
   ? { ...previous, summary, targets, table }
   : {
@@ -628,6 +634,7 @@ const output = previous
       table,
       redisCommands: redisCommands.stdout?.trim().split('\n') ?? [],
       telemetryCost: telemetryCost?.stdout?.trim().split('\n') ?? [],
+      gatewayCost: gatewayCost?.stdout?.trim().split('\n') ?? [],
       elapsedSeconds: Math.round((Date.now() - started) / 1000),
       waitedForQuietSeconds: Math.round(waitedMs / 1000),
     };

@@ -69,6 +69,7 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
   private readonly credentials: McpClientCredentials;
   private readonly connections = new Map<string, Connection>();
   private readonly retry: Required<Exclude<McpClientOptions['retry'], false | undefined>>;
+  private readonly listListeners = new Set<(list: 'tools' | 'prompts' | 'resources') => void>();
   private closed = false;
 
   constructor(private readonly options: McpClientOptions) {
@@ -138,6 +139,16 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
       protocolVersion: client.getNegotiatedProtocolVersion(),
       era: client.getProtocolEra() as McpUpstreamInfo['era'],
     };
+  }
+
+  /**
+   * Calls `listener` when the upstream says a list changed (`notifications/…/list_changed` on a
+   * session, a `subscriptions/listen` stream on 2026-07-28), on connections opened after it was
+   * registered. Returns the function that stops it.
+   */
+  onListChanged(listener: (list: 'tools' | 'prompts' | 'resources') => void): () => void {
+    this.listListeners.add(listener);
+    return () => this.listListeners.delete(listener);
   }
 
   /** Open connections (one shared, or one per recent caller). */
@@ -310,6 +321,16 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
     const client = new sdk.Client(this.options.clientInfo ?? { name: 'nestjs-model-context-client', version: '1' }, {
       capabilities: (this.options.capabilities ?? {}) as never,
       versionNegotiation: { mode: era === 'auto' ? 'auto' : era === 'legacy' ? 'legacy' : { pin: era } },
+      // A standing stream (the GET stream, or subscriptions/listen) only when something listens.
+      ...(this.listListeners.size > 0
+        ? {
+            listChanged: {
+              tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged('tools') },
+              prompts: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged('prompts') },
+              resources: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged('resources') },
+            },
+          }
+        : {}),
     });
     const connection: Connection = { key, client, ready: Promise.resolve(), caller, broken: false, inflight: 0, calls: new Set() };
     client.onclose = () => {
@@ -356,6 +377,10 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
       case 'in-process':
         return new InProcessClientTransport(target.app);
     }
+  }
+
+  private listChanged(list: 'tools' | 'prompts' | 'resources'): void {
+    for (const listener of this.listListeners) listener(list);
   }
 
   private async dispose(connection: Connection): Promise<void> {

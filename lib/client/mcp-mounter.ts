@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Observable } from 'rxjs';
 import { McpRegistry } from '../discovery/mcp.registry.js';
@@ -28,8 +28,9 @@ const UPSTREAM_FAILED = (client: string, name: string, detail: string) => `The u
  * tool sets, toggles and the whole call pipeline treat it as one of the app's own.
  */
 @Injectable()
-export class McpMounter implements OnApplicationBootstrap {
+export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('McpMountModule');
+  private readonly stops: Array<() => void> = [];
 
   constructor(
     @Inject(MCP_MOUNT_OPTIONS) private readonly options: McpMountModuleOptions,
@@ -45,7 +46,11 @@ export class McpMounter implements OnApplicationBootstrap {
     }
     const clients = this.moduleRef.get(McpClients, { strict: false });
     try {
-      for (const mount of this.options.mounts) await this.mount(registry, clients.get(mount.client), mount);
+      for (const mount of this.options.mounts) {
+        const client = clients.get(mount.client);
+        this.follow(registry, client, mount);
+        await this.mount(registry, client, mount);
+      }
     } catch (error) {
       // A failed bootstrap runs no shutdown hook: stdio children started for the mounts would outlive it.
       await clients.onApplicationShutdown();
@@ -53,8 +58,57 @@ export class McpMounter implements OnApplicationBootstrap {
     }
   }
 
+  onApplicationShutdown(): void {
+    for (const stop of this.stops.splice(0)) stop();
+  }
+
+  /**
+   * Re-lists the upstream's tools when it says they changed: tools it dropped are removed, new
+   * ones mounted (the registry tells this endpoint's clients). One re-list at a time, in order.
+   */
+  private follow(registry: McpRegistry, client: McpClient, mount: McpMountOptions): void {
+    let queue = Promise.resolve();
+    this.stops.push(
+      client.onListChanged((list) => {
+        if (list !== 'tools') return;
+        queue = queue.then(() => this.resyncTools(registry, client, mount)).catch((error: unknown) => this.logger.warn(`Upstream "${mount.client}" changed its tools and could not be listed again: ${(error as Error).message}`));
+      }),
+    );
+  }
+
+  private async resyncTools(registry: McpRegistry, client: McpClient, mount: McpMountOptions): Promise<void> {
+    const tools = (await client.listTools()).filter((t) => wanted(mount, t.name));
+    const current = new Set(tools.map((t) => `${mount.prefix}${t.name}`));
+    const mounted = this.mountedTools.get(mount) ?? new Set<string>();
+    for (const name of [...mounted]) {
+      if (current.has(name)) continue;
+      registry.removeTool(name);
+      mounted.delete(name);
+    }
+    for (const tool of tools) if (!mounted.has(`${mount.prefix}${tool.name}`)) this.addTool(registry, client, mount, tool);
+  }
+
+  private readonly mountedTools = new Map<McpMountOptions, Set<string>>();
+
+  private addTool(registry: McpRegistry, client: McpClient, mount: McpMountOptions, tool: ToolDescriptor): void {
+    const name = `${mount.prefix}${tool.name}`;
+    if (registry.tool(name)) throw new Error(MOUNT_CLASH('tool', name, mount.client));
+    registry.addTool({
+      name,
+      ...(tool.title ? { title: tool.title } : {}),
+      description: tool.description ?? `${tool.name} of ${mount.client}`,
+      input: republished(tool.inputSchema),
+      ...(tool.outputSchema ? { output: republished(tool.outputSchema) } : {}),
+      ...(tool.annotations ? { annotations: tool.annotations } : {}),
+      decorators: mount.decorators,
+      handler: (args: unknown, ctx: McpContext) => this.forwardTool(client, mount, tool.name, args as JsonObject, ctx),
+    });
+    let mounted = this.mountedTools.get(mount);
+    if (!mounted) this.mountedTools.set(mount, (mounted = new Set()));
+    mounted.add(name);
+  }
+
   private async mount(registry: McpRegistry, client: McpClient, mount: McpMountOptions): Promise<void> {
-    const wanted = (name: string) => (!mount.include || mount.include.includes(name)) && !mount.exclude?.includes(name);
     // The catalog is read as the app (no caller): an upstream that lists per caller is mounted with what the app may see.
     let tools: ToolDescriptor[];
     try {
@@ -65,20 +119,7 @@ export class McpMounter implements OnApplicationBootstrap {
       return;
     }
     const capabilities = (await client.info()).capabilities ?? {};
-    for (const tool of tools.filter((t) => wanted(t.name))) {
-      const name = `${mount.prefix}${tool.name}`;
-      if (registry.tool(name)) throw new Error(MOUNT_CLASH('tool', name, mount.client));
-      registry.addTool({
-        name,
-        ...(tool.title ? { title: tool.title } : {}),
-        description: tool.description ?? `${tool.name} of ${mount.client}`,
-        input: republished(tool.inputSchema),
-        ...(tool.outputSchema ? { output: republished(tool.outputSchema) } : {}),
-        ...(tool.annotations ? { annotations: tool.annotations } : {}),
-        decorators: mount.decorators,
-        handler: (args: unknown, ctx: McpContext) => this.forwardTool(client, mount, tool.name, args as JsonObject, ctx),
-      });
-    }
+    for (const tool of tools.filter((t) => wanted(mount, t.name))) this.addTool(registry, client, mount, tool);
     if (mount.resources !== false && capabilities.resources) {
       for (const resource of await client.listResources()) {
         if (registry.resource(resource.uri)) throw new Error(MOUNT_CLASH('resource', resource.uri, mount.client));
@@ -94,7 +135,7 @@ export class McpMounter implements OnApplicationBootstrap {
       }
     }
     if (mount.prompts !== false && capabilities.prompts) {
-      for (const prompt of (await client.listPrompts()).filter((p) => wanted(p.name))) {
+      for (const prompt of (await client.listPrompts()).filter((p) => wanted(mount, p.name))) {
         const name = `${mount.prefix}${prompt.name}`;
         if (registry.prompt(name)) throw new Error(MOUNT_CLASH('prompt', name, mount.client));
         registry.addPrompt({
@@ -167,6 +208,11 @@ function republished(schema: unknown): JsonObject {
   if (typeof schema !== 'object' || schema === null) return { type: 'object' };
   const { $schema, ...rest } = schema as JsonObject;
   return typeof $schema === 'string' && !$schema.includes('2020-12') ? rest : (schema as JsonObject);
+}
+
+/** Whether the mount takes the upstream's capability of this name (before prefixing). */
+function wanted(mount: McpMountOptions, name: string): boolean {
+  return (!mount.include || mount.include.includes(name)) && !mount.exclude?.includes(name);
 }
 
 /** The principal and bearer token of the call, for clients that present the caller. */

@@ -10,10 +10,11 @@ import { McpClientModule, McpMountModule } from 'nestjs-model-context/client';
 import { IsString } from 'class-validator';
 import { ClientUpstreamModule, upstreamEvents } from '../fixtures/client-upstream.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectModernClient, connectSdkClient } from '../utils/clients.js';
 import { everythingStdio } from '../utils/everything.js';
 import { freePort } from '../utils/redis-server.js';
-import { nextEvent } from '../utils/wait.js';
+import { Watched, nextEvent } from '../utils/wait.js';
 
 class NoteDto {
   @IsString()
@@ -51,6 +52,7 @@ function gateway(upstreamUrl: string, extraMounts: Array<Parameters<typeof McpMo
           { client: 'everything', prefix: 'everything_', exclude: ['get-env'], resources: true, prompts: true },
           { client: 'upstream', prefix: 'up_', include: ['echo', 'hang'] },
           { client: 'upstream', prefix: 'guarded_', include: ['whoami'], resources: false, prompts: false, decorators: [UseGuards(DenyAll)] },
+          { client: 'upstream', prefix: 'dyn_', include: ['grow', 'grown_a', 'grown_b'], resources: false, prompts: false },
           ...extraMounts,
         ],
       }),
@@ -74,6 +76,7 @@ describe('gateway: McpMountModule', () => {
   });
   after(async () => {
     await gw.close();
+    upstream.app.getHttpServer().closeAllConnections();
     await upstream.close();
   });
 
@@ -151,9 +154,28 @@ describe('gateway: McpMountModule', () => {
     });
   }
 
+  it('an upstream\'s tools/list_changed reaches the caller, and the new tool is mounted and callable', async () => {
+    const connection = await connectSdkClient(gw.url);
+    const changes = new Watched();
+    let names: string[] = [];
+    connection.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      names = (await connection.client.listTools()).tools.map((tool) => tool.name);
+      changes.notify();
+    });
+    try {
+      assert.match(textOf(await connection.client.callTool({ name: 'dyn_grow', arguments: { text: 'grown_a' } })), /grew grown_a/);
+      await changes.until(() => names.includes('dyn_grown_a'), 'the gateway never listed the upstream\'s new tool');
+      assert.match(textOf(await connection.client.callTool({ name: 'dyn_grown_a', arguments: {} })), /grown_a answers/);
+    } finally {
+      await connection.close();
+    }
+  });
+
   it('an upstream that is down gives a tool error naming it; the rest keeps working; it serves again when back', async () => {
     const connection = await connectSdkClient(gw.url);
     try {
+      // The gateway holds a subscriptions/listen stream open on the upstream, which app.close() waits for.
+      upstream.app.getHttpServer().closeAllConnections();
       await upstream.close();
       const down = await connection.client.callTool({ name: 'up_echo', arguments: { text: 'x' } });
       assert.equal(down.isError, true);

@@ -8,6 +8,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface McpCallScope {
   /** Stops the call with `error` (its answer passed the bound). */
   fail(error: Error): void;
+  /** Answers the upstream's `elicitation/create` during this call. */
+  elicit?: (params: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  /** Answers the upstream's `sampling/createMessage` during this call. */
+  sample?: (params: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 
 export const mcpCallScope = new AsyncLocalStorage<McpCallScope>();

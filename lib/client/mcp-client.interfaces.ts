@@ -184,6 +184,13 @@ export interface McpClientCallOptions {
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** Extra `_meta` sent with the request. */
   meta?: JsonObject;
+  /**
+   * Answers the upstream's `elicitation/create` during this call (the client must declare the
+   * `elicitation` capability in its options). Without it, such a request is refused.
+   */
+  onElicit?: (params: JsonObject) => Promise<JsonObject>;
+  /** Answers the upstream's `sampling/createMessage` during this call (declare `sampling`). */
+  onSample?: (params: JsonObject) => Promise<JsonObject>;
 }
 
 /** One page of a list method. @publicApi */

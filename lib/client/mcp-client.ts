@@ -6,7 +6,7 @@ import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol
 import { InProcessClientTransport } from './in-process-client.transport.js';
 import { McpClientCredentials } from './mcp-client.credentials.js';
 import { McpClientError } from './mcp-client.error.js';
-import { mcpCallScope, upstreamFetch } from './mcp-client.http.js';
+import { mcpCallScope, upstreamFetch, type McpCallScope } from './mcp-client.http.js';
 import type { McpClientCallOptions, McpClientCaller, McpClientOptions, McpClientPage, McpToolTypes, McpTypedToolResult } from './mcp-client.interfaces.js';
 import { ABORTED, AUTH_NEEDS_HTTP, CLOSED, CLOSED_CLIENT, SESSION_LOST, STREAM_LOST, TIMED_OUT, TOO_LARGE, UNREACHABLE } from './mcp-client.messages.js';
 import { loadSdk, loadStdioSdk, type McpSdk } from './sdk-loader.js';
@@ -35,6 +35,8 @@ interface Connection {
   inflight: number;
   /** Ends each call in flight on this connection with an error (the stream it waits on is gone). */
   calls: Set<(error: Error) => void>;
+  /** The scopes of the calls in flight that answer upstream requests. */
+  relays: Set<McpCallScope>;
 }
 
 /** What the upstream said about itself when the client connected. @publicApi */
@@ -222,7 +224,13 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
         sdk.onprogress = options.onProgress;
         sdk.resetTimeoutOnProgress = true;
       }
-      return await mcpCallScope.run({ fail }, () => call(connection.client, { meta, sdk }));
+      const scope: McpCallScope = { fail, elicit: options.onElicit, sample: options.onSample };
+      if (scope.elicit || scope.sample) connection.relays.add(scope);
+      try {
+        return await mcpCallScope.run(scope, () => call(connection.client, { meta, sdk }));
+      } finally {
+        connection.relays.delete(scope);
+      }
     } catch (error) {
       if (failure) {
         if (failure instanceof McpClientError && failure.kind === 'transport') connection.broken = true;
@@ -332,7 +340,7 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
           }
         : {}),
     });
-    const connection: Connection = { key, client, ready: Promise.resolve(), caller, broken: false, inflight: 0, calls: new Set() };
+    const connection: Connection = { key, client, ready: Promise.resolve(), caller, broken: false, inflight: 0, calls: new Set(), relays: new Set() };
     client.onclose = () => {
       connection.broken = true;
     };
@@ -344,6 +352,7 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
         for (const fail of [...connection.calls]) fail(new McpClientError('transport', this.name, STREAM_LOST(this.name, error.message)));
       }
     };
+    this.relay(sdk, connection);
     const transport = await this.transport(sdk, connection);
     connection.ready = client.connect(transport as never, { timeout: this.connectTimeoutMs });
     return connection;
@@ -377,6 +386,27 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
       case 'in-process':
         return new InProcessClientTransport(target.app);
     }
+  }
+
+  /**
+   * Server-to-client requests go to the call they belong to: over HTTP they arrive inside its
+   * async context (on its stream, or its `input_required` round); over stdio, where nothing ties
+   * them to a call, to the one call in flight that answers them, and are refused when it is ambiguous.
+   */
+  private relay(sdk: McpSdk, connection: Connection): void {
+    const answer = (method: string, pick: (scope: McpCallScope) => McpCallScope['elicit']) => async (request: { params?: Record<string, unknown> }) => {
+      const own = mcpCallScope.getStore();
+      const candidates = own ? [own] : [...connection.relays].filter((scope) => pick(scope));
+      const handler = candidates.length === 1 ? pick(candidates[0]!) : undefined;
+      if (!handler) {
+        throw new sdk.ProtocolError(sdk.ProtocolErrorCode.MethodNotFound, `${method} from MCP upstream "${this.name}" has no call to answer it${candidates.length > 1 ? ' (several calls could: run them one at a time)' : ''}.`);
+      }
+      return (await handler(request.params ?? {})) as never;
+    };
+    // The official client accepts a handler only for a capability it declares.
+    const declared = this.options.capabilities ?? {};
+    if (declared.elicitation) connection.client.setRequestHandler('elicitation/create', answer('elicitation/create', (scope) => scope.elicit) as never);
+    if (declared.sampling) connection.client.setRequestHandler('sampling/createMessage', answer('sampling/createMessage', (scope) => scope.sample) as never);
   }
 
   private listChanged(list: 'tools' | 'prompts' | 'resources'): void {

@@ -5,6 +5,7 @@ import { McpRegistry } from '../discovery/mcp.registry.js';
 import type { McpContext } from '../protocol/context.js';
 import { Emit } from '../protocol/emission.js';
 import { ToolError } from '../protocol/errors.js';
+import { isInputRequiredSignal } from '../protocol/interaction.js';
 import type { JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
 import type { PromptDescriptor } from '../protocol/prompts.js';
 import type { StandardSchemaV1 } from '../schema/standard-schema.js';
@@ -155,18 +156,39 @@ export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown
   private forwardTool(client: McpClient, mount: McpMountOptions, name: string, args: JsonObject, ctx: McpContext): Observable<unknown> {
     return new Observable((subscriber) => {
       const abort = new AbortController();
+      // On 2026-07-28 the caller's answer comes in a retry of this call: the question ends it here
+      // (the upstream call is cancelled), and the retry asks the upstream again, answered at once.
+      let roundTrip: unknown;
+      const ask = async <T>(question: () => Promise<T>): Promise<T> => {
+        try {
+          return await question();
+        } catch (error) {
+          if (isInputRequiredSignal(error)) {
+            roundTrip = error;
+            abort.abort();
+          }
+          throw error;
+        }
+      };
       client
         .callTool(name, args, {
           signal: abort.signal,
           caller: callerOf(mount, ctx),
           onProgress: (progress) => subscriber.next(Emit.progress(progress.progress, progress.total, progress.message)),
+          onElicit: (params) =>
+            ask(async () =>
+              params.mode === 'url'
+                ? ((await ctx.elicitUrl(String(params.message ?? ''), String(params.url ?? ''))) as unknown as JsonObject)
+                : ((await ctx.elicit(String(params.message ?? ''), params.requestedSchema ?? { type: 'object', properties: {} })) as unknown as JsonObject),
+            ),
+          onSample: (params) => ask(async () => (await ctx.sample(params as never)) as unknown as JsonObject),
         })
         .then(
           (result) => {
             subscriber.next({ content: result.content ?? [], ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}), ...(result.isError ? { isError: true } : {}) });
             subscriber.complete();
           },
-          (error: unknown) => subscriber.error(upstreamError(mount, name, error)),
+          (error: unknown) => subscriber.error(roundTrip ?? upstreamError(mount, name, error)),
         );
       return () => abort.abort();
     });

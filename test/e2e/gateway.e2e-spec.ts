@@ -11,7 +11,7 @@ import { IsString } from 'class-validator';
 import { ClientUpstreamModule, upstreamEvents } from '../fixtures/client-upstream.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectModernClient, connectSdkClient } from '../utils/clients.js';
+import { connectModernClient, connectSdkClient, type InputHandlers } from '../utils/clients.js';
 import { everythingStdio } from '../utils/everything.js';
 import { freePort } from '../utils/redis-server.js';
 import { Watched, nextEvent } from '../utils/wait.js';
@@ -43,7 +43,8 @@ function gateway(upstreamUrl: string, extraMounts: Array<Parameters<typeof McpMo
       McpModule.forRoot({ name: 'gateway', version: '1.0.0' }),
       McpClientModule.forRoot({
         clients: [
-          { name: 'everything', transport: everythingStdio() },
+          // Declaring elicitation lets the upstream ask; each question is relayed to the gateway's caller.
+          { name: 'everything', transport: everythingStdio(), capabilities: { elicitation: {} } },
           { name: 'upstream', transport: { type: 'http', url: upstreamUrl }, retry: false },
         ],
       }),
@@ -82,7 +83,7 @@ describe('gateway: McpMountModule', () => {
 
   for (const flavour of ['sdk v1 (2025-11-25)', 'client v2 (2026-07-28)'] as const) {
     const v1 = flavour.startsWith('sdk');
-    const connect = () => (v1 ? connectSdkClient(gw.url) : connectModernClient(gw.url));
+    const connect = (options: InputHandlers = {}) => (v1 ? connectSdkClient(gw.url, options) : connectModernClient(gw.url, options));
     /** callTool with request options: v1 takes a result schema before them, v2 does not. */
     const callWith = (client: { callTool: (...args: any[]) => Promise<unknown> }, params: { name: string; arguments: Record<string, unknown> }, options: Record<string, unknown>) =>
       v1 ? client.callTool(params, undefined, options) : client.callTool(params, options);
@@ -116,6 +117,24 @@ describe('gateway: McpMountModule', () => {
         assert.equal(read.contents[0]!.uri, resource.uri);
         const prompt = await connection.client.getPrompt({ name: 'everything_args-prompt', arguments: { city: 'Bergen' } });
         assert.match(JSON.stringify(prompt.messages), /Bergen/);
+      } finally {
+        await connection.close();
+      }
+    });
+
+    it(`${flavour}: the upstream's elicitation is answered by the gateway's caller (${v1 ? 'pushed on the session' : 'an input round'})`, async () => {
+      const asked: string[] = [];
+      const connection = await connect({
+        onElicit: (params) => {
+          asked.push(params.message);
+          return { action: 'accept', content: { name: 'Ada' } };
+        },
+      });
+      try {
+        const result = await connection.client.callTool({ name: 'everything_trigger-elicitation-request', arguments: {} });
+        assert.equal(result.isError, undefined, textOf(result));
+        assert.match(textOf(result), /Name: Ada/);
+        assert.ok(asked.length >= 1 && asked.every((message) => /Please provide inputs/.test(message)), asked.join());
       } finally {
         await connection.close();
       }

@@ -8,7 +8,8 @@ import { Injectable, Module, UseGuards, type CanActivate } from '@nestjs/common'
 import { Args, McpModule, Tool } from 'nestjs-model-context';
 import { McpClientModule, McpMountModule } from 'nestjs-model-context/client';
 import { IsString } from 'class-validator';
-import { ClientUpstreamModule, upstreamEvents } from '../fixtures/client-upstream.module.js';
+import { ClientUpstreamModule, upstreamEvents, upstreamSeen } from '../fixtures/client-upstream.module.js';
+import { ENTRY_PATHS, PathClient } from '../utils/paths.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectModernClient, connectSdkClient, type InputHandlers } from '../utils/clients.js';
@@ -172,6 +173,23 @@ describe('gateway: McpMountModule', () => {
       }
     });
   }
+
+  it('by every entry path (2026-07-28, a 2025-11-25 session, a 2025-03-26 batch) excluded and guarded upstream tools are neither listed nor run', async () => {
+    const paths = new PathClient(gw.url);
+    upstreamSeen.authorizations.length = 0;
+    for (const path of ENTRY_PATHS) {
+      const listed = await paths.call(path, 'tools/list');
+      const names = (listed.body.result.tools as Array<{ name: string }>).map((tool) => tool.name);
+      assert.ok(names.includes('up_echo') && !names.includes('guarded_whoami') && !names.includes('everything_get-env'), `${path}: ${names.join()}`);
+      for (const name of ['guarded_whoami', 'everything_get-env', 'up_whoami']) {
+        const answer = await paths.call(path, 'tools/call', { name, arguments: {} });
+        const refused = answer.body.error !== undefined || answer.body.result?.isError === true;
+        assert.ok(refused, `${path} ${name}: ${JSON.stringify(answer.body)}`);
+        assert.doesNotMatch(JSON.stringify(answer.body), /PATH=|HOME=/);
+      }
+    }
+    assert.deepEqual(upstreamSeen.authorizations, [], 'the upstream never ran whoami');
+  });
 
   it('an upstream\'s tools/list_changed reaches the caller, and the new tool is mounted and callable', async () => {
     const connection = await connectSdkClient(gw.url);

@@ -49,8 +49,10 @@ export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown
     try {
       for (const mount of this.options.mounts) {
         const client = clients.get(mount.client);
-        this.follow(registry, client, mount);
-        await this.mount(registry, client, mount);
+        // Listening starts before the first listing, and a change it hears waits for that listing.
+        const mounted = this.mount(registry, client, mount);
+        this.follow(registry, client, mount, mounted);
+        await mounted;
       }
     } catch (error) {
       // A failed bootstrap runs no shutdown hook: stdio children started for the mounts would outlive it.
@@ -67,8 +69,8 @@ export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown
    * Re-lists the upstream's tools when it says they changed: tools it dropped are removed, new
    * ones mounted (the registry tells this endpoint's clients). One re-list at a time, in order.
    */
-  private follow(registry: McpRegistry, client: McpClient, mount: McpMountOptions): void {
-    let queue = Promise.resolve();
+  private follow(registry: McpRegistry, client: McpClient, mount: McpMountOptions, mounted: Promise<void>): void {
+    let queue = mounted.catch(() => undefined);
     this.stops.push(
       client.onListChanged((list) => {
         if (list !== 'tools') return;

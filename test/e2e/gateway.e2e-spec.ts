@@ -77,7 +77,7 @@ describe('gateway: McpMountModule', () => {
     gw = await startApp(gateway(upstream.url));
   });
   after(async () => {
-    await gw.close();
+    await gw?.close();
     upstream.app.getHttpServer().closeAllConnections();
     await upstream.close();
   });

@@ -621,6 +621,11 @@ if (tokenBench) {
   console.log(tokenBench.stdout || `Token bench: not measured (${(tokenBench.stderr || tokenBench.error?.message || '').trim().split('\n').at(-1)})`);
   targets.push({ target: 'progressive tools/list <= 3% of full tokens (300 tools); 30 named tools found and called in <= 3 requests (SDK v1, v2, AI SDK)', value: tokenBench.status === 0 ? 'met' : 'missed or not measured', ok: tokenBench.status === 0 });
 }
+// Gateway proxy overhead (bench/gateway-cost.ts, also `npm run bench:gateway`).
+const gatewayCost = previous
+  ? undefined
+  : spawnSync(process.execPath, [join(config.dist, 'bench/gateway-cost.js')], { env: process.env, encoding: 'utf8' });
+if (gatewayCost) console.log(gatewayCost.stdout || `Gateway proxy overhead: not measured (${(gatewayCost.stderr || gatewayCost.error?.message || '').trim().split('\n').at(-1)})`);
 
 const output = previous
   ? { ...previous, summary, targets, table }
@@ -636,6 +641,7 @@ const output = previous
       redisCommands: redisCommands.stdout?.trim().split('\n') ?? [],
       telemetryCost: telemetryCost?.stdout?.trim().split('\n') ?? [],
       tokenBench: tokenBench?.stdout?.trim().split('\n') ?? [],
+      gatewayCost: gatewayCost?.stdout?.trim().split('\n') ?? [],
       elapsedSeconds: Math.round((Date.now() - started) / 1000),
       waitedForQuietSeconds: Math.round(waitedMs / 1000),
     };

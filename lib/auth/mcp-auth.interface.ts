@@ -49,7 +49,9 @@ export interface McpAuthOptions {
   dpop?: McpDpopOptions;
   /**
    * Maps the verified claims (JWT payload, introspection answer) of the built-in verification to
-   * the principal; null, or a principal without a non-empty string `id`, refuses the token.
+   * the principal; null, or a principal without a non-empty string `id`, refuses the token. The
+   * default id is `sub`, else `client:<client_id>`, qualified as `<iss>#…` when several issuers
+   * are accepted.
    * @default {@link principalFromClaims}
    */
   principal?: McpClaimsMapper;

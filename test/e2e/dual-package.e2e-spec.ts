@@ -79,7 +79,7 @@ describe('dual package', () => {
   });
 
   it('resolves every subpath in both builds, with typings for NodeNext and for moduleResolution node', async () => {
-    assert.deepEqual(subpaths.sort(), ['./catalog', './options', './protocol', './redis', './sessions', './stores', './telemetry', './testing', './transports']);
+    assert.deepEqual(subpaths.sort(), ['./catalog', './client', './options', './protocol', './redis', './sessions', './stores', './telemetry', './testing', './transports']);
     const homes = new Map<string, string>(Object.keys(await import('nestjs-model-context')).map((name) => [name, '.']));
     for (const subpath of subpaths) {
       const specifier = `nestjs-model-context${subpath.slice(1)}`;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Logger } from '@nestjs/common';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import { McpEngine, allowedMethods } from '../engine/engine.js';
@@ -207,6 +208,20 @@ export class McpHttpHandler {
     }
   }
 
+  private userWithoutAuthTold = false;
+
+  /**
+   * The app's guard authenticated the request (it set `request.user`), but without `auth` the
+   * module cannot know it: every caller is anonymous to it, so sessions, tasks and request states
+   * are bound to nobody. Everything looks fine from outside, so the log says it, once.
+   */
+  private tellUserWithoutAuth(): void {
+    this.userWithoutAuthTold = true;
+    new Logger('McpModule').warn(
+      "Requests to the MCP endpoint arrive authenticated by the app's guard (request.user is set), but McpModule has no `auth` option, so it treats every caller as anonymous: sessions, tasks and request states are bound to nobody, and scopes are not checked. Give McpModule `auth: { resource, authorizationServers }` (it then reads the principal from request.user), or `auth.principalFrom` for another shape.",
+    );
+  }
+
   /** The Origin/Host policy and bearer authentication every route passes; false once refused. */
   private admit(req: IncomingMessage, res: ServerResponse, sink: NodeResponseSink, appRequest: object): Admission | Promise<Admission> {
     const verdict = this.options.originPolicy.check(req);
@@ -217,7 +232,10 @@ export class McpHttpHandler {
     // Browser clients can read these only when exposed.
     if (req.headers.origin !== undefined) res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version, DPoP-Nonce');
     // Without auth there is nothing to await: most calls then answer synchronously.
-    if (!this.options.auth) return ADMITTED;
+    if (!this.options.auth) {
+      if (!this.userWithoutAuthTold && (appRequest as { user?: unknown }).user != null) this.tellUserWithoutAuth();
+      return ADMITTED;
+    }
     return this.options.auth.authenticate(req, res, appRequest).then((outcome) => (outcome.ok ? { ok: true, principal: outcome.principal } : { ok: false }));
   }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { McpClientAuth, McpClientCaller, McpOAuthClient } from './mcp-client.interfaces.js';
 import { McpClientError } from './mcp-client.error.js';
 import { AUDIENCE_MISMATCH, NO_CALLER, TOKEN_FAILED } from './mcp-client.messages.js';
+import { readCapped } from '../common/read-capped.js';
 
 /** Refresh this long before a token's stated expiry, so a token never expires on the wire. */
 const EXPIRY_SKEW_MS = 30_000;
@@ -121,7 +122,7 @@ export class McpClientCredentials {
         redirect: 'error',
       });
       status = response.status;
-      answer = JSON.parse(await readLimited(response, MAX_TOKEN_RESPONSE_BYTES)) as Record<string, unknown>;
+      answer = JSON.parse(await readCapped(response, MAX_TOKEN_RESPONSE_BYTES, () => `the token endpoint's answer passed ${MAX_TOKEN_RESPONSE_BYTES} bytes`)) as Record<string, unknown>;
     } catch (error) {
       throw new McpClientError('credentials', this.client, TOKEN_FAILED(this.client, grant, error instanceof Error ? error.message : String(error)), undefined, undefined, { cause: error });
     }
@@ -147,22 +148,4 @@ function audiencesOf(token: string): string[] {
     // Not a JWT: it states no audience, so it is never passed through.
   }
   return [];
-}
-
-async function readLimited(response: Response, limit: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new Error(`the token endpoint's answer passed ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -4,6 +4,7 @@ import type { IssuerMetadata } from './issuer-metadata.js';
 import type { McpIntrospectionOptions } from './oauth-options.interface.js';
 import { causeOf, McpTokenRefusal } from './oauth-refusal.js';
 import type { IntrospectionCache } from './token-cache.js';
+import { readCapped } from '../common/read-capped.js';
 
 export interface ResolvedIntrospectionOptions extends Required<Pick<McpIntrospectionOptions, 'cacheTtlMs' | 'timeoutMs' | 'maxResponseBytes'>> {
   endpoint?: string;
@@ -20,30 +21,6 @@ export interface ResolvedIntrospectionOptions extends Required<Pick<McpIntrospec
  * RFC 8693 type identifier. A refresh or ID token's type is refused.
  */
 const ACCESS_TOKEN_TYPES = new Set(['bearer', 'dpop', 'access_token', 'urn:ietf:params:oauth:token-type:access_token']);
-
-/** The body as text, refused past `max` bytes (announced or read) so an answer cannot fill memory. */
-async function readCapped(response: Response, max: number): Promise<string> {
-  const announced = Number(response.headers.get('content-length'));
-  if (Number.isFinite(announced) && announced > max) {
-    await response.body?.cancel();
-    throw new Error(`it announces ${announced} bytes, more than auth.introspection.maxResponseBytes (${max})`);
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      throw new Error(`it is longer than auth.introspection.maxResponseBytes (${max} bytes)`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** RFC 6749 §2.3.1: client credentials are form-encoded before Basic encoding. */
 function basic(id: string, secret: string): string {
@@ -122,7 +99,10 @@ export class IntrospectionVerifier {
       );
       throw McpTokenRefusal.unavailable(`the introspection endpoint answered HTTP ${response.status}.`);
     }
-    const body = await readCapped(response, this.options.maxResponseBytes).catch((error: unknown) => {
+    const body = await readCapped(response, this.options.maxResponseBytes, (bytes, announced) =>
+      announced
+        ? `it announces ${bytes} bytes, more than auth.introspection.maxResponseBytes (${this.options.maxResponseBytes})`
+        : `it is longer than auth.introspection.maxResponseBytes (${this.options.maxResponseBytes} bytes)`).catch((error: unknown) => {
       this.endpointWarning(`The introspection endpoint ${endpoint} sent an answer that could not be read: ${causeOf(error)}.`);
       throw McpTokenRefusal.unavailable(`the introspection endpoint's answer could not be read: ${causeOf(error)}.`);
     });

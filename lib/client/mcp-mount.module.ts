@@ -6,6 +6,8 @@ import { MCP_MOUNT_OPTIONS, McpMounter } from './mcp-mounter.js';
  * A gateway: mounts the servers of McpClientModule clients into this app's MCP endpoint, behind
  * the app's own auth, guards, limits, events and traces. Import it beside McpModule and
  * McpClientModule; mounting happens at bootstrap, and a name that clashes after prefixing fails it.
+ * It is a module beside McpModule, not a `McpModule.forRoot()` option, so that the root entry
+ * never loads the client code (the `/client` subpath and its optional peer).
  *
  * @example
  * ```ts

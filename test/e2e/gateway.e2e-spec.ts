@@ -1,6 +1,7 @@
 /**
- * A gateway: McpMountModule mounts the official server-everything (stdio) and this project's own
- * server (Streamable HTTP) into one endpoint, driven by the official SDK v1 and v2 clients.
+ * A gateway: McpMountModule mounts the official server-everything (over stdio, and over Streamable
+ * HTTP) and this project's own server (Streamable HTTP) into one endpoint, driven by the official
+ * SDK v1 and v2 clients.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -13,7 +14,8 @@ import { ENTRY_PATHS, PathClient } from '../utils/paths.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectModernClient, connectSdkClient, type InputHandlers } from '../utils/clients.js';
-import { everythingStdio } from '../utils/everything.js';
+import { EverythingHttp, everythingStdio } from '../utils/everything.js';
+import { WireTap } from '../utils/wire-tap.js';
 import { freePort } from '../utils/redis-server.js';
 import { Watched, nextEvent } from '../utils/wait.js';
 
@@ -67,6 +69,12 @@ function gateway(upstreamUrl: string, extraMounts: Array<Parameters<typeof McpMo
 
 const textOf = (result: unknown) => ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('');
 
+const FLAVOURS = ['sdk v1 (2025-11-25)', 'client v2 (2026-07-28)'] as const;
+const connectFor = (v1: boolean, url: string, options: InputHandlers = {}) => (v1 ? connectSdkClient(url, options) : connectModernClient(url, options));
+/** callTool with request options: v1 takes a result schema before them, v2 does not. */
+const callWith = (v1: boolean, client: { callTool: (...args: any[]) => Promise<unknown> }, params: { name: string; arguments: Record<string, unknown> }, options: Record<string, unknown>) =>
+  v1 ? client.callTool(params, undefined, options) : client.callTool(params, options);
+
 describe('gateway: McpMountModule', () => {
   let upstreamPort: number;
   let upstream: RunningApp;
@@ -82,12 +90,9 @@ describe('gateway: McpMountModule', () => {
     await upstream.close();
   });
 
-  for (const flavour of ['sdk v1 (2025-11-25)', 'client v2 (2026-07-28)'] as const) {
+  for (const flavour of FLAVOURS) {
     const v1 = flavour.startsWith('sdk');
-    const connect = (options: InputHandlers = {}) => (v1 ? connectSdkClient(gw.url, options) : connectModernClient(gw.url, options));
-    /** callTool with request options: v1 takes a result schema before them, v2 does not. */
-    const callWith = (client: { callTool: (...args: any[]) => Promise<unknown> }, params: { name: string; arguments: Record<string, unknown> }, options: Record<string, unknown>) =>
-      v1 ? client.callTool(params, undefined, options) : client.callTool(params, options);
+    const connect = (options: InputHandlers = {}) => connectFor(v1, gw.url, options);
 
     it(`${flavour}: lists merge the gateway's tools with the mounted ones, prefixed; excluded and guarded ones are absent`, async () => {
       const connection = await connect();
@@ -111,7 +116,7 @@ describe('gateway: McpMountModule', () => {
         const echoed = await connection.client.callTool({ name: 'up_echo', arguments: { text: 'structured' } });
         assert.deepEqual(echoed.structuredContent, { text: 'structured' });
         const progress: number[] = [];
-        await callWith(connection.client, { name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 3 } }, { onprogress: (p: { progress: number }) => progress.push(p.progress) });
+        await callWith(v1, connection.client, { name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 3 } }, { onprogress: (p: { progress: number }) => progress.push(p.progress) });
         assert.ok(progress.includes(1) && progress.includes(2), `progress ${progress.join()}`);
         const resource = (await connection.client.listResources()).resources[0]!;
         const read = await connection.client.readResource({ uri: resource.uri });
@@ -147,7 +152,7 @@ describe('gateway: McpMountModule', () => {
         const controller = new AbortController();
         const started = nextEvent(upstreamEvents, 'started', 'the upstream never started the call');
         const cancelled = nextEvent(upstreamEvents, 'cancelled', 'the upstream never saw the cancellation');
-        const call = callWith(connection.client, { name: 'up_hang', arguments: {} }, { signal: controller.signal });
+        const call = callWith(v1, connection.client, { name: 'up_hang', arguments: {} }, { signal: controller.signal });
         await started;
         controller.abort();
         await assert.rejects(call);
@@ -230,4 +235,79 @@ describe('gateway: McpMountModule', () => {
   it('a name that clashes after prefixing fails the bootstrap, naming it', async () => {
     await assert.rejects(startApp(gateway(upstream.url, [{ client: 'upstream', prefix: 'up_', include: ['echo'] }])), /tool "up_echo" of upstream "upstream" clashes/);
   });
+});
+
+describe('gateway: server-everything mounted over Streamable HTTP', () => {
+  let everything: EverythingHttp;
+  let tap: WireTap;
+  let gw: RunningApp;
+  before(async () => {
+    everything = await EverythingHttp.start();
+    // The tap sits between the gateway and server-everything: it shows what reached the upstream.
+    tap = await WireTap.start(everything.url);
+    @Module({
+      imports: [
+        McpModule.forRoot({ name: 'gateway', version: '1.0.0' }),
+        McpClientModule.forRoot({ clients: [{ name: 'everything', transport: { type: 'http', url: tap.url }, retry: false }] }),
+        McpMountModule.forRoot({ mounts: [{ client: 'everything', prefix: 'everything_', exclude: ['get-env'], resources: true, prompts: true }] }),
+      ],
+      providers: [LocalTools],
+    })
+    class HttpGatewayModule {}
+    gw = await startApp(HttpGatewayModule);
+  });
+  after(async () => {
+    await gw?.close();
+    await tap?.close();
+    await everything?.stop();
+  });
+
+  for (const flavour of FLAVOURS) {
+    const v1 = flavour.startsWith('sdk');
+
+    it(`${flavour}: lists merge with the prefix; a call, a resource, a prompt and progress are forwarded`, async () => {
+      const connection = await connectFor(v1, gw.url);
+      try {
+        const names = (await connection.client.listTools()).tools.map((tool) => tool.name);
+        for (const name of ['note', 'everything_echo', 'everything_trigger-long-running-operation']) assert.ok(names.includes(name), `${name} in ${names.join()}`);
+        for (const name of ['everything_get-env', 'echo']) assert.ok(!names.includes(name), `${name} must not be listed`);
+        assert.match(textOf(await connection.client.callTool({ name: 'everything_echo', arguments: { message: 'over http' } })), /over http/);
+        const resource = (await connection.client.listResources()).resources[0]!;
+        assert.equal((await connection.client.readResource({ uri: resource.uri })).contents[0]!.uri, resource.uri);
+        const prompts = (await connection.client.listPrompts()).prompts.map((prompt) => prompt.name);
+        assert.ok(prompts.includes('everything_args-prompt'), prompts.join());
+        const prompt = await connection.client.getPrompt({ name: 'everything_args-prompt', arguments: { city: 'Tromsø' } });
+        assert.match(JSON.stringify(prompt.messages), /Tromsø/);
+        const progress: number[] = [];
+        await callWith(v1, connection.client, { name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 3 } }, { onprogress: (p: { progress: number }) => progress.push(p.progress) });
+        assert.ok(progress.includes(1) && progress.includes(2), `progress ${progress.join()}`);
+      } finally {
+        await connection.close();
+      }
+    });
+
+    it(`${flavour}: cancelling a mounted call sends notifications/cancelled to server-everything`, async () => {
+      const connection = await connectFor(v1, gw.url);
+      try {
+        tap.clear();
+        const controller = new AbortController();
+        const started = new Watched();
+        let progressed = false;
+        const call = callWith(v1, connection.client, { name: 'everything_trigger-long-running-operation', arguments: { duration: 600, steps: 600 } }, {
+          signal: controller.signal,
+          onprogress: () => {
+            progressed = true;
+            started.notify();
+          },
+        });
+        // The first progress notification proves the upstream is running the call.
+        await started.until(() => progressed, 'server-everything never reported progress');
+        controller.abort();
+        await assert.rejects(call);
+        await tap.arrived('notifications/cancelled', 'server-everything never received notifications/cancelled');
+      } finally {
+        await connection.close();
+      }
+    });
+  }
 });

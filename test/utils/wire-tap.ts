@@ -9,6 +9,7 @@
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Watched } from './wait.js';
 
 type Json = Record<string, any>;
 
@@ -77,6 +78,7 @@ function record(req: IncomingMessage, body: Buffer): TappedRequest {
 export class WireTap {
   /** Everything recorded since the last `clear()`, in arrival order. */
   readonly requests: TappedRequest[] = [];
+  private readonly arrivals = new Watched();
 
   private constructor(
     private readonly server: Server,
@@ -104,6 +106,11 @@ export class WireTap {
     return this.requests.filter((r) => r.methods.some((m) => methods.includes(m)));
   }
 
+  /** Resolves once a request carrying `method` has reached the server (waits for it, no polling). */
+  arrived(method: string, what: string): Promise<void> {
+    return this.arrivals.until(() => this.carrying(method).length > 0, what);
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     this.server.close();
@@ -119,6 +126,7 @@ export class WireTap {
       const body = Buffer.concat(chunks);
       const tapped = record(req, body);
       this.requests.push(tapped);
+      this.arrivals.notify();
       const out = request(
         // One connection per request (no pool), so ending one exchange can never cut another.
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent: false },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggerService } from '@nestjs/common';
 import { McpRegistry } from 'nestjs-model-context';
 import { InteractiveModule, events, fixtureEvents } from '../fixtures/interactive.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
@@ -157,6 +158,73 @@ describe('streaming and interactivity', () => {
       } finally {
         await conn.close();
       }
+    });
+  });
+
+  describe('a cancelled call ends silently', () => {
+    // Regression: a dropped stream completed the handler's Observable empty, Nest took its last
+    // value and logged "[ExceptionsHandler] no elements in sequence" (rxjs EmptyError) per abort.
+    const errors: string[] = [];
+    const logger: LoggerService = { log: () => undefined, warn: () => undefined, error: (message: unknown, ...rest: unknown[]) => void errors.push([message, ...rest].map(String).join(' ')) };
+    let quiet: RunningApp;
+    before(async () => {
+      quiet = await startApp(InteractiveModule.register(), { logger });
+    });
+    after(() => quiet.close());
+
+    /** The call is torn down (the event), then a full round trip on the same app: the error line, if any, is logged within the abort's own turn. */
+    async function assertSilent(tornDown: Promise<unknown>, sessionId?: string): Promise<void> {
+      await tornDown;
+      const ping = sessionId
+        ? await rpc(quiet.url, { jsonrpc: '2.0', id: 'after', method: 'tools/list' }, { sessionId })
+        : await modernRpc(quiet.url, 'tools/list');
+      assert.equal(ping.status, 200);
+      assert.deepEqual(errors.splice(0), [], 'a cancelled call must log nothing as an error');
+    }
+
+    async function startSlow(headers: Record<string, string>, body: Json, controller: AbortController): Promise<void> {
+      const response = await fetch(quiet.url, { method: 'POST', headers: { ...ACCEPT, ...headers }, body: JSON.stringify(body), signal: controller.signal });
+      assert.equal(response.status, 200);
+      await response.body!.getReader().read();
+    }
+
+    it('when a 2026-07-28 client aborts the HTTP request mid-call', async () => {
+      const tornDown = nextTeardown();
+      const controller = new AbortController();
+      await startSlow(
+        modernHeaders('tools/call', 'slow'),
+        { jsonrpc: '2.0', id: 'm-abort', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: modernMeta({ progressToken: 'm' }) } },
+        controller,
+      );
+      controller.abort();
+      await assertSilent(tornDown);
+    });
+
+    it('when a legacy client aborts the HTTP request mid-call', async () => {
+      const sessionId = await legacySession(quiet.url);
+      const tornDown = nextTeardown();
+      const controller = new AbortController();
+      await startSlow(
+        legacyHeaders(sessionId),
+        { jsonrpc: '2.0', id: 'l-abort', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'l' } } },
+        controller,
+      );
+      controller.abort();
+      await assertSilent(tornDown, sessionId);
+    });
+
+    it('when a legacy client sends notifications/cancelled', async () => {
+      const sessionId = await legacySession(quiet.url);
+      const tornDown = nextTeardown();
+      const response = await fetch(quiet.url, {
+        method: 'POST',
+        headers: legacyHeaders(sessionId),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'l-cancel', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'c' } } }),
+      });
+      await response.body!.getReader().read();
+      const cancel = await rpc(quiet.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l-cancel', reason: 'test' } }, { sessionId });
+      assert.equal(cancel.status, 202);
+      await assertSilent(tornDown, sessionId);
     });
   });
 

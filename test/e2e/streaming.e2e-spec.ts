@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { LoggerService } from '@nestjs/common';
-import { McpRegistry } from 'nestjs-model-context';
+import { Emit, McpRegistry } from 'nestjs-model-context';
+import { Observable } from 'rxjs';
 import { InteractiveModule, events, fixtureEvents } from '../fixtures/interactive.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, modernHeaders, modernMeta, modernRpc, rpc } from '../utils/clients.js';
@@ -171,6 +172,7 @@ describe('streaming and interactivity', () => {
       quiet = await startApp(InteractiveModule.register(), { logger });
     });
     after(() => quiet.close());
+    beforeEach(() => void errors.splice(0));
 
     /** The call is torn down (the event), then a full round trip on the same app: the error line, if any, is logged within the abort's own turn. */
     async function assertSilent(tornDown: Promise<unknown>, sessionId?: string): Promise<void> {
@@ -211,6 +213,20 @@ describe('streaming and interactivity', () => {
       );
       controller.abort();
       await assertSilent(tornDown, sessionId);
+    });
+
+    it('an Observable handler that emits only progress is an empty result, not a logged EmptyError', async () => {
+      quiet.app.get(McpRegistry).addTool({
+        name: 'progress_only',
+        description: 'Reports progress and produces no value.',
+        handler: () => new Observable((subscriber) => (subscriber.next(Emit.progress(1, 1, 'done')), subscriber.complete())),
+      });
+      const answer = await modernRpc(quiet.url, 'tools/call', { name: 'progress_only', arguments: {}, _meta: { progressToken: 'e' } });
+      const response = answer.events!.map((e) => e.data as Json).find((m) => m.id !== undefined)!;
+      assert.equal(response.error, undefined, JSON.stringify(response));
+      assert.notEqual(response.result.isError, true, JSON.stringify(response.result));
+      assert.deepEqual(response.result.content, []);
+      assert.deepEqual(errors.splice(0), [], 'an empty handler must log nothing as an error');
     });
 
     it('when a legacy client sends notifications/cancelled', async () => {

@@ -3,7 +3,7 @@ import { ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } f
 import { Injector } from '@nestjs/core/injector/injector.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { defer, mergeMap } from 'rxjs';
-import { Observable, catchError, filter, isObservable, of, takeUntil } from 'rxjs';
+import { Observable, catchError, defaultIfEmpty, filter, isObservable, of, type MonoTypeOperatorFunction } from 'rxjs';
 import { isInputRequiredSignal } from '../protocol/interaction.js';
 import { isEmission } from '../protocol/emission.js';
 import { defineCallParam } from '../decorators/params.decorators.js';
@@ -184,7 +184,11 @@ export class McpHandlerFactory {
           value.apply(call.context);
           return false;
         }),
-        takeUntil(aborted(call.context.signal)),
+        untilAborted(call.context.signal),
+        // Nest takes the last value with lastValueFrom, which rejects an empty Observable with
+        // EmptyError (logged by its ExceptionsHandler); the module's own reading of a handler that
+        // emits nothing is an undefined result (lastOf), so Nest gets that.
+        defaultIfEmpty(undefined),
         catchError((error: unknown) => {
           if (isDeliberate(error)) return of(new Deliberate(error));
           throw error;
@@ -366,14 +370,24 @@ function asHandler<T extends Function>(original: T, invoke: Function): T {
   return handler;
 }
 
-/** Emits once when the signal aborts, at once if it already has. */
-function aborted(signal: AbortSignal): Observable<void> {
-  return new Observable<void>((subscriber) => {
-    if (signal.aborted) return subscriber.next();
-    const onAbort = (): void => subscriber.next();
-    signal.addEventListener('abort', onAbort, { once: true });
-    return () => signal.removeEventListener('abort', onAbort);
-  });
+/**
+ * Mirrors the source until the call's signal aborts, then tears the source down and fails with
+ * why (a cancellation, or the policy's ToolError on a timeout). Failing, not completing: an empty
+ * completion reached Nest's lastValueFrom as EmptyError and was logged as a crash on every
+ * client that dropped its stream; the reason is a deliberate outcome, which Nest does not log.
+ */
+function untilAborted<T>(signal: AbortSignal): MonoTypeOperatorFunction<T> {
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      const stop = (): void => subscriber.error(isDeliberate(signal.reason) ? signal.reason : new McpCancelledError());
+      if (signal.aborted) return stop();
+      signal.addEventListener('abort', stop, { once: true });
+      const inner = source.subscribe(subscriber);
+      return () => {
+        signal.removeEventListener('abort', stop);
+        inner.unsubscribe();
+      };
+    });
 }
 
 class Deliberate {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { McpRegistry } from 'nestjs-model-context';
+import type { LoggerService } from '@nestjs/common';
+import { Emit, McpRegistry } from 'nestjs-model-context';
+import { Observable } from 'rxjs';
 import { InteractiveModule, events, fixtureEvents } from '../fixtures/interactive.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, modernHeaders, modernMeta, modernRpc, rpc } from '../utils/clients.js';
@@ -159,6 +161,90 @@ describe('streaming and interactivity', () => {
       }
     });
   });
+
+  for (const platform of ['express', 'fastify'] as const) {
+    describe(`a cancelled call ends silently (${platform})`, () => {
+      // Regression: a dropped stream completed the handler's Observable empty, Nest took its last
+      // value and logged "[ExceptionsHandler] no elements in sequence" (rxjs EmptyError) per abort.
+      const errors: string[] = [];
+      const logger: LoggerService = { log: () => undefined, warn: () => undefined, error: (message: unknown, ...rest: unknown[]) => void errors.push([message, ...rest].map(String).join(' ')) };
+      let quiet: RunningApp;
+      before(async () => {
+        quiet = await startApp(InteractiveModule.register(), { logger, platform });
+      });
+      after(() => quiet.close());
+      beforeEach(() => void errors.splice(0));
+
+      /** The call is torn down (the event), then a full round trip on the same app: the error line, if any, is logged within the abort's own turn. */
+      async function assertSilent(tornDown: Promise<unknown>, sessionId?: string): Promise<void> {
+        await tornDown;
+        const ping = sessionId
+          ? await rpc(quiet.url, { jsonrpc: '2.0', id: 'after', method: 'tools/list' }, { sessionId })
+          : await modernRpc(quiet.url, 'tools/list');
+        assert.equal(ping.status, 200);
+        assert.deepEqual(errors.splice(0), [], 'a cancelled call must log nothing as an error');
+      }
+
+      async function startSlow(headers: Record<string, string>, body: Json, controller: AbortController): Promise<void> {
+        const response = await fetch(quiet.url, { method: 'POST', headers: { ...ACCEPT, ...headers }, body: JSON.stringify(body), signal: controller.signal });
+        assert.equal(response.status, 200);
+        await response.body!.getReader().read();
+      }
+
+      it('when a 2026-07-28 client aborts the HTTP request mid-call', async () => {
+        const tornDown = nextTeardown();
+        const controller = new AbortController();
+        await startSlow(
+          modernHeaders('tools/call', 'slow'),
+          { jsonrpc: '2.0', id: 'm-abort', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: modernMeta({ progressToken: 'm' }) } },
+          controller,
+        );
+        controller.abort();
+        await assertSilent(tornDown);
+      });
+
+      it('when a legacy client aborts the HTTP request mid-call', async () => {
+        const sessionId = await legacySession(quiet.url);
+        const tornDown = nextTeardown();
+        const controller = new AbortController();
+        await startSlow(
+          legacyHeaders(sessionId),
+          { jsonrpc: '2.0', id: 'l-abort', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'l' } } },
+          controller,
+        );
+        controller.abort();
+        await assertSilent(tornDown, sessionId);
+      });
+
+      it('an Observable handler that emits only progress is an empty result, not a logged EmptyError', async () => {
+        quiet.app.get(McpRegistry).addTool({
+          name: 'progress_only',
+          description: 'Reports progress and produces no value.',
+          handler: () => new Observable((subscriber) => (subscriber.next(Emit.progress(1, 1, 'done')), subscriber.complete())),
+        });
+        const answer = await modernRpc(quiet.url, 'tools/call', { name: 'progress_only', arguments: {}, _meta: { progressToken: 'e' } });
+        const response = answer.events!.map((e) => e.data as Json).find((m) => m.id !== undefined)!;
+        assert.equal(response.error, undefined, JSON.stringify(response));
+        assert.notEqual(response.result.isError, true, JSON.stringify(response.result));
+        assert.deepEqual(response.result.content, []);
+        assert.deepEqual(errors.splice(0), [], 'an empty handler must log nothing as an error');
+      });
+
+      it('when a legacy client sends notifications/cancelled', async () => {
+        const sessionId = await legacySession(quiet.url);
+        const tornDown = nextTeardown();
+        const response = await fetch(quiet.url, {
+          method: 'POST',
+          headers: legacyHeaders(sessionId),
+          body: JSON.stringify({ jsonrpc: '2.0', id: 'l-cancel', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'c' } } }),
+        });
+        await response.body!.getReader().read();
+        const cancel = await rpc(quiet.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l-cancel', reason: 'test' } }, { sessionId });
+        assert.equal(cancel.status, 202);
+        await assertSilent(tornDown, sessionId);
+      });
+    });
+  }
 
   describe('elicitation, sampling and roots on the legacy era (real server-to-client requests)', () => {
     it('round-trips elicitation into a validated DTO', async () => {

@@ -89,7 +89,11 @@ class BareController {
       case 'initialize': {
         if (stateful) {
           const sessionId = randomUUID();
-          sessions.set(sessionId, { protocolVersion: '2025-11-25', capabilities: params.capabilities, clientInfo: params.clientInfo });
+          sessions.set(sessionId, {
+            protocolVersion: '2025-11-25',
+            capabilities: params.capabilities,
+            clientInfo: params.clientInfo,
+          });
           res.setHeader('Mcp-Session-Id', sessionId);
         }
         res.status(200).json({
@@ -111,7 +115,11 @@ class BareController {
         if (params.name === 'progress' && token !== undefined) {
           res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
           for (let step = 1; step <= 100; step++) {
-            const note = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: step, total: 100 } };
+            const note = {
+              jsonrpc: '2.0',
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: step, total: 100 },
+            };
             res.write(`event: message\ndata: ${JSON.stringify(note)}\n\n`);
           }
           const done = { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'done' }] } };
@@ -122,7 +130,9 @@ class BareController {
         return;
       }
       default:
-        res.status(200).json({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${String(body.method)}` } });
+        res
+          .status(200)
+          .json({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${String(body.method)}` } });
     }
   }
 

@@ -19,20 +19,36 @@ function panel({ title, subtitle, bars, y, width, target }) {
   const top = y + 42;
   bars.forEach((bar, i) => {
     const by = top + i * rowH;
-    out.push(`<text x='${labelW}' y='${by + 13}' text-anchor='end' ${FONT} font-size='11.5' fill='#111827'>${esc(bar.label)}</text>`);
+    out.push(
+      `<text x='${labelW}' y='${by + 13}' text-anchor='end' ${FONT} font-size='11.5' fill='#111827'>${esc(bar.label)}</text>`,
+    );
     if (bar.value === undefined) {
-      out.push(`<text x='${barX + 4}' y='${by + 13}' ${FONT} font-size='11' fill='#9ca3af'>${esc(bar.note ?? 'n/a')}</text>`);
+      out.push(
+        `<text x='${barX + 4}' y='${by + 13}' ${FONT} font-size='11' fill='#9ca3af'>${esc(bar.note ?? 'n/a')}</text>`,
+      );
       return;
     }
-    out.push(`<rect x='${barX}' y='${by + 3}' width='${Math.max(1, x(bar.value) - barX).toFixed(1)}' height='${rowH - 6}' rx='2' fill='${COLORS[bar.family] ?? '#6b7280'}'/>`);
-    out.push(`<text x='${(x(bar.value) + 5).toFixed(1)}' y='${by + 13}' ${FONT} font-size='11' fill='#111827'>${bar.value.toFixed(2)}x</text>`);
+    out.push(
+      `<rect x='${barX}' y='${by + 3}' width='${Math.max(1, x(bar.value) - barX).toFixed(1)}' height='${rowH - 6}' rx='2' fill='${COLORS[bar.family] ?? '#6b7280'}'/>`,
+    );
+    out.push(
+      `<text x='${(x(bar.value) + 5).toFixed(1)}' y='${by + 13}' ${FONT} font-size='11' fill='#111827'>${bar.value.toFixed(2)}x</text>`,
+    );
   });
   const bottom = top + bars.length * rowH;
-  out.push(`<line x1='${x(1).toFixed(1)}' y1='${top - 2}' x2='${x(1).toFixed(1)}' y2='${bottom + 2}' stroke='#111827' stroke-width='1' stroke-dasharray='3 3'/>`);
-  out.push(`<text x='${x(1).toFixed(1)}' y='${bottom + 14}' text-anchor='middle' ${FONT} font-size='10' fill='#111827'>bare = 1.0</text>`);
+  out.push(
+    `<line x1='${x(1).toFixed(1)}' y1='${top - 2}' x2='${x(1).toFixed(1)}' y2='${bottom + 2}' stroke='#111827' stroke-width='1' stroke-dasharray='3 3'/>`,
+  );
+  out.push(
+    `<text x='${x(1).toFixed(1)}' y='${bottom + 14}' text-anchor='middle' ${FONT} font-size='10' fill='#111827'>bare = 1.0</text>`,
+  );
   if (target !== undefined) {
-    out.push(`<line x1='${x(target).toFixed(1)}' y1='${top - 2}' x2='${x(target).toFixed(1)}' y2='${bottom + 2}' stroke='#16a34a' stroke-width='1' stroke-dasharray='1 3'/>`);
-    out.push(`<text x='${x(target).toFixed(1)}' y='${bottom + 14}' text-anchor='end' ${FONT} font-size='10' fill='#16a34a'>target ${target} </text>`);
+    out.push(
+      `<line x1='${x(target).toFixed(1)}' y1='${top - 2}' x2='${x(target).toFixed(1)}' y2='${bottom + 2}' stroke='#16a34a' stroke-width='1' stroke-dasharray='1 3'/>`,
+    );
+    out.push(
+      `<text x='${x(target).toFixed(1)}' y='${bottom + 14}' text-anchor='end' ${FONT} font-size='10' fill='#16a34a'>target ${target} </text>`,
+    );
   }
   return { svg: out.join('\n'), height: bottom + 22 - y };
 }

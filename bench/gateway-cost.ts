@@ -64,7 +64,9 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const d = median(directs);
 const m = median(mounteds);
-console.log(`Gateway proxy overhead (2026-07-28 tools/call over Streamable HTTP, sequential): direct ${d.toFixed(0)} µs, mounted ${m.toFixed(0)} µs per call, ratio ${(m / d).toFixed(2)}×`);
+console.log(
+  `Gateway proxy overhead (2026-07-28 tools/call over Streamable HTTP, sequential): direct ${d.toFixed(0)} µs, mounted ${m.toFixed(0)} µs per call, ratio ${(m / d).toFixed(2)}×`,
+);
 await direct.close();
 await mounted.close();
 await gateway.app.close();

@@ -331,7 +331,9 @@ async function serverMemory(serverPid, memFile) {
       }
     }
   }
-  throw new Error(`the server (pid ${serverPid}) did not write ${memFile} after SIGWINCH; was it started with --expose-gc --import bench/preload.mjs?`);
+  throw new Error(
+    `the server (pid ${serverPid}) did not write ${memFile} after SIGWINCH; was it started with --expose-gc --import bench/preload.mjs?`,
+  );
 }
 
 async function memory({ url, sessions = 1000, serverPid, memFile }) {
@@ -409,7 +411,8 @@ export const SCENARIOS = { throughput, init, memory, sse };
 
 async function runOne(opts) {
   const scenario = SCENARIOS[opts.scenario];
-  if (!scenario) return { failed: `unknown scenario "${opts.scenario}"; use one of ${Object.keys(SCENARIOS).join(', ')}` };
+  if (!scenario)
+    return { failed: `unknown scenario "${opts.scenario}"; use one of ${Object.keys(SCENARIOS).join(', ')}` };
   try {
     return await scenario(opts);
   } catch (error) {

@@ -28,13 +28,27 @@ const cache = new MemoryIntrospectionCache(10_000);
 for (let i = 0; i < 10_000; i++) {
   await cache.set(
     digest(randomUUID()),
-    { active: true, client_id: `agent-${i}`, exp: 1_900_000_000, iat: 1_899_999_400, iss: 'https://idp.example.com/realms/agents', aud: 'https://api.example.com/mcp', scope: 'notes:read notes:write', token_type: 'Bearer', cnf: { jkt: digest(String(i)) } },
+    {
+      active: true,
+      client_id: `agent-${i}`,
+      exp: 1_900_000_000,
+      iat: 1_899_999_400,
+      iss: 'https://idp.example.com/realms/agents',
+      aud: 'https://api.example.com/mcp',
+      scope: 'notes:read notes:write',
+      token_type: 'Bearer',
+      cnf: { jkt: digest(String(i)) },
+    },
     600_000,
   );
 }
 const afterCache = heap();
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-console.log(`DPoP replay store, 100,000 proofs: ${mib(afterReplays - start)} (${Math.round((afterReplays - start) / 100_000)} B each)`);
-console.log(`introspection cache, 10,000 answers: ${mib(afterCache - afterReplays)} (${Math.round((afterCache - afterReplays) / 10_000)} B each)`);
+console.log(
+  `DPoP replay store, 100,000 proofs: ${mib(afterReplays - start)} (${Math.round((afterReplays - start) / 100_000)} B each)`,
+);
+console.log(
+  `introspection cache, 10,000 answers: ${mib(afterCache - afterReplays)} (${Math.round((afterCache - afterReplays) / 10_000)} B each)`,
+);
 // Keep both alive until measured.
 if (replays === undefined || cache.size < 0) console.log('unreachable');

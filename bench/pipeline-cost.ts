@@ -33,7 +33,9 @@ async function time(label: string, run: () => Promise<unknown>): Promise<number>
 const direct = await time('direct method call', async () => tools.echo(dto));
 const piped = await time('through the Nest pipeline', () => lastValueFrom(tool.invoke(dto, { text: 'hi' }, ctx)));
 const validated = await time('argument validation (DtoCaster)', async () => tool.parseArguments({ text: 'hi' }));
-console.log(`pipeline cost: ${(piped - direct).toFixed(2)} µs per call; validation: ${validated.toFixed(2)} µs per call`);
+console.log(
+  `pipeline cost: ${(piped - direct).toFixed(2)} µs per call; validation: ${validated.toFixed(2)} µs per call`,
+);
 await app.close();
 
 // How fast a resource URI template matches long near-miss URIs (the spec only counts steps).

@@ -35,7 +35,9 @@ if (profileFile) {
   const session = new Session();
   session.connect();
   const post = (method, params) =>
-    new Promise((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+    new Promise((resolve, reject) =>
+      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
+    );
   let running = false;
   process.on(SIGNAL, async () => {
     try {

@@ -31,7 +31,8 @@ if (!['legacy-stateless', 'legacy-stateful', 'modern'].includes(wire)) {
   throw new Error(`PROFILE_WIRE must be legacy-stateless, legacy-stateful or modern, got "${wire}".`);
 }
 const serverName = process.env.PROFILE_SERVER ?? 'ours';
-if (!['ours', 'bare'].includes(serverName)) throw new Error(`PROFILE_SERVER must be ours or bare, got "${serverName}".`);
+if (!['ours', 'bare'].includes(serverName))
+  throw new Error(`PROFILE_SERVER must be ours or bare, got "${serverName}".`);
 const script = join(dist, serverName === 'bare' ? 'bench/bare-server.js' : 'bench/echo-server.js');
 if (!existsSync(script)) throw new Error(`${relative(root, script)} is missing: run \`npm run build\` first.`);
 
@@ -69,13 +70,25 @@ for (let i = 0; ; i++) {
 }
 
 function load(durationMs, warmupMs) {
-  const opts = { scenario: 'throughput', op, wire, url: `http://127.0.0.1:${port}/mcp`, concurrency: 32, warmupMs, durationMs, serverPid: server.pid, expectTools: Number(tools) };
+  const opts = {
+    scenario: 'throughput',
+    op,
+    wire,
+    url: `http://127.0.0.1:${port}/mcp`,
+    concurrency: 32,
+    warmupMs,
+    durationMs,
+    serverPid: server.pid,
+    expectTools: Number(tools),
+  };
   const [lcmd, largs] = pinned(1, [process.execPath, join(benchDir, 'load.mjs'), JSON.stringify(opts)]);
   const out = spawnSync(lcmd, largs, { encoding: 'utf8' });
   return JSON.parse(out.stdout.trim().split('\n').pop());
 }
 
-console.error(`profile: ${serverName === 'bare' ? 'bare controller, ' : ''}${wire} ${op === 'list' ? `tools/list (${tools} tools)` : 'tools/call echo'}, warm-up 3 s, profiling ${seconds} s`);
+console.error(
+  `profile: ${serverName === 'bare' ? 'bare controller, ' : ''}${wire} ${op === 'list' ? `tools/list (${tools} tools)` : 'tools/call echo'}, warm-up 3 s, profiling ${seconds} s`,
+);
 load(3000, 0);
 server.kill('SIGWINCH');
 await sleep(200);
@@ -86,7 +99,9 @@ for (let i = 0; !existsSync(profileFile); i++) {
   await sleep(50);
 }
 server.kill('SIGTERM');
-console.error(`profile: ${measured.perSecond?.toFixed(0)} req/s, ${(measured.serverCpuMsPerOp * 1000).toFixed(0)} µs server CPU per request while profiling`);
+console.error(
+  `profile: ${measured.perSecond?.toFixed(0)} req/s, ${(measured.serverCpuMsPerOp * 1000).toFixed(0)} µs server CPU per request while profiling`,
+);
 
 // ------------------------------------------------------------------------------------ analysis
 
@@ -96,7 +111,9 @@ for (let i = 0; i < profile.samples.length; i++) {
   selfUs.set(profile.samples[i], (selfUs.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
 }
 const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0);
-const idleUs = profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').reduce((a, n) => a + (selfUs.get(n.id) ?? 0), 0);
+const idleUs = profile.nodes
+  .filter((n) => n.callFrame.functionName === '(idle)')
+  .reduce((a, n) => a + (selfUs.get(n.id) ?? 0), 0);
 const busyUs = totalUs - idleUs;
 
 const maps = new Map();
@@ -123,7 +140,8 @@ function area(url) {
   if (!url) return 'V8 / native';
   if (url.includes('/dist/lib/')) return 'nestjs-model-context (dist/lib)';
   if (url.includes('/node_modules/@nestjs/')) return '@nestjs/*';
-  if (url.includes('/node_modules/class-validator/') || url.includes('/node_modules/class-transformer/')) return 'class-validator / class-transformer';
+  if (url.includes('/node_modules/class-validator/') || url.includes('/node_modules/class-transformer/'))
+    return 'class-validator / class-transformer';
   if (url.includes('/node_modules/rxjs/')) return 'rxjs';
   if (url.includes('/node_modules/')) return 'express & other deps';
   if (url.startsWith('node:')) return 'Node core (http, streams…)';
@@ -138,7 +156,13 @@ for (const node of profile.nodes) {
   const { functionName, url, lineNumber, columnNumber } = node.callFrame;
   if (functionName === '(idle)') continue;
   const key = `${functionName}|${url}|${lineNumber}`;
-  const entry = byFunction.get(key) ?? { functionName: functionName || '(anonymous)', url, lineNumber, columnNumber, us: 0 };
+  const entry = byFunction.get(key) ?? {
+    functionName: functionName || '(anonymous)',
+    url,
+    lineNumber,
+    columnNumber,
+    us: 0,
+  };
   entry.us += us;
   byFunction.set(key, entry);
   const a = area(url);
@@ -167,7 +191,13 @@ for (const [nodeId, us] of selfUs) {
     const key = `${functionName}|${url}|${lineNumber}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const entry = inclusive.get(key) ?? { functionName: functionName || '(anonymous)', url, lineNumber, columnNumber, us: 0 };
+    const entry = inclusive.get(key) ?? {
+      functionName: functionName || '(anonymous)',
+      url,
+      lineNumber,
+      columnNumber,
+      us: 0,
+    };
     entry.us += us;
     inclusive.set(key, entry);
   }
@@ -179,7 +209,9 @@ const rows = [...byFunction.values()].sort((a, b) => b.us - a.us);
 const libRows = rows.filter((e) => e.url.includes('/dist/lib/'));
 
 const lines = [];
-lines.push(`busy CPU sampled: ${(busyUs / 1000).toFixed(0)} ms over ${seconds} s (${measured.count} requests, ${(busyUs / measured.count).toFixed(0)} µs sampled per request)`);
+lines.push(
+  `busy CPU sampled: ${(busyUs / 1000).toFixed(0)} ms over ${seconds} s (${measured.count} requests, ${(busyUs / measured.count).toFixed(0)} µs sampled per request)`,
+);
 lines.push('\nself time by area:');
 for (const [name, us] of [...byArea.entries()].sort((a, b) => b[1] - a[1])) lines.push(`  ${pct(us)}  ${name}`);
 lines.push(`\ntop ${top} self-time functions:`);
@@ -205,7 +237,9 @@ writeFileSync(
       areas: Object.fromEntries([...byArea.entries()].sort((a, b) => b[1] - a[1]).map(([k, us]) => [k, us / busyUs])),
       top: rows.slice(0, 60).map((e) => ({ function: e.functionName, where: where(e), share: e.us / busyUs })),
       lib: libRows.slice(0, 60).map((e) => ({ function: e.functionName, where: where(e), share: e.us / busyUs })),
-      libInclusive: inclusiveRows.slice(0, 60).map((e) => ({ function: e.functionName, where: where(e), share: e.us / busyUs })),
+      libInclusive: inclusiveRows
+        .slice(0, 60)
+        .map((e) => ({ function: e.functionName, where: where(e), share: e.us / busyUs })),
     },
     null,
     2,

@@ -24,7 +24,10 @@ import { McpWire } from './load.mjs';
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const dist = process.env.BENCH_DIST ?? join(root, 'dist');
 const ops = Number(process.env.BENCH_REDIS_COMMANDS_OPS ?? 300);
-if (!Number.isSafeInteger(ops) || ops <= 0) throw new Error(`BENCH_REDIS_COMMANDS_OPS must be a positive integer, got "${process.env.BENCH_REDIS_COMMANDS_OPS}".`);
+if (!Number.isSafeInteger(ops) || ops <= 0)
+  throw new Error(
+    `BENCH_REDIS_COMMANDS_OPS must be a positive integer, got "${process.env.BENCH_REDIS_COMMANDS_OPS}".`,
+  );
 
 const children = [];
 const cleanups = [];
@@ -107,7 +110,12 @@ if (!redisUrl) {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'mcp-bench-redis-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  await startProcess('redis-server', 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], /Ready to accept connections/);
+  await startProcess(
+    'redis-server',
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    /Ready to accept connections/,
+  );
   redisUrl = `redis://127.0.0.1:${port}`;
 }
 const serverPort = await freePort();
@@ -153,19 +161,30 @@ const underCap = Math.min(ops, SESSIONS_PER_ADDRESS - 10);
 const opened = [];
 const open = async () => {
   const wire = new McpWire(url, 'legacy-stateful', agent);
-  const { answer } = await wire.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-redis', version: '1.0.0' } });
+  const { answer } = await wire.request('initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'bench-redis', version: '1.0.0' },
+  });
   wire.sessionId = answer.headers['mcp-session-id'];
   opened.push(wire);
 };
 const results = [];
 results.push({ name: 'session open (initialize)', target: 4, ...(await measure(open, underCap)) });
-results.push({ name: 'notifications/initialized', ...(await measure((i) => opened[i].notify('notifications/initialized'), underCap)) });
+results.push({
+  name: 'notifications/initialized',
+  ...(await measure((i) => opened[i].notify('notifications/initialized'), underCap)),
+});
 results.push({ name: 'legacy tools/call (2025-11-25)', target: 2, ...(await measure(() => warm.callEcho())) });
 const modern = new McpWire(url, 'modern', agent);
 results.push({ name: '2026-07-28 tools/call', target: 0, ...(await measure(() => modern.callEcho())) });
 results.push({ name: 'session end (DELETE)', ...(await measure(() => opened.pop().terminate(), underCap)) });
 for (let i = 1; i < SESSIONS_PER_ADDRESS; i++) await open();
-results.push({ name: 'session open at the address cap', note: "each ends the caller's least recently used session; the first reads the TTL of each of its sessions", ...(await measure(open, 50)) });
+results.push({
+  name: 'session open at the address cap',
+  note: "each ends the caller's least recently used session; the first reads the TTL of each of its sessions",
+  ...(await measure(open, 50)),
+});
 
 const format = (n) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 console.log('\nRedis commands per operation (INFO commandstats deltas, commands inside scripts included):');
@@ -178,9 +197,13 @@ for (const result of results) {
   const verdict = result.target === undefined ? '     ' : result.perOp <= result.target ? 'met  ' : 'MISS ';
   if (verdict === 'MISS ') missed++;
   const target = result.target === undefined ? '' : ` (target ≤ ${result.target})`;
-  console.log(`  ${verdict}${result.name.padEnd(32)} ${format(result.perOp).padStart(6)}${target}  over ${result.n} ops${parts ? `  [${parts}]` : ''}${result.note ? `  (${result.note})` : ''}`);
+  console.log(
+    `  ${verdict}${result.name.padEnd(32)} ${format(result.perOp).padStart(6)}${target}  over ${result.n} ops${parts ? `  [${parts}]` : ''}${result.note ? `  (${result.note})` : ''}`,
+  );
 }
-console.log('  Each legacy call is one GETEX and the SET of its time of use; a session open sends its SET, ZADD, ZLEXCOUNT and ZCARD pipelined (one round trip).\n');
+console.log(
+  '  Each legacy call is one GETEX and the SET of its time of use; a session open sends its SET, ZADD, ZLEXCOUNT and ZCARD pipelined (one round trip).\n',
+);
 redis.close();
 agent.destroy();
 shutdown();

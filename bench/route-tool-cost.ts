@@ -40,7 +40,9 @@ class ItemTools {
 }
 
 @Module({
-  imports: [McpModule.forRoot({ name: 'route-cost', version: '1', expose: { routes: [{ controllers: [ItemsController] }] } })],
+  imports: [
+    McpModule.forRoot({ name: 'route-cost', version: '1', expose: { routes: [{ controllers: [ItemsController] }] } }),
+  ],
   controllers: [ItemsController],
   providers: [ItemTools],
 })
@@ -48,19 +50,30 @@ class CostModule {}
 
 const CALLS = count('BENCH_EXPOSE_CALLS', 2000);
 const ROUNDS = count('BENCH_EXPOSE_ROUNDS', 11);
-const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-
+const _meta = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 for (const platform of ['express', 'fastify'] as const) {
   const adapter = platform === 'fastify' ? new (await import('@nestjs/platform-fastify')).FastifyAdapter() : undefined;
-  const app = adapter ? await NestFactory.create(CostModule, adapter, { logger: false }) : await NestFactory.create(CostModule, { logger: false });
+  const app = adapter
+    ? await NestFactory.create(CostModule, adapter, { logger: false })
+    : await NestFactory.create(CostModule, { logger: false });
   await app.init();
   const transport = McpInProcessTransport.forApp(app);
   let id = 0;
   const cpuPerCall = async (name: 'one' | 'item'): Promise<number> => {
     const start = process.cpuUsage();
     for (let i = 0; i < CALLS; i++) {
-      const answer = (await lastValueFrom(transport.send({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: { id: 'A1' }, _meta } }))) as { result?: { isError?: boolean } };
+      const answer = (await lastValueFrom(
+        transport.send({
+          jsonrpc: '2.0',
+          id: ++id,
+          method: 'tools/call',
+          params: { name, arguments: { id: 'A1' }, _meta },
+        }),
+      )) as { result?: { isError?: boolean } };
       if (!answer.result || answer.result.isError) throw new Error(`${name} failed: ${JSON.stringify(answer)}`);
     }
     const used = process.cpuUsage(start);
@@ -81,5 +94,7 @@ for (const platform of ['express', 'fastify'] as const) {
   }
   transport.close();
   await app.close();
-  console.log(`${platform}: route tool ${median(route).toFixed(1)} µs, @Tool() ${median(tool).toFixed(1)} µs of CPU per tools/call (median of ${ROUNDS} paired rounds × ${CALLS} calls)`);
+  console.log(
+    `${platform}: route tool ${median(route).toFixed(1)} µs, @Tool() ${median(tool).toFixed(1)} µs of CPU per tools/call (median of ${ROUNDS} paired rounds × ${CALLS} calls)`,
+  );
 }

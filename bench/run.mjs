@@ -66,7 +66,8 @@ const config = {
 };
 const SCENARIO_NAMES = ['call', 'list5', 'list50', 'init', 'memory', 'sse'];
 for (const name of config.scenarios) {
-  if (!SCENARIO_NAMES.includes(name)) throw new Error(`BENCH_SCENARIOS: unknown scenario "${name}"; use ${SCENARIO_NAMES.join(', ')}.`);
+  if (!SCENARIO_NAMES.includes(name))
+    throw new Error(`BENCH_SCENARIOS: unknown scenario "${name}"; use ${SCENARIO_NAMES.join(', ')}.`);
 }
 
 // ------------------------------------------------------------------------------------ servers
@@ -75,10 +76,12 @@ const ourServer = join(config.dist, 'bench/echo-server.js');
 const bareServer = join(config.dist, 'bench/bare-server.js');
 // `node bench/run.mjs --report [file]` measures nothing: it prints the table and targets of a
 // saved result (default bench/results/latest.json) and redraws the chart from it.
-const reportFile = process.argv[2] === '--report' ? (process.argv[3] ?? join(benchDir, 'results/latest.json')) : undefined;
+const reportFile =
+  process.argv[2] === '--report' ? (process.argv[3] ?? join(benchDir, 'results/latest.json')) : undefined;
 const previous = reportFile ? JSON.parse(readFileSync(reportFile, 'utf8')) : undefined;
 for (const file of previous ? [] : [ourServer, bareServer]) {
-  if (!existsSync(file)) throw new Error(`${relative(root, file)} is missing: run \`npm run build\` first (npm run bench does).`);
+  if (!existsSync(file))
+    throw new Error(`${relative(root, file)} is missing: run \`npm run build\` first (npm run bench does).`);
 }
 const peer = (name) => join(benchDir, 'servers', name);
 
@@ -87,17 +90,98 @@ const peer = (name) => join(benchDir, 'servers', name);
  * row its ratios are taken against (the bare row with the same wire, so request bytes match).
  */
 const ROWS = [
-  { id: 'bare', label: 'bare Nest controller · 2025-11-25', family: 'bare', script: bareServer, env: { MCP_SESSIONS: 'stateful' }, wire: 'legacy-stateless', sessions: true },
-  { id: 'bare-modern', label: 'bare Nest controller · 2026-07-28', family: 'bare', script: bareServer, env: { MCP_SESSIONS: 'stateless' }, wire: 'modern' },
-  { id: 'ours-stateless', label: 'nestjs-model-context · legacy stateless', family: 'ours', script: ourServer, env: { MCP_SESSIONS: 'stateless' }, wire: 'legacy-stateless' },
-  { id: 'ours-stateful', label: 'nestjs-model-context · legacy stateful', family: 'ours', script: ourServer, env: { MCP_SESSIONS: 'stateful' }, wire: 'legacy-stateful', sessions: true },
-  { id: 'ours-stateful-redis', label: 'nestjs-model-context · legacy stateful + Redis', family: 'ours', script: ourServer, env: { MCP_SESSIONS: 'stateful', REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' }, wire: 'legacy-stateful', sessions: true },
-  { id: 'ours-modern', label: 'nestjs-model-context · 2026-07-28', family: 'ours', script: ourServer, env: { MCP_SESSIONS: 'stateful' }, wire: 'modern' },
-  { id: 'rekog-stateless', label: '@rekog/mcp-nest 2.0.5 · legacy stateless', family: 'rekog', script: peer('rekog-server.mjs'), env: { MCP_SESSIONS: 'stateless' }, wire: 'legacy-stateless' },
-  { id: 'rekog-stateful', label: '@rekog/mcp-nest 2.0.5 · legacy stateful', family: 'rekog', script: peer('rekog-server.mjs'), env: { MCP_SESSIONS: 'stateful' }, wire: 'legacy-stateful', sessions: true },
-  { id: 'rekog-modern', label: '@rekog/mcp-nest 2.0.5 · 2026-07-28', family: 'rekog', script: peer('rekog-server.mjs'), env: { MCP_SESSIONS: 'stateless' }, wire: 'modern' },
-  { id: 'sdk-legacy', label: 'SDK v2 createMcpHandler · legacy (stateless)', family: 'sdk', script: peer('sdk-server.mjs'), env: {}, wire: 'legacy-stateless' },
-  { id: 'sdk-modern', label: 'SDK v2 createMcpHandler · 2026-07-28', family: 'sdk', script: peer('sdk-server.mjs'), env: {}, wire: 'modern' },
+  {
+    id: 'bare',
+    label: 'bare Nest controller · 2025-11-25',
+    family: 'bare',
+    script: bareServer,
+    env: { MCP_SESSIONS: 'stateful' },
+    wire: 'legacy-stateless',
+    sessions: true,
+  },
+  {
+    id: 'bare-modern',
+    label: 'bare Nest controller · 2026-07-28',
+    family: 'bare',
+    script: bareServer,
+    env: { MCP_SESSIONS: 'stateless' },
+    wire: 'modern',
+  },
+  {
+    id: 'ours-stateless',
+    label: 'nestjs-model-context · legacy stateless',
+    family: 'ours',
+    script: ourServer,
+    env: { MCP_SESSIONS: 'stateless' },
+    wire: 'legacy-stateless',
+  },
+  {
+    id: 'ours-stateful',
+    label: 'nestjs-model-context · legacy stateful',
+    family: 'ours',
+    script: ourServer,
+    env: { MCP_SESSIONS: 'stateful' },
+    wire: 'legacy-stateful',
+    sessions: true,
+  },
+  {
+    id: 'ours-stateful-redis',
+    label: 'nestjs-model-context · legacy stateful + Redis',
+    family: 'ours',
+    script: ourServer,
+    env: { MCP_SESSIONS: 'stateful', REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' },
+    wire: 'legacy-stateful',
+    sessions: true,
+  },
+  {
+    id: 'ours-modern',
+    label: 'nestjs-model-context · 2026-07-28',
+    family: 'ours',
+    script: ourServer,
+    env: { MCP_SESSIONS: 'stateful' },
+    wire: 'modern',
+  },
+  {
+    id: 'rekog-stateless',
+    label: '@rekog/mcp-nest 2.0.5 · legacy stateless',
+    family: 'rekog',
+    script: peer('rekog-server.mjs'),
+    env: { MCP_SESSIONS: 'stateless' },
+    wire: 'legacy-stateless',
+  },
+  {
+    id: 'rekog-stateful',
+    label: '@rekog/mcp-nest 2.0.5 · legacy stateful',
+    family: 'rekog',
+    script: peer('rekog-server.mjs'),
+    env: { MCP_SESSIONS: 'stateful' },
+    wire: 'legacy-stateful',
+    sessions: true,
+  },
+  {
+    id: 'rekog-modern',
+    label: '@rekog/mcp-nest 2.0.5 · 2026-07-28',
+    family: 'rekog',
+    script: peer('rekog-server.mjs'),
+    env: { MCP_SESSIONS: 'stateless' },
+    wire: 'modern',
+  },
+  {
+    id: 'sdk-legacy',
+    label: 'SDK v2 createMcpHandler · legacy (stateless)',
+    family: 'sdk',
+    script: peer('sdk-server.mjs'),
+    env: {},
+    wire: 'legacy-stateless',
+  },
+  {
+    id: 'sdk-modern',
+    label: 'SDK v2 createMcpHandler · 2026-07-28',
+    family: 'sdk',
+    script: peer('sdk-server.mjs'),
+    env: {},
+    wire: 'modern',
+  },
 ].map((row) => ({ ...row, baseline: row.wire === 'modern' ? 'bare-modern' : 'bare' }));
 const rows = previous
   ? ROWS.filter((row) => previous.rows.some((saved) => saved.id === row.id))
@@ -113,7 +197,8 @@ const children = new Set();
 async function waitForPort(port, child, log) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode} before listening on ${port}:\n${log.join('')}`);
+    if (child.exitCode !== null)
+      throw new Error(`server exited with code ${child.exitCode} before listening on ${port}:\n${log.join('')}`);
     const open = await new Promise((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => {
         socket.destroy();
@@ -134,7 +219,13 @@ async function startServer(script, env, { memFile } = {}) {
   const [cmd, args] = pinned(0, [process.execPath, ...nodeArgs, script]);
   const child = spawn(cmd, args, {
     cwd: dirname(script),
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', ...(memFile ? { BENCH_MEM_FILE: memFile } : {}) },
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...(memFile ? { BENCH_MEM_FILE: memFile } : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log = [];
@@ -262,8 +353,13 @@ async function rounds(load, name, targets, opts) {
         if (result.failed || !((result.foreignCpuShare ?? 0) > config.maxForeign)) break;
       }
       samples[row.id].push(result);
-      const busy = (result.foreignCpuShare ?? 0) > config.maxForeign ? ` [busy machine: ${result.foreignCpuShare.toFixed(2)} foreign cores]` : '';
-      log(`  ${name} round ${round + 1} ${row.id}: ${result.failed ? `FAILED ${result.failed}` : `${result.perSecond.toFixed(0)}/s, ${(result.serverCpuMsPerOp * 1000).toFixed(0)} µs CPU/op${result.errors ? ` (${result.errors} errors: ${result.firstError})` : ''}${busy}`}`);
+      const busy =
+        (result.foreignCpuShare ?? 0) > config.maxForeign
+          ? ` [busy machine: ${result.foreignCpuShare.toFixed(2)} foreign cores]`
+          : '';
+      log(
+        `  ${name} round ${round + 1} ${row.id}: ${result.failed ? `FAILED ${result.failed}` : `${result.perSecond.toFixed(0)}/s, ${(result.serverCpuMsPerOp * 1000).toFixed(0)} µs CPU/op${result.errors ? ` (${result.errors} errors: ${result.firstError})` : ''}${busy}`}`,
+      );
     }
   }
   return samples;
@@ -280,14 +376,20 @@ function summarize(samples, rowsById, metric) {
       out[id] = { failed: list[0]?.failed ?? 'no samples' };
       continue;
     }
-    const ratios = list.map((s, i) => (s.failed || !base?.[i] || base[i].failed ? undefined : metric(s) / metric(base[i])));
+    const ratios = list.map((s, i) =>
+      s.failed || !base?.[i] || base[i].failed ? undefined : metric(s) / metric(base[i]),
+    );
     out[id] = {
       value: median(ok.map(metric)),
       ratio: median(ratios),
       ratioMin: Math.min(...ratios.filter((r) => r !== undefined)),
       ratioMax: Math.max(...ratios.filter((r) => r !== undefined)),
       cpuMsPerOp: median(ok.map((s) => s.serverCpuMsPerOp)),
-      cpuRatio: median(list.map((s, i) => (s.failed || !base?.[i] || base[i].failed ? undefined : s.serverCpuMsPerOp / base[i].serverCpuMsPerOp))),
+      cpuRatio: median(
+        list.map((s, i) =>
+          s.failed || !base?.[i] || base[i].failed ? undefined : s.serverCpuMsPerOp / base[i].serverCpuMsPerOp,
+        ),
+      ),
       p50Ms: median(ok.map((s) => s.p50Ms)),
       p99Ms: median(ok.map((s) => s.p99Ms)),
       clientCpuShare: median(ok.map((s) => s.clientCpuShare)),
@@ -323,7 +425,12 @@ async function runOnce(runIndex) {
     if (config.scenarios.includes('list5')) {
       log('tools/list, 5 tools');
       result.list5 = summarize(
-        await rounds(load, 'list5', targets, (row) => ({ scenario: 'throughput', op: 'list', wire: row.wire, expectTools: 5 })),
+        await rounds(load, 'list5', targets, (row) => ({
+          scenario: 'throughput',
+          op: 'list',
+          wire: row.wire,
+          expectTools: 5,
+        })),
         rowsById,
         (s) => s.perSecond,
       );
@@ -348,7 +455,9 @@ async function runOnce(runIndex) {
             }
           : { failed: samples[0].failed };
         const r = result.sse[row.id];
-        log(`  sse ${row.id}: ${r.failed ? `FAILED ${r.failed}` : `${r.streamMs.toFixed(1)} ms vs ${r.plainMs.toFixed(1)} ms (${r.notifications} notifications)`}`);
+        log(
+          `  sse ${row.id}: ${r.failed ? `FAILED ${r.failed}` : `${r.streamMs.toFixed(1)} ms vs ${r.plainMs.toFixed(1)} ms (${r.notifications} notifications)`}`,
+        );
       }
     }
     const sessionTargets = targets.filter(({ row }) => row.sessions);
@@ -390,13 +499,21 @@ async function runOnce(runIndex) {
         rmSync(memFile, { force: true });
         const server = await startServer(row.script, { ...row.env, MCP_TOOLS: '5' }, { memFile });
         try {
-          result.memory[row.id] = await load.run({ scenario: 'memory', url: server.url, serverPid: server.pid, memFile, sessions: config.sessions });
+          result.memory[row.id] = await load.run({
+            scenario: 'memory',
+            url: server.url,
+            serverPid: server.pid,
+            memFile,
+            sessions: config.sessions,
+          });
         } finally {
           await stopServer(server);
           rmSync(memFile, { force: true });
         }
         const m = result.memory[row.id];
-        log(`  memory ${row.id}: ${m.failed ? `FAILED ${m.failed}` : `${(m.bytesPerSession / 1024).toFixed(2)} KB heap+external, ${(m.rssBytesPerSession / 1024).toFixed(1)} KB rss per session`}`);
+        log(
+          `  memory ${row.id}: ${m.failed ? `FAILED ${m.failed}` : `${(m.bytesPerSession / 1024).toFixed(2)} KB heap+external, ${(m.rssBytesPerSession / 1024).toFixed(1)} KB rss per session`}`,
+        );
       }
     }
   } finally {
@@ -470,9 +587,17 @@ function buildTable(summary) {
     lines.push([
       row.label,
       cell(call),
-      call && !call.failed ? `${(call.cpuMsPerOp * 1000).toFixed(0)} (${fmtX(call.cpuRatio)})` : call?.failed ? 'failed' : 'n/a',
+      call && !call.failed
+        ? `${(call.cpuMsPerOp * 1000).toFixed(0)} (${fmtX(call.cpuRatio)})`
+        : call?.failed
+          ? 'failed'
+          : 'n/a',
       cell(list5),
-      list50 && !list50.failed ? `${fmtInt(list50.value)} (${fmtX(list50.ratio)}, ${fmtX(vs5)})` : list50?.failed ? 'failed' : 'n/a',
+      list50 && !list50.failed
+        ? `${fmtInt(list50.value)} (${fmtX(list50.ratio)}, ${fmtX(vs5)})`
+        : list50?.failed
+          ? 'failed'
+          : 'n/a',
       init ? cell(init) : row.sessions ? 'n/a' : '– (no sessions)',
       memory ? (memory.failed ? 'failed' : (memory.bytesPerSession / 1024).toFixed(2)) : row.sessions ? 'n/a' : '–',
       sse
@@ -504,14 +629,21 @@ function checkTargets(summary) {
     }
     const l5 = summary.list5?.[id];
     const l50 = summary.list50?.[id];
-    if (l5?.value && l50?.value) add(`${id}: tools/list 50 ≥ 0.9x tools/list 5`, fmtX(l50.value / l5.value), l50.value / l5.value >= 0.9);
+    if (l5?.value && l50?.value)
+      add(`${id}: tools/list 50 ≥ 0.9x tools/list 5`, fmtX(l50.value / l5.value), l50.value / l5.value >= 0.9);
     const sse = summary.sse?.[id];
-    if (sse && !sse.failed) add(`${id}: 100-progress stream ≤ 1.5x 100 plain calls`, fmtX(sse.ratio), sse.ratio <= 1.5 && sse.complete);
+    if (sse && !sse.failed)
+      add(`${id}: 100-progress stream ≤ 1.5x 100 plain calls`, fmtX(sse.ratio), sse.ratio <= 1.5 && sse.complete);
   }
   const init = summary.init?.['ours-stateful'];
   if (init && !init.failed) add('ours-stateful: session init ≥ 0.8x bare', fmtX(init.ratio), init.ratio >= 0.8);
   const mem = summary.memory?.['ours-stateful'];
-  if (mem && !mem.failed) add('ours-stateful: ≤ 4 KB per idle session', `${(mem.bytesPerSession / 1024).toFixed(2)} KB`, mem.bytesPerSession <= 4096);
+  if (mem && !mem.failed)
+    add(
+      'ours-stateful: ≤ 4 KB per idle session',
+      `${(mem.bytesPerSession / 1024).toFixed(2)} KB`,
+      mem.bytesPerSession <= 4096,
+    );
 
   // Ahead of the peers: compare like with like (same wire / session mode).
   const pairs = [
@@ -546,7 +678,11 @@ function checkTargets(summary) {
         compared++;
         if (!(sa.streamMs < sb.streamMs)) lost.push('sse');
       }
-      add(`${mine} ahead of ${peerId} (${compared} scenarios)`, lost.length ? `behind on ${lost.join(', ')}` : 'ahead on all', lost.length === 0);
+      add(
+        `${mine} ahead of ${peerId} (${compared} scenarios)`,
+        lost.length ? `behind on ${lost.join(', ')}` : 'ahead on all',
+        lost.length === 0,
+      );
     }
   }
   return checks;
@@ -569,7 +705,9 @@ function machine() {
     pinning: pinning ? 'taskset: servers on CPU 0, load generator on CPU 1' : 'taskset not found: processes not pinned',
     commit: (() => {
       const rev = spawnSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout?.trim();
-      const dirty = spawnSync('git', ['-C', root, 'status', '--porcelain', '--', 'lib'], { encoding: 'utf8' }).stdout?.trim();
+      const dirty = spawnSync('git', ['-C', root, 'status', '--porcelain', '--', 'lib'], {
+        encoding: 'utf8',
+      }).stdout?.trim();
       return rev ? `${rev}${dirty ? ' (lib/ modified)' : ''}` : undefined;
     })(),
   };
@@ -583,7 +721,9 @@ const shown = previous?.config ?? config;
 const runs = previous?.runs ?? [];
 if (!previous) {
   log(`bench: ${info.cpus} × ${info.model}, Node ${info.node}; ${info.pinning}`);
-  log(`bench: c=${config.concurrency}, ${config.rounds} rounds × (${config.warmupMs} ms warm-up + ${config.durationMs} ms), ${config.runs} run(s)`);
+  log(
+    `bench: c=${config.concurrency}, ${config.rounds} rounds × (${config.warmupMs} ms warm-up + ${config.durationMs} ms), ${config.runs} run(s)`,
+  );
   for (let i = 0; i < config.runs; i++) runs.push(await runOnce(i));
 }
 const summary = combineRuns(runs);
@@ -592,7 +732,9 @@ const targets = checkTargets(summary);
 const date = (previous?.date ?? new Date().toISOString()).slice(0, 10);
 
 console.log(`\n## Bench ${date}: ${info.cpus} × ${info.model}, Node ${info.node}, c=${shown.concurrency}`);
-console.log(`(${runs.length > 1 ? `median of ${runs.length} runs, each ` : ''}median of ${shown.rounds} interleaved rounds of ${shown.durationMs} ms; ratios against the bare controller in the same round)\n`);
+console.log(
+  `(${runs.length > 1 ? `median of ${runs.length} runs, each ` : ''}median of ${shown.rounds} interleaved rounds of ${shown.durationMs} ms; ratios against the bare controller in the same round)\n`,
+);
 if (runs.length > 1) {
   runs.forEach((run, i) => console.log(`Run ${i + 1} of ${runs.length}:\n\n${buildTable(run)}\n`));
   console.log(`Median of the ${runs.length} runs:\n`);
@@ -602,30 +744,64 @@ console.log('\nTargets:');
 for (const t of targets) console.log(`  ${t.ok ? 'met ' : 'MISS'}  ${t.target}: ${t.value}`);
 
 // Redis commands per operation (bench/redis-commands.mjs, also `npm run bench:redis`).
-const redisCommands = spawnSync(process.execPath, [join(benchDir, 'redis-commands.mjs')], { env: { ...process.env, BENCH_DIST: config.dist }, encoding: 'utf8' });
-console.log(redisCommands.stdout || `Redis commands per operation: not measured (${(redisCommands.stderr || redisCommands.error?.message || '').trim().split('\n').at(-1)})`);
-targets.push({ target: 'Redis commands per operation (2026-07-28 tools/call 0, legacy tools/call ≤ 2, session open ≤ 4)', value: redisCommands.status === 0 ? 'met' : 'missed or not measured', ok: redisCommands.status === 0 });
+const redisCommands = spawnSync(process.execPath, [join(benchDir, 'redis-commands.mjs')], {
+  env: { ...process.env, BENCH_DIST: config.dist },
+  encoding: 'utf8',
+});
+console.log(
+  redisCommands.stdout ||
+    `Redis commands per operation: not measured (${(redisCommands.stderr || redisCommands.error?.message || '').trim().split('\n').at(-1)})`,
+);
+targets.push({
+  target: 'Redis commands per operation (2026-07-28 tools/call 0, legacy tools/call ≤ 2, session open ≤ 4)',
+  value: redisCommands.status === 0 ? 'met' : 'missed or not measured',
+  ok: redisCommands.status === 0,
+});
 
 // Telemetry cost per tools/call (bench/telemetry-cost.ts, also `npm run bench:telemetry`).
 const telemetryCost = previous
   ? undefined
   : spawnSync(process.execPath, [join(config.dist, 'bench/telemetry-cost.js')], { env: process.env, encoding: 'utf8' });
 if (telemetryCost) {
-  console.log(telemetryCost.stdout || `Telemetry cost per tools/call: not measured (${(telemetryCost.stderr || telemetryCost.error?.message || '').trim().split('\n').at(-1)})`);
-  targets.push({ target: 'tools/call CPU with @opentelemetry/api and no SDK within 3% of telemetry: false', value: telemetryCost.status === 0 ? 'met' : 'missed or not measured', ok: telemetryCost.status === 0 });
+  console.log(
+    telemetryCost.stdout ||
+      `Telemetry cost per tools/call: not measured (${(telemetryCost.stderr || telemetryCost.error?.message || '').trim().split('\n').at(-1)})`,
+  );
+  targets.push({
+    target: 'tools/call CPU with @opentelemetry/api and no SDK within 3% of telemetry: false',
+    value: telemetryCost.status === 0 ? 'met' : 'missed or not measured',
+    ok: telemetryCost.status === 0,
+  });
 }
 
 // Tokens of tools/list, full and progressive, and the scripted agent (bench/token-bench.mjs, also `npm run bench:tokens`).
-const tokenBench = previous ? undefined : spawnSync(process.execPath, [join(benchDir, 'token-bench.mjs')], { env: { ...process.env, BENCH_DIST: config.dist }, encoding: 'utf8' });
+const tokenBench = previous
+  ? undefined
+  : spawnSync(process.execPath, [join(benchDir, 'token-bench.mjs')], {
+      env: { ...process.env, BENCH_DIST: config.dist },
+      encoding: 'utf8',
+    });
 if (tokenBench) {
-  console.log(tokenBench.stdout || `Token bench: not measured (${(tokenBench.stderr || tokenBench.error?.message || '').trim().split('\n').at(-1)})`);
-  targets.push({ target: 'progressive tools/list <= 3% of full tokens (300 tools); 30 named tools found and called in <= 3 requests (SDK v1, v2, AI SDK)', value: tokenBench.status === 0 ? 'met' : 'missed or not measured', ok: tokenBench.status === 0 });
+  console.log(
+    tokenBench.stdout ||
+      `Token bench: not measured (${(tokenBench.stderr || tokenBench.error?.message || '').trim().split('\n').at(-1)})`,
+  );
+  targets.push({
+    target:
+      'progressive tools/list <= 3% of full tokens (300 tools); 30 named tools found and called in <= 3 requests (SDK v1, v2, AI SDK)',
+    value: tokenBench.status === 0 ? 'met' : 'missed or not measured',
+    ok: tokenBench.status === 0,
+  });
 }
 // Gateway proxy overhead (bench/gateway-cost.ts, also `npm run bench:gateway`).
 const gatewayCost = previous
   ? undefined
   : spawnSync(process.execPath, [join(config.dist, 'bench/gateway-cost.js')], { env: process.env, encoding: 'utf8' });
-if (gatewayCost) console.log(gatewayCost.stdout || `Gateway proxy overhead: not measured (${(gatewayCost.stderr || gatewayCost.error?.message || '').trim().split('\n').at(-1)})`);
+if (gatewayCost)
+  console.log(
+    gatewayCost.stdout ||
+      `Gateway proxy overhead: not measured (${(gatewayCost.stderr || gatewayCost.error?.message || '').trim().split('\n').at(-1)})`,
+  );
 
 const output = previous
   ? { ...previous, summary, targets, table }
@@ -653,6 +829,11 @@ if (config.svg) {
   mkdirSync(dirname(config.svg), { recursive: true });
   writeFileSync(config.svg, renderSvg(output));
 }
-if (waitedMs > 1000) log(`\nwaited ${Math.round(waitedMs / 1000)} s in total for other processes to leave the CPUs alone`);
-if (previous) log(`\nreported ${relative(root, reportFile)}${config.svg ? `; wrote ${relative(root, config.svg)}` : ''}`);
-else log(`\nwrote bench/results/latest.json${config.svg ? ` and ${relative(root, config.svg)}` : ''} in ${output.elapsedSeconds} s`);
+if (waitedMs > 1000)
+  log(`\nwaited ${Math.round(waitedMs / 1000)} s in total for other processes to leave the CPUs alone`);
+if (previous)
+  log(`\nreported ${relative(root, reportFile)}${config.svg ? `; wrote ${relative(root, config.svg)}` : ''}`);
+else
+  log(
+    `\nwrote bench/results/latest.json${config.svg ? ` and ${relative(root, config.svg)}` : ''} in ${output.elapsedSeconds} s`,
+  );

@@ -32,7 +32,8 @@ export function tokensOf(value: unknown): number {
 /** Arguments that satisfy a JSON Schema's required properties (what a model would fill in). */
 export function exampleArguments(schema: Json | undefined): Json {
   const out: Json = {};
-  for (const name of (schema?.required as string[] | undefined) ?? []) out[name] = exampleValue(schema!.properties?.[name] ?? {}, name);
+  for (const name of (schema?.required as string[] | undefined) ?? [])
+    out[name] = exampleValue(schema!.properties?.[name] ?? {}, name);
   return out;
 }
 
@@ -73,12 +74,15 @@ export async function findAndCall(client: AgentClient, target: string): Promise<
   let requests = 1;
   const listed = await client.listTools();
   let hit: Json | undefined = listed.find((tool) => tool.name === target);
-  let call: { name: string; args: Json } | undefined = hit ? { name: target, args: exampleArguments(hit.inputSchema) } : undefined;
+  let call: { name: string; args: Json } | undefined = hit
+    ? { name: target, args: exampleArguments(hit.inputSchema) }
+    : undefined;
   if (!hit && listed.some((tool) => tool.name === 'search_tools')) {
     requests++;
     const search = await client.callTool('search_tools', { query: target.replace(/_/g, ' ') });
     hit = ((search.structuredContent?.tools as Json[] | undefined) ?? []).find((tool) => tool.name === target);
-    if (hit) call = { name: hit.callWith as string, args: { name: target, arguments: exampleArguments(hit.inputSchema) } };
+    if (hit)
+      call = { name: hit.callWith as string, args: { name: target, arguments: exampleArguments(hit.inputSchema) } };
   }
   if (!call) return { target, found: false, called: false, requests };
   requests++;
@@ -106,7 +110,10 @@ export async function connectSdkV1(url: string): Promise<AgentClient> {
 
 /** `@modelcontextprotocol/client` 2.x pinned to 2026-07-28: stateless. */
 export async function connectSdkV2(url: string): Promise<AgentClient> {
-  const client = new ClientV2({ name: 'token-bench-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new ClientV2(
+    { name: 'token-bench-v2', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(new TransportV2(new URL(url)));
   return {
     label: 'official SDK v2',
@@ -135,7 +142,10 @@ export async function connectAiSdk(url: string, era: 'modern' | 'legacy'): Promi
     },
     listTools: async () => {
       tools = await client.tools();
-      return Object.entries(tools).map(([name, tool]) => ({ name, inputSchema: (tool.inputSchema as { jsonSchema?: Json }).jsonSchema }));
+      return Object.entries(tools).map(([name, tool]) => ({
+        name,
+        inputSchema: (tool.inputSchema as { jsonSchema?: Json }).jsonSchema,
+      }));
     },
     callTool: async (name, args) => {
       const tool = tools?.[name];
@@ -155,7 +165,10 @@ export const AGENT_CLIENTS: ReadonlyArray<{ label: string; connect: (url: string
 
 /** Every page of `tools/list` through the v2 client: the tools a client would hand its model. */
 export async function allTools(url: string): Promise<Json[]> {
-  const client = new ClientV2({ name: 'token-bench-lister', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new ClientV2(
+    { name: 'token-bench-lister', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(new TransportV2(new URL(url)));
   try {
     const tools: Json[] = [];

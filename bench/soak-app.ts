@@ -66,14 +66,18 @@ export class SoakTools {
  */
 const eventTtlMs = process.env.SOAK_EVENT_TTL_MS === undefined ? undefined : Number(process.env.SOAK_EVENT_TTL_MS);
 /** SOAK_EVENT_TOTAL_BYTES sets limits.eventStoreBytesTotal (default 64 MiB), for case (e). */
-const eventTotalBytes = process.env.SOAK_EVENT_TOTAL_BYTES === undefined ? undefined : Number(process.env.SOAK_EVENT_TOTAL_BYTES);
+const eventTotalBytes =
+  process.env.SOAK_EVENT_TOTAL_BYTES === undefined ? undefined : Number(process.env.SOAK_EVENT_TOTAL_BYTES);
 
 @Module({
   imports: [
     McpModule.forRoot({
       name: 'soak',
       version: '1.0.0',
-      sessions: eventTtlMs === undefined ? undefined : { eventStore: new InMemoryEventStore({ maxEventsPerStream: 1000, maxStreams: 10_000, ttlMs: eventTtlMs }) },
+      sessions:
+        eventTtlMs === undefined
+          ? undefined
+          : { eventStore: new InMemoryEventStore({ maxEventsPerStream: 1000, maxStreams: 10_000, ttlMs: eventTtlMs }) },
       limits: eventTotalBytes === undefined ? undefined : { eventStoreBytesTotal: eventTotalBytes },
     }),
   ],

@@ -68,7 +68,10 @@ async function serve() {
 // ------------------------------------------------------------------ the driver
 
 async function drive() {
-  const child = fork(fileURLToPath(import.meta.url), ['--server'], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--server'], {
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const waiters = [];
   child.on('message', (message) => {
     const index = waiters.findIndex((w) => w.event === message.event);
@@ -94,8 +97,17 @@ async function drive() {
   let start;
   const record = (name, m, extra = '') => {
     const change = start ? ((m.heapAfter - start.heapAfter) / start.heapAfter) * 100 : 0;
-    rows.push({ case: name, 'heap before GC': mib(m.heapBefore), 'heap after GC': mib(m.heapAfter), 'vs start': `${change >= 0 ? '+' : ''}${change.toFixed(2)} %`, rss: mib(m.rss), notes: extra });
-    console.log(`${name}: heap before GC ${mib(m.heapBefore)}, after GC ${mib(m.heapAfter)} (${change >= 0 ? '+' : ''}${change.toFixed(2)} % vs start), rss ${mib(m.rss)}${extra ? `; ${extra}` : ''}`);
+    rows.push({
+      case: name,
+      'heap before GC': mib(m.heapBefore),
+      'heap after GC': mib(m.heapAfter),
+      'vs start': `${change >= 0 ? '+' : ''}${change.toFixed(2)} %`,
+      rss: mib(m.rss),
+      notes: extra,
+    });
+    console.log(
+      `${name}: heap before GC ${mib(m.heapBefore)}, after GC ${mib(m.heapAfter)} (${change >= 0 ? '+' : ''}${change.toFixed(2)} % vs start), rss ${mib(m.rss)}${extra ? `; ${extra}` : ''}`,
+    );
   };
 
   // Warm-up: every code path once, JIT and pools settled.
@@ -107,7 +119,11 @@ async function drive() {
   let t = performance.now();
   if (CASES.includes('a')) {
     await cycles(url, CYCLES);
-    record(`(a) ${CYCLES} initialize+GET+DELETE cycles`, await measure(), `${((performance.now() - t) / 1000).toFixed(1)} s`);
+    record(
+      `(a) ${CYCLES} initialize+GET+DELETE cycles`,
+      await measure(),
+      `${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
   }
 
   if (CASES.includes('b')) {
@@ -117,19 +133,31 @@ async function drive() {
     const survived = (await ping(url, victim, '10.8.0.1')) === 200;
     await del(url, victim, '10.8.0.1');
     for (const id of kept) await del(url, id, '10.8.0.2');
-    record(`(b) flood of ${FLOOD} sessions from one address`, await measure(), `other address's session survived: ${survived}; ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    record(
+      `(b) flood of ${FLOOD} sessions from one address`,
+      await measure(),
+      `other address's session survived: ${survived}; ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
   }
 
   if (CASES.includes('c')) {
     t = performance.now();
     const slow = await slowReader(url, next);
-    record(`(c) slow reader, ${NOTIFY} x 1 KiB notifications`, await measure(), `${slow}; ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    record(
+      `(c) slow reader, ${NOTIFY} x 1 KiB notifications`,
+      await measure(),
+      `${slow}; ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
   }
 
   if (CASES.includes('d')) {
     t = performance.now();
     const sessions = await abortedElicitations(url);
-    record(`(d) ${ABORTED} elicitations of ${(ASK_BYTES / 1024).toFixed(0)} KiB, each POST closed once asked`, await measure(), `${sessions.length} sessions; ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    record(
+      `(d) ${ABORTED} elicitations of ${(ASK_BYTES / 1024).toFixed(0)} KiB, each POST closed once asked`,
+      await measure(),
+      `${sessions.length} sessions; ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
     for (const id of sessions) await del(url, id, '10.5.0.1');
     record('(d) ... and those sessions deleted', await measure());
   }
@@ -137,8 +165,14 @@ async function drive() {
   if (CASES.includes('e')) {
     t = performance.now();
     const sessions = await smallEvents(url);
-    const bound = process.env.SOAK_EVENT_TOTAL_BYTES ? `bound ${mib(Number(process.env.SOAK_EVENT_TOTAL_BYTES))}` : 'bound 64 MiB';
-    record(`(e) ${SMALL_CALLS} x 1,000 small progress events kept for replay`, await measure(), `${bound}; ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const bound = process.env.SOAK_EVENT_TOTAL_BYTES
+      ? `bound ${mib(Number(process.env.SOAK_EVENT_TOTAL_BYTES))}`
+      : 'bound 64 MiB';
+    record(
+      `(e) ${SMALL_CALLS} x 1,000 small progress events kept for replay`,
+      await measure(),
+      `${bound}; ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
     for (const id of sessions) await del(url, id, '10.4.0.1');
     record('(e) ... and those sessions deleted', await measure());
   }
@@ -156,7 +190,8 @@ async function drive() {
  */
 async function abortedElicitations(url) {
   const sessions = [];
-  for (let i = 0; i < Math.ceil(ABORTED / ABORTED_PER_SESSION); i++) sessions.push(await initialize(url, '10.5.0.1', { elicitation: {} }));
+  for (let i = 0; i < Math.ceil(ABORTED / ABORTED_PER_SESSION); i++)
+    sessions.push(await initialize(url, '10.5.0.1', { elicitation: {} }));
   let done = 0;
   const worker = async () => {
     while (done < ABORTED) {
@@ -166,7 +201,12 @@ async function abortedElicitations(url) {
       const response = await fetch(url, {
         method: 'POST',
         headers: headers('10.5.0.1', sessionId),
-        body: JSON.stringify({ jsonrpc: '2.0', id: `ask-${n}`, method: 'tools/call', params: { name: 'ask', arguments: { bytes: ASK_BYTES } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: `ask-${n}`,
+          method: 'tools/call',
+          params: { name: 'ask', arguments: { bytes: ASK_BYTES } },
+        }),
         signal: controller.signal,
       });
       if (response.status !== 200) throw new Error(`tools/call ask answered ${response.status}`);
@@ -196,7 +236,12 @@ async function smallEvents(url) {
       const response = await fetch(url, {
         method: 'POST',
         headers: headers('10.4.0.1', sessions[Math.floor(n / 4)]),
-        body: JSON.stringify({ jsonrpc: '2.0', id: `small-${n}`, method: 'tools/call', params: { name: 'flood', arguments: { count: 1000, bytes: 16 }, _meta: { progressToken: `p${n}` } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: `small-${n}`,
+          method: 'tools/call',
+          params: { name: 'flood', arguments: { count: 1000, bytes: 16 }, _meta: { progressToken: `p${n}` } },
+        }),
       });
       if (response.status !== 200) throw new Error(`tools/call flood answered ${response.status}`);
       await response.arrayBuffer();
@@ -207,7 +252,11 @@ async function smallEvents(url) {
 }
 
 function headers(address, sessionId) {
-  const h = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-Forwarded-For': address };
+  const h = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'X-Forwarded-For': address,
+  };
   if (sessionId) {
     h['Mcp-Session-Id'] = sessionId;
     h['MCP-Protocol-Version'] = VERSION;
@@ -219,7 +268,12 @@ async function initialize(url, address, capabilities = {}) {
   const response = await fetch(url, {
     method: 'POST',
     headers: headers(address),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: VERSION, capabilities, clientInfo: { name: 'soak', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities, clientInfo: { name: 'soak', version: '1' } },
+    }),
   });
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`initialize answered ${response.status}`);
@@ -227,7 +281,11 @@ async function initialize(url, address, capabilities = {}) {
 }
 
 async function ping(url, sessionId, address) {
-  const response = await fetch(url, { method: 'POST', headers: headers(address, sessionId), body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: headers(address, sessionId),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+  });
   await response.arrayBuffer();
   return response.status;
 }
@@ -246,7 +304,14 @@ async function cycles(url, count) {
     while (done < count) {
       done++;
       const id = await initialize(url, address);
-      const get = await fetch(url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': id, 'MCP-Protocol-Version': VERSION, 'X-Forwarded-For': address } });
+      const get = await fetch(url, {
+        headers: {
+          Accept: 'text/event-stream',
+          'Mcp-Session-Id': id,
+          'MCP-Protocol-Version': VERSION,
+          'X-Forwarded-For': address,
+        },
+      });
       if (get.status !== 200) throw new Error(`GET answered ${get.status}`);
       const status = await del(url, id, address);
       if (status !== 200) throw new Error(`DELETE answered ${status}`);

@@ -3,7 +3,8 @@
 /** A positive integer from the environment variable `name`, else `fallback`. */
 export const count = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback);
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${process.env[name]}".`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new Error(`${name} must be a positive integer, got "${process.env[name]}".`);
   return value;
 };
 

@@ -30,11 +30,14 @@ import { MCP_DISPATCHER } from '../lib/common/mcp.constants.js';
 import type { McpDispatcher } from '../lib/protocol/dispatcher.js';
 import { McpObservers } from '../lib/telemetry/observer.js';
 
-
 @Module({})
 class CostModule {
   static register(telemetry: boolean | undefined): DynamicModule {
-    return { module: CostModule, imports: [McpModule.forRoot({ name: 'telemetry-cost', version: '1', telemetry })], providers: [EchoTools] };
+    return {
+      module: CostModule,
+      imports: [McpModule.forRoot({ name: 'telemetry-cost', version: '1', telemetry })],
+      providers: [EchoTools],
+    };
   }
 }
 
@@ -45,9 +48,20 @@ const ROUNDS = count('BENCH_TELEMETRY_ROUNDS', 31);
 // OpenTelemetry sink), with no difference between two apps' heaps or JIT state in the figures.
 const app = await NestFactory.createApplicationContext(CostModule.register(undefined), { logger: false });
 const server = app.get<symbol, McpDispatcher>(MCP_DISPATCHER, { strict: false });
-const observers = { on: server.observer!, off: new McpObservers([app.get(McpEvents).sink], 10_000, { method: () => true, tool: (name) => name, prompt: (name) => name, resource: (uri) => uri }) };
+const observers = {
+  on: server.observer!,
+  off: new McpObservers([app.get(McpEvents).sink], 10_000, {
+    method: () => true,
+    tool: (name) => name,
+    prompt: (name) => name,
+    resource: (uri) => uri,
+  }),
+};
 const transport = McpInProcessTransport.forApp(app);
-const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const _meta = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 let id = 0;
 
 /** CPU microseconds per call over `CALLS` calls, with one observer set. */
@@ -55,12 +69,18 @@ async function cpuPerCall(side: 'on' | 'off'): Promise<number> {
   server.observer = observers[side];
   const start = process.cpuUsage();
   for (let i = 0; i < CALLS; i++) {
-    await lastValueFrom(transport.send({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' }, _meta } }));
+    await lastValueFrom(
+      transport.send({
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'hi' }, _meta },
+      }),
+    );
   }
   const used = process.cpuUsage(start);
   return (used.user + used.system) / CALLS;
 }
-
 
 /** Paired rounds, alternating which side runs first: the median off/on figures and ratio. */
 async function paired(): Promise<{ off: number; on: number; ratio: number }> {
@@ -108,6 +128,10 @@ await Promise.all([app.close(), tracerProvider.shutdown(), meterProvider.shutdow
 
 const pct = (ratio: number) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)}%`;
 console.log(`Telemetry cost per tools/call (CPU, in process, median of ${ROUNDS} paired rounds × ${CALLS} calls):`);
-console.log(`  @opentelemetry/api, no SDK registered: ${noSdk.on.toFixed(1)} µs vs ${noSdk.off.toFixed(1)} µs without the OpenTelemetry observer (telemetry: false), ratio ${noSdk.ratio.toFixed(3)} (${pct(noSdk.ratio)}; target within 3%)`);
-console.log(`  with an SDK registered (BatchSpanProcessor + MeterProvider; both sides under its AsyncLocalStorage context manager): ${withSdk.on.toFixed(1)} µs vs ${withSdk.off.toFixed(1)} µs, ratio ${withSdk.ratio.toFixed(3)} (${pct(withSdk.ratio)}, +${(withSdk.on - withSdk.off).toFixed(1)} µs per call)`);
+console.log(
+  `  @opentelemetry/api, no SDK registered: ${noSdk.on.toFixed(1)} µs vs ${noSdk.off.toFixed(1)} µs without the OpenTelemetry observer (telemetry: false), ratio ${noSdk.ratio.toFixed(3)} (${pct(noSdk.ratio)}; target within 3%)`,
+);
+console.log(
+  `  with an SDK registered (BatchSpanProcessor + MeterProvider; both sides under its AsyncLocalStorage context manager): ${withSdk.on.toFixed(1)} µs vs ${withSdk.off.toFixed(1)} µs, ratio ${withSdk.ratio.toFixed(3)} (${pct(withSdk.ratio)}, +${(withSdk.on - withSdk.off).toFixed(1)} µs per call)`,
+);
 if (noSdk.ratio > 1.03) process.exitCode = 1;

@@ -31,10 +31,14 @@ try {
   const ratio = progressiveTokens / fullTokens;
   console.log(`\ntools/list of the ${full.length}-tool enterprise catalog (gpt-tokenizer, o200k):`);
   console.log(`  full          ${String(fullTokens).padStart(7)} tokens  (${full.length} tools)`);
-  console.log(`  progressive   ${String(progressiveTokens).padStart(7)} tokens  (${progressive.length} discovery tools)  = ${(ratio * 100).toFixed(2)}% of full  [acceptance: <= 3%]`);
+  console.log(
+    `  progressive   ${String(progressiveTokens).padStart(7)} tokens  (${progressive.length} discovery tools)  = ${(ratio * 100).toFixed(2)}% of full  [acceptance: <= 3%]`,
+  );
   if (ratio > 0.03) failed = true;
 
-  console.log(`\nscripted agent, progressive mode: find and call each of ${NAMED_TOOLS.length} named tools (requests per tool: tools/list, search_tools, call) [acceptance: <= 3]`);
+  console.log(
+    `\nscripted agent, progressive mode: find and call each of ${NAMED_TOOLS.length} named tools (requests per tool: tools/list, search_tools, call) [acceptance: <= 3]`,
+  );
   for (const { label, connect } of agent.AGENT_CLIENTS) {
     const client = await connect(`${url}?mode=progressive`);
     const runs = [];
@@ -46,7 +50,9 @@ try {
     const ok = runs.filter((run) => run.found && run.called && run.requests <= 3).length;
     const max = Math.max(...runs.map((run) => run.requests));
     const missed = runs.filter((run) => !(run.found && run.called && run.requests <= 3)).map((run) => run.target);
-    console.log(`  ${label.padEnd(30)} ${ok}/${runs.length} found and called, at most ${max} requests each${missed.length ? `; missed: ${missed.join(', ')}` : ''}`);
+    console.log(
+      `  ${label.padEnd(30)} ${ok}/${runs.length} found and called, at most ${max} requests each${missed.length ? `; missed: ${missed.join(', ')}` : ''}`,
+    );
     if (missed.length) failed = true;
   }
 } finally {

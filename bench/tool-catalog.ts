@@ -14,7 +14,14 @@ export class EnterpriseCatalogModule {
   static register(options: Partial<McpModuleOptions> = {}): DynamicModule {
     return {
       module: EnterpriseCatalogModule,
-      imports: [McpModule.forRoot({ name: 'enterprise-catalog', version: '1.0.0', toolSets: { sets: CATALOG_SETS }, ...options })],
+      imports: [
+        McpModule.forRoot({
+          name: 'enterprise-catalog',
+          version: '1.0.0',
+          toolSets: { sets: CATALOG_SETS },
+          ...options,
+        }),
+      ],
       providers: [EnterpriseCatalog],
     };
   }

@@ -95,7 +95,11 @@ export const MCP_FEATURE_PACKS = [
 
 /** The packs, and the list the module, the provider walk and the dispatcher iterate. @internal */
 export const featureProviders: Provider[] = [
-  { provide: MCP_TOOL_SETS_OPTIONS, useFactory: (options: ResolvedMcpOptions) => options.toolSets ?? null, inject: [MCP_RESOLVED_OPTIONS] },
+  {
+    provide: MCP_TOOL_SETS_OPTIONS,
+    useFactory: (options: ResolvedMcpOptions) => options.toolSets ?? null,
+    inject: [MCP_RESOLVED_OPTIONS],
+  },
   ...MCP_FEATURE_PACKS,
   { provide: MCP_FEATURES, useFactory: (...packs: McpFeature[]) => packs, inject: [...MCP_FEATURE_PACKS] },
 ];

@@ -72,10 +72,21 @@ export const {
 } = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createMcpOptions')
-  .setExtras<McpModuleExtras>({ path: MCP_DEFAULT_PATH, isGlobal: false, endpointVersion: VERSION_NEUTRAL, controllerDecorators: [], legacySse: false, adminRoutes: false, explorer: false }, (definition, extras) => ({
-    ...definition,
-    global: extras.isGlobal,
-  }))
+  .setExtras<McpModuleExtras>(
+    {
+      path: MCP_DEFAULT_PATH,
+      isGlobal: false,
+      endpointVersion: VERSION_NEUTRAL,
+      controllerDecorators: [],
+      legacySse: false,
+      adminRoutes: false,
+      explorer: false,
+    },
+    (definition, extras) => ({
+      ...definition,
+      global: extras.isGlobal,
+    }),
+  )
   .build();
 
 /** @publicApi */

@@ -1,4 +1,12 @@
-import { Logger, Module, VERSION_NEUTRAL, type DynamicModule, type MiddlewareConsumer, type NestModule, type Provider } from '@nestjs/common';
+import {
+  Logger,
+  Module,
+  VERSION_NEUTRAL,
+  type DynamicModule,
+  type MiddlewareConsumer,
+  type NestModule,
+  type Provider,
+} from '@nestjs/common';
 import type { McpModuleExtras } from './mcp.module-definition.js';
 import { DiscoveryModule } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
@@ -79,7 +87,13 @@ const coreProviders: Provider[] = [
   McpDiscovery,
   {
     provide: MCP_DISPATCHER,
-    useFactory: (options: ResolvedMcpOptions, registry: McpRegistry, bus: McpNotificationBus, redis: McpRedisBackend | null, features: McpFeature[]) => {
+    useFactory: (
+      options: ResolvedMcpOptions,
+      registry: McpRegistry,
+      bus: McpNotificationBus,
+      redis: McpRedisBackend | null,
+      features: McpFeature[],
+    ) => {
       const logger = new Logger('McpDispatcher');
       const stateSecret = requestStateSecret(options, redis);
       const server = new McpDispatcher(
@@ -92,7 +106,11 @@ const coreProviders: Provider[] = [
           exposeInternalErrors: options.exposeInternalErrors,
           logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
           interaction: interactionSupport(options),
-          requestState: new RequestStateCodec(stateSecret, options.requestState.ttlMs, redis?.replayGuard ?? new InMemoryReplayGuard()),
+          requestState: new RequestStateCodec(
+            stateSecret,
+            options.requestState.ttlMs,
+            redis?.replayGuard ?? new InMemoryReplayGuard(),
+          ),
           bus,
           guardAwareLists: options.guardAwareLists,
           enforceScopes: options.auth !== undefined,
@@ -172,11 +190,16 @@ const coreProviders: Provider[] = [
         originPolicy: new OriginPolicy({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }),
         defaultLogLevel: options.defaultLogLevel,
         keepAliveMs: options.keepAliveMs,
-        eventStore: options.sessions.mode === 'stateful' ? (options.sessions.eventStore ?? redis?.events ?? new InMemoryEventStore({
-                  maxBytesPerStream: options.limits.eventStoreBytesPerStream,
-                  maxBytesPerSession: options.limits.eventStoreBytesPerSession,
-                  maxBytesTotal: options.limits.eventStoreBytesTotal,
-                })) : undefined,
+        eventStore:
+          options.sessions.mode === 'stateful'
+            ? (options.sessions.eventStore ??
+              redis?.events ??
+              new InMemoryEventStore({
+                maxBytesPerStream: options.limits.eventStoreBytesPerStream,
+                maxBytesPerSession: options.limits.eventStoreBytesPerSession,
+                maxBytesTotal: options.limits.eventStoreBytesTotal,
+              }))
+            : undefined,
         relay: options.sessions.mode === 'stateful' ? redis?.relay : undefined,
         auth: auth ?? undefined,
         maxSessions: options.sessions.maxSessions,
@@ -189,7 +212,8 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_AUTHENTICATOR,
-    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null) => (options.auth ? new McpAuthenticator(options.auth, builtInTokenVerifier(options, redis)) : null),
+    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null) =>
+      options.auth ? new McpAuthenticator(options.auth, builtInTokenVerifier(options, redis)) : null,
     inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
   },
   McpTransportLifecycle,
@@ -207,7 +231,12 @@ function sessionHooks(options: ResolvedMcpOptions): SessionHooks | undefined {
   const { onSession, onSessionClose } = options.sessions;
   if (!onSession && !onSessionClose) return undefined;
   const logger = new Logger('McpSessions');
-  return new SessionHooks({ onSession, onSessionClose, stateBytes: options.limits.sessionStateBytes, logger: { error: (m, t) => logger.error(m, t) } });
+  return new SessionHooks({
+    onSession,
+    onSessionClose,
+    stateBytes: options.limits.sessionStateBytes,
+    logger: { error: (m, t) => logger.error(m, t) },
+  });
 }
 
 function interactionSupport(options: ResolvedMcpOptions): InteractionSupport {
@@ -305,7 +334,10 @@ export class McpModule extends McpConfigurableModule implements NestModule {
       controllers.push(createMcpAdminController(extras.adminRoutes, extras.endpointVersion) as never);
     }
     const explorer = resolveExplorer(extras.explorer, endpoint);
-    if (explorer?.decorators) controllers.push(createExplorerController(explorer.path, endpoint, extras.endpointVersion, explorer.decorators) as never);
+    if (explorer?.decorators)
+      controllers.push(
+        createExplorerController(explorer.path, endpoint, extras.endpointVersion, explorer.decorators) as never,
+      );
     return {
       ...definition,
       imports: [...(definition.imports ?? []), DiscoveryModule],
@@ -319,7 +351,16 @@ export class McpModule extends McpConfigurableModule implements NestModule {
         { provide: MCP_ENDPOINT_VERSION, useValue: extras.endpointVersion ?? VERSION_NEUTRAL },
         { provide: MCP_MODULE_ID, useValue: randomUUID() },
       ],
-      exports: [...(definition.exports ?? []), McpRegistry, MCP_DISPATCHER, MCP_RESOLVED_OPTIONS, McpHealthIndicator, McpSessionAdmin, McpEvents, McpToolSets],
+      exports: [
+        ...(definition.exports ?? []),
+        McpRegistry,
+        MCP_DISPATCHER,
+        MCP_RESOLVED_OPTIONS,
+        McpHealthIndicator,
+        McpSessionAdmin,
+        McpEvents,
+        McpToolSets,
+      ],
     };
   }
 }

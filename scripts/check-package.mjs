@@ -17,7 +17,9 @@ function walk(dir, out = []) {
   return out;
 }
 
-const sources = walk(join(root, 'lib')).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.spec.ts'));
+const sources = walk(join(root, 'lib')).filter(
+  (f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.endsWith('.spec.ts'),
+);
 for (const source of sources) {
   const stem = relative(join(root, 'lib'), source).replace(/\.ts$/, '');
   for (const out of [`dist/lib/${stem}.js`, `dist/lib/${stem}.d.ts`, `dist/cjs/${stem}.js`, `dist/cjs/${stem}.d.ts`]) {
@@ -37,4 +39,5 @@ if (problems.length > 0) {
   console.error('Run "npm run build:lib" (or "npm run build") and pack again.');
   process.exit(1);
 }
-if (!process.argv.includes('--quiet')) console.error(`prepack: build complete (${sources.length} modules, ESM and CommonJS).`);
+if (!process.argv.includes('--quiet'))
+  console.error(`prepack: build complete (${sources.length} modules, ESM and CommonJS).`);

@@ -35,7 +35,11 @@ export function stripAnsi(text: string): string;
 
 export function conformanceBin(packageName: string): string;
 
-export function collectIssues(outDir: string): { failures: ConformanceIssue[]; warnings: ConformanceIssue[]; checked: number };
+export function collectIssues(outDir: string): {
+  failures: ConformanceIssue[];
+  warnings: ConformanceIssue[];
+  checked: number;
+};
 
 export function runConformance(options: {
   url: string;

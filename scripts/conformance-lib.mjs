@@ -199,7 +199,9 @@ export async function runConformance({ url, leg, scenario, outDir, stream = true
     child.on('close', (code) => resolveExit(code ?? 1));
   });
 
-  const lines = stripAnsi(output).split('\n').map((line) => line.trim());
+  const lines = stripAnsi(output)
+    .split('\n')
+    .map((line) => line.trim());
   // A full run ends with `Total: ...`; a single-scenario run only prints `Passed: x/y, ...`.
   const total =
     lines.findLast((line) => line.startsWith('Total:')) ?? lines.findLast((line) => line.startsWith('Passed:')) ?? '';

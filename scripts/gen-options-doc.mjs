@@ -30,7 +30,10 @@ export function collectOptions() {
     });
     const exported = (name) => {
       const symbol = exports.find((s) => s.name === name);
-      if (!symbol) throw new Error(`neither lib/index.ts nor lib/entries/options.ts exports ${name}: the options reference reads it`);
+      if (!symbol)
+        throw new Error(
+          `neither lib/index.ts nor lib/entries/options.ts exports ${name}: the options reference reads it`,
+        );
       return checker.getDeclaredTypeOfSymbol(symbol);
     };
 
@@ -129,7 +132,7 @@ export function render(rows) {
     '',
     '## Synchronous options',
     '',
-    'They shape the module\'s routes, so they are known when the module is defined: pass them to',
+    "They shape the module's routes, so they are known when the module is defined: pass them to",
     '`forRoot()` with the rest, or beside `useFactory` / `useClass` / `useExisting` in `forRootAsync()`.',
     '',
     ...table('extras'),
@@ -158,7 +161,9 @@ if (isMain) {
       const a = actual.split('\n');
       const e = expected.split('\n');
       const line = e.findIndex((text, i) => text !== a[i]);
-      console.error(`docs/options.md differs from what the options types generate, first at line ${line + 1}:\n  page:      ${a[line]}\n  generated: ${e[line]}\nRun: node scripts/gen-options-doc.mjs`);
+      console.error(
+        `docs/options.md differs from what the options types generate, first at line ${line + 1}:\n  page:      ${a[line]}\n  generated: ${e[line]}\nRun: node scripts/gen-options-doc.mjs`,
+      );
       process.exit(1);
     }
   } else {

@@ -54,7 +54,8 @@ function testFileProcess() {
   };
   afterEach(() => {
     const reports = childReports();
-    if (reports.length > 0) throw new Error(`A process this test started died of an unhandled error:\n${reports.join('\n')}`);
+    if (reports.length > 0)
+      throw new Error(`A process this test started died of an unhandled error:\n${reports.join('\n')}`);
   });
   process.on('exit', () => {
     const late = childReports();

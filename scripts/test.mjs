@@ -47,7 +47,15 @@ for (const pass of passes) {
   const result = spawnSync(
     process.execPath,
     // test-setup.mjs fails the run on an unhandled rejection or uncaught exception anywhere.
-    ['--enable-source-maps', '--import', join(root, 'scripts/test-setup.mjs'), '--test', '--test-concurrency=1', `--test-timeout=${pass.timeout}`, ...pass.files],
+    [
+      '--enable-source-maps',
+      '--import',
+      join(root, 'scripts/test-setup.mjs'),
+      '--test',
+      '--test-concurrency=1',
+      `--test-timeout=${pass.timeout}`,
+      ...pass.files,
+    ],
     { cwd: root, stdio: 'inherit' },
   );
   if (result.status !== 0) status = result.status ?? 1;

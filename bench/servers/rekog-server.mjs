@@ -18,7 +18,8 @@ class BenchTools {
   }
 
   async progress(_args, ctx) {
-    for (let step = 1; step <= PROGRESS_STEPS; step++) await ctx.reportProgress({ progress: step, total: PROGRESS_STEPS });
+    for (let step = 1; step <= PROGRESS_STEPS; step++)
+      await ctx.reportProgress({ progress: step, total: PROGRESS_STEPS });
     return text('done');
   }
 }
@@ -56,4 +57,6 @@ mcp.setHttpAdapter(app.getHttpAdapter());
 app.connectMicroservice({ strategy: mcp });
 await app.startAllMicroservices();
 await app.listen(env.port, env.host);
-console.log(`READY http://${env.host}:${env.port}/mcp (rekog, ${env.stateful ? 'stateful' : 'stateless'}, ${env.tools} tools)`);
+console.log(
+  `READY http://${env.host}:${env.port}/mcp (rekog, ${env.stateful ? 'stateful' : 'stateless'}, ${env.tools} tools)`,
+);

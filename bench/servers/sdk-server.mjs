@@ -17,8 +17,10 @@ const fillers = fillerTools(env.tools);
 
 function buildServer() {
   const server = new McpServer({ name: 'bench-sdk', version: '1.0.0' });
-  server.registerTool('echo', { description: 'Echoes a text; always answers "hello".', inputSchema: echoSchema }, async () =>
-    text('hello'),
+  server.registerTool(
+    'echo',
+    { description: 'Echoes a text; always answers "hello".', inputSchema: echoSchema },
+    async () => text('hello'),
   );
   server.registerTool(
     'progress',
@@ -27,19 +29,26 @@ function buildServer() {
       const progressToken = ctx.mcpReq._meta?.progressToken;
       if (progressToken !== undefined) {
         for (let step = 1; step <= PROGRESS_STEPS; step++) {
-          await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: step, total: PROGRESS_STEPS } });
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken, progress: step, total: PROGRESS_STEPS },
+          });
         }
       }
       return text('done');
     },
   );
   for (const tool of fillers) {
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.parameters }, async () => text('ok'));
+    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.parameters }, async () =>
+      text('ok'),
+    );
   }
   return server;
 }
 
-const handler = createMcpHandler(() => buildServer(), { onerror: (error) => console.error(`sdk handler: ${error.message}`) });
+const handler = createMcpHandler(() => buildServer(), {
+  onerror: (error) => console.error(`sdk handler: ${error.message}`),
+});
 const nodeHandler = toNodeHandler(handler);
 const validHost = localhostHostValidation();
 const validOrigin = localhostOriginValidation();

@@ -1,4 +1,13 @@
-import { Controller, Get, NotFoundException, Param, Res, ServiceUnavailableException, VERSION_NEUTRAL, type Type } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  NotFoundException,
+  Param,
+  Res,
+  ServiceUnavailableException,
+  VERSION_NEUTRAL,
+  type Type,
+} from '@nestjs/common';
 import { McpStoreUnavailableError } from '../protocol/errors.js';
 import type { McpEndpointVersion } from '../transport/endpoint-version.js';
 import { McpSessionAdmin, type McpSessionSummary } from './mcp-session-admin.js';
@@ -20,7 +29,10 @@ export interface McpAdminRoutesOptions {
 }
 
 /** The read-only admin routes, as a class per McpModule so that its path is fixed when routes are mapped. */
-export function createMcpAdminController(options: McpAdminRoutesOptions, version: McpEndpointVersion = VERSION_NEUTRAL): Type<unknown> {
+export function createMcpAdminController(
+  options: McpAdminRoutesOptions,
+  version: McpEndpointVersion = VERSION_NEUTRAL,
+): Type<unknown> {
   const path = (options.path ?? 'mcp-admin').replace(/^\/+|\/+$/g, '');
 
   @Controller({ path, version })

@@ -47,7 +47,10 @@ export class McpSessionAdmin {
 
   /** Live sessions, at most `limit` (default: `sessions.maxSessions`, every one). */
   async list(options: { limit?: number } = {}): Promise<McpSessionSummary[]> {
-    const limit = Math.max(0, Math.min(options.limit ?? this.options.sessions.maxSessions, this.options.sessions.maxSessions));
+    const limit = Math.max(
+      0,
+      Math.min(options.limit ?? this.options.sessions.maxSessions, this.options.sessions.maxSessions),
+    );
     const sessions = (await this.store.list?.(limit)) ?? [];
     const remote = this.redis ? await this.redis.relay.hasGetStreams(sessions.map((s) => s.id)) : undefined;
     const now = Date.now();

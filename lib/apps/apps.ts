@@ -105,7 +105,8 @@ export function supportsApps(clientCapabilities: JsonObject): boolean {
 
 /** Why a `ui://` view URI cannot be served, or undefined. */
 export function viewUriProblem(uri: string): string | undefined {
-  if (typeof uri !== 'string' || !uri.startsWith('ui://') || uri.length <= 'ui://'.length) return 'it must start with "ui://" and name the view, e.g. "ui://orders/dashboard"';
+  if (typeof uri !== 'string' || !uri.startsWith('ui://') || uri.length <= 'ui://'.length)
+    return 'it must start with "ui://" and name the view, e.g. "ui://orders/dashboard"';
   if (/[\u0000-\u0020\u007f]/.test(uri)) return 'it contains whitespace or control characters';
   return undefined;
 }
@@ -115,12 +116,14 @@ export function resourceUiMeta(meta: McpUiResourceMeta): JsonObject {
   const ui: JsonObject = {};
   if (meta.csp) {
     const csp: JsonObject = {};
-    for (const key of ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const) if (meta.csp[key]) csp[key] = [...meta.csp[key]!];
+    for (const key of ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const)
+      if (meta.csp[key]) csp[key] = [...meta.csp[key]!];
     ui.csp = csp;
   }
   if (meta.permissions) {
     const permissions: JsonObject = {};
-    for (const key of ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const) if (meta.permissions[key]) permissions[key] = {};
+    for (const key of ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const)
+      if (meta.permissions[key]) permissions[key] = {};
     ui.permissions = permissions;
   }
   if (meta.domain !== undefined) ui.domain = meta.domain;
@@ -157,9 +160,16 @@ export function viewResource(view: ViewDefinition): ResourceRuntime {
     read: (ctx) =>
       view.render(ctx).pipe(
         map((value) => {
-          const html = typeof value === 'string' ? value : value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : (value as { html?: unknown } | null)?.html;
+          const html =
+            typeof value === 'string'
+              ? value
+              : value instanceof Uint8Array
+                ? Buffer.from(value).toString('utf8')
+                : (value as { html?: unknown } | null)?.html;
           if (typeof html !== 'string') {
-            throw new ToolError(`View ${view.uri} rendered ${value === null ? 'null' : typeof value}; a view returns its HTML document as a string.`);
+            throw new ToolError(
+              `View ${view.uri} rendered ${value === null ? 'null' : typeof value}; a view returns its HTML document as a string.`,
+            );
           }
           const content: JsonObject = { uri: view.uri, mimeType: UI_MIME_TYPE, text: html };
           if (Object.keys(ui).length) content._meta = { ui };

@@ -1,5 +1,10 @@
 import type { McpPrincipal } from '../protocol/principal.js';
-import type { McpClaimsMapper, McpDpopOptions, McpIntrospectionOptions, McpJwtVerificationOptions } from '../oauth/oauth-options.interface.js';
+import type {
+  McpClaimsMapper,
+  McpDpopOptions,
+  McpIntrospectionOptions,
+  McpJwtVerificationOptions,
+} from '../oauth/oauth-options.interface.js';
 
 export type { McpPrincipal };
 export { missingScopes } from '../protocol/principal.js';
@@ -27,7 +32,10 @@ export interface McpAuthOptions {
    * the principal, or null when the token is invalid. Without it the principal is read from the
    * request after the app's own guard ran (`request.user`, as passport sets it).
    */
-  verifyToken?: (token: string, request: unknown) => McpPrincipal | null | undefined | Promise<McpPrincipal | null | undefined>;
+  verifyToken?: (
+    token: string,
+    request: unknown,
+  ) => McpPrincipal | null | undefined | Promise<McpPrincipal | null | undefined>;
   /**
    * Reads the principal from a request the app's own guard authenticated: the request that guard
    * saw (Express's `req`, Fastify's request), where it set `user`.
@@ -70,6 +78,10 @@ export function principalFromUser(user: unknown): McpPrincipal | undefined {
   const id = record.sub ?? record.id ?? record.userId ?? record.username;
   if (typeof id !== 'string' && typeof id !== 'number') return undefined;
   const raw = record.scopes ?? record.scope ?? record.scp;
-  const scopes = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' ? raw.split(' ').filter(Boolean) : undefined;
+  const scopes = Array.isArray(raw)
+    ? raw.map(String)
+    : typeof raw === 'string'
+      ? raw.split(' ').filter(Boolean)
+      : undefined;
   return { id: String(id), scopes, claims: record };
 }

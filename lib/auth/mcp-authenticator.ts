@@ -16,7 +16,15 @@ export type AuthOutcome = { ok: true; principal?: McpPrincipal } | { ok: false }
  */
 export type AuthDecision =
   | { ok: true; principal?: McpPrincipal; headers?: Record<string, string> }
-  | { ok: false; status: 401 | 503; error?: string; message: string; description?: string; scheme?: 'Bearer' | 'DPoP'; headers?: Record<string, string> };
+  | {
+      ok: false;
+      status: 401 | 503;
+      error?: string;
+      message: string;
+      description?: string;
+      scheme?: 'Bearer' | 'DPoP';
+      headers?: Record<string, string>;
+    };
 
 /**
  * The WWW-Authenticate `error_description` of each error code (RFC 6750 §3): fixed texts, so
@@ -29,8 +37,10 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 
 /** The messages of a refused request: what failed and how to get through, never the token. */
 export const AUTH_MESSAGES = {
-  missing: 'Unauthorized: this MCP endpoint needs a bearer token. Send "Authorization: Bearer <token>"; the resource_metadata URL in the WWW-Authenticate header names the authorization server that issues tokens for it.',
-  malformed: 'Unauthorized: the Authorization header is not a well-formed bearer token. Send "Authorization: Bearer <token>" with one token.',
+  missing:
+    'Unauthorized: this MCP endpoint needs a bearer token. Send "Authorization: Bearer <token>"; the resource_metadata URL in the WWW-Authenticate header names the authorization server that issues tokens for it.',
+  malformed:
+    'Unauthorized: the Authorization header is not a well-formed bearer token. Send "Authorization: Bearer <token>" with one token.',
   invalid: (resource: string) =>
     `Unauthorized: the bearer token was refused: it is invalid, expired, or not issued for this resource (${resource}). Get a new token from the authorization server named in the resource_metadata URL.`,
 };
@@ -40,11 +50,21 @@ export const AUTH_MESSAGES = {
  * `AuthGuard`, a custom `CanActivate`): what was refused and what to send, with the guard's own
  * message when it says more than the status name (passport's bare "Unauthorized" does not).
  */
-export function guardRefusalMessage(status: number, guardMessage: string | undefined, bearerSent: boolean, resource: string | undefined): string {
-  const said = guardMessage && !/^(Unauthorized|Forbidden|Forbidden resource)$/i.test(guardMessage.trim()) ? ` The app's guard said: ${guardMessage}` : '';
-  if (status === 403) return `Forbidden: the app's guard refused this request to the MCP endpoint (HTTP 403): the caller is authenticated but not allowed.${said}`;
+export function guardRefusalMessage(
+  status: number,
+  guardMessage: string | undefined,
+  bearerSent: boolean,
+  resource: string | undefined,
+): string {
+  const said =
+    guardMessage && !/^(Unauthorized|Forbidden|Forbidden resource)$/i.test(guardMessage.trim())
+      ? ` The app's guard said: ${guardMessage}`
+      : '';
+  if (status === 403)
+    return `Forbidden: the app's guard refused this request to the MCP endpoint (HTTP 403): the caller is authenticated but not allowed.${said}`;
   if (status !== 401) return guardMessage ?? `HTTP ${status}`;
-  if (!resource) return `Unauthorized: the app's guard refused this request to the MCP endpoint (HTTP 401). Send the credentials the app's authentication expects (e.g. "Authorization: Bearer <token>").${said}`;
+  if (!resource)
+    return `Unauthorized: the app's guard refused this request to the MCP endpoint (HTTP 401). Send the credentials the app's authentication expects (e.g. "Authorization: Bearer <token>").${said}`;
   return `${bearerSent ? AUTH_MESSAGES.invalid(resource) : AUTH_MESSAGES.missing}${said}`;
 }
 
@@ -93,7 +113,8 @@ export class McpAuthenticator {
    * {@link principalFromUser} of `request.user`), for a module without `verifyToken`.
    */
   principalOf(request: unknown): McpPrincipal | undefined {
-    const read = this.options.principalFrom ?? ((r: unknown) => principalFromUser((r as { user?: unknown } | undefined)?.user));
+    const read =
+      this.options.principalFrom ?? ((r: unknown) => principalFromUser((r as { user?: unknown } | undefined)?.user));
     return read(request) ?? undefined;
   }
 
@@ -123,7 +144,8 @@ export class McpAuthenticator {
     } catch {
       principal = null;
     }
-    if (!principal) return { ok: false, status: 401, error: 'invalid_token', message: AUTH_MESSAGES.invalid(this.options.resource) };
+    if (!principal)
+      return { ok: false, status: 401, error: 'invalid_token', message: AUTH_MESSAGES.invalid(this.options.resource) };
     return { ok: true, principal };
   }
 
@@ -136,7 +158,11 @@ export class McpAuthenticator {
     }
     if (decision.status === 503) {
       const body = JSON.stringify(failure(null, ErrorCode.ServerBusy, decision.message));
-      res.writeHead(503, { ...decision.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+      res.writeHead(503, {
+        ...decision.headers,
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(body),
+      });
       res.end(body);
     } else {
       this.challenge(res, decision.status, decision.error, decision.message, undefined, null, decision);
@@ -144,7 +170,10 @@ export class McpAuthenticator {
     return { ok: false };
   }
 
-  private async decideBuiltIn(headers: IncomingHttpHeaders, target: McpRequestTarget | undefined): Promise<AuthDecision> {
+  private async decideBuiltIn(
+    headers: IncomingHttpHeaders,
+    target: McpRequestTarget | undefined,
+  ): Promise<AuthDecision> {
     try {
       return { ok: true, ...(await this.verifier!.verify(headers, target)) };
     } catch (error) {
@@ -155,11 +184,21 @@ export class McpAuthenticator {
   }
 
   /** The 403 `insufficient_scope` answer when the principal lacks a scope the call needs. */
-  scopeRefusal(required: readonly string[] | undefined, principal: McpPrincipal | undefined, id: string | number | null): McpRefusal | undefined {
+  scopeRefusal(
+    required: readonly string[] | undefined,
+    principal: McpPrincipal | undefined,
+    id: string | number | null,
+  ): McpRefusal | undefined {
     if (!required?.length) return undefined;
     const missing = missingScopes(required, principal?.scopes);
     if (missing.length === 0) return undefined;
-    return this.challengeAnswer(403, 'insufficient_scope', `Forbidden: this call needs the scope(s) ${required.join(', ')}; the token lacks ${missing.join(', ')}.`, required, id);
+    return this.challengeAnswer(
+      403,
+      'insufficient_scope',
+      `Forbidden: this call needs the scope(s) ${required.join(', ')}; the token lacks ${missing.join(', ')}.`,
+      required,
+      id,
+    );
   }
 
   challenge(
@@ -172,9 +211,14 @@ export class McpAuthenticator {
     refusal?: { description?: string; scheme?: 'Bearer' | 'DPoP'; headers?: Record<string, string> },
   ): void {
     const answer = this.challengeAnswer(status, error, message, scopes, id);
-    if (refusal) answer.headers = { ...refusal.headers, 'WWW-Authenticate': this.challengeHeader(error, scopes, refusal) };
+    if (refusal)
+      answer.headers = { ...refusal.headers, 'WWW-Authenticate': this.challengeHeader(error, scopes, refusal) };
     const body = JSON.stringify(answer.body);
-    res.writeHead(status, { ...answer.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    res.writeHead(status, {
+      ...answer.headers,
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+    });
     res.end(body);
   }
 
@@ -189,7 +233,8 @@ export class McpAuthenticator {
     refusal: { description?: string; scheme?: 'Bearer' | 'DPoP' } = {},
   ): string {
     const required = this.verifier?.dpopRequired ?? false;
-    const algs = this.verifier?.dpopAlgorithms ?? (refusal.scheme === 'DPoP' ? this.verifier?.dpop.options.algorithms : undefined);
+    const algs =
+      this.verifier?.dpopAlgorithms ?? (refusal.scheme === 'DPoP' ? this.verifier?.dpop.options.algorithms : undefined);
     // RFC 6750 §3 parameters: the error (if any), then, where the client learns where to go, scopes and metadata URL.
     const params = (code: string | undefined, locate: boolean): string[] => {
       const parts = [];
@@ -202,12 +247,25 @@ export class McpAuthenticator {
     };
     const challenges = [];
     if (!required) challenges.push(`Bearer ${params(refusal.scheme === 'DPoP' ? undefined : error, true).join(', ')}`);
-    if (algs) challenges.push(`DPoP ${[...params(refusal.scheme === 'DPoP' || required ? error : undefined, required), `algs="${algs.join(' ')}"`].join(', ')}`);
+    if (algs)
+      challenges.push(
+        `DPoP ${[...params(refusal.scheme === 'DPoP' || required ? error : undefined, required), `algs="${algs.join(' ')}"`].join(', ')}`,
+      );
     return challenges.join(', ');
   }
 
-  private challengeAnswer(status: 401 | 403, error: string | undefined, message: string, scopes: readonly string[] | undefined, id: string | number | null): McpRefusal {
-    return { status, headers: { 'WWW-Authenticate': this.challengeHeader(error, scopes) }, body: failure(id, ErrorCode.InvalidRequest, message) };
+  private challengeAnswer(
+    status: 401 | 403,
+    error: string | undefined,
+    message: string,
+    scopes: readonly string[] | undefined,
+    id: string | number | null,
+  ): McpRefusal {
+    return {
+      status,
+      headers: { 'WWW-Authenticate': this.challengeHeader(error, scopes) },
+      body: failure(id, ErrorCode.InvalidRequest, message),
+    };
   }
 
   /**
@@ -219,7 +277,7 @@ export class McpAuthenticator {
     if (this.warnedNoUser) return;
     this.warnedNoUser = true;
     this.logger.warn(
-      'A request to the MCP endpoint carried a bearer token, but no guard authenticated it (auth.principalFrom, or request.user, gave no principal), so it was answered 401 invalid_token. If the token is valid, the app\'s auth guard did not run on the endpoint: do not mark the endpoint public (controllerDecorators), or give McpModule auth.verifyToken to check tokens itself.',
+      "A request to the MCP endpoint carried a bearer token, but no guard authenticated it (auth.principalFrom, or request.user, gave no principal), so it was answered 401 invalid_token. If the token is valid, the app's auth guard did not run on the endpoint: do not mark the endpoint public (controllerDecorators), or give McpModule auth.verifyToken to check tokens itself.",
     );
   }
 }

@@ -83,7 +83,8 @@ export type McpToolSource = 'tool' | 'route' | 'message' | 'runtime';
 /** Where a tool of each source takes its title, annotations and description. */
 const TOOL_OPTIONS_PLACE: Record<McpToolSource, string> = {
   tool: 'on @Tool()',
-  route: 'in @ExposeRoute({ ... }) on the route, or in its expose.routes entry (tools: { <handler or "VERB /path">: { ... } })',
+  route:
+    'in @ExposeRoute({ ... }) on the route, or in its expose.routes entry (tools: { <handler or "VERB /path">: { ... } })',
   message: 'in its expose.commands / expose.queries entry ({ message, ... })',
   runtime: 'in McpRegistry.addTool({ ... })',
 };
@@ -91,7 +92,8 @@ const TOOL_OPTIONS_PLACE: Record<McpToolSource, string> = {
 /** Where a parameter of a tool of each source takes its description. */
 const PARAMETER_PLACE: Record<McpToolSource, string> = {
   tool: 'add @SchemaProperty({ description }) on the DTO property',
-  route: 'describe the DTO property (@SchemaProperty or @ApiProperty({ description })), or, for a path or query argument, give argumentDescriptions in @ExposeRoute() or the expose.routes entry',
+  route:
+    'describe the DTO property (@SchemaProperty or @ApiProperty({ description })), or, for a path or query argument, give argumentDescriptions in @ExposeRoute() or the expose.routes entry',
   message: 'add @SchemaProperty({ description }) on the message class property',
   runtime: 'give the property a description in the input schema passed to McpRegistry.addTool()',
 };
@@ -113,8 +115,10 @@ const UNPORTABLE_KEYWORDS: Record<string, string> = {
   $ref: 'references are not resolved by several clients; inline the schema',
   $defs: 'definitions are dropped by clients that do not resolve $ref; inline the schema',
   definitions: 'definitions are dropped by clients that do not resolve $ref; inline the schema',
-  oneOf: 'combinators are refused or flattened by several function-calling APIs; use one object with optional properties or an enum',
-  anyOf: 'combinators are refused or flattened by several function-calling APIs; use one object with optional properties or an enum',
+  oneOf:
+    'combinators are refused or flattened by several function-calling APIs; use one object with optional properties or an enum',
+  anyOf:
+    'combinators are refused or flattened by several function-calling APIs; use one object with optional properties or an enum',
   allOf: 'combinators are refused or flattened by several function-calling APIs; merge the schemas',
   not: '"not" is refused by several function-calling APIs',
   if: 'conditionals (if/then/else) are ignored or refused by function-calling APIs',
@@ -201,7 +205,10 @@ function parameterLists(catalog: McpCatalog): Array<[string, Array<{ name: strin
   for (const tool of catalog.tools) lists.push([`tool ${labelOf(tool)}`, toolParameters(tool)]);
   for (const prompt of catalog.prompts) {
     const args = Array.isArray(prompt.arguments) ? prompt.arguments.filter(isRecord) : [];
-    lists.push([`prompt ${labelOf(prompt)}`, args.map((a) => ({ name: String(a.name), description: textOf(a.description) }))]);
+    lists.push([
+      `prompt ${labelOf(prompt)}`,
+      args.map((a) => ({ name: String(a.name), description: textOf(a.description) })),
+    ]);
   }
   return lists;
 }
@@ -225,16 +232,31 @@ export function lintCatalog(catalog: McpCatalog, options: McpLintOptions = {}): 
     const source = options.toolSources?.[String(tool.name)] ?? 'tool';
     const place = TOOL_OPTIONS_PLACE[source];
     lintName(String(tool.name ?? ''), target, true, add);
-    if (!textOf(tool.title)) add('title-missing', target, `${target} has no title: clients show the raw name; set { title } ${place}.`);
+    if (!textOf(tool.title))
+      add('title-missing', target, `${target} has no title: clients show the raw name; set { title } ${place}.`);
     if (!isRecord(tool.annotations) || Object.keys(tool.annotations).length === 0) {
-      add('annotations-missing', target, `${target} has no annotations: clients cannot tell whether it only reads or changes data; set { annotations: { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } } ${place}.`);
+      add(
+        'annotations-missing',
+        target,
+        `${target} has no annotations: clients cannot tell whether it only reads or changes data; set { annotations: { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } } ${place}.`,
+      );
     }
     const schema = isRecord(tool.inputSchema) ? tool.inputSchema : undefined;
-    if (!schema || schema.type !== 'object') add('schema-unportable', target, `${target}: the input schema must be { "type": "object" } at the top; clients refuse other roots.`);
+    if (!schema || schema.type !== 'object')
+      add(
+        'schema-unportable',
+        target,
+        `${target}: the input schema must be { "type": "object" } at the top; clients refuse other roots.`,
+      );
     if (schema) lintSchema(schema, `${target}, input schema`, add);
     for (const param of toolParameters(tool)) {
       const where = `${target}, parameter ${param.name}`;
-      if (!param.description) add('description-missing', where, `${where} has no description: the model guesses what to pass; ${PARAMETER_PLACE[source]}.`);
+      if (!param.description)
+        add(
+          'description-missing',
+          where,
+          `${where} has no description: the model guesses what to pass; ${PARAMETER_PLACE[source]}.`,
+        );
       else lintLength(param.description, where, min, maxParam, add);
     }
   }
@@ -243,10 +265,17 @@ export function lintCatalog(catalog: McpCatalog, options: McpLintOptions = {}): 
       const target = `${KIND_NAMES[kind]} ${labelOf(item)}`;
       if (kind === 'prompts') lintName(String(item.name ?? ''), target, false, add);
       const description = textOf(item.description);
-      const place = kind === 'tools' ? TOOL_OPTIONS_PLACE[options.toolSources?.[String(item.name)] ?? 'tool'] : 'on its decorator';
-      if (!description) add('description-missing', target, `${target} has no description: set { description } ${place}.`);
+      const place =
+        kind === 'tools' ? TOOL_OPTIONS_PLACE[options.toolSources?.[String(item.name)] ?? 'tool'] : 'on its decorator';
+      if (!description)
+        add('description-missing', target, `${target} has no description: set { description } ${place}.`);
       else lintLength(description, target, min, max, add);
-      if (kind !== 'tools' && !textOf(item.title)) add('title-missing', target, `${target} has no title: clients show the raw name; set { title } on its decorator.`);
+      if (kind !== 'tools' && !textOf(item.title))
+        add(
+          'title-missing',
+          target,
+          `${target} has no title: clients show the raw name; set { title } on its decorator.`,
+        );
     }
   }
   for (const prompt of catalog.prompts) {
@@ -267,15 +296,33 @@ type Add = (rule: string, target: string, message: string) => void;
 
 function lintName(name: string, target: string, tool: boolean, add: Add): void {
   if (tool && !SPEC_TOOL_NAME.test(name)) {
-    add('name-spec', target, `${target}: the name is outside the specification's tool-name rule ${SPEC_TOOL_NAME.source} (letters, digits, "_", "-", ".", 1 to 128).`);
+    add(
+      'name-spec',
+      target,
+      `${target}: the name is outside the specification's tool-name rule ${SPEC_TOOL_NAME.source} (letters, digits, "_", "-", ".", 1 to 128).`,
+    );
   } else if (!PORTABLE_NAME.test(name)) {
-    add('name-portable', target, `${target}: the name is outside the portable pattern ${PORTABLE_NAME.source}; several clients and model APIs refuse it. Use letters, digits, "_" and "-", at most 64.`);
+    add(
+      'name-portable',
+      target,
+      `${target}: the name is outside the portable pattern ${PORTABLE_NAME.source}; several clients and model APIs refuse it. Use letters, digits, "_" and "-", at most 64.`,
+    );
   }
 }
 
 function lintLength(description: string, target: string, min: number, max: number, add: Add): void {
-  if (description.length < min) add('description-short', target, `${target}: the description "${description}" is shorter than ${min} characters; say what it does and when to use it.`);
-  else if (description.length > max) add('description-long', target, `${target}: the description has ${description.length} characters, more than ${max}; clients truncate it.`);
+  if (description.length < min)
+    add(
+      'description-short',
+      target,
+      `${target}: the description "${description}" is shorter than ${min} characters; say what it does and when to use it.`,
+    );
+  else if (description.length > max)
+    add(
+      'description-long',
+      target,
+      `${target}: the description has ${description.length} characters, more than ${max}; clients truncate it.`,
+    );
 }
 
 /** Walks a schema and reports every unportable keyword and `type` array once per place. */
@@ -284,15 +331,21 @@ function lintSchema(schema: Json, where: string, add: Add, path = ''): void {
     const reason = UNPORTABLE_KEYWORDS[keyword];
     if (reason) add('schema-unportable', where, `${where}${path ? ` at ${path}` : ''}: "${keyword}": ${reason}.`);
     if (keyword === 'type' && Array.isArray(value)) {
-      add('schema-unportable', where, `${where}${path ? ` at ${path}` : ''}: "type" is an array (${JSON.stringify(value)}); several clients take one type only: make the property optional instead of nullable.`);
+      add(
+        'schema-unportable',
+        where,
+        `${where}${path ? ` at ${path}` : ''}: "type" is an array (${JSON.stringify(value)}); several clients take one type only: make the property optional instead of nullable.`,
+      );
     }
   }
   const children: Array<[string, unknown]> = [];
-  if (isRecord(schema.properties)) for (const [name, child] of Object.entries(schema.properties)) children.push([`${path}/${name}`, child]);
+  if (isRecord(schema.properties))
+    for (const [name, child] of Object.entries(schema.properties)) children.push([`${path}/${name}`, child]);
   if (isRecord(schema.items)) children.push([`${path}[]`, schema.items]);
   if (isRecord(schema.additionalProperties)) children.push([`${path}{}`, schema.additionalProperties]);
   for (const keyword of ['oneOf', 'anyOf', 'allOf']) {
-    if (Array.isArray(schema[keyword])) schema[keyword].forEach((child: unknown, i: number) => children.push([`${path}/${keyword}[${i}]`, child]));
+    if (Array.isArray(schema[keyword]))
+      schema[keyword].forEach((child: unknown, i: number) => children.push([`${path}/${keyword}[${i}]`, child]));
   }
   for (const [childPath, child] of children) if (isRecord(child)) lintSchema(child, where, add, childPath);
 }
@@ -308,7 +361,11 @@ function lintAmbiguousNames(items: Json[], kind: string, add: Add): void {
   for (const names of byKey.values()) {
     const distinct = [...new Set(names)];
     if (distinct.length > 1) {
-      add('name-ambiguous', `${kind} ${distinct[0]}`, `${kind}s ${distinct.map((n) => `"${n}"`).join(', ')} differ only by case or separator: a model mixes them up; rename one.`);
+      add(
+        'name-ambiguous',
+        `${kind} ${distinct[0]}`,
+        `${kind}s ${distinct.map((n) => `"${n}"`).join(', ')} differ only by case or separator: a model mixes them up; rename one.`,
+      );
     } else if (names.length > 1) {
       add('name-duplicate', `${kind} ${distinct[0]}`, `${kind} "${distinct[0]}" is listed ${names.length} times.`);
     }
@@ -327,7 +384,12 @@ function lintDuplicateDescriptions(catalog: McpCatalog, add: Add): void {
     }
   }
   for (const targets of seen.values()) {
-    if (targets.length > 1) add('description-duplicate', targets[0], `${targets.join(', ')} share one description: say what sets each apart.`);
+    if (targets.length > 1)
+      add(
+        'description-duplicate',
+        targets[0],
+        `${targets.join(', ')} share one description: say what sets each apart.`,
+      );
   }
 }
 

@@ -11,13 +11,22 @@ type Json = Record<string, any>;
  */
 export function renderCatalogMarkdown(
   catalog: McpCatalog,
-  report?: { coverage: McpCatalogCoverage; findings: McpLintFinding[]; /** Entries the listing caller was not shown. */ hidden?: number },
+  report?: {
+    coverage: McpCatalogCoverage;
+    findings: McpLintFinding[];
+    /** Entries the listing caller was not shown. */ hidden?: number;
+  },
   heading = 'MCP catalog',
 ): string {
   const out: string[] = [`# ${heading}`, ''];
   if (report) {
-    const hidden = report.hidden ? ` · **${report.hidden}** item(s) hidden from the caller that listed it: this catalog is partial` : '';
-    out.push(`Description coverage: **${report.coverage.percent}%** · lint warnings: **${report.findings.length}**${hidden}`, '');
+    const hidden = report.hidden
+      ? ` · **${report.hidden}** item(s) hidden from the caller that listed it: this catalog is partial`
+      : '';
+    out.push(
+      `Description coverage: **${report.coverage.percent}%** · lint warnings: **${report.findings.length}**${hidden}`,
+      '',
+    );
   }
   out.push(`## Tools (${catalog.tools.length})`, '');
   for (const tool of catalog.tools) out.push(...toolSection(tool));
@@ -30,7 +39,8 @@ export function renderCatalogMarkdown(
   out.push(`## Resource templates (${catalog.resourceTemplates.length})`, '');
   if (catalog.resourceTemplates.length > 0) {
     out.push('| URI template | Name | Title | MIME type | Description |', '| --- | --- | --- | --- | --- |');
-    for (const t of catalog.resourceTemplates) out.push(row([code(t.uriTemplate), t.name, t.title, t.mimeType, t.description]));
+    for (const t of catalog.resourceTemplates)
+      out.push(row([code(t.uriTemplate), t.name, t.title, t.mimeType, t.description]));
     out.push('');
   }
   out.push(`## Prompts (${catalog.prompts.length})`, '');
@@ -60,17 +70,31 @@ function toolSection(tool: Json): string[] {
   else {
     out.push('| Parameter | Type | Required | Default | Enum | Description |', '| --- | --- | --- | --- | --- | --- |');
     for (const p of params) {
-      const enumValues = Array.isArray(p.schema.enum) ? p.schema.enum.map((v: unknown) => code(JSON.stringify(v))).join(', ') : '';
+      const enumValues = Array.isArray(p.schema.enum)
+        ? p.schema.enum.map((v: unknown) => code(JSON.stringify(v))).join(', ')
+        : '';
       const def = 'default' in p.schema ? code(JSON.stringify(p.schema.default)) : '';
       out.push(row([code(p.name), typeOf(p.schema), p.required ? 'yes' : 'no', def, enumValues, p.description]));
     }
     out.push('');
   }
   if (tool.annotations && Object.keys(tool.annotations).length > 0) {
-    out.push('Annotations: ' + Object.entries(tool.annotations).map(([k, v]) => `\`${k}: ${JSON.stringify(v)}\``).join(', '), '');
+    out.push(
+      'Annotations: ' +
+        Object.entries(tool.annotations)
+          .map(([k, v]) => `\`${k}: ${JSON.stringify(v)}\``)
+          .join(', '),
+      '',
+    );
   }
-  if (tool.outputSchema) out.push('Output schema:', '', '```json', JSON.stringify(tool.outputSchema, null, 2), '```', '');
-  const call = { jsonrpc: '2.0', id: 1, method: McpMethods.toolsCall.name, params: { name: tool.name, arguments: exampleOf(tool.inputSchema ?? {}) } };
+  if (tool.outputSchema)
+    out.push('Output schema:', '', '```json', JSON.stringify(tool.outputSchema, null, 2), '```', '');
+  const call = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: McpMethods.toolsCall.name,
+    params: { name: tool.name, arguments: exampleOf(tool.inputSchema ?? {}) },
+  };
   out.push('Example call:', '', '```json', JSON.stringify(call, null, 2), '```', '');
   return out;
 }
@@ -151,8 +175,13 @@ function escapeCell(text: string): string {
  */
 export function renderGithubAnnotations(coverage: McpCatalogCoverage, findings: McpLintFinding[], hidden = 0): string {
   const lines = findings.map((f) => `::warning title=MCP catalog ${escapeProperty(f.rule)}::${escapeData(f.message)}`);
-  if (hidden > 0) lines.push(`::error title=MCP catalog hidden::${hidden} item(s) were hidden from the caller that listed the catalog: coverage and lint judge a partial catalog.`);
-  lines.push(`::notice title=MCP catalog::description coverage ${coverage.percent}%, ${findings.length} lint warning(s)`);
+  if (hidden > 0)
+    lines.push(
+      `::error title=MCP catalog hidden::${hidden} item(s) were hidden from the caller that listed the catalog: coverage and lint judge a partial catalog.`,
+    );
+  lines.push(
+    `::notice title=MCP catalog::description coverage ${coverage.percent}%, ${findings.length} lint warning(s)`,
+  );
   return lines.join('\n');
 }
 
@@ -163,4 +192,3 @@ function escapeData(text: string): string {
 function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
-

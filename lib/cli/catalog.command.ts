@@ -9,7 +9,13 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import { catalogCoverage, lintCatalog, type McpCatalog } from '../catalog/catalog.js';
-import { CATALOG_ERAS, collectCatalog, type McpCollectOptions, type McpCollected, type McpHiddenEntries } from './collect.js';
+import {
+  CATALOG_ERAS,
+  collectCatalog,
+  type McpCollectOptions,
+  type McpCollected,
+  type McpHiddenEntries,
+} from './collect.js';
 import { renderCatalogMarkdown, renderGithubAnnotations } from '../catalog/report.js';
 import { McpTestError } from '../testing/mcp-test-error.js';
 
@@ -82,12 +88,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   try {
-    if (positionals[0] !== 'catalog' || positionals.length > 1) throw new UsageError(`Unknown command "${positionals.join(' ')}": the command is "catalog".`);
+    if (positionals[0] !== 'catalog' || positionals.length > 1)
+      throw new UsageError(`Unknown command "${positionals.join(' ')}": the command is "catalog".`);
     const format = String(values.format);
-    if (!['json', 'markdown', 'github'].includes(format)) throw new UsageError(`--format "${format}" is not one of json, markdown, github.`);
+    if (!['json', 'markdown', 'github'].includes(format))
+      throw new UsageError(`--format "${format}" is not one of json, markdown, github.`);
     const minCoverage = numberOption(values['min-coverage'], '--min-coverage');
     const maxWarnings = numberOption(values['max-warnings'], '--max-warnings');
-    if (typeof values.module !== 'string') throw new UsageError('--module is required: the compiled file of the module to boot, e.g. --module dist/app.module.js.');
+    if (typeof values.module !== 'string')
+      throw new UsageError(
+        '--module is required: the compiled file of the module to boot, e.g. --module dist/app.module.js.',
+      );
     const caller = callerOf(values);
     const { byEra, hidden, toolSources } = await loadCatalog(values.module, caller);
     const catalog = byEra[CATALOG_ERAS[0]];
@@ -95,9 +106,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const findings = lintCatalog(catalog, { toolSources });
     const hiddenCount = Object.values(hidden).reduce((sum, names) => sum + names.length, 0);
     if (format === 'json') io.out(`${JSON.stringify(withEras(byEra), null, 2)}\n`);
-    else if (format === 'markdown') io.out(`${renderCatalogMarkdown(catalog, { coverage, findings, hidden: hiddenCount })}\n`);
+    else if (format === 'markdown')
+      io.out(`${renderCatalogMarkdown(catalog, { coverage, findings, hidden: hiddenCount })}\n`);
     else io.out(`${renderGithubAnnotations(coverage, findings, hiddenCount)}\n`);
-    if (typeof values.report === 'string') writeFileSync(values.report, `${JSON.stringify({ coverage, findings, hidden }, null, 2)}\n`);
+    if (typeof values.report === 'string')
+      writeFileSync(values.report, `${JSON.stringify({ coverage, findings, hidden }, null, 2)}\n`);
     if (!values.quiet) io.err(summary(coverage, findings, hidden, describeCaller(caller)));
     let code = 0;
     if (hiddenCount > 0 && !values['allow-hidden']) {
@@ -118,9 +131,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) io.err(`${error.message}\n\n${USAGE}`);
     else if (error instanceof McpTestError && (error.data as { status?: number } | undefined)?.status !== undefined) {
-      io.err(`nestjs-model-context catalog: the app's authentication refused the catalog's caller (HTTP ${(error.data as { status: number }).status}): ${error.message}\n`);
-    }
-    else io.err(`nestjs-model-context catalog: ${(error as Error).stack ?? String(error)}\n`);
+      io.err(
+        `nestjs-model-context catalog: the app's authentication refused the catalog's caller (HTTP ${(error.data as { status: number }).status}): ${error.message}\n`,
+      );
+    } else io.err(`nestjs-model-context catalog: ${(error as Error).stack ?? String(error)}\n`);
     return 2;
   }
 }
@@ -128,7 +142,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 function numberOption(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (value === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`${name} "${String(value)}" is not a non-negative number.`);
+  if (value === '' || !Number.isFinite(n) || n < 0)
+    throw new UsageError(`${name} "${String(value)}" is not a non-negative number.`);
   return n;
 }
 
@@ -148,7 +163,10 @@ function callerOf(values: Record<string, unknown>): McpCollectOptions {
   const principal = principalOf(values);
   const user = jsonOption(values.user, '--user', '{"userId":"1","roles":["admin"]}');
   if (values.authenticate) {
-    if (principal !== undefined || user !== undefined) throw new UsageError('--authenticate runs the app\'s own auth, which decides the caller: give it --header values, not --principal, --scopes, --claims or --user.');
+    if (principal !== undefined || user !== undefined)
+      throw new UsageError(
+        "--authenticate runs the app's own auth, which decides the caller: give it --header values, not --principal, --scopes, --claims or --user.",
+      );
     return { authenticate: true, headers };
   }
   return { principal, user, headers };
@@ -169,7 +187,8 @@ function jsonOption(value: unknown, name: string, example: string): Record<strin
   } catch (error) {
     throw new UsageError(`${name} is not JSON: ${(error as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`${name} must be a JSON object, e.g. ${name} '${example}'.`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new UsageError(`${name} must be a JSON object, e.g. ${name} '${example}'.`);
   return parsed as Record<string, unknown>;
 }
 
@@ -201,7 +220,10 @@ async function loadCatalog(spec: string, options: McpCollectOptions): Promise<Mc
   const hash = spec.lastIndexOf('#');
   const file = hash > 0 ? spec.slice(0, hash) : spec;
   const exportName = hash > 0 ? spec.slice(hash + 1) : 'AppModule';
-  if (/\.[cm]?tsx?$/.test(file)) throw new UsageError(`--module ${file} is TypeScript: build the app first and give the compiled .js file (e.g. dist/app.module.js).`);
+  if (/\.[cm]?tsx?$/.test(file))
+    throw new UsageError(
+      `--module ${file} is TypeScript: build the app first and give the compiled .js file (e.g. dist/app.module.js).`,
+    );
   let loaded: Record<string, unknown>;
   try {
     loaded = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
@@ -211,10 +233,15 @@ async function loadCatalog(spec: string, options: McpCollectOptions): Promise<Mc
   const module = loaded[exportName] ?? (loaded.default as Record<string, unknown> | undefined)?.[exportName];
   if (typeof module !== 'function' && (typeof module !== 'object' || module === null)) {
     const names = Object.keys(loaded).filter((k) => k !== 'default');
-    throw new UsageError(`${file} has no export "${exportName}" (it exports: ${names.join(', ') || 'nothing'}); name it with --module ${file}#ExportName.`);
+    throw new UsageError(
+      `${file} has no export "${exportName}" (it exports: ${names.join(', ') || 'nothing'}); name it with --module ${file}#ExportName.`,
+    );
   }
   const { NestFactory } = await import('@nestjs/core');
-  const app = await NestFactory.createApplicationContext(module as never, { logger: stderrLogger, abortOnError: false });
+  const app = await NestFactory.createApplicationContext(module as never, {
+    logger: stderrLogger,
+    abortOnError: false,
+  });
   try {
     return await collectCatalog(app, options);
   } finally {
@@ -228,10 +255,16 @@ const stderrLogger = {
   debug: () => undefined,
   verbose: () => undefined,
   warn: (message: unknown) => void process.stderr.write(`[nest] warn ${String(message)}\n`),
-  error: (message: unknown, trace?: unknown) => void process.stderr.write(`[nest] error ${String(message)}${trace ? `\n${String(trace)}` : ''}\n`),
+  error: (message: unknown, trace?: unknown) =>
+    void process.stderr.write(`[nest] error ${String(message)}${trace ? `\n${String(trace)}` : ''}\n`),
 };
 
-function summary(coverage: ReturnType<typeof catalogCoverage>, findings: ReturnType<typeof lintCatalog>, hidden: McpHiddenEntries, caller: string): string {
+function summary(
+  coverage: ReturnType<typeof catalogCoverage>,
+  findings: ReturnType<typeof lintCatalog>,
+  hidden: McpHiddenEntries,
+  caller: string,
+): string {
   const part = (label: string, c: { described: number; total: number }): string => `${label} ${c.described}/${c.total}`;
   const lines = [
     `Description coverage: ${coverage.percent}% (${[
@@ -249,7 +282,10 @@ function summary(coverage: ReturnType<typeof catalogCoverage>, findings: ReturnT
       ['templates', hidden.resourceTemplates],
       ['prompts', hidden.prompts],
     ]
-      .map(([label, names]) => `${label as string} ${(names as string[]).length}${(names as string[]).length ? `: ${(names as string[]).join(', ')}` : ''}`)
+      .map(
+        ([label, names]) =>
+          `${label as string} ${(names as string[]).length}${(names as string[]).length ? `: ${(names as string[]).join(', ')}` : ''}`,
+      )
       .join('; ')})`,
   ];
   return `${lines.join('\n')}\n`;

@@ -43,7 +43,10 @@ export interface McpCollected {
  * return to that caller, every page; and which registered entries they did not show it. Used by
  * the CLI; not on the main entry, which never loads the testing client.
  */
-export async function collectCatalog(app: INestApplicationContext, options: McpCollectOptions = {}): Promise<McpCollected> {
+export async function collectCatalog(
+  app: INestApplicationContext,
+  options: McpCollectOptions = {},
+): Promise<McpCollected> {
   const byEra: Record<string, McpCatalog> = {};
   for (const era of CATALOG_ERAS) {
     const client = await McpTestClient.create(app, { era, ...options, capabilities: {} });
@@ -73,10 +76,25 @@ function hiddenEntries(registry: McpRegistry, catalogs: McpCatalog[]): McpHidden
   const missing = (all: string[], listed: (catalog: McpCatalog) => unknown[]): string[] =>
     all.filter((key) => catalogs.some((catalog) => !listed(catalog).includes(key)));
   return {
-    tools: missing(registry.tools().filter((tool) => !appOnly(tool)).map((tool) => tool.name), (c) => c.tools.map((t) => t.name)),
-    resources: missing(registry.resources().map((r) => r.uri), (c) => c.resources.map((r) => r.uri)),
-    resourceTemplates: missing(registry.resourceTemplates().map((t) => t.uriTemplate), (c) => c.resourceTemplates.map((t) => t.uriTemplate)),
-    prompts: missing(registry.prompts().map((p) => p.name), (c) => c.prompts.map((p) => p.name)),
+    tools: missing(
+      registry
+        .tools()
+        .filter((tool) => !appOnly(tool))
+        .map((tool) => tool.name),
+      (c) => c.tools.map((t) => t.name),
+    ),
+    resources: missing(
+      registry.resources().map((r) => r.uri),
+      (c) => c.resources.map((r) => r.uri),
+    ),
+    resourceTemplates: missing(
+      registry.resourceTemplates().map((t) => t.uriTemplate),
+      (c) => c.resourceTemplates.map((t) => t.uriTemplate),
+    ),
+    prompts: missing(
+      registry.prompts().map((p) => p.name),
+      (c) => c.prompts.map((p) => p.name),
+    ),
   };
 }
 

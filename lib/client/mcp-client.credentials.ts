@@ -48,11 +48,22 @@ export class McpClientCredentials {
   /** Checks what can be checked before connecting (caller given, audience matches). */
   check(caller: McpClientCaller | undefined): void {
     if (!this.auth || !this.perCaller) return;
-    if (!caller || typeof caller.token !== 'string' || caller.token === '') throw new McpClientError('credentials', this.client, NO_CALLER(this.client, this.auth.type));
+    if (!caller || typeof caller.token !== 'string' || caller.token === '')
+      throw new McpClientError('credentials', this.client, NO_CALLER(this.client, this.auth.type));
     if (this.auth.type === 'pass-through') {
       const audiences = audiencesOf(caller.token);
       if (!audiences.includes(this.auth.audience)) {
-        throw new McpClientError('credentials', this.client, AUDIENCE_MISMATCH(this.client, this.auth.audience, audiences.length ? audiences.map((a) => `"${a}"`).join(', ') : 'no audience it states (not a JWT with "aud")'));
+        throw new McpClientError(
+          'credentials',
+          this.client,
+          AUDIENCE_MISMATCH(
+            this.client,
+            this.auth.audience,
+            audiences.length
+              ? audiences.map((a) => `"${a}"`).join(', ')
+              : 'no audience it states (not a JWT with "aud")',
+          ),
+        );
       }
     }
   }
@@ -66,7 +77,10 @@ export class McpClientCredentials {
       case 'pass-through':
         return { ...this.headers, authorization: `Bearer ${caller!.token}` };
       case 'client-credentials':
-        return { ...this.headers, authorization: `Bearer ${await this.token('', () => this.grant(auth, { grant_type: 'client_credentials' }))}` };
+        return {
+          ...this.headers,
+          authorization: `Bearer ${await this.token('', () => this.grant(auth, { grant_type: 'client_credentials' }))}`,
+        };
       case 'token-exchange': {
         const key = `${caller!.id}\u0000${createHash('sha256').update(caller!.token).digest('base64url')}`;
         const params: Record<string, string> = {
@@ -109,30 +123,60 @@ export class McpClientCredentials {
     if (oauth.scope) body.set('scope', oauth.scope);
     if (oauth.resource) body.set('resource', oauth.resource);
     if (oauth.audience) body.set('audience', oauth.audience);
-    const basic = Buffer.from(`${encodeURIComponent(oauth.clientId)}:${encodeURIComponent(oauth.clientSecret)}`).toString('base64');
+    const basic = Buffer.from(
+      `${encodeURIComponent(oauth.clientId)}:${encodeURIComponent(oauth.clientSecret)}`,
+    ).toString('base64');
     const grant = params.grant_type === TOKEN_EXCHANGE ? 'token exchange' : params.grant_type;
     let answer: Record<string, unknown>;
     let status: number;
     try {
       const response = await fetch(oauth.tokenEndpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          authorization: `Basic ${basic}`,
+        },
         body,
         signal: AbortSignal.timeout(this.timeoutMs),
         redirect: 'error',
       });
       status = response.status;
-      answer = JSON.parse(await readCapped(response, MAX_TOKEN_RESPONSE_BYTES, () => `the token endpoint's answer passed ${MAX_TOKEN_RESPONSE_BYTES} bytes`)) as Record<string, unknown>;
+      answer = JSON.parse(
+        await readCapped(
+          response,
+          MAX_TOKEN_RESPONSE_BYTES,
+          () => `the token endpoint's answer passed ${MAX_TOKEN_RESPONSE_BYTES} bytes`,
+        ),
+      ) as Record<string, unknown>;
     } catch (error) {
-      throw new McpClientError('credentials', this.client, TOKEN_FAILED(this.client, grant, error instanceof Error ? error.message : String(error)), undefined, undefined, { cause: error });
+      throw new McpClientError(
+        'credentials',
+        this.client,
+        TOKEN_FAILED(this.client, grant, error instanceof Error ? error.message : String(error)),
+        undefined,
+        undefined,
+        { cause: error },
+      );
     }
     if (status !== 200 || typeof answer.access_token !== 'string') {
       // The authorization server's own error code and description; never the request (it holds the caller's token).
-      const detail = typeof answer.error === 'string' ? `${answer.error}${typeof answer.error_description === 'string' ? `: ${answer.error_description}` : ''}` : 'no access_token in the answer';
-      throw new McpClientError('credentials', this.client, TOKEN_FAILED(this.client, grant, `HTTP ${status}, ${detail}`));
+      const detail =
+        typeof answer.error === 'string'
+          ? `${answer.error}${typeof answer.error_description === 'string' ? `: ${answer.error_description}` : ''}`
+          : 'no access_token in the answer';
+      throw new McpClientError(
+        'credentials',
+        this.client,
+        TOKEN_FAILED(this.client, grant, `HTTP ${status}, ${detail}`),
+      );
     }
-    const lifetimeMs = typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in * 1000 : 60_000;
-    return { token: answer.access_token, expiresAt: Date.now() + Math.max(0, lifetimeMs - Math.min(EXPIRY_SKEW_MS, lifetimeMs / 10)) };
+    const lifetimeMs =
+      typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in * 1000 : 60_000;
+    return {
+      token: answer.access_token,
+      expiresAt: Date.now() + Math.max(0, lifetimeMs - Math.min(EXPIRY_SKEW_MS, lifetimeMs / 10)),
+    };
   }
 }
 

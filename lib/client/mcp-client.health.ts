@@ -28,14 +28,23 @@ export interface McpClientHealthDetails {
 export class McpClientHealthIndicator {
   constructor(private readonly clients: McpClients) {}
 
-  async isHealthy<Key extends string>(name: Key, options: { timeoutMs?: number; caller?: McpClientCaller } = {}): Promise<Record<Key, McpClientHealthDetails>> {
+  async isHealthy<Key extends string>(
+    name: Key,
+    options: { timeoutMs?: number; caller?: McpClientCaller } = {},
+  ): Promise<Record<Key, McpClientHealthDetails>> {
     const client = this.clients.get(name);
     const started = performance.now();
     try {
       await client.ping({ timeoutMs: options.timeoutMs ?? 2_000, caller: options.caller });
-      return { [name]: { status: 'up', latencyMs: Math.round(performance.now() - started) } } as Record<Key, McpClientHealthDetails>;
+      return { [name]: { status: 'up', latencyMs: Math.round(performance.now() - started) } } as Record<
+        Key,
+        McpClientHealthDetails
+      >;
     } catch (error) {
-      return { [name]: { status: 'down', message: error instanceof Error ? error.message : String(error) } } as Record<Key, McpClientHealthDetails>;
+      return { [name]: { status: 'down', message: error instanceof Error ? error.message : String(error) } } as Record<
+        Key,
+        McpClientHealthDetails
+      >;
     }
   }
 }

@@ -23,7 +23,12 @@ export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Respo
  * a POST answer (one call's JSON or SSE stream) that passes `maxBytes`. The standing GET stream
  * is not counted: it carries many calls' notifications over its lifetime.
  */
-export function upstreamFetch(headers: () => Promise<Record<string, string>>, maxBytes: number, tooLarge: () => Error, streamLost: (detail: string) => Error): FetchLike {
+export function upstreamFetch(
+  headers: () => Promise<Record<string, string>>,
+  maxBytes: number,
+  tooLarge: () => Error,
+  streamLost: (detail: string) => Error,
+): FetchLike {
   return async (url, init = {}) => {
     const merged = new Headers(init.headers);
     for (const [name, value] of Object.entries(await headers())) merged.set(name, value);
@@ -47,7 +52,16 @@ export function upstreamFetch(headers: () => Promise<Record<string, string>>, ma
         try {
           chunk = await reader.read();
         } catch (error) {
-          if (!init.signal?.aborted) scope?.fail(streamLost(error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)));
+          if (!init.signal?.aborted)
+            scope?.fail(
+              streamLost(
+                error instanceof Error
+                  ? error.cause instanceof Error
+                    ? error.cause.message
+                    : error.message
+                  : String(error),
+              ),
+            );
           controller.error(error);
           return;
         }
@@ -64,6 +78,10 @@ export function upstreamFetch(headers: () => Promise<Record<string, string>>, ma
       },
       cancel: (reason) => reader.cancel(reason),
     });
-    return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(counted, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }

@@ -80,7 +80,10 @@ export interface McpOAuthClient {
 export type McpClientAuth =
   | ({ type: 'client-credentials' } & McpOAuthClient)
   | { type: 'pass-through'; audience: string }
-  | ({ type: 'token-exchange'; /** @default 'urn:ietf:params:oauth:token-type:access_token' */ subjectTokenType?: string } & McpOAuthClient);
+  | ({
+      type: 'token-exchange';
+      /** @default 'urn:ietf:params:oauth:token-type:access_token' */ subjectTokenType?: string;
+    } & McpOAuthClient);
 
 /**
  * Who a call is made for: required by `pass-through` and `token-exchange` clients, which keep one
@@ -155,7 +158,9 @@ export interface McpClientModuleAsyncOptions {
   names: string[];
   imports?: any[];
   inject?: any[];
-  useFactory: (...args: any[]) => Promise<Omit<McpClientModuleOptions, 'isGlobal'>> | Omit<McpClientModuleOptions, 'isGlobal'>;
+  useFactory: (
+    ...args: any[]
+  ) => Promise<Omit<McpClientModuleOptions, 'isGlobal'>> | Omit<McpClientModuleOptions, 'isGlobal'>;
   isGlobal?: boolean;
 }
 

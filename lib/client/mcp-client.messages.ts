@@ -6,7 +6,8 @@ export const CLOSED = (client: string, method: string, detail: string) =>
   `MCP upstream "${client}" closed the connection during ${method}${detail ? ` (${detail})` : ''}. The next call reconnects.`;
 export const TIMED_OUT = (client: string, method: string, ms: number) =>
   `MCP upstream "${client}" did not answer ${method} within ${ms} ms. Raise "timeoutMs" for this client or this call if the operation is slow.`;
-export const ABORTED = (client: string, method: string) => `${method} on MCP upstream "${client}" was cancelled by the caller.`;
+export const ABORTED = (client: string, method: string) =>
+  `${method} on MCP upstream "${client}" was cancelled by the caller.`;
 export const TOO_LARGE = (client: string, method: string, bytes: number) =>
   `MCP upstream "${client}" sent more than ${bytes} bytes in answer to ${method}; the call was stopped. Raise "maxResponseBytes" for this client if such answers are expected.`;
 export const NO_CALLER = (client: string, mode: string) =>
@@ -17,7 +18,8 @@ export const TOKEN_FAILED = (client: string, grant: string, detail: string) =>
   `MCP client "${client}" could not get a token (${grant}) from the authorization server: ${detail}. Check the client id, secret, token endpoint and the grant's configuration there.`;
 export const AUTH_NEEDS_HTTP = (client: string) =>
   `MCP client "${client}" has "auth" but its transport is not "http": credentials travel in HTTP headers. Give a stdio child its secrets through "env", or remove "auth".`;
-export const DUPLICATE_CLIENT = (client: string) => `McpClientModule: the client name "${client}" is configured twice. Client names must be unique.`;
+export const DUPLICATE_CLIENT = (client: string) =>
+  `McpClientModule: the client name "${client}" is configured twice. Client names must be unique.`;
 export const UNKNOWN_CLIENT = (client: string, known: string[]) =>
   `McpClientModule: no client named "${client}" is configured${known.length ? ` (configured: ${known.map((n) => `"${n}"`).join(', ')})` : ''}. Add it to McpClientModule.forRoot({ clients }) or to "names" of forRootAsync().`;
 export const NAMES_MISMATCH = (declared: string[], built: string[]) =>

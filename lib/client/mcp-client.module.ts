@@ -44,7 +44,12 @@ export function InjectMcpClient(name: string): PropertyDecorator & ParameterDeco
 export class McpClientModule {
   static forRoot(options: McpClientModuleOptions): DynamicModule {
     const names = options.clients.map((client) => client.name);
-    return McpClientModule.build(names, { provide: MCP_CLIENT_MODULE_OPTIONS, useValue: { clients: options.clients } }, [], options.isGlobal);
+    return McpClientModule.build(
+      names,
+      { provide: MCP_CLIENT_MODULE_OPTIONS, useValue: { clients: options.clients } },
+      [],
+      options.isGlobal,
+    );
   }
 
   /** Options from a factory; the client `names` are given up front so that each can be injected. */
@@ -58,7 +63,8 @@ export class McpClientModule {
         useFactory: async (...args: unknown[]) => {
           const built = await options.useFactory(...args);
           const names = built.clients.map((client: McpClientOptions) => client.name);
-          if ([...names].sort().join('\u0000') !== [...declared].sort().join('\u0000')) throw new Error(NAMES_MISMATCH(declared, names));
+          if ([...names].sort().join('\u0000') !== [...declared].sort().join('\u0000'))
+            throw new Error(NAMES_MISMATCH(declared, names));
           return built;
         },
       },
@@ -73,7 +79,11 @@ export class McpClientModule {
       if (seen.has(name)) throw new Error(DUPLICATE_CLIENT(name));
       seen.add(name);
     }
-    const named: Provider[] = names.map((name) => ({ provide: getMcpClientToken(name), useFactory: (clients: McpClients) => clients.get(name), inject: [McpClients] }));
+    const named: Provider[] = names.map((name) => ({
+      provide: getMcpClientToken(name),
+      useFactory: (clients: McpClients) => clients.get(name),
+      inject: [McpClients],
+    }));
     return {
       module: McpClientModule,
       global: isGlobal,

@@ -7,8 +7,25 @@ import { InProcessClientTransport } from './in-process-client.transport.js';
 import { McpClientCredentials } from './mcp-client.credentials.js';
 import { McpClientError } from './mcp-client.error.js';
 import { mcpCallScope, upstreamFetch, type McpCallScope } from './mcp-client.http.js';
-import type { McpClientCallOptions, McpClientCaller, McpClientOptions, McpClientPage, McpToolTypes, McpTypedToolResult } from './mcp-client.interfaces.js';
-import { ABORTED, AUTH_NEEDS_HTTP, CLOSED, CLOSED_CLIENT, SESSION_LOST, STREAM_LOST, TIMED_OUT, TOO_LARGE, UNREACHABLE } from './mcp-client.messages.js';
+import type {
+  McpClientCallOptions,
+  McpClientCaller,
+  McpClientOptions,
+  McpClientPage,
+  McpToolTypes,
+  McpTypedToolResult,
+} from './mcp-client.interfaces.js';
+import {
+  ABORTED,
+  AUTH_NEEDS_HTTP,
+  CLOSED,
+  CLOSED_CLIENT,
+  SESSION_LOST,
+  STREAM_LOST,
+  TIMED_OUT,
+  TOO_LARGE,
+  UNREACHABLE,
+} from './mcp-client.messages.js';
 import { loadSdk, loadStdioSdk, type McpSdk } from './sdk-loader.js';
 import { loadTraceApi, traceMeta } from './trace-context.js';
 
@@ -21,7 +38,16 @@ const DEFAULTS = {
 };
 
 /** Methods that change nothing upstream: retried after any transport failure. */
-const SAFE = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list', 'prompts/get', 'ping', 'completion/complete']);
+const SAFE = new Set([
+  'tools/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'ping',
+  'completion/complete',
+]);
 
 interface Connection {
   key: string;
@@ -76,59 +102,111 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
 
   constructor(private readonly options: McpClientOptions) {
     this.name = options.name;
-    if (options.auth && options.transport.type !== 'http') throw new McpClientError('config', this.name, AUTH_NEEDS_HTTP(this.name));
+    if (options.auth && options.transport.type !== 'http')
+      throw new McpClientError('config', this.name, AUTH_NEEDS_HTTP(this.name));
     this.retry = options.retry === false ? { ...DEFAULTS.retry, attempts: 0 } : { ...DEFAULTS.retry, ...options.retry };
-    this.credentials = new McpClientCredentials(this.name, options.headers ?? {}, options.auth, this.maxConnections, this.connectTimeoutMs);
+    this.credentials = new McpClientCredentials(
+      this.name,
+      options.headers ?? {},
+      options.auth,
+      this.maxConnections,
+      this.connectTimeoutMs,
+    );
   }
 
   /** Calls a tool. A tool's own failure is an `isError: true` result; everything else throws an {@link McpClientError}. */
-  async callTool<Name extends keyof Tools & string>(name: Name, args: Tools[Name]['args'], options: McpClientCallOptions = {}): Promise<McpTypedToolResult<Tools[Name]['result']>> {
-    return this.run('tools/call', options, (client, request) => client.callTool({ name, arguments: args as JsonObject, _meta: request.meta }, request.sdk)) as Promise<McpTypedToolResult<Tools[Name]['result']>>;
+  async callTool<Name extends keyof Tools & string>(
+    name: Name,
+    args: Tools[Name]['args'],
+    options: McpClientCallOptions = {},
+  ): Promise<McpTypedToolResult<Tools[Name]['result']>> {
+    return this.run('tools/call', options, (client, request) =>
+      client.callTool({ name, arguments: args as JsonObject, _meta: request.meta }, request.sdk),
+    ) as Promise<McpTypedToolResult<Tools[Name]['result']>>;
   }
 
   /** Every tool, following `nextCursor` (at most 64 pages). */
   async listTools(options: McpClientCallOptions = {}): Promise<ToolDescriptor[]> {
-    return ((await this.run('tools/list', options, (client, request) => client.listTools({ _meta: request.meta }, { ...request.sdk, cacheMode: 'bypass' }))).tools ?? []) as ToolDescriptor[];
+    return ((
+      await this.run('tools/list', options, (client, request) =>
+        client.listTools({ _meta: request.meta }, { ...request.sdk, cacheMode: 'bypass' }),
+      )
+    ).tools ?? []) as ToolDescriptor[];
   }
 
   /** One page of `tools/list`. */
   async listToolsPage(cursor?: string, options: McpClientCallOptions = {}): Promise<McpClientPage<ToolDescriptor>> {
-    return page(await this.run('tools/list', options, (client, request) => client.listTools({ cursor, _meta: request.meta }, request.sdk)), 'tools');
+    return page(
+      await this.run('tools/list', options, (client, request) =>
+        client.listTools({ cursor, _meta: request.meta }, request.sdk),
+      ),
+      'tools',
+    );
   }
 
   /** Every resource, following `nextCursor`. */
   async listResources(options: McpClientCallOptions = {}): Promise<ResourceDescriptor[]> {
-    return ((await this.run('resources/list', options, (client, request) => client.listResources({ _meta: request.meta }, { ...request.sdk, cacheMode: 'bypass' }))).resources ?? []) as ResourceDescriptor[];
+    return ((
+      await this.run('resources/list', options, (client, request) =>
+        client.listResources({ _meta: request.meta }, { ...request.sdk, cacheMode: 'bypass' }),
+      )
+    ).resources ?? []) as ResourceDescriptor[];
   }
 
   /** One page of `resources/list`. */
-  async listResourcesPage(cursor?: string, options: McpClientCallOptions = {}): Promise<McpClientPage<ResourceDescriptor>> {
-    return page(await this.run('resources/list', options, (client, request) => client.listResources({ cursor, _meta: request.meta }, request.sdk)), 'resources');
+  async listResourcesPage(
+    cursor?: string,
+    options: McpClientCallOptions = {},
+  ): Promise<McpClientPage<ResourceDescriptor>> {
+    return page(
+      await this.run('resources/list', options, (client, request) =>
+        client.listResources({ cursor, _meta: request.meta }, request.sdk),
+      ),
+      'resources',
+    );
   }
 
   /** Every resource template, following `nextCursor`. */
   async listResourceTemplates(options: McpClientCallOptions = {}): Promise<ResourceTemplateDescriptor[]> {
-    return ((await this.run('resources/templates/list', options, (client, request) => client.listResourceTemplates({ _meta: request.meta }, { ...request.sdk, cacheMode: 'bypass' }))).resourceTemplates ?? []) as ResourceTemplateDescriptor[];
+    return ((
+      await this.run('resources/templates/list', options, (client, request) =>
+        client.listResourceTemplates({ _meta: request.meta }, { ...request.sdk, cacheMode: 'bypass' }),
+      )
+    ).resourceTemplates ?? []) as ResourceTemplateDescriptor[];
   }
 
   /** Reads a resource. */
   async readResource(uri: string, options: McpClientCallOptions = {}): Promise<ReadResourceResult> {
-    return (await this.run('resources/read', options, (client, request) => client.readResource({ uri, _meta: request.meta }, { ...request.sdk, cacheMode: 'bypass' }))) as unknown as ReadResourceResult;
+    return (await this.run('resources/read', options, (client, request) =>
+      client.readResource({ uri, _meta: request.meta }, { ...request.sdk, cacheMode: 'bypass' }),
+    )) as unknown as ReadResourceResult;
   }
 
   /** Every prompt, following `nextCursor`. */
   async listPrompts(options: McpClientCallOptions = {}): Promise<PromptDescriptor[]> {
-    return ((await this.run('prompts/list', options, (client, request) => client.listPrompts({ _meta: request.meta }, { ...request.sdk, cacheMode: 'bypass' }))).prompts ?? []) as PromptDescriptor[];
+    return ((
+      await this.run('prompts/list', options, (client, request) =>
+        client.listPrompts({ _meta: request.meta }, { ...request.sdk, cacheMode: 'bypass' }),
+      )
+    ).prompts ?? []) as PromptDescriptor[];
   }
 
   /** Gets a prompt; arguments are strings, as the protocol sends them. */
-  async getPrompt(name: string, args: Record<string, string> = {}, options: McpClientCallOptions = {}): Promise<GetPromptResult> {
-    return (await this.run('prompts/get', options, (client, request) => client.getPrompt({ name, arguments: args, _meta: request.meta }, request.sdk))) as unknown as GetPromptResult;
+  async getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options: McpClientCallOptions = {},
+  ): Promise<GetPromptResult> {
+    return (await this.run('prompts/get', options, (client, request) =>
+      client.getPrompt({ name, arguments: args, _meta: request.meta }, request.sdk),
+    )) as unknown as GetPromptResult;
   }
 
   /** Checks the upstream answers: `ping` on a legacy session, `server/discover` on 2026-07-28 (which has no ping). */
   async ping(options: McpClientCallOptions = {}): Promise<void> {
-    await this.run('ping', options, (client, request) => (client.getProtocolEra() === 'modern' ? client.discover(request.sdk) : client.ping(request.sdk)));
+    await this.run('ping', options, (client, request) =>
+      client.getProtocolEra() === 'modern' ? client.discover(request.sdk) : client.ping(request.sdk),
+    );
   }
 
   /** What the upstream said about itself; connects first if needed. */
@@ -179,7 +257,11 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
   }
 
   /** One call with retries: each attempt on a live connection, a broken one replaced. */
-  private async run<R>(method: string, options: McpClientCallOptions, call: (client: SdkClient, request: { meta?: JsonObject; sdk: Record<string, any> }) => Promise<R>): Promise<R> {
+  private async run<R>(
+    method: string,
+    options: McpClientCallOptions,
+    call: (client: SdkClient, request: { meta?: JsonObject; sdk: Record<string, any> }) => Promise<R>,
+  ): Promise<R> {
     if (this.closed) throw new McpClientError('config', this.name, CLOSED_CLIENT(this.name));
     this.credentials.check(options.caller);
     await loadTraceApi();
@@ -203,7 +285,13 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
     }
   }
 
-  private async once<R>(connection: Connection, method: string, options: McpClientCallOptions, meta: JsonObject | undefined, call: (client: SdkClient, request: { meta?: JsonObject; sdk: Record<string, any> }) => Promise<R>): Promise<R> {
+  private async once<R>(
+    connection: Connection,
+    method: string,
+    options: McpClientCallOptions,
+    meta: JsonObject | undefined,
+    call: (client: SdkClient, request: { meta?: JsonObject; sdk: Record<string, any> }) => Promise<R>,
+  ): Promise<R> {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULTS.timeoutMs;
     const stop = new AbortController();
     let failure: Error | undefined;
@@ -237,7 +325,15 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
         throw failure;
       }
       const overflow = connection.lastError && /buffer|exceed/i.test(connection.lastError.message);
-      if (overflow) throw new McpClientError('bound', this.name, TOO_LARGE(this.name, method, this.maxResponseBytes), undefined, undefined, { cause: connection.lastError });
+      if (overflow)
+        throw new McpClientError(
+          'bound',
+          this.name,
+          TOO_LARGE(this.name, method, this.maxResponseBytes),
+          undefined,
+          undefined,
+          { cause: connection.lastError },
+        );
       throw error;
     } finally {
       connection.inflight--;
@@ -247,40 +343,92 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
   }
 
   /** Maps what the SDK, fetch or a child process threw to an {@link McpClientError}; drops a broken connection. */
-  private classify(error: unknown, method: string, options: McpClientCallOptions, connection?: Connection): McpClientError {
+  private classify(
+    error: unknown,
+    method: string,
+    options: McpClientCallOptions,
+    connection?: Connection,
+  ): McpClientError {
     // A credentials failure inside the transport's fetch comes back wrapped by the SDK.
     for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
       if (cause instanceof McpClientError) return cause;
     }
-    if (options.signal?.aborted) return new McpClientError('aborted', this.name, ABORTED(this.name, method), undefined, undefined, { cause: error });
+    if (options.signal?.aborted)
+      return new McpClientError('aborted', this.name, ABORTED(this.name, method), undefined, undefined, {
+        cause: error,
+      });
     const sdk = loadedSdk;
     const code = (error as { code?: unknown })?.code;
-    if (sdk && error instanceof sdk.ProtocolError) return new McpClientError('protocol', this.name, `MCP upstream "${this.name}" answered ${method} with an error: ${error.message}`, error.code as number, (error as { data?: unknown }).data, { cause: error });
+    if (sdk && error instanceof sdk.ProtocolError)
+      return new McpClientError(
+        'protocol',
+        this.name,
+        `MCP upstream "${this.name}" answered ${method} with an error: ${error.message}`,
+        error.code as number,
+        (error as { data?: unknown }).data,
+        { cause: error },
+      );
     if (sdk && error instanceof sdk.SdkError && code === sdk.SdkErrorCode.RequestTimeout) {
-      return new McpClientError('timeout', this.name, TIMED_OUT(this.name, method, options.timeoutMs ?? this.options.timeoutMs ?? DEFAULTS.timeoutMs), undefined, undefined, { cause: error });
+      return new McpClientError(
+        'timeout',
+        this.name,
+        TIMED_OUT(this.name, method, options.timeoutMs ?? this.options.timeoutMs ?? DEFAULTS.timeoutMs),
+        undefined,
+        undefined,
+        { cause: error },
+      );
     }
     const detail = error instanceof Error ? describe(error) : String(error);
     const status = (error as { status?: unknown }).status ?? (error as { data?: { status?: unknown } }).data?.status;
     if (status === 404 && connection?.client.getProtocolEra() === 'legacy') {
       connection.broken = true;
-      return new McpClientError('transport', this.name, SESSION_LOST(this.name, method), 404, undefined, { cause: error });
+      return new McpClientError('transport', this.name, SESSION_LOST(this.name, method), 404, undefined, {
+        cause: error,
+      });
     }
     if (code === 'CLIENT_HTTP_AUTHENTICATION' || code === 'CLIENT_HTTP_FORBIDDEN' || status === 401 || status === 403) {
-      return new McpClientError('credentials', this.name, `MCP upstream "${this.name}" refused ${method}${typeof status === 'number' ? ` (HTTP ${status})` : ''}: ${detail}. Check the client's "auth" and "headers".`, undefined, undefined, { cause: error });
+      return new McpClientError(
+        'credentials',
+        this.name,
+        `MCP upstream "${this.name}" refused ${method}${typeof status === 'number' ? ` (HTTP ${status})` : ''}: ${detail}. Check the client's "auth" and "headers".`,
+        undefined,
+        undefined,
+        { cause: error },
+      );
     }
-    if (code === 'CONNECTION_CLOSED' || code === 'NOT_CONNECTED' || code === 'SEND_FAILED' || code === 'CLIENT_HTTP_FAILED_TO_OPEN_STREAM') {
-      return new McpClientError('transport', this.name, CLOSED(this.name, method, detail), undefined, undefined, { cause: error });
+    if (
+      code === 'CONNECTION_CLOSED' ||
+      code === 'NOT_CONNECTED' ||
+      code === 'SEND_FAILED' ||
+      code === 'CLIENT_HTTP_FAILED_TO_OPEN_STREAM'
+    ) {
+      return new McpClientError('transport', this.name, CLOSED(this.name, method, detail), undefined, undefined, {
+        cause: error,
+      });
     }
     // Any other SDK verdict (an unsupported method, an invalid result...) is final: retrying cannot change it.
     const transient = code === 'ERA_NEGOTIATION_FAILED' || (typeof status === 'number' && status >= 500);
     if (sdk && error instanceof sdk.SdkError && !transient) {
-      return new McpClientError('protocol', this.name, `MCP upstream "${this.name}" could not serve ${method}: ${detail}`, undefined, (error as { data?: unknown }).data, { cause: error });
+      return new McpClientError(
+        'protocol',
+        this.name,
+        `MCP upstream "${this.name}" could not serve ${method}: ${detail}`,
+        undefined,
+        (error as { data?: unknown }).data,
+        { cause: error },
+      );
     }
-    return new McpClientError('transport', this.name, UNREACHABLE(this.name, method, detail), undefined, undefined, { cause: error });
+    return new McpClientError('transport', this.name, UNREACHABLE(this.name, method, detail), undefined, undefined, {
+      cause: error,
+    });
   }
 
   /** The live connection for `caller`, connecting (once, shared by concurrent calls) if needed. */
-  private async connection(caller: McpClientCaller | undefined, method: string, signal?: AbortSignal): Promise<Connection> {
+  private async connection(
+    caller: McpClientCaller | undefined,
+    method: string,
+    signal?: AbortSignal,
+  ): Promise<Connection> {
     const key = this.credentials.connectionKey(caller);
     let connection = this.connections.get(key);
     if (connection?.broken) {
@@ -305,7 +453,10 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
     try {
       await abortable(connection.ready, signal);
     } catch (error) {
-      if (signal?.aborted) throw new McpClientError('aborted', this.name, ABORTED(this.name, method), undefined, undefined, { cause: error });
+      if (signal?.aborted)
+        throw new McpClientError('aborted', this.name, ABORTED(this.name, method), undefined, undefined, {
+          cause: error,
+        });
       throw this.classify(error, `${method} (connecting)`, {});
     }
     return connection;
@@ -319,7 +470,11 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
       void this.dispose(connection);
       return;
     }
-    throw new McpClientError('bound', this.name, `MCP client "${this.name}" has ${this.maxConnections} connections busy (one per caller), its "maxConnections". Raise it if this many callers use the upstream at once.`);
+    throw new McpClientError(
+      'bound',
+      this.name,
+      `MCP client "${this.name}" has ${this.maxConnections} connections busy (one per caller), its "maxConnections". Raise it if this many callers use the upstream at once.`,
+    );
   }
 
   private async open(key: string, caller: McpClientCaller | undefined): Promise<Connection> {
@@ -340,7 +495,16 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
           }
         : {}),
     });
-    const connection: Connection = { key, client, ready: Promise.resolve(), caller, broken: false, inflight: 0, calls: new Set(), relays: new Set() };
+    const connection: Connection = {
+      key,
+      client,
+      ready: Promise.resolve(),
+      caller,
+      broken: false,
+      inflight: 0,
+      calls: new Set(),
+      relays: new Set(),
+    };
     client.onclose = () => {
       connection.broken = true;
     };
@@ -349,7 +513,8 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
       // The SDK gave up resuming a call's stream: the calls waiting on it would wait for their timeout.
       if (/Maximum reconnection attempts|Failed to reconnect/.test(error.message)) {
         connection.broken = true;
-        for (const fail of [...connection.calls]) fail(new McpClientError('transport', this.name, STREAM_LOST(this.name, error.message)));
+        for (const fail of [...connection.calls])
+          fail(new McpClientError('transport', this.name, STREAM_LOST(this.name, error.message)));
       }
     };
     this.relay(sdk, connection);
@@ -370,7 +535,12 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
             (detail) => new McpClientError('transport', this.name, STREAM_LOST(this.name, detail)),
           ),
           // A stream the server closes on purpose is resumed (Last-Event-ID); an upstream that is gone fails the call quickly.
-          reconnectionOptions: { maxRetries: 2, initialReconnectionDelay: 100, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 2 },
+          reconnectionOptions: {
+            maxRetries: 2,
+            initialReconnectionDelay: 100,
+            maxReconnectionDelay: 1_000,
+            reconnectionDelayGrowFactor: 2,
+          },
         });
       case 'stdio': {
         const stdio = await loadStdioSdk(this.name);
@@ -394,19 +564,32 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
    * them to a call, to the one call in flight that answers them, and are refused when it is ambiguous.
    */
   private relay(sdk: McpSdk, connection: Connection): void {
-    const answer = (method: string, pick: (scope: McpCallScope) => McpCallScope['elicit']) => async (request: { params?: Record<string, unknown> }) => {
-      const own = mcpCallScope.getStore();
-      const candidates = own ? [own] : [...connection.relays].filter((scope) => pick(scope));
-      const handler = candidates.length === 1 ? pick(candidates[0]!) : undefined;
-      if (!handler) {
-        throw new sdk.ProtocolError(sdk.ProtocolErrorCode.MethodNotFound, `${method} from MCP upstream "${this.name}" has no call to answer it${candidates.length > 1 ? ' (several calls could: run them one at a time)' : ''}.`);
-      }
-      return (await handler(request.params ?? {})) as never;
-    };
+    const answer =
+      (method: string, pick: (scope: McpCallScope) => McpCallScope['elicit']) =>
+      async (request: { params?: Record<string, unknown> }) => {
+        const own = mcpCallScope.getStore();
+        const candidates = own ? [own] : [...connection.relays].filter((scope) => pick(scope));
+        const handler = candidates.length === 1 ? pick(candidates[0]!) : undefined;
+        if (!handler) {
+          throw new sdk.ProtocolError(
+            sdk.ProtocolErrorCode.MethodNotFound,
+            `${method} from MCP upstream "${this.name}" has no call to answer it${candidates.length > 1 ? ' (several calls could: run them one at a time)' : ''}.`,
+          );
+        }
+        return (await handler(request.params ?? {})) as never;
+      };
     // The official client accepts a handler only for a capability it declares.
     const declared = this.options.capabilities ?? {};
-    if (declared.elicitation) connection.client.setRequestHandler('elicitation/create', answer('elicitation/create', (scope) => scope.elicit) as never);
-    if (declared.sampling) connection.client.setRequestHandler('sampling/createMessage', answer('sampling/createMessage', (scope) => scope.sample) as never);
+    if (declared.elicitation)
+      connection.client.setRequestHandler(
+        'elicitation/create',
+        answer('elicitation/create', (scope) => scope.elicit) as never,
+      );
+    if (declared.sampling)
+      connection.client.setRequestHandler(
+        'sampling/createMessage',
+        answer('sampling/createMessage', (scope) => scope.sample) as never,
+      );
   }
 
   private listChanged(list: 'tools' | 'prompts' | 'resources'): void {
@@ -422,12 +605,17 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
 let loadedSdk: McpSdk | undefined;
 
 function page<T>(result: Record<string, unknown>, key: string): McpClientPage<T> {
-  return { items: (result[key] ?? []) as T[], ...(typeof result.nextCursor === 'string' ? { nextCursor: result.nextCursor } : {}) };
+  return {
+    items: (result[key] ?? []) as T[],
+    ...(typeof result.nextCursor === 'string' ? { nextCursor: result.nextCursor } : {}),
+  };
 }
 
 function describe(error: Error): string {
   const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error && cause.message !== error.message ? `${error.message} (${cause.message})` : error.message;
+  return cause instanceof Error && cause.message !== error.message
+    ? `${error.message} (${cause.message})`
+    : error.message;
 }
 
 function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
@@ -450,7 +638,11 @@ function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
 }
 
 /** Exponential backoff with full jitter; an abort ends the wait at once. */
-function backoff(attempt: number, retry: { baseDelayMs: number; maxDelayMs: number }, signal?: AbortSignal): Promise<void> {
+function backoff(
+  attempt: number,
+  retry: { baseDelayMs: number; maxDelayMs: number },
+  signal?: AbortSignal,
+): Promise<void> {
   const delay = Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** attempt);
   return new Promise<void>((resolve) => {
     const timer = setTimeout(done, delay);

@@ -40,4 +40,3 @@ export class McpClients implements OnApplicationShutdown {
     await Promise.all([...this.clients.values()].map((client) => client.close()));
   }
 }
-

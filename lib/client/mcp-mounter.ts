@@ -20,8 +20,10 @@ export const MCP_MOUNT_OPTIONS = Symbol('MCP_MOUNT_OPTIONS');
 
 const MOUNT_CLASH = (kind: string, name: string, client: string) =>
   `McpMountModule: the ${kind} "${name}" of upstream "${client}" clashes with a ${kind} this app already serves under that name. Give the mount another "prefix", or "exclude" the upstream's one.`;
-const NO_REGISTRY = 'McpMountModule found no McpModule in this application: import McpModule.forRoot({ name, version }) beside it.';
-const UPSTREAM_FAILED = (client: string, name: string, detail: string) => `The upstream MCP server "${client}" could not run "${name}": ${detail}`;
+const NO_REGISTRY =
+  'McpMountModule found no McpModule in this application: import McpModule.forRoot({ name, version }) beside it.';
+const UPSTREAM_FAILED = (client: string, name: string, detail: string) =>
+  `The upstream MCP server "${client}" could not run "${name}": ${detail}`;
 
 /**
  * Mounts upstream servers into the endpoint at bootstrap, through the registry's runtime API: each
@@ -74,7 +76,13 @@ export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown
     this.stops.push(
       client.onListChanged((list) => {
         if (list !== 'tools') return;
-        queue = queue.then(() => this.resyncTools(registry, client, mount)).catch((error: unknown) => this.logger.warn(`Upstream "${mount.client}" changed its tools and could not be listed again: ${(error as Error).message}`));
+        queue = queue
+          .then(() => this.resyncTools(registry, client, mount))
+          .catch((error: unknown) =>
+            this.logger.warn(
+              `Upstream "${mount.client}" changed its tools and could not be listed again: ${(error as Error).message}`,
+            ),
+          );
       }),
     );
   }
@@ -88,7 +96,8 @@ export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown
       registry.removeTool(name);
       mounted.delete(name);
     }
-    for (const tool of tools) if (!mounted.has(`${mount.prefix}${tool.name}`)) this.addTool(registry, client, mount, tool);
+    for (const tool of tools)
+      if (!mounted.has(`${mount.prefix}${tool.name}`)) this.addTool(registry, client, mount, tool);
   }
 
   private readonly mountedTools = new Map<McpMountOptions, Set<string>>();
@@ -126,10 +135,15 @@ export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown
     if (mount.resources !== false && capabilities.resources) {
       for (const resource of await client.listResources()) {
         if (registry.resource(resource.uri)) throw new Error(MOUNT_CLASH('resource', resource.uri, mount.client));
-        registry.addResource({ uri: resource.uri, ...mounted(mount, resource), handler: (ctx: McpContext) => this.forwardRead(client, mount, resource.uri, ctx) });
+        registry.addResource({
+          uri: resource.uri,
+          ...mounted(mount, resource),
+          handler: (ctx: McpContext) => this.forwardRead(client, mount, resource.uri, ctx),
+        });
       }
       for (const template of await client.listResourceTemplates()) {
-        if (registry.resourceTemplate(template.uriTemplate)) throw new Error(MOUNT_CLASH('resource template', template.uriTemplate, mount.client));
+        if (registry.resourceTemplate(template.uriTemplate))
+          throw new Error(MOUNT_CLASH('resource template', template.uriTemplate, mount.client));
         registry.addResourceTemplate({
           uriTemplate: template.uriTemplate,
           ...mounted(mount, template),
@@ -147,7 +161,8 @@ export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown
           description: prompt.description ?? `${prompt.name} of ${mount.client}`,
           args: promptArguments(prompt) as StandardSchemaV1<unknown, Record<string, never>>,
           decorators: mount.decorators,
-          handler: (args: Record<string, never>, ctx: McpContext) => this.forwardPrompt(client, mount, prompt.name, args as Record<string, string>, ctx),
+          handler: (args: Record<string, never>, ctx: McpContext) =>
+            this.forwardPrompt(client, mount, prompt.name, args as Record<string, string>, ctx),
         });
       }
     }
@@ -155,7 +170,13 @@ export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Progress flows back as the app's own; the caller's cancellation reaches the upstream. */
-  private forwardTool(client: McpClient, mount: McpMountOptions, name: string, args: JsonObject, ctx: McpContext): Observable<unknown> {
+  private forwardTool(
+    client: McpClient,
+    mount: McpMountOptions,
+    name: string,
+    args: JsonObject,
+    ctx: McpContext,
+  ): Observable<unknown> {
     return new Observable((subscriber) => {
       const abort = new AbortController();
       // On 2026-07-28 the caller's answer comes in a retry of this call: the question ends it here
@@ -180,14 +201,24 @@ export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown
           onElicit: (params) =>
             ask(async () =>
               params.mode === 'url'
-                ? ((await ctx.elicitUrl(String(params.message ?? ''), String(params.url ?? ''))) as unknown as JsonObject)
-                : ((await ctx.elicit(String(params.message ?? ''), params.requestedSchema ?? { type: 'object', properties: {} })) as unknown as JsonObject),
+                ? ((await ctx.elicitUrl(
+                    String(params.message ?? ''),
+                    String(params.url ?? ''),
+                  )) as unknown as JsonObject)
+                : ((await ctx.elicit(
+                    String(params.message ?? ''),
+                    params.requestedSchema ?? { type: 'object', properties: {} },
+                  )) as unknown as JsonObject),
             ),
           onSample: (params) => ask(async () => (await ctx.sample(params as never)) as unknown as JsonObject),
         })
         .then(
           (result) => {
-            subscriber.next({ content: result.content ?? [], ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}), ...(result.isError ? { isError: true } : {}) });
+            subscriber.next({
+              content: result.content ?? [],
+              ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+              ...(result.isError ? { isError: true } : {}),
+            });
             subscriber.complete();
           },
           (error: unknown) => subscriber.error(roundTrip ?? upstreamError(mount, name, error)),
@@ -204,7 +235,13 @@ export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  private async forwardPrompt(client: McpClient, mount: McpMountOptions, name: string, args: Record<string, string>, ctx: McpContext): Promise<unknown> {
+  private async forwardPrompt(
+    client: McpClient,
+    mount: McpMountOptions,
+    name: string,
+    args: Record<string, string>,
+    ctx: McpContext,
+  ): Promise<unknown> {
     try {
       return await client.getPrompt(name, args, { signal: ctx.signal, caller: callerOf(mount, ctx) });
     } catch (error) {
@@ -214,7 +251,10 @@ export class McpMounter implements OnApplicationBootstrap, OnApplicationShutdown
 }
 
 /** The listing fields of a mounted resource or template: its name prefixed, its description and type kept. */
-function mounted(mount: McpMountOptions, entry: { name: string; description?: string; mimeType?: string }): { name: string; description?: string; mimeType?: string; decorators?: MethodDecorator[] } {
+function mounted(
+  mount: McpMountOptions,
+  entry: { name: string; description?: string; mimeType?: string },
+): { name: string; description?: string; mimeType?: string; decorators?: MethodDecorator[] } {
   return {
     name: `${mount.prefix}${entry.name}`,
     ...(entry.description ? { description: entry.description } : {}),
@@ -250,7 +290,8 @@ function callerOf(mount: McpMountOptions, ctx: McpContext): McpClientCaller | un
 
 /** A failed forward is a tool error the model can read, naming the upstream; a JSON-RPC error keeps its message. */
 function upstreamError(mount: McpMountOptions, name: string, error: unknown): Error {
-  const detail = error instanceof McpClientError ? error.message : error instanceof Error ? error.message : String(error);
+  const detail =
+    error instanceof McpClientError ? error.message : error instanceof Error ? error.message : String(error);
   return new ToolError(UPSTREAM_FAILED(mount.client, name, detail));
 }
 
@@ -259,7 +300,10 @@ function promptArguments(prompt: PromptDescriptor): StandardSchemaV1 {
   const properties: Record<string, JsonObject> = {};
   const required: string[] = [];
   for (const argument of prompt.arguments ?? []) {
-    properties[argument.name] = { type: 'string', ...(argument.description ? { description: argument.description } : {}) };
+    properties[argument.name] = {
+      type: 'string',
+      ...(argument.description ? { description: argument.description } : {}),
+    };
     if (argument.required) required.push(argument.name);
   }
   const jsonSchema = { type: 'object', properties, ...(required.length ? { required } : {}) };

@@ -13,7 +13,11 @@ let stdio: Promise<McpStdioSdk> | undefined;
 export function loadSdk(client: string): Promise<McpSdk> {
   sdk ??= import('@modelcontextprotocol/client').catch((error: unknown) => {
     sdk = undefined;
-    throw new McpClientError('config', client, MISSING_SDK(client, error instanceof Error ? error.message : String(error)));
+    throw new McpClientError(
+      'config',
+      client,
+      MISSING_SDK(client, error instanceof Error ? error.message : String(error)),
+    );
   });
   return sdk;
 }
@@ -21,7 +25,11 @@ export function loadSdk(client: string): Promise<McpSdk> {
 export function loadStdioSdk(client: string): Promise<McpStdioSdk> {
   stdio ??= import('@modelcontextprotocol/client/stdio').catch((error: unknown) => {
     stdio = undefined;
-    throw new McpClientError('config', client, MISSING_SDK(client, error instanceof Error ? error.message : String(error)));
+    throw new McpClientError(
+      'config',
+      client,
+      MISSING_SDK(client, error instanceof Error ? error.message : String(error)),
+    );
   });
   return stdio;
 }

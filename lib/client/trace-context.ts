@@ -25,7 +25,9 @@ export function traceMeta(): Record<string, string> | undefined {
   const span = api.trace.getSpan(api.context.active());
   const context = span?.spanContext();
   if (!context || !api.trace.isSpanContextValid(context)) return undefined;
-  const meta: Record<string, string> = { traceparent: `00-${context.traceId}-${context.spanId}-${(context.traceFlags & 0xff).toString(16).padStart(2, '0')}` };
+  const meta: Record<string, string> = {
+    traceparent: `00-${context.traceId}-${context.spanId}-${(context.traceFlags & 0xff).toString(16).padStart(2, '0')}`,
+  };
   const state = context.traceState?.serialize();
   if (state) meta.tracestate = state;
   return meta;

@@ -6,7 +6,11 @@ export const INVALID_OPTIONS = (problem: string) =>
 export const INVALID_TOOL_NAME = (name: string, site: string, pattern: RegExp) =>
   `Tool name "${name}" declared by "${site}" does not match ${String(pattern)}. Rename it with @Tool({ name }) or widen McpModule's toolNamePattern option (the spec allows letters, digits, "_", "-" and "." up to 128 characters; several popular clients accept only ${String(/^[A-Za-z0-9_-]{1,64}$/)}).`;
 
-export const DUPLICATE_TOOL = (name: string, first: { site: string; rename?: string }, second: { site: string; rename?: string }) =>
+export const DUPLICATE_TOOL = (
+  name: string,
+  first: { site: string; rename?: string },
+  second: { site: string; rename?: string },
+) =>
   first.rename === undefined && second.rename === undefined
     ? `Tool "${name}" is declared twice: by "${first.site}" and by "${second.site}". Tool names must be unique within one McpModule; rename one with @Tool({ name }).`
     : `Tool "${name}" is declared twice: by "${first.site}" and by "${second.site}". Tool names must be unique within one McpModule; rename one: ` +
@@ -112,13 +116,23 @@ export const RUNTIME_DECORATORS_WITHOUT_NEST = (site: string) =>
 export const SCOPES_NOT_ON_CAPABILITY = (site: string) =>
   `@RequireScopes on "${site}" cannot be enforced: it is not on a @Tool, @Resource, @ResourceTemplate, @Prompt, @Complete or @Skill method (or a class that has one), and McpModule enforces scopes on MCP capabilities only. Move it onto the capability, or protect an HTTP route with a guard of its own.`;
 
-export const INVALID_REPOSITORY = (site: string, problem: string) =>
-  `Repository "${site}" is invalid: ${problem}.`;
+export const INVALID_REPOSITORY = (site: string, problem: string) => `Repository "${site}" is invalid: ${problem}.`;
 
-export const REPOSITORY_OVERLAP = (what: string, prefix: string, site: string, otherPrefix: string, otherSite: string) =>
+export const REPOSITORY_OVERLAP = (
+  what: string,
+  prefix: string,
+  site: string,
+  otherPrefix: string,
+  otherSite: string,
+) =>
   `${what} prefix "${prefix}" (repository "${site}") overlaps prefix "${otherPrefix}" (repository "${otherSite}"): a name under one could be under the other, so the server could not tell which repository serves it. Give them disjoint prefixes, for example end each with a distinct segment such as "docs://kb/" and "docs://archive/".`;
 
-export const TEMPLATE_OVERLAPS_REPOSITORY = (template: string, templateSite: string, prefix: string, repositorySite: string) =>
+export const TEMPLATE_OVERLAPS_REPOSITORY = (
+  template: string,
+  templateSite: string,
+  prefix: string,
+  repositorySite: string,
+) =>
   `Resource template "${template}" (declared by "${templateSite}") can match URIs under "${prefix}", the prefix owned by resource repository "${repositorySite}", so a read could mean either. Give the template a literal prefix outside "${prefix}", or serve those URIs from the repository alone.`;
 
 export const RESOURCE_UNDER_REPOSITORY = (uri: string, uriSite: string, prefix: string, repositorySite: string) =>

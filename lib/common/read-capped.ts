@@ -5,7 +5,11 @@
  * `tooLong` words the error for the caller's own option or bound (`announced`: the size is the
  * `Content-Length`, else the bytes read so far).
  */
-export async function readCapped(response: Response, max: number, tooLong: (bytes: number, announced: boolean) => string): Promise<string> {
+export async function readCapped(
+  response: Response,
+  max: number,
+  tooLong: (bytes: number, announced: boolean) => string,
+): Promise<string> {
   const announced = Number(response.headers.get('content-length'));
   if (Number.isFinite(announced) && announced > max) {
     await response.body?.cancel();

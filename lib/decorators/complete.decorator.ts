@@ -6,9 +6,7 @@ import { MCP_COMPLETE_METADATA } from '../common/mcp.constants.js';
  *
  * @publicApi
  */
-export type CompleteOptions =
-  | { prompt: string; argument: string }
-  | { resourceTemplate: string; argument: string };
+export type CompleteOptions = { prompt: string; argument: string } | { resourceTemplate: string; argument: string };
 
 /**
  * The second parameter of a completer method: the arguments (or template variables) the client

@@ -76,7 +76,8 @@ class BadNameDto {
   a!: string;
 }
 
-const build = (input: Function) => new ToolRuntimeFactory().build({ name: 'forecast', input: input as never }, () => of('x'), 'Fixture#forecast');
+const build = (input: Function) =>
+  new ToolRuntimeFactory().build({ name: 'forecast', input: input as never }, () => of('x'), 'Fixture#forecast');
 
 describe('@McpHeader', () => {
   it('marks string, integer and boolean properties with x-mcp-header, also in nested DTOs', () => {
@@ -85,25 +86,36 @@ describe('@McpHeader', () => {
     assert.equal(properties.region['x-mcp-header'], 'Region');
     assert.equal(properties.days['x-mcp-header'], 'Days');
     assert.equal(properties.metric['x-mcp-header'], 'Metric');
-    assert.equal((properties.location.properties as Record<string, Record<string, unknown>>).zone['x-mcp-header'], 'Zone');
-    assert.deepEqual(runtime.headerParams?.map((p) => [p.path.join('.'), p.header, p.type]), [
-      ['region', 'Region', 'string'],
-      ['days', 'Days', 'integer'],
-      ['metric', 'Metric', 'boolean'],
-      ['location.zone', 'Zone', 'string'],
-      ['note', 'Note', 'string'],
-    ]);
+    assert.equal(
+      (properties.location.properties as Record<string, Record<string, unknown>>).zone['x-mcp-header'],
+      'Zone',
+    );
+    assert.deepEqual(
+      runtime.headerParams?.map((p) => [p.path.join('.'), p.header, p.type]),
+      [
+        ['region', 'Region', 'string'],
+        ['days', 'Days', 'integer'],
+        ['metric', 'Metric', 'boolean'],
+        ['location.zone', 'Zone', 'string'],
+        ['note', 'Note', 'string'],
+      ],
+    );
   });
 
   it('merges with a raw schema from @SchemaProperty written below it', () => {
-    const note = (build(ForecastDto).descriptors.modern.inputSchema.properties as Record<string, Record<string, unknown>>).note;
+    const note = (
+      build(ForecastDto).descriptors.modern.inputSchema.properties as Record<string, Record<string, unknown>>
+    ).note;
     assert.equal(note.maxLength, 40);
     assert.equal(note.description, 'free text');
     assert.equal(note['x-mcp-header'], 'Note');
   });
 
   it('fails the bootstrap on a number property', () => {
-    assert.throws(() => build(NumberHeaderDto), /Fixture#forecast.*"ratio" is not a string, integer or boolean property/);
+    assert.throws(
+      () => build(NumberHeaderDto),
+      /Fixture#forecast.*"ratio" is not a string, integer or boolean property/,
+    );
   });
 
   it('fails the bootstrap on a duplicate name, ignoring case', () => {
@@ -160,7 +172,10 @@ describe('@McpHeader on the wire (2026-07-28)', () => {
         params: {
           name: 'forecast',
           arguments: args,
-          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
         },
       }),
     });
@@ -168,7 +183,10 @@ describe('@McpHeader on the wire (2026-07-28)', () => {
   };
 
   it('accepts matching headers: literal, base64 and numeric', async () => {
-    const ok = await callForecast({ region: 'eu-west', days: 3, metric: true }, { 'Mcp-Param-Region': 'eu-west', 'Mcp-Param-Days': '03', 'Mcp-Param-Metric': 'true' });
+    const ok = await callForecast(
+      { region: 'eu-west', days: 3, metric: true },
+      { 'Mcp-Param-Region': 'eu-west', 'Mcp-Param-Days': '03', 'Mcp-Param-Metric': 'true' },
+    );
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body.result.content[0].text, 'eu-west/3/true');
     const encoded = `=?base64?${Buffer.from('Zürich').toString('base64')}?=`;

@@ -1,5 +1,9 @@
 import 'reflect-metadata';
-import { SCHEMA_PROPERTY_METADATA, SchemaProperty, type SchemaPropertyOptions } from '../schema/schema-property.decorator.js';
+import {
+  SCHEMA_PROPERTY_METADATA,
+  SchemaProperty,
+  type SchemaPropertyOptions,
+} from '../schema/schema-property.decorator.js';
 
 /**
  * Mirrors a tool argument into an `Mcp-Param-<name>` HTTP header (2026-07-28), so that load
@@ -25,7 +29,8 @@ export function McpHeader(name: string): PropertyDecorator {
     if (typeof propertyKey !== 'string') return;
     // Merge into a raw `schema` given by an @SchemaProperty() below this decorator; one written
     // above it replaces `schema` wholesale, so put @McpHeader() on top (or write the key there).
-    const previous = Reflect.getOwnMetadata(SCHEMA_PROPERTY_METADATA, prototype, propertyKey) as SchemaPropertyOptions | undefined;
+    const previous = Reflect.getOwnMetadata(SCHEMA_PROPERTY_METADATA, prototype, propertyKey) as
+      SchemaPropertyOptions | undefined;
     SchemaProperty({ schema: { ...previous?.schema, 'x-mcp-header': name } })(prototype, propertyKey);
   };
 }

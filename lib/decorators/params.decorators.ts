@@ -25,7 +25,8 @@ function paramDecorator(type: McpParamtype, data?: unknown, pipes: Pipe[] = []):
  * @publicApi
  */
 export function Args(property?: string | Pipe, ...pipes: Pipe[]): ParameterDecorator {
-  if (property !== undefined && typeof property !== 'string') return paramDecorator(McpParamtype.ARGS, undefined, [property, ...pipes]);
+  if (property !== undefined && typeof property !== 'string')
+    return paramDecorator(McpParamtype.ARGS, undefined, [property, ...pipes]);
   return paramDecorator(McpParamtype.ARGS, property, pipes);
 }
 

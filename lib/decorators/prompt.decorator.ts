@@ -57,7 +57,10 @@ export interface PromptMetadata extends PromptOptions {
 export function Prompt(options: PromptOptions): MethodDecorator;
 /** @publicApi */
 export function Prompt(name: string, options: Omit<PromptOptions, 'name'>): MethodDecorator;
-export function Prompt(nameOrOptions: string | PromptOptions, maybeOptions?: Omit<PromptOptions, 'name'>): MethodDecorator {
+export function Prompt(
+  nameOrOptions: string | PromptOptions,
+  maybeOptions?: Omit<PromptOptions, 'name'>,
+): MethodDecorator {
   const options: PromptOptions =
     typeof nameOrOptions === 'string' ? { ...maybeOptions!, name: nameOrOptions } : { ...nameOrOptions };
   return (target, propertyKey, descriptor) => {

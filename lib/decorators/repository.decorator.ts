@@ -124,7 +124,10 @@ export interface McpPromptRepository {
  * @publicApi
  */
 export function ResourceRepository(options: ResourceRepositoryOptions): ClassDecorator {
-  return applyDecorators(Injectable(), SetMetadata(MCP_RESOURCE_REPOSITORY_METADATA, { ...options } satisfies ResourceRepositoryMetadata));
+  return applyDecorators(
+    Injectable(),
+    SetMetadata(MCP_RESOURCE_REPOSITORY_METADATA, { ...options } satisfies ResourceRepositoryMetadata),
+  );
 }
 
 /**
@@ -135,5 +138,8 @@ export function ResourceRepository(options: ResourceRepositoryOptions): ClassDec
  * @publicApi
  */
 export function PromptRepository(options: PromptRepositoryOptions): ClassDecorator {
-  return applyDecorators(Injectable(), SetMetadata(MCP_PROMPT_REPOSITORY_METADATA, { ...options } satisfies PromptRepositoryMetadata));
+  return applyDecorators(
+    Injectable(),
+    SetMetadata(MCP_PROMPT_REPOSITORY_METADATA, { ...options } satisfies PromptRepositoryMetadata),
+  );
 }

@@ -26,22 +26,41 @@ const NO_ARGUMENTS: JsonObject = Object.freeze({}) as JsonObject;
 export const toolCall = (name: string, invoker: McpInvoker): ToolInvoke => {
   const { admit } = invoker;
   // A task call is admitted (its rate limits counted) before its task exists; see McpInvoker.
-  return Object.assign((args: unknown, rawArguments: JsonObject, context: McpContext) => invoker(named(context, name, rawArguments, args)), admit && {
-    admit: (args: unknown, rawArguments: JsonObject, context: McpContext) => admit(named(context, name, rawArguments, args)),
-  });
+  return Object.assign(
+    (args: unknown, rawArguments: JsonObject, context: McpContext) => invoker(named(context, name, rawArguments, args)),
+    admit && {
+      admit: (args: unknown, rawArguments: JsonObject, context: McpContext) =>
+        admit(named(context, name, rawArguments, args)),
+    },
+  );
 };
 
-export const resourceCall = (uri: string, invoker: McpInvoker): ResourceInvoke => (context) => invoker(named(context, uri, {}, {}));
+export const resourceCall =
+  (uri: string, invoker: McpInvoker): ResourceInvoke =>
+  (context) =>
+    invoker(named(context, uri, {}, {}));
 
-export const templateCall = (invoker: McpInvoker): ResourceTemplateInvoke => (variables, raw, uri, context) =>
-  invoker(named(context, uri, raw as JsonObject, variables));
+export const templateCall =
+  (invoker: McpInvoker): ResourceTemplateInvoke =>
+  (variables, raw, uri, context) =>
+    invoker(named(context, uri, raw as JsonObject, variables));
 
-export const promptCall = (name: string, invoker: McpInvoker): PromptInvoke => (args, rawArguments, context) => invoker(named(context, name, rawArguments, args));
+export const promptCall =
+  (name: string, invoker: McpInvoker): PromptInvoke =>
+  (args, rawArguments, context) =>
+    invoker(named(context, name, rawArguments, args));
 
 export const completerCall = (name: string, invoker: McpInvoker, requiredScopes?: readonly string[]): Completer =>
   Object.assign(
     (request: Parameters<Completer>[0], context: Parameters<Completer>[1]) =>
-      invoker(named(context, name, { argument: { name: request.argument, value: request.value }, context: request.context }, request)),
+      invoker(
+        named(
+          context,
+          name,
+          { argument: { name: request.argument, value: request.value }, context: request.context },
+          request,
+        ),
+      ),
     { requiredScopes },
   );
 
@@ -50,7 +69,14 @@ export const completerCall = (name: string, invoker: McpInvoker, requiredScopes?
  * a call's handler runs. Lists ask many capabilities at once, so the guards get a view of the
  * call naming the capability asked about (its `context` is the call itself).
  */
-export const capabilityAccess = (name: string, check: McpGuardCheck | undefined, requiredScopes: readonly string[] | undefined): McpAccess => ({
+export const capabilityAccess = (
+  name: string,
+  check: McpGuardCheck | undefined,
+  requiredScopes: readonly string[] | undefined,
+): McpAccess => ({
   requiredScopes,
-  authorize: check ? (context, method, request) => check(context.viewAs(method, name, request?.rawArguments ?? NO_ARGUMENTS, request?.arguments)) : undefined,
+  authorize: check
+    ? (context, method, request) =>
+        check(context.viewAs(method, name, request?.rawArguments ?? NO_ARGUMENTS, request?.arguments))
+    : undefined,
 });

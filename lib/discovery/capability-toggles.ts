@@ -45,24 +45,38 @@ export class CapabilityToggles {
   }
 
   /** The state after a local change; the caller announces it. */
-  change(target: McpToggleTarget, key: string, next: { enabled?: boolean; update?: McpCapabilityUpdate }): McpToggleState {
+  change(
+    target: McpToggleTarget,
+    key: string,
+    next: { enabled?: boolean; update?: McpCapabilityUpdate },
+  ): McpToggleState {
     if (!TARGETS.has(target)) {
-      throw new Error(`McpRegistry: unknown capability kind "${String(target)}". Use "tool", "prompt", "resource" or "resourceTemplate".`);
+      throw new Error(
+        `McpRegistry: unknown capability kind "${String(target)}". Use "tool", "prompt", "resource" or "resourceTemplate".`,
+      );
     }
     const previous = this.states.get(`${target}\u0000${key}`);
     const overrides = { ...(previous?.overrides ?? {}) };
     for (const field of ['title', 'description', 'annotations'] as const) {
       const value = next.update?.[field];
-      if (value !== undefined) (overrides as Record<string, unknown>)[field] = field === 'annotations' ? { ...(value as JsonObject) } : value;
+      if (value !== undefined)
+        (overrides as Record<string, unknown>)[field] = field === 'annotations' ? { ...(value as JsonObject) } : value;
     }
-    const state: McpToggleState = { target, key, enabled: next.enabled ?? previous?.enabled ?? true, overrides, origin: this.origin };
+    const state: McpToggleState = {
+      target,
+      key,
+      enabled: next.enabled ?? previous?.enabled ?? true,
+      overrides,
+      origin: this.origin,
+    };
     this.set(state);
     return state;
   }
 
   /** Applies a state published by another registry; false for our own echo or a malformed one. */
   applyRemote(event: McpChangeEvent): McpToggleState | undefined {
-    if (event.type !== 'list-changed' || !isToggleState(event.toggle) || event.toggle.origin === this.origin) return undefined;
+    if (event.type !== 'list-changed' || !isToggleState(event.toggle) || event.toggle.origin === this.origin)
+      return undefined;
     this.set({ ...event.toggle, origin: event.toggle.origin });
     return event.toggle;
   }
@@ -86,7 +100,12 @@ export class CapabilityToggles {
   }
 
   /** A list as clients see it now, rebuilt once per registry version. */
-  viewList<T extends AnyRuntime>(target: McpToggleTarget, list: readonly T[], keyOf: (item: T) => string, version: number): readonly T[] {
+  viewList<T extends AnyRuntime>(
+    target: McpToggleTarget,
+    list: readonly T[],
+    keyOf: (item: T) => string,
+    version: number,
+  ): readonly T[] {
     if (this.states.size === 0) return list;
     const cached = this.lists.get(list);
     if (cached && cached.version === version) return cached.list as readonly T[];
@@ -107,11 +126,18 @@ export class CapabilityToggles {
   }
 }
 
-function withOverrides(target: McpToggleTarget, runtime: AnyRuntime, overrides: McpToggleState['overrides']): AnyRuntime {
+function withOverrides(
+  target: McpToggleTarget,
+  runtime: AnyRuntime,
+  overrides: McpToggleState['overrides'],
+): AnyRuntime {
   if (target === 'tool') {
     const tool = runtime as ToolRuntime;
     const legacy = Object.freeze({ ...tool.descriptors.legacy, ...overrides });
-    const modern = tool.descriptors.modern === tool.descriptors.legacy ? legacy : Object.freeze({ ...tool.descriptors.modern, ...overrides });
+    const modern =
+      tool.descriptors.modern === tool.descriptors.legacy
+        ? legacy
+        : Object.freeze({ ...tool.descriptors.modern, ...overrides });
     return { ...tool, descriptors: { legacy, modern } } as ToolRuntime;
   }
   // Prompts have no annotations in either era.

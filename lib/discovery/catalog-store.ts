@@ -7,7 +7,11 @@ import type {
   ResourceTemplateRuntime,
   ToolRuntime,
 } from '../protocol/catalog.js';
-import { hasDotSegment, type PromptRepositoryRuntime, type ResourceRepositoryRuntime } from '../protocol/repositories.js';
+import {
+  hasDotSegment,
+  type PromptRepositoryRuntime,
+  type ResourceRepositoryRuntime,
+} from '../protocol/repositories.js';
 import type { McpToolSource } from '../catalog/catalog.js';
 import * as messages from '../common/mcp.messages.js';
 import { CapabilityToggles } from './capability-toggles.js';
@@ -24,7 +28,10 @@ interface Registered<T> {
  * duplicates, repository prefixes). McpRegistry adds the runtime API on top.
  */
 export abstract class McpCatalogStore implements McpFeatureCatalog {
-  protected readonly toolMap = new Map<string, { runtime: ToolRuntime; site: string; source: McpToolSource; rename?: string }>();
+  protected readonly toolMap = new Map<
+    string,
+    { runtime: ToolRuntime; site: string; source: McpToolSource; rename?: string }
+  >();
 
   protected toolList: ToolRuntime[] = [];
 
@@ -87,7 +94,10 @@ export abstract class McpCatalogStore implements McpFeatureCatalog {
     }
     this.toolCheck?.(runtime, site);
     const existing = this.toolMap.get(runtime.name);
-    if (existing) throw new Error(messages.DUPLICATE_TOOL(runtime.name, { site: existing.site, rename: existing.rename }, { site, rename }));
+    if (existing)
+      throw new Error(
+        messages.DUPLICATE_TOOL(runtime.name, { site: existing.site, rename: existing.rename }, { site, rename }),
+      );
     this.toolMap.set(runtime.name, { runtime, site, source, rename });
     this.toolList = [...this.toolList, runtime];
     this.changeCount++;
@@ -131,7 +141,8 @@ export abstract class McpCatalogStore implements McpFeatureCatalog {
       }
     }
     const owner = this.resourceRepositoryList.find(({ runtime: r }) => runtime.uri.startsWith(r.uriPrefix));
-    if (owner) throw new Error(messages.RESOURCE_UNDER_REPOSITORY(runtime.uri, site, owner.runtime.uriPrefix, owner.site));
+    if (owner)
+      throw new Error(messages.RESOURCE_UNDER_REPOSITORY(runtime.uri, site, owner.runtime.uriPrefix, owner.site));
     this.resourceMap.set(runtime.uri, { runtime, site });
     this.resourceList = [...this.resourceList, runtime];
     this.changeCount++;
@@ -147,7 +158,10 @@ export abstract class McpCatalogStore implements McpFeatureCatalog {
       }
     }
     const owner = this.resourceRepositoryList.find(({ runtime: r }) => runtime.template.mayMatchUnder(r.uriPrefix));
-    if (owner) throw new Error(messages.TEMPLATE_OVERLAPS_REPOSITORY(runtime.uriTemplate, site, owner.runtime.uriPrefix, owner.site));
+    if (owner)
+      throw new Error(
+        messages.TEMPLATE_OVERLAPS_REPOSITORY(runtime.uriTemplate, site, owner.runtime.uriPrefix, owner.site),
+      );
     this.templateMap.set(runtime.uriTemplate, { runtime, site });
     this.templateList = [...this.templateList, runtime];
     this.changeCount++;
@@ -158,7 +172,8 @@ export abstract class McpCatalogStore implements McpFeatureCatalog {
     const existing = this.promptMap.get(runtime.name);
     if (existing) throw new Error(messages.DUPLICATE_PROMPT(runtime.name, existing.site, site));
     const owner = this.promptRepositoryList.find(({ runtime: r }) => runtime.name.startsWith(r.namePrefix));
-    if (owner) throw new Error(messages.PROMPT_UNDER_REPOSITORY(runtime.name, site, owner.runtime.namePrefix, owner.site));
+    if (owner)
+      throw new Error(messages.PROMPT_UNDER_REPOSITORY(runtime.name, site, owner.runtime.namePrefix, owner.site));
     this.promptMap.set(runtime.name, { runtime, site });
     this.promptList = [...this.promptList, runtime];
     this.changeCount++;
@@ -188,12 +203,19 @@ export abstract class McpCatalogStore implements McpFeatureCatalog {
    */
   registerResourceRepository(runtime: ResourceRepositoryRuntime, site: string): void {
     const prefix = runtime.uriPrefix;
-    checkPrefixes('Resource repository', prefix, site, this.resourceRepositoryList.map((other) => [other.runtime.uriPrefix, other.site]));
+    checkPrefixes(
+      'Resource repository',
+      prefix,
+      site,
+      this.resourceRepositoryList.map((other) => [other.runtime.uriPrefix, other.site]),
+    );
     for (const { runtime: template, site: templateSite } of this.templateMap.values()) {
-      if (template.template.mayMatchUnder(prefix)) throw new Error(messages.TEMPLATE_OVERLAPS_REPOSITORY(template.uriTemplate, templateSite, prefix, site));
+      if (template.template.mayMatchUnder(prefix))
+        throw new Error(messages.TEMPLATE_OVERLAPS_REPOSITORY(template.uriTemplate, templateSite, prefix, site));
     }
     for (const { runtime: resource, site: resourceSite } of this.resourceMap.values()) {
-      if (resource.uri.startsWith(prefix)) throw new Error(messages.RESOURCE_UNDER_REPOSITORY(resource.uri, resourceSite, prefix, site));
+      if (resource.uri.startsWith(prefix))
+        throw new Error(messages.RESOURCE_UNDER_REPOSITORY(resource.uri, resourceSite, prefix, site));
     }
     this.resourceRepositoryList.push({ runtime, site });
     this.changeCount++;
@@ -202,9 +224,15 @@ export abstract class McpCatalogStore implements McpFeatureCatalog {
   /** @internal Registers a prompt repository, failing when its prefix overlaps another's or a declared prompt's name. */
   registerPromptRepository(runtime: PromptRepositoryRuntime, site: string): void {
     const prefix = runtime.namePrefix;
-    checkPrefixes('Prompt repository', prefix, site, this.promptRepositoryList.map((other) => [other.runtime.namePrefix, other.site]));
+    checkPrefixes(
+      'Prompt repository',
+      prefix,
+      site,
+      this.promptRepositoryList.map((other) => [other.runtime.namePrefix, other.site]),
+    );
     for (const { runtime: prompt, site: promptSite } of this.promptMap.values()) {
-      if (prompt.name.startsWith(prefix)) throw new Error(messages.PROMPT_UNDER_REPOSITORY(prompt.name, promptSite, prefix, site));
+      if (prompt.name.startsWith(prefix))
+        throw new Error(messages.PROMPT_UNDER_REPOSITORY(prompt.name, promptSite, prefix, site));
     }
     this.promptRepositoryList.push({ runtime, site });
     this.changeCount++;
@@ -215,8 +243,14 @@ export abstract class McpCatalogStore implements McpFeatureCatalog {
    * template, or the argument, does not exist, or when the argument already has a completer.
    */
   registerCompleter(target: CompletionTarget, argument: string, completer: Completer, site: string): void {
-    const args = target.kind === 'prompt' ? this.prompt(target.name)?.arguments : this.resourceTemplate(target.uriTemplate)?.arguments;
-    const known = () => (target.kind === 'prompt' ? this.promptList.map((p) => `"${p.name}"`) : this.templateList.map((t) => `"${t.uriTemplate}"`));
+    const args =
+      target.kind === 'prompt'
+        ? this.prompt(target.name)?.arguments
+        : this.resourceTemplate(target.uriTemplate)?.arguments;
+    const known = () =>
+      target.kind === 'prompt'
+        ? this.promptList.map((p) => `"${p.name}"`)
+        : this.templateList.map((t) => `"${t.uriTemplate}"`);
     this.completers.register(target, argument, completer, site, args, known);
   }
 }
@@ -224,6 +258,7 @@ export abstract class McpCatalogStore implements McpFeatureCatalog {
 /** Fails when a new repository prefix and a registered one overlap (either starts with the other). */
 function checkPrefixes(what: string, prefix: string, site: string, registered: Array<[string, string]>): void {
   for (const [other, otherSite] of registered) {
-    if (prefix.startsWith(other) || other.startsWith(prefix)) throw new Error(messages.REPOSITORY_OVERLAP(what, other, otherSite, prefix, site));
+    if (prefix.startsWith(other) || other.startsWith(prefix))
+      throw new Error(messages.REPOSITORY_OVERLAP(what, other, otherSite, prefix, site));
   }
 }

@@ -17,11 +17,25 @@ export class CompleterTable {
    * Registers a decorated completer, failing when its prompt or template (`args` undefined), or
    * the argument, does not exist, or when the argument already has a completer.
    */
-  register(target: CompletionTarget, argument: string, completer: Completer, site: string, args: readonly CompletableArgument[] | undefined, known: () => string[]): void {
+  register(
+    target: CompletionTarget,
+    argument: string,
+    completer: Completer,
+    site: string,
+    args: readonly CompletableArgument[] | undefined,
+    known: () => string[],
+  ): void {
     const label = describeCompletionTarget(target);
     if (!args) throw new Error(messages.COMPLETE_UNKNOWN_TARGET(site, label, known()));
     if (!args.some((a) => a.name === argument)) {
-      throw new Error(messages.COMPLETE_UNKNOWN_ARGUMENT(site, label, argument, args.map((a) => a.name)));
+      throw new Error(
+        messages.COMPLETE_UNKNOWN_ARGUMENT(
+          site,
+          label,
+          argument,
+          args.map((a) => a.name),
+        ),
+      );
     }
     const key = completerKey(target, argument);
     const existing = this.entries.get(key);
@@ -31,7 +45,8 @@ export class CompleterTable {
 
   /** The inline completers of a runtime-added prompt or template. */
   setInline(target: CompletionTarget, completers: ReadonlyArray<[string, Completer]>, site: string): void {
-    for (const [argument, completer] of completers) this.entries.set(completerKey(target, argument), { completer, site, inline: true });
+    for (const [argument, completer] of completers)
+      this.entries.set(completerKey(target, argument), { completer, site, inline: true });
   }
 
   /** Drops the inline completers of a removed prompt or template. */

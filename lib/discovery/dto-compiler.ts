@@ -17,7 +17,11 @@ export class DtoCompiler {
     this.caster = new DtoCaster(this.schemas);
   }
 
-  compile(dto: Type<unknown>, site: string, options?: DtoCasterOptions): { schema: JsonObject; cast: CompiledCaster<object> } {
+  compile(
+    dto: Type<unknown>,
+    site: string,
+    options?: DtoCasterOptions,
+  ): { schema: JsonObject; cast: CompiledCaster<object> } {
     try {
       return {
         schema: this.schemas.create(dto) as JsonObject,

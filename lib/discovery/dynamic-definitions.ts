@@ -37,7 +37,12 @@ export interface DynamicCapabilityOptions {
 export type McpRegistryChange =
   | { kind: 'tools' | 'resources' | 'prompts'; type: 'added' | 'removed'; name: string }
   /** A runtime toggle (`enable`/`disable`/`update`); `toggle` is the capability's whole new state. */
-  | { kind: 'tools' | 'resources' | 'prompts'; type: 'enabled' | 'disabled' | 'updated'; name: string; toggle: McpToggleState }
+  | {
+      kind: 'tools' | 'resources' | 'prompts';
+      type: 'enabled' | 'disabled' | 'updated';
+      name: string;
+      toggle: McpToggleState;
+    }
   | { kind: 'resource-updated'; uri: string }
   /** `McpRegistry.notifyListChanged()`: a list changed outside the registry (a repository's pages). */
   | { kind: 'tools' | 'resources' | 'prompts'; type: 'changed' };
@@ -83,7 +88,8 @@ export interface DynamicResourceTemplateDefinition<TVars = Record<string, string
  *
  * @publicApi
  */
-export interface DynamicPromptDefinition<TArgs = Record<string, never>> extends Omit<PromptOptions, 'name' | 'args'>, DynamicCapabilityOptions {
+export interface DynamicPromptDefinition<TArgs = Record<string, never>>
+  extends Omit<PromptOptions, 'name' | 'args'>, DynamicCapabilityOptions {
   name: string;
   /** A DTO class for the arguments (advertised, cast and validated). */
   args?: Type<TArgs> | StandardSchemaV1<unknown, TArgs>;
@@ -99,7 +105,8 @@ export interface DynamicPromptDefinition<TArgs = Record<string, never>> extends 
  *
  * @publicApi
  */
-export interface DynamicToolDefinition<TArgs = unknown> extends Omit<ToolOptions, 'name' | 'input'>, DynamicCapabilityOptions {
+export interface DynamicToolDefinition<TArgs = unknown>
+  extends Omit<ToolOptions, 'name' | 'input'>, DynamicCapabilityOptions {
   name: string;
   input?: Type<TArgs> | JsonObject | StandardSchemaV1<unknown, TArgs>;
   handler: (args: TArgs, ctx: McpContext) => unknown;

@@ -14,5 +14,8 @@ export function checkListCache(value: ListCacheHint | undefined, site: string): 
       `${site}: "listCache" must be { ttlMs?: a non-negative integer, cacheScope?: "public" | "private" } or a function (ctx) returning one. Fix the option of the decorator or definition.`,
     );
   }
-  return Object.freeze({ ...(ttlMs === undefined ? {} : { ttlMs: ttlMs as number }), ...(cacheScope === undefined ? {} : { cacheScope: cacheScope as 'public' | 'private' }) });
+  return Object.freeze({
+    ...(ttlMs === undefined ? {} : { ttlMs: ttlMs as number }),
+    ...(cacheScope === undefined ? {} : { cacheScope: cacheScope as 'public' | 'private' }),
+  });
 }

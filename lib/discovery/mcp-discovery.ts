@@ -9,9 +9,21 @@ import { McpHandlerFactory, type McpInvoker } from '../execution/mcp-handler.fac
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
 import { MCP_REQUIRED_SCOPES, requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import { Args, Ctx } from '../decorators/params.decorators.js';
-import { buildPromptRepository, buildResourceRepository, checkRepositoryMethods, type RepositoryParts } from './repository-runtime.factory.js';
+import {
+  buildPromptRepository,
+  buildResourceRepository,
+  checkRepositoryMethods,
+  type RepositoryParts,
+} from './repository-runtime.factory.js';
 import type { Completer, CompletionTarget, McpAccess } from '../protocol/catalog.js';
-import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
+import {
+  capabilityAccess,
+  completerCall,
+  promptCall,
+  resourceCall,
+  templateCall,
+  toolCall,
+} from './capability-calls.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
 import { type ToolDefinition } from './tool-runtime.factory.js';
@@ -77,7 +89,9 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
       // A request-scoped provider has no real instance at bootstrap: read its class, and let
       // each call resolve a fresh instance.
       const instance = scoped ? undefined : (wrapper.instance as object | undefined);
-      const prototype = (instance ? Object.getPrototypeOf(instance) : (wrapper.metatype as Type<unknown> | null)?.prototype) as object | undefined;
+      const prototype = (
+        instance ? Object.getPrototypeOf(instance) : (wrapper.metatype as Type<unknown> | null)?.prototype
+      ) as object | undefined;
       if (!prototype || (!scoped && !instance)) continue;
       const identity = instance ?? prototype;
       if (seen.has(identity)) continue;
@@ -92,46 +106,85 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
       const repositoryMethods = this.exploreRepository(wrapper, instance, prototype, `${className}${where}`);
       this.checkScopePlacement(prototype, methodNames, className, repositoryMethods);
       for (const methodName of methodNames) {
-        this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}${where}`, completers, prefix);
+        this.exploreFeatures(
+          wrapper,
+          instance,
+          prototype,
+          methodName,
+          `${className}#${methodName}${where}`,
+          completers,
+          prefix,
+        );
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
         if (!metadata) continue;
         const site = `${className}#${methodName}${where}`;
         this.checkParams(prototype, methodName, site, 'tool');
-        const unprefixed = withClassToolSets(this.definition(metadata, prototype, methodName, site), prototype.constructor);
+        const unprefixed = withClassToolSets(
+          this.definition(metadata, prototype, methodName, site),
+          prototype.constructor,
+        );
         const method = (prototype as Record<string, unknown>)[methodName];
-        const declared = this.features.reduce((found, feature) => feature.amendTool?.(found, method) ?? found, { ...unprefixed, name: prefix + unprefixed.name });
+        const declared = this.features.reduce((found, feature) => feature.amendTool?.(found, method) ?? found, {
+          ...unprefixed,
+          name: prefix + unprefixed.name,
+        });
         const definition = { ...declared, ...this.access(wrapper, instance, prototype, methodName, declared.name) };
-        const invoker = this.gated(`tool:${definition.name}`, `tool "${definition.name}"`, prototype, methodName, this.invokerFor(wrapper, instance, methodName));
+        const invoker = this.gated(
+          `tool:${definition.name}`,
+          `tool "${definition.name}"`,
+          prototype,
+          methodName,
+          this.invokerFor(wrapper, instance, methodName),
+        );
         const runtime = factory.build(definition, toolCall(definition.name, invoker), site);
-        this.registry.register(this.features.reduce((built, feature) => feature.amendToolRuntime?.(built, method) ?? built, runtime), site);
+        this.registry.register(
+          this.features.reduce((built, feature) => feature.amendToolRuntime?.(built, method) ?? built, runtime),
+          site,
+        );
       }
     }
     // Completers attach once every prompt and template is known, wherever it was declared.
-    for (const { target, argument, completer, site } of completers) this.registry.registerCompleter(target, argument, completer, site);
-    this.logger.log(`Discovered ${this.registry.tools().length} MCP tool(s): ${this.registry.toolNames().join(', ') || 'none'}`);
+    for (const { target, argument, completer, site } of completers)
+      this.registry.registerCompleter(target, argument, completer, site);
+    this.logger.log(
+      `Discovered ${this.registry.tools().length} MCP tool(s): ${this.registry.toolNames().join(', ') || 'none'}`,
+    );
     const { resources, templates, prompts } = {
       resources: this.registry.resources().length,
       templates: this.registry.resourceTemplates().length,
       prompts: this.registry.prompts().length,
     };
     if (resources + templates + prompts > 0) {
-      this.logger.log(`Discovered ${resources} MCP resource(s), ${templates} resource template(s), ${prompts} prompt(s).`);
+      this.logger.log(
+        `Discovered ${resources} MCP resource(s), ${templates} resource template(s), ${prompts} prompt(s).`,
+      );
     }
   }
 
   /** Whether a pack's decorator declares a capability on the method. */
   private packCapability(method: unknown): boolean {
-    return typeof method === 'function' && this.features.some((feature) => feature.capabilityKeys?.some((key) => Reflect.hasMetadata(key, method)));
+    return (
+      typeof method === 'function' &&
+      this.features.some((feature) => feature.capabilityKeys?.some((key) => Reflect.hasMetadata(key, method)))
+    );
   }
 
   /** Shows each method of a provider's class (each class once) to the packs that visit. */
   private visit(wrapper: InstanceWrapper, visitors: readonly McpFeature[], visited: Set<object>): void {
     if (visitors.length === 0) return;
-    const prototype = (wrapper.instance ? Object.getPrototypeOf(wrapper.instance) : (wrapper.metatype as Type<unknown> | null)?.prototype) as object | undefined;
+    const prototype = (
+      wrapper.instance ? Object.getPrototypeOf(wrapper.instance) : (wrapper.metatype as Type<unknown> | null)?.prototype
+    ) as object | undefined;
     if (!prototype || visited.has(prototype)) return;
     visited.add(prototype);
     for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-      const method: McpProviderMethod = { wrapper, prototype, methodName, method: (prototype as Record<string, unknown>)[methodName], site: `${prototype.constructor.name}#${methodName}` };
+      const method: McpProviderMethod = {
+        wrapper,
+        prototype,
+        methodName,
+        method: (prototype as Record<string, unknown>)[methodName],
+        site: `${prototype.constructor.name}#${methodName}`,
+      };
       for (const visitor of visitors) visitor.visit!(method);
     }
   }
@@ -152,15 +205,27 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     const prompt = this.accessor.getPromptMetadata(method);
     const completes = this.accessor.getCompleteMetadata(method);
     if (!resource && !template && !prompt && completes.length === 0) return;
-    this.checkParams(prototype, methodName, site, resource ? 'resource' : template ? 'resource template' : prompt ? 'prompt' : 'completer');
+    this.checkParams(
+      prototype,
+      methodName,
+      site,
+      resource ? 'resource' : template ? 'resource template' : prompt ? 'prompt' : 'completer',
+    );
     const registry = this.registry;
     if (completes.length > 0) this.bindCompletionParams(prototype, methodName);
     const invoker = this.invokerFor(wrapper, instance, methodName);
     if (resource) {
       const { methodName: _m, name, ...rest } = resource;
       const runtime = registry.resourceFactory.buildResource(
-        { ...rest, name: name ?? toSnakeCase(methodName), ...this.access(wrapper, instance, prototype, methodName, rest.uri) },
-        resourceCall(rest.uri, this.gated(`resource:${rest.uri}`, `resource "${rest.uri}"`, prototype, methodName, invoker)),
+        {
+          ...rest,
+          name: name ?? toSnakeCase(methodName),
+          ...this.access(wrapper, instance, prototype, methodName, rest.uri),
+        },
+        resourceCall(
+          rest.uri,
+          this.gated(`resource:${rest.uri}`, `resource "${rest.uri}"`, prototype, methodName, invoker),
+        ),
         site,
       );
       registry.registerResource(runtime, site);
@@ -174,7 +239,15 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
           args: args ?? this.argsDto(prototype, methodName, site, 'resource template', false),
           ...this.access(wrapper, instance, prototype, methodName, rest.uriTemplate),
         },
-        templateCall(this.gated(`template:${rest.uriTemplate}`, `resource template "${rest.uriTemplate}"`, prototype, methodName, invoker)),
+        templateCall(
+          this.gated(
+            `template:${rest.uriTemplate}`,
+            `resource template "${rest.uriTemplate}"`,
+            prototype,
+            methodName,
+            invoker,
+          ),
+        ),
         site,
       );
       registry.registerResourceTemplate(runtime, site);
@@ -183,18 +256,26 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
       const { methodName: _m, name: declaredName, args, ...rest } = prompt;
       const name = prefix + (declaredName ?? toSnakeCase(methodName));
       const runtime = registry.promptFactory.build(
-        { ...rest, name, args: args ?? this.argsDto(prototype, methodName, site, 'prompt', true), ...this.access(wrapper, instance, prototype, methodName, name) },
+        {
+          ...rest,
+          name,
+          args: args ?? this.argsDto(prototype, methodName, site, 'prompt', true),
+          ...this.access(wrapper, instance, prototype, methodName, name),
+        },
         promptCall(name, this.gated(`prompt:${name}`, `prompt "${name}"`, prototype, methodName, invoker)),
         site,
       );
       registry.registerPrompt(runtime, site);
     }
-    const completerScopes = completes.length > 0 ? requiredScopesOf(prototype.constructor, method as Function) : undefined;
+    const completerScopes =
+      completes.length > 0 ? requiredScopesOf(prototype.constructor, method as Function) : undefined;
     for (const declared of completes) {
       const { argument } = declared;
       // Completers of a toolset complete that toolset's (prefixed) prompts.
       const target: CompletionTarget =
-        declared.target.kind === 'prompt' && prefix ? { kind: 'prompt', name: prefix + declared.target.name } : declared.target;
+        declared.target.kind === 'prompt' && prefix
+          ? { kind: 'prompt', name: prefix + declared.target.name }
+          : declared.target;
       const name = target.kind === 'prompt' ? target.name : target.uriTemplate;
       completers.push({ target, argument, site, completer: completerCall(name, invoker, completerScopes) });
     }
@@ -204,13 +285,23 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
    * Registers the class as a resource or prompt repository when it is decorated as one; returns
    * the methods that serve it (their @RequireScopes are enforced).
    */
-  private exploreRepository(wrapper: InstanceWrapper, instance: object | undefined, prototype: object, site: string): readonly string[] {
+  private exploreRepository(
+    wrapper: InstanceWrapper,
+    instance: object | undefined,
+    prototype: object,
+    site: string,
+  ): readonly string[] {
     const ctor = prototype.constructor;
     const resources = this.accessor.getResourceRepositoryMetadata(ctor);
     const prompts = this.accessor.getPromptRepositoryMetadata(ctor);
     if (!resources && !prompts) return [];
     if (resources && prompts) {
-      throw new Error(messages.INVALID_REPOSITORY(site, 'it is both a @ResourceRepository and a @PromptRepository, which would share one list() method. Split it into two classes'));
+      throw new Error(
+        messages.INVALID_REPOSITORY(
+          site,
+          'it is both a @ResourceRepository and a @PromptRepository, which would share one list() method. Split it into two classes',
+        ),
+      );
     }
     const methods = resources ? ['list', 'read'] : ['list', 'get'];
     checkRepositoryMethods(prototype, methods, resources ? '@ResourceRepository' : '@PromptRepository', site);
@@ -226,7 +317,8 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     const key = resources ? `resource-repository:${resources.uriPrefix}` : `prompt-repository:${prompts!.namePrefix}`;
     const parts: RepositoryParts = {
       site,
-      invoke: (methodName) => this.gated(key, `repository "${site}"`, prototype, methodName, this.invokerFor(wrapper, instance, methodName)),
+      invoke: (methodName) =>
+        this.gated(key, `repository "${site}"`, prototype, methodName, this.invokerFor(wrapper, instance, methodName)),
       access: (methodName, name) => this.access(wrapper, instance, prototype, methodName, name),
     };
     if (resources) this.registry.registerResourceRepository(buildResourceRepository(resources, parts), site);
@@ -244,11 +336,17 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
    * @RequireScopes is enforced on MCP capabilities only (the transports ask McpDispatcher.requiredScopes);
    * anywhere else it would protect nothing while looking as if it did, so the bootstrap refuses it.
    */
-  private checkScopePlacement(prototype: object, methodNames: string[], className: string, repositoryMethods: readonly string[] = []): void {
+  private checkScopePlacement(
+    prototype: object,
+    methodNames: string[],
+    className: string,
+    repositoryMethods: readonly string[] = [],
+  ): void {
     let capabilities = repositoryMethods.length;
     for (const methodName of methodNames) {
       const method = (prototype as Record<string, unknown>)[methodName];
-      if (this.accessor.hasMcpMetadata(method) || this.packCapability(method) || repositoryMethods.includes(methodName)) capabilities++;
+      if (this.accessor.hasMcpMetadata(method) || this.packCapability(method) || repositoryMethods.includes(methodName))
+        capabilities++;
       else if (typeof method === 'function' && Reflect.hasOwnMetadata(MCP_REQUIRED_SCOPES, method)) {
         throw new Error(messages.SCOPES_NOT_ON_CAPABILITY(`${className}#${methodName}`));
       }
@@ -263,7 +361,13 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
    * a check of its guards. Guards need no real instance: a request-scoped provider is probed
    * through its class.
    */
-  private access(wrapper: InstanceWrapper, instance: object | undefined, prototype: object, methodName: string, name: string): McpAccess {
+  private access(
+    wrapper: InstanceWrapper,
+    instance: object | undefined,
+    prototype: object,
+    methodName: string,
+    name: string,
+  ): McpAccess {
     const probeHost = instance ?? (wrapper.instance as object | undefined) ?? Object.create(prototype);
     const scopes = requiredScopesOf(prototype.constructor, (prototype as Record<string, Function>)[methodName]);
     return capabilityAccess(name, this.handlers.createGuardCheck(probeHost, methodName), scopes);
@@ -273,7 +377,13 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
    * The DTO of a whole-object `@Args()` parameter, when its type is a class. Without one a
    * template gets its variables as strings; a prompt takes no arguments.
    */
-  private argsDto(prototype: object, methodName: string, site: string, what: string, strict: boolean): Type<unknown> | undefined {
+  private argsDto(
+    prototype: object,
+    methodName: string,
+    site: string,
+    what: string,
+    strict: boolean,
+  ): Type<unknown> | undefined {
     const whole = this.accessor.getArgsParams(prototype.constructor, methodName).filter((p) => p.data === undefined);
     if (whole.length > 1) throw new Error(messages.MULTIPLE_ARGS_PARAMS_OF(site, what));
     if (whole.length === 0) return undefined;
@@ -317,7 +427,10 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
    * a request-scoped provider's fresh instance per call shares one count.
    */
   private gated(key: string, label: string, prototype: object, methodName: string, invoke: McpInvoker): McpInvoker {
-    return this.handlers.gated({ key, label, owner: prototype.constructor, method: (prototype as Record<string, Function>)[methodName]! }, invoke);
+    return this.handlers.gated(
+      { key, label, owner: prototype.constructor, method: (prototype as Record<string, Function>)[methodName]! },
+      invoke,
+    );
   }
 
   /** Singletons are wrapped once; request-scoped providers resolve an instance per call. */

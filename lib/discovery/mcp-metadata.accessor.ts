@@ -18,7 +18,13 @@ import type { CompleteMetadata } from '../decorators/complete.decorator.js';
 import type { PromptRepositoryMetadata, ResourceRepositoryMetadata } from '../decorators/repository.decorator.js';
 
 // Packs add their own keys (McpFeature.capabilityKeys).
-const MCP_METHOD_KEYS = [MCP_TOOL_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA, MCP_PROMPT_METADATA, MCP_COMPLETE_METADATA];
+const MCP_METHOD_KEYS = [
+  MCP_TOOL_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_PROMPT_METADATA,
+  MCP_COMPLETE_METADATA,
+];
 
 /** The only reader of the module's metadata keys. */
 @Injectable()
@@ -29,7 +35,9 @@ export class McpMetadataAccessor {
   }
 
   getResourceMetadata(target: unknown): ResourceMetadata | undefined {
-    return typeof target === 'function' ? (Reflect.getMetadata(MCP_RESOURCE_METADATA, target) as ResourceMetadata | undefined) : undefined;
+    return typeof target === 'function'
+      ? (Reflect.getMetadata(MCP_RESOURCE_METADATA, target) as ResourceMetadata | undefined)
+      : undefined;
   }
 
   getResourceTemplateMetadata(target: unknown): ResourceTemplateMetadata | undefined {
@@ -39,7 +47,9 @@ export class McpMetadataAccessor {
   }
 
   getPromptMetadata(target: unknown): PromptMetadata | undefined {
-    return typeof target === 'function' ? (Reflect.getMetadata(MCP_PROMPT_METADATA, target) as PromptMetadata | undefined) : undefined;
+    return typeof target === 'function'
+      ? (Reflect.getMetadata(MCP_PROMPT_METADATA, target) as PromptMetadata | undefined)
+      : undefined;
   }
 
   /** Every `@Complete()` on the method (one method may complete several arguments). */
@@ -50,12 +60,16 @@ export class McpMetadataAccessor {
 
   /** The `@ResourceRepository()` of a class. */
   getResourceRepositoryMetadata(target: unknown): ResourceRepositoryMetadata | undefined {
-    return typeof target === 'function' ? (Reflect.getMetadata(MCP_RESOURCE_REPOSITORY_METADATA, target) as ResourceRepositoryMetadata | undefined) : undefined;
+    return typeof target === 'function'
+      ? (Reflect.getMetadata(MCP_RESOURCE_REPOSITORY_METADATA, target) as ResourceRepositoryMetadata | undefined)
+      : undefined;
   }
 
   /** The `@PromptRepository()` of a class. */
   getPromptRepositoryMetadata(target: unknown): PromptRepositoryMetadata | undefined {
-    return typeof target === 'function' ? (Reflect.getMetadata(MCP_PROMPT_REPOSITORY_METADATA, target) as PromptRepositoryMetadata | undefined) : undefined;
+    return typeof target === 'function'
+      ? (Reflect.getMetadata(MCP_PROMPT_REPOSITORY_METADATA, target) as PromptRepositoryMetadata | undefined)
+      : undefined;
   }
 
   /** True when the method carries any of the core kinds' method decorators. */
@@ -82,8 +96,16 @@ export class McpMetadataAccessor {
    * factory has no value for them.
    */
   getForeignParams(owner: object, methodName: string): Array<{ index: number; type: string }> {
-    const metadata: Record<string, { index: number }> | undefined = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, owner, methodName);
-    const ours = new Set(Object.values(McpParamtype).filter((v) => typeof v === 'number').map(String));
+    const metadata: Record<string, { index: number }> | undefined = Reflect.getMetadata(
+      MCP_PARAM_ARGS_METADATA,
+      owner,
+      methodName,
+    );
+    const ours = new Set(
+      Object.values(McpParamtype)
+        .filter((v) => typeof v === 'number')
+        .map(String),
+    );
     return Object.entries(metadata ?? {})
       .filter(([key]) => !key.includes(CUSTOM_ROUTE_ARGS_METADATA) && !ours.has(key.split(':')[0]!))
       .map(([key, value]) => ({ index: value.index, type: key.split(':')[0]! }))
@@ -92,7 +114,11 @@ export class McpMetadataAccessor {
 
   /** Indices of every decorated parameter of the method (ours, Nest's custom ones alike). */
   getDecoratedParamIndices(owner: object, methodName: string): Set<number> {
-    const metadata: Record<string, { index: number }> | undefined = Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, owner, methodName);
+    const metadata: Record<string, { index: number }> | undefined = Reflect.getMetadata(
+      MCP_PARAM_ARGS_METADATA,
+      owner,
+      methodName,
+    );
     return new Set(Object.values(metadata ?? {}).map((value) => value.index));
   }
 }

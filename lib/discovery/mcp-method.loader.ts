@@ -48,6 +48,10 @@ export abstract class McpMethodLoader implements McpFeature {
 
   /** The scopes of a method and its class, and a check of its guards. */
   protected accessOf(instance: object, { prototype, methodName, method }: McpProviderMethod, name: string): McpAccess {
-    return capabilityAccess(name, this.handlers.createGuardCheck(instance, methodName), requiredScopesOf(prototype.constructor, method as Function));
+    return capabilityAccess(
+      name,
+      this.handlers.createGuardCheck(instance, methodName),
+      requiredScopesOf(prototype.constructor, method as Function),
+    );
   }
 }

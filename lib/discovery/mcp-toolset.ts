@@ -52,7 +52,9 @@ export function createToolsetModule(options: McpToolsetOptions): DynamicModule {
     );
   }
   if (!Array.isArray(options.providers) || options.providers.length === 0) {
-    throw new Error(`McpModule.forFeature(prefix ${JSON.stringify(prefix)}): "providers" is empty. List the provider classes whose tools this toolset registers.`);
+    throw new Error(
+      `McpModule.forFeature(prefix ${JSON.stringify(prefix)}): "providers" is empty. List the provider classes whose tools this toolset registers.`,
+    );
   }
   // The sequence number makes each call a distinct module for Nest, which otherwise merges
   // dynamic modules with equal metadata: two identical calls must clash by name, not vanish.
@@ -71,7 +73,9 @@ export function createToolsetModule(options: McpToolsetOptions): DynamicModule {
 }
 
 /** The toolset a provider was declared in, through the module that hosts it. */
-export function toolsetOf(wrapper: { host?: { providers: Map<unknown, { instance?: unknown }> } | undefined }): McpToolsetMarker | undefined {
+export function toolsetOf(wrapper: {
+  host?: { providers: Map<unknown, { instance?: unknown }> } | undefined;
+}): McpToolsetMarker | undefined {
   const marker = wrapper.host?.providers.get(MCP_TOOLSET)?.instance;
   return marker && typeof marker === 'object' ? (marker as McpToolsetMarker) : undefined;
 }

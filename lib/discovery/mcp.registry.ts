@@ -16,7 +16,14 @@ import { ResourceRuntimeFactory } from './resource-runtime.factory.js';
 import { PromptRuntimeFactory } from './prompt-runtime.factory.js';
 import { McpHandlerFactory, type McpRuntimeHandler } from '../execution/mcp-handler.factory.js';
 import type { McpCall } from '../protocol/mcp-call.js';
-import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
+import {
+  capabilityAccess,
+  completerCall,
+  promptCall,
+  resourceCall,
+  templateCall,
+  toolCall,
+} from './capability-calls.js';
 import { describeCompletionTarget } from './completer-table.js';
 import { McpCatalogStore } from './catalog-store.js';
 import type { McpCapabilityUpdate, McpToggleOptions } from './capability-toggles.js';
@@ -32,8 +39,6 @@ export interface McpRegistrySettings {
 
 /** The DI token of {@link McpRegistrySettings}. @internal */
 export const MCP_REGISTRY_SETTINGS = Symbol.for('nestjs-model-context:McpRegistrySettings');
-
-
 
 /**
  * The capabilities one McpModule serves (read through {@link McpCatalogStore}). Filled by discovery at bootstrap; add and remove tools,
@@ -79,9 +84,19 @@ export class McpRegistry extends McpCatalogStore {
     const { handler, decorators, ...rest } = definition;
     if (this.toolMap.has(definition.name)) throw new Error(messages.TOOL_DUPLICATE_RUNTIME(definition.name));
     const site = `McpRegistry.addTool(${definition.name})`;
-    const runtime = this.runtime(site, decorators, (call) => handler(call.arguments as TArgs, call.context), `tool:${rest.name}`, `tool "${rest.name}"`);
+    const runtime = this.runtime(
+      site,
+      decorators,
+      (call) => handler(call.arguments as TArgs, call.context),
+      `tool:${rest.name}`,
+      `tool "${rest.name}"`,
+    );
     this.register(
-      this.toolFactory.build({ ...rest, ...capabilityAccess(rest.name, runtime.authorize, runtime.requiredScopes) }, toolCall(rest.name, runtime.invoke), site),
+      this.toolFactory.build(
+        { ...rest, ...capabilityAccess(rest.name, runtime.authorize, runtime.requiredScopes) },
+        toolCall(rest.name, runtime.invoke),
+        site,
+      ),
       site,
       'runtime',
     );
@@ -118,7 +133,9 @@ export class McpRegistry extends McpCatalogStore {
    */
   update(name: string, changes: McpCapabilityUpdate, options: McpToggleOptions = {}): boolean {
     if (typeof changes !== 'object' || changes === null) {
-      throw new Error(`McpRegistry.update(${JSON.stringify(name)}) needs the fields to change: { title?, description?, annotations? }.`);
+      throw new Error(
+        `McpRegistry.update(${JSON.stringify(name)}) needs the fields to change: { title?, description?, annotations? }.`,
+      );
     }
     return this.toggle(options.kind ?? 'tool', name, { update: changes }, 'updated');
   }
@@ -136,9 +153,20 @@ export class McpRegistry extends McpCatalogStore {
     if (this.toggles.applyRemote(event)) this.changeCount++;
   }
 
-  private toggle(target: McpToggleTarget, name: string, next: { enabled?: boolean; update?: McpCapabilityUpdate }, type: 'enabled' | 'disabled' | 'updated'): boolean {
+  private toggle(
+    target: McpToggleTarget,
+    name: string,
+    next: { enabled?: boolean; update?: McpCapabilityUpdate },
+    type: 'enabled' | 'disabled' | 'updated',
+  ): boolean {
     const known =
-      target === 'tool' ? this.toolMap.has(name) : target === 'prompt' ? this.promptMap.has(name) : target === 'resource' ? this.resourceMap.has(name) : this.templateMap.has(name);
+      target === 'tool'
+        ? this.toolMap.has(name)
+        : target === 'prompt'
+          ? this.promptMap.has(name)
+          : target === 'resource'
+            ? this.resourceMap.has(name)
+            : this.templateMap.has(name);
     const state = this.toggles.change(target, name, next);
     this.changeCount++;
     const kind = target === 'tool' ? 'tools' : target === 'prompt' ? 'prompts' : 'resources';
@@ -149,11 +177,22 @@ export class McpRegistry extends McpCatalogStore {
   /** Adds a resource at runtime; clients are told the resource list changed. */
   addResource(definition: DynamicResourceDefinition): void {
     const { handler, decorators, ...rest } = definition;
-    if (this.resourceMap.has(definition.uri)) throw new Error(messages.RUNTIME_DUPLICATE('Resource', definition.uri, 'removeResource'));
+    if (this.resourceMap.has(definition.uri))
+      throw new Error(messages.RUNTIME_DUPLICATE('Resource', definition.uri, 'removeResource'));
     const site = `McpRegistry.addResource(${definition.uri})`;
-    const runtime = this.runtime(site, decorators, (call) => handler(call.context), `resource:${rest.uri}`, `resource "${rest.uri}"`);
+    const runtime = this.runtime(
+      site,
+      decorators,
+      (call) => handler(call.context),
+      `resource:${rest.uri}`,
+      `resource "${rest.uri}"`,
+    );
     this.registerResource(
-      this.resourceFactory.buildResource({ ...rest, ...capabilityAccess(rest.uri, runtime.authorize, runtime.requiredScopes) }, resourceCall(rest.uri, runtime.invoke), site),
+      this.resourceFactory.buildResource(
+        { ...rest, ...capabilityAccess(rest.uri, runtime.authorize, runtime.requiredScopes) },
+        resourceCall(rest.uri, runtime.invoke),
+        site,
+      ),
       site,
     );
     this.changeSubject.next({ kind: 'resources', type: 'added', name: definition.uri });
@@ -169,12 +208,21 @@ export class McpRegistry extends McpCatalogStore {
   }
 
   /** Adds a resource template at runtime; clients are told the resource list changed. */
-  addResourceTemplate<TVars = Record<string, string | string[]>>(definition: DynamicResourceTemplateDefinition<TVars>): void {
+  addResourceTemplate<TVars = Record<string, string | string[]>>(
+    definition: DynamicResourceTemplateDefinition<TVars>,
+  ): void {
     const { handler, complete, decorators, ...rest } = definition;
     const key = definition.uriTemplate;
-    if (this.templateMap.has(key)) throw new Error(messages.RUNTIME_DUPLICATE('Resource template', key, 'removeResourceTemplate'));
+    if (this.templateMap.has(key))
+      throw new Error(messages.RUNTIME_DUPLICATE('Resource template', key, 'removeResourceTemplate'));
     const site = `McpRegistry.addResourceTemplate(${key})`;
-    const pipeline = this.runtime(site, decorators, (call) => handler(call.arguments as TVars, call.name, call.context), `template:${key}`, `resource template "${key}"`);
+    const pipeline = this.runtime(
+      site,
+      decorators,
+      (call) => handler(call.arguments as TVars, call.name, call.context),
+      `template:${key}`,
+      `resource template "${key}"`,
+    );
     const runtime = this.resourceFactory.buildTemplate(
       { ...rest, ...capabilityAccess(key, pipeline.authorize, pipeline.requiredScopes) },
       templateCall(pipeline.invoke),
@@ -200,9 +248,16 @@ export class McpRegistry extends McpCatalogStore {
   /** Adds a prompt at runtime; clients are told the prompt list changed. */
   addPrompt<TArgs = Record<string, never>>(definition: DynamicPromptDefinition<TArgs>): void {
     const { handler, complete, decorators, ...rest } = definition;
-    if (this.promptMap.has(definition.name)) throw new Error(messages.RUNTIME_DUPLICATE('Prompt', definition.name, 'removePrompt'));
+    if (this.promptMap.has(definition.name))
+      throw new Error(messages.RUNTIME_DUPLICATE('Prompt', definition.name, 'removePrompt'));
     const site = `McpRegistry.addPrompt(${definition.name})`;
-    const pipeline = this.runtime(site, decorators, (call) => handler(call.arguments as TArgs, call.context), `prompt:${rest.name}`, `prompt "${rest.name}"`);
+    const pipeline = this.runtime(
+      site,
+      decorators,
+      (call) => handler(call.arguments as TArgs, call.context),
+      `prompt:${rest.name}`,
+      `prompt "${rest.name}"`,
+    );
     const runtime = this.promptFactory.build(
       { ...rest, ...capabilityAccess(rest.name, pipeline.authorize, pipeline.requiredScopes) },
       promptCall(rest.name, pipeline.invoke),
@@ -231,7 +286,9 @@ export class McpRegistry extends McpCatalogStore {
    */
   notifyResourceUpdated(uri: string): void {
     if (typeof uri !== 'string' || uri.length === 0) {
-      throw new Error('McpRegistry.notifyResourceUpdated needs the URI of the resource that changed, as a non-empty string.');
+      throw new Error(
+        'McpRegistry.notifyResourceUpdated needs the URI of the resource that changed, as a non-empty string.',
+      );
     }
     this.changeSubject.next({ kind: 'resource-updated', uri });
   }
@@ -244,7 +301,9 @@ export class McpRegistry extends McpCatalogStore {
    */
   notifyListChanged(list: 'tools' | 'prompts' | 'resources'): void {
     if (list !== 'tools' && list !== 'prompts' && list !== 'resources') {
-      throw new Error(`McpRegistry.notifyListChanged needs the list that changed: "resources", "prompts" or "tools" (got ${JSON.stringify(list)}).`);
+      throw new Error(
+        `McpRegistry.notifyListChanged needs the list that changed: "resources", "prompts" or "tools" (got ${JSON.stringify(list)}).`,
+      );
     }
     this.changeSubject.next({ kind: list, type: 'changed' });
   }
@@ -258,7 +317,14 @@ export class McpRegistry extends McpCatalogStore {
     const out: Array<[string, Completer]> = [];
     for (const [argument, fn] of Object.entries(complete ?? {})) {
       if (!args.some((a) => a.name === argument)) {
-        throw new Error(messages.COMPLETE_UNKNOWN_ARGUMENT(site, describeCompletionTarget(target), argument, args.map((a) => a.name)));
+        throw new Error(
+          messages.COMPLETE_UNKNOWN_ARGUMENT(
+            site,
+            describeCompletionTarget(target),
+            argument,
+            args.map((a) => a.name),
+          ),
+        );
       }
       if (typeof fn !== 'function') throw new Error(`${site}: complete.${argument} must be a function.`);
       // The target's guards and scopes are checked before any completion; the completer itself
@@ -267,7 +333,10 @@ export class McpRegistry extends McpCatalogStore {
         const request = call.arguments as Parameters<Completer>[0];
         return fn(request.value, request.context, call.context);
       });
-      out.push([argument, completerCall(target.kind === 'prompt' ? target.name : target.uriTemplate, completion.invoke)]);
+      out.push([
+        argument,
+        completerCall(target.kind === 'prompt' ? target.name : target.uriTemplate, completion.invoke),
+      ]);
     }
     return out;
   }
@@ -284,7 +353,10 @@ export class McpRegistry extends McpCatalogStore {
     if (pipeline) {
       const handler = pipeline.createRuntime(run, decorators, site);
       if (policyKey === undefined || !handler.policyHost) return handler;
-      return { ...handler, invoke: pipeline.gated({ key: policyKey, label: label ?? site, ...handler.policyHost }, handler.invoke) };
+      return {
+        ...handler,
+        invoke: pipeline.gated({ key: policyKey, label: label ?? site, ...handler.policyHost }, handler.invoke),
+      };
     }
     if (decorators?.length) throw new Error(messages.RUNTIME_DECORATORS_WITHOUT_NEST(site));
     return { invoke: (call) => defer(() => toObservable(run(call))) };

@@ -61,7 +61,11 @@ describe('PromptRuntimeFactory', () => {
         { name: 'depth', required: false },
       ],
     });
-    assert.deepEqual(runtime.arguments, [{ name: 'code' }, { name: 'language', enumValues: ['typescript', 'python'] }, { name: 'depth' }]);
+    assert.deepEqual(runtime.arguments, [
+      { name: 'code' },
+      { name: 'language', enumValues: ['typescript', 'python'] },
+      { name: 'depth' },
+    ]);
     assert.ok(Object.isFrozen(runtime.descriptor));
   });
 
@@ -89,13 +93,28 @@ describe('PromptRuntimeFactory', () => {
     const runtime = factory.build({ name: 'simple', description: 'Simple' }, noop, 'T#simple');
     assert.equal(runtime.descriptor.arguments, undefined);
     assert.deepEqual(await runtime.parseArguments({}), { ok: true, value: {} });
-    assert.match((await runtime.parseArguments({ a: '1' }) as { message: string }).message, /takes no arguments, but got "a"/);
+    assert.match(
+      ((await runtime.parseArguments({ a: '1' })) as { message: string }).message,
+      /takes no arguments, but got "a"/,
+    );
   });
 
   it('fails the bootstrap for bad names, missing descriptions and non-flat arguments', () => {
-    assert.throws(() => factory.build({ name: 'has space', description: 'x' }, noop, 'T#a'), /Prompt name "has space" declared by "T#a" does not match/);
-    assert.throws(() => factory.build({ name: 'ok', description: ' ' }, noop, 'T#b'), /Prompt "ok" declared by "T#b" has no description/);
-    assert.throws(() => factory.build({ name: 'n', description: 'x', args: NestedArgs }, noop, 'T#c'), /"NestedArgs\.inner" as an argument: prompt arguments arrive as flat strings/);
-    assert.throws(() => factory.build({ name: 'l', description: 'x', args: ListArgs }, noop, 'T#d'), /"ListArgs\.tags"/);
+    assert.throws(
+      () => factory.build({ name: 'has space', description: 'x' }, noop, 'T#a'),
+      /Prompt name "has space" declared by "T#a" does not match/,
+    );
+    assert.throws(
+      () => factory.build({ name: 'ok', description: ' ' }, noop, 'T#b'),
+      /Prompt "ok" declared by "T#b" has no description/,
+    );
+    assert.throws(
+      () => factory.build({ name: 'n', description: 'x', args: NestedArgs }, noop, 'T#c'),
+      /"NestedArgs\.inner" as an argument: prompt arguments arrive as flat strings/,
+    );
+    assert.throws(
+      () => factory.build({ name: 'l', description: 'x', args: ListArgs }, noop, 'T#d'),
+      /"ListArgs\.tags"/,
+    );
   });
 });

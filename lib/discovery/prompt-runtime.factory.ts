@@ -6,7 +6,12 @@ import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { PromptArgument, PromptDescriptor } from '../protocol/prompts.js';
 import { buildCoercion, formatIssues } from '../schema/dto-caster.js';
-import { isStandardSchema, standardJsonSchema, validateStandard, type StandardSchemaV1 } from '../schema/standard-schema.js';
+import {
+  isStandardSchema,
+  standardJsonSchema,
+  validateStandard,
+  type StandardSchemaV1,
+} from '../schema/standard-schema.js';
 import type { PromptOptions } from '../decorators/prompt.decorator.js';
 import * as messages from '../common/mcp.messages.js';
 import { checkListCache } from './list-cache.js';
@@ -62,7 +67,8 @@ export function dtoArguments(schema: JsonObject): DtoArgument[] {
       required: required.has(name),
       types,
       enumValues,
-      complex: types.size === 0 || '$ref' in property || 'anyOf' in property || 'oneOf' in property || 'allOf' in property,
+      complex:
+        types.size === 0 || '$ref' in property || 'anyOf' in property || 'oneOf' in property || 'allOf' in property,
     };
     if (typeof property.title === 'string') argument.title = property.title;
     if (typeof property.description === 'string') argument.description = property.description;
@@ -133,7 +139,9 @@ export class PromptRuntimeFactory {
     const { schema, cast } = this.dtos.compile(dto, site, { coerceStrings: true });
     return this.flatArguments(schema, dto.name, name, site, async (raw) => {
       const outcome = await cast(raw);
-      return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, message: formatIssues(outcome.issues, `prompt "${name}"`) };
+      return outcome.ok
+        ? { ok: true, value: outcome.value }
+        : { ok: false, message: formatIssues(outcome.issues, `prompt "${name}"`) };
     });
   }
 
@@ -143,7 +151,9 @@ export class PromptRuntimeFactory {
     const coerce = buildCoercion(schema);
     return this.flatArguments(schema, `${standard['~standard'].vendor} schema`, name, site, async (raw) => {
       const outcome = await validateStandard(standard, coerce ? coerce(raw) : raw);
-      return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, message: formatIssues(outcome.issues, `prompt "${name}"`) };
+      return outcome.ok
+        ? { ok: true, value: outcome.value }
+        : { ok: false, message: formatIssues(outcome.issues, `prompt "${name}"`) };
     });
   }
 
@@ -169,7 +179,9 @@ export class PromptRuntimeFactory {
         out.required = arg.required;
         return out;
       }),
-      completable: args.map((arg) => (arg.enumValues ? { name: arg.name, enumValues: arg.enumValues } : { name: arg.name })),
+      completable: args.map((arg) =>
+        arg.enumValues ? { name: arg.name, enumValues: arg.enumValues } : { name: arg.name },
+      ),
       parse: async (raw) => {
         const missing = required.filter((key) => raw[key] === undefined || raw[key] === null);
         if (missing.length > 0) {

@@ -1,7 +1,11 @@
 import type { McpAccess, McpListed } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
-import type { McpRepositoryPageRequest, PromptRepositoryRuntime, ResourceRepositoryRuntime } from '../protocol/repositories.js';
+import type {
+  McpRepositoryPageRequest,
+  PromptRepositoryRuntime,
+  ResourceRepositoryRuntime,
+} from '../protocol/repositories.js';
 import { uriProblem } from '../protocol/resources.js';
 import type { PromptRepositoryOptions, ResourceRepositoryOptions } from '../decorators/repository.decorator.js';
 import type { McpInvoker } from '../execution/mcp-handler.factory.js';
@@ -20,23 +24,43 @@ export interface RepositoryParts {
 const MIME = /^[^\s/]+\/[^\s]+$/;
 
 /** The methods a repository class must have, checked at bootstrap. */
-export function checkRepositoryMethods(prototype: object, methods: readonly string[], decorator: string, site: string): void {
+export function checkRepositoryMethods(
+  prototype: object,
+  methods: readonly string[],
+  decorator: string,
+  site: string,
+): void {
   for (const method of methods) {
     if (typeof (prototype as Record<string, unknown>)[method] !== 'function') {
-      throw new Error(messages.INVALID_REPOSITORY(site, `${decorator} needs a ${method}() method (implement ${decorator === '@ResourceRepository' ? 'McpResourceRepository' : 'McpPromptRepository'})`));
+      throw new Error(
+        messages.INVALID_REPOSITORY(
+          site,
+          `${decorator} needs a ${method}() method (implement ${decorator === '@ResourceRepository' ? 'McpResourceRepository' : 'McpPromptRepository'})`,
+        ),
+      );
     }
   }
 }
 
 /** Builds a resource repository's runtime; its list and read calls go through the Nest pipeline. */
-export function buildResourceRepository(options: ResourceRepositoryOptions, parts: RepositoryParts): ResourceRepositoryRuntime {
+export function buildResourceRepository(
+  options: ResourceRepositoryOptions,
+  parts: RepositoryParts,
+): ResourceRepositoryRuntime {
   const { site } = parts;
   const prefix = options.uriPrefix;
-  if (typeof prefix !== 'string' || prefix.length === 0) throw new Error(messages.INVALID_REPOSITORY(site, '"uriPrefix" must be a non-empty string such as "docs://kb/"'));
+  if (typeof prefix !== 'string' || prefix.length === 0)
+    throw new Error(messages.INVALID_REPOSITORY(site, '"uriPrefix" must be a non-empty string such as "docs://kb/"'));
   const problem = /[{}]/.test(prefix) ? 'it contains "{" or "}"; a prefix is literal text' : uriProblem(prefix);
-  if (problem !== undefined) throw new Error(messages.INVALID_REPOSITORY(site, `"uriPrefix" ${JSON.stringify(prefix)} is invalid: ${problem}`));
+  if (problem !== undefined)
+    throw new Error(messages.INVALID_REPOSITORY(site, `"uriPrefix" ${JSON.stringify(prefix)} is invalid: ${problem}`));
   if (options.mimeType !== undefined && (typeof options.mimeType !== 'string' || !MIME.test(options.mimeType))) {
-    throw new Error(messages.INVALID_REPOSITORY(site, `"mimeType" ${JSON.stringify(options.mimeType)} is not a MIME type such as "text/plain"`));
+    throw new Error(
+      messages.INVALID_REPOSITORY(
+        site,
+        `"mimeType" ${JSON.stringify(options.mimeType)} is not a MIME type such as "text/plain"`,
+      ),
+    );
   }
   const list = parts.invoke('list');
   const read = parts.invoke('read');
@@ -51,15 +75,20 @@ export function buildResourceRepository(options: ResourceRepositoryOptions, part
     requiredScopes: readAccess.requiredScopes,
     authorize: readAccess.authorize,
     list: (request, context) => list(listCall('resources/list', prefix, request, context)),
-    read: (uri, context) => read({ method: 'resources/read', name: uri, rawArguments: { uri }, arguments: { uri }, context }),
+    read: (uri, context) =>
+      read({ method: 'resources/read', name: uri, rawArguments: { uri }, arguments: { uri }, context }),
   };
 }
 
 /** Builds a prompt repository's runtime. */
-export function buildPromptRepository(options: PromptRepositoryOptions, parts: RepositoryParts): PromptRepositoryRuntime {
+export function buildPromptRepository(
+  options: PromptRepositoryOptions,
+  parts: RepositoryParts,
+): PromptRepositoryRuntime {
   const { site } = parts;
   const prefix = options.namePrefix;
-  if (typeof prefix !== 'string' || prefix.length === 0) throw new Error(messages.INVALID_REPOSITORY(site, '"namePrefix" must be a non-empty string such as "kb_"'));
+  if (typeof prefix !== 'string' || prefix.length === 0)
+    throw new Error(messages.INVALID_REPOSITORY(site, '"namePrefix" must be a non-empty string such as "kb_"'));
   const list = parts.invoke('list');
   const get = parts.invoke('get');
   const getAccess = parts.access('get', prefix);
@@ -71,7 +100,8 @@ export function buildPromptRepository(options: PromptRepositoryOptions, parts: R
     requiredScopes: getAccess.requiredScopes,
     authorize: getAccess.authorize,
     list: (request, context) => list(listCall('prompts/list', prefix, request, context)),
-    get: (name, args, context) => get({ method: 'prompts/get', name, rawArguments: args, arguments: { name, arguments: args }, context }),
+    get: (name, args, context) =>
+      get({ method: 'prompts/get', name, rawArguments: args, arguments: { name, arguments: args }, context }),
   };
 }
 

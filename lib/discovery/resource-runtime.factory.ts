@@ -24,7 +24,12 @@ export interface ResourceTemplateDefinition extends Omit<ResourceTemplateOptions
 }
 
 export type ResourceInvoke = (ctx: McpContext) => Observable<unknown>;
-export type ResourceTemplateInvoke = (variables: unknown, raw: UriTemplateMatch, uri: string, ctx: McpContext) => Observable<unknown>;
+export type ResourceTemplateInvoke = (
+  variables: unknown,
+  raw: UriTemplateMatch,
+  uri: string,
+  ctx: McpContext,
+) => Observable<unknown>;
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
@@ -38,7 +43,8 @@ export class ResourceRuntimeFactory {
 
   buildResource(definition: ResourceDefinition, read: ResourceInvoke, site: string): ResourceRuntime {
     const { uri } = definition;
-    if (typeof uri !== 'string') throw new Error(messages.INVALID_RESOURCE_URI(String(uri), site, 'it is not a string'));
+    if (typeof uri !== 'string')
+      throw new Error(messages.INVALID_RESOURCE_URI(String(uri), site, 'it is not a string'));
     const problem = /[{}]/.test(uri)
       ? 'it contains "{" or "}"; for a URI with variables use @ResourceTemplate({ uriTemplate }) (or McpRegistry.addResourceTemplate)'
       : uriProblem(uri);
@@ -63,18 +69,27 @@ export class ResourceRuntimeFactory {
     };
   }
 
-  buildTemplate(definition: ResourceTemplateDefinition, read: ResourceTemplateInvoke, site: string): ResourceTemplateRuntime {
+  buildTemplate(
+    definition: ResourceTemplateDefinition,
+    read: ResourceTemplateInvoke,
+    site: string,
+  ): ResourceTemplateRuntime {
     const { uriTemplate } = definition;
     let template: UriTemplate;
     try {
       template = UriTemplate.parse(uriTemplate);
     } catch (error) {
-      if (error instanceof UriTemplateError) throw new Error(messages.INVALID_URI_TEMPLATE(String(uriTemplate), site, error.message));
+      if (error instanceof UriTemplateError)
+        throw new Error(messages.INVALID_URI_TEMPLATE(String(uriTemplate), site, error.message));
       throw error;
     }
     if (!SCHEME.test(template.literalPrefix)) {
       throw new Error(
-        messages.INVALID_URI_TEMPLATE(uriTemplate, site, 'it must start with literal text naming a scheme, such as "notes://{id}"'),
+        messages.INVALID_URI_TEMPLATE(
+          uriTemplate,
+          site,
+          'it must start with literal text naming a scheme, such as "notes://{id}"',
+        ),
       );
     }
     checkName(definition.name, site);
@@ -112,13 +127,21 @@ export class ResourceRuntimeFactory {
     const missing = template.variables.filter((v) => !names.has(v));
     if (missing.length > 0) {
       throw new Error(
-        messages.TEMPLATE_DTO_MISMATCH(site, template.template, `its variable${missing.length === 1 ? '' : 's'} ${missing.map((m) => `{${m}}`).join(', ')} ${missing.length === 1 ? 'has' : 'have'} no property in ${dto.name}`),
+        messages.TEMPLATE_DTO_MISMATCH(
+          site,
+          template.template,
+          `its variable${missing.length === 1 ? '' : 's'} ${missing.map((m) => `{${m}}`).join(', ')} ${missing.length === 1 ? 'has' : 'have'} no property in ${dto.name}`,
+        ),
       );
     }
     const unfilled = args.filter((a) => a.required && !template.variables.includes(a.name));
     if (unfilled.length > 0) {
       throw new Error(
-        messages.TEMPLATE_DTO_MISMATCH(site, template.template, `${dto.name} requires ${unfilled.map((a) => `"${a.name}"`).join(', ')}, which the template never fills`),
+        messages.TEMPLATE_DTO_MISMATCH(
+          site,
+          template.template,
+          `${dto.name} requires ${unfilled.map((a) => `"${a.name}"`).join(', ')}, which the template never fills`,
+        ),
       );
     }
     const subject = `resource template "${template.template}"`;
@@ -126,7 +149,9 @@ export class ResourceRuntimeFactory {
       enums: new Map(args.filter((a) => a.enumValues).map((a) => [a.name, a.enumValues!])),
       parse: async (raw) => {
         const outcome = await cast(raw);
-        return outcome.ok ? { ok: true, value: outcome.value } : { ok: false, message: formatIssues(outcome.issues, subject) };
+        return outcome.ok
+          ? { ok: true, value: outcome.value }
+          : { ok: false, message: formatIssues(outcome.issues, subject) };
       },
     };
   }
@@ -147,7 +172,12 @@ function describe(
   if (definition.description !== undefined) descriptor.description = definition.description;
   if (definition.mimeType !== undefined) {
     if (typeof definition.mimeType !== 'string' || !/^[^\s/]+\/[^\s]+$/.test(definition.mimeType)) {
-      throw new Error(messages.INVALID_RESOURCE_OPTION(site, `"mimeType" ${JSON.stringify(definition.mimeType)} is not a MIME type such as "text/plain"`));
+      throw new Error(
+        messages.INVALID_RESOURCE_OPTION(
+          site,
+          `"mimeType" ${JSON.stringify(definition.mimeType)} is not a MIME type such as "text/plain"`,
+        ),
+      );
     }
     descriptor.mimeType = definition.mimeType;
   }
@@ -158,8 +188,13 @@ function describe(
 
 function checkAnnotations(annotations: ResourceAnnotations, site: string): ResourceAnnotations {
   const { audience, priority, lastModified } = annotations;
-  if (audience !== undefined && (!Array.isArray(audience) || !audience.every((a) => a === 'user' || a === 'assistant'))) {
-    throw new Error(messages.INVALID_RESOURCE_OPTION(site, '"annotations.audience" must be an array of "user" and/or "assistant"'));
+  if (
+    audience !== undefined &&
+    (!Array.isArray(audience) || !audience.every((a) => a === 'user' || a === 'assistant'))
+  ) {
+    throw new Error(
+      messages.INVALID_RESOURCE_OPTION(site, '"annotations.audience" must be an array of "user" and/or "assistant"'),
+    );
   }
   if (priority !== undefined && (typeof priority !== 'number' || !(priority >= 0 && priority <= 1))) {
     throw new Error(messages.INVALID_RESOURCE_OPTION(site, '"annotations.priority" must be a number from 0 to 1'));
@@ -180,7 +215,12 @@ export function checkCache(cache: CacheHint | undefined, site: string): CacheHin
     cache.ttlMs < 0 ||
     (cache.cacheScope !== 'public' && cache.cacheScope !== 'private')
   ) {
-    throw new Error(messages.INVALID_RESOURCE_OPTION(site, '"cache" must be { ttlMs: a non-negative integer, cacheScope: "public" | "private" }'));
+    throw new Error(
+      messages.INVALID_RESOURCE_OPTION(
+        site,
+        '"cache" must be { ttlMs: a non-negative integer, cacheScope: "public" | "private" }',
+      ),
+    );
   }
   return { ttlMs: cache.ttlMs, cacheScope: cache.cacheScope };
 }

@@ -7,7 +7,12 @@ import { formatIssues } from '../schema/dto-caster.js';
 import { sharedDtoCompiler, type DtoCompiler } from './dto-compiler.js';
 import { compileJsonSchema } from '../schema/json-schema.validator.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
-import { isStandardSchema, standardJsonSchema, validateStandard, type StandardSchemaV1 } from '../schema/standard-schema.js';
+import {
+  isStandardSchema,
+  standardJsonSchema,
+  validateStandard,
+  type StandardSchemaV1,
+} from '../schema/standard-schema.js';
 import * as messages from '../common/mcp.messages.js';
 import { checkListCache } from './list-cache.js';
 
@@ -96,7 +101,9 @@ export class ToolRuntimeFactory {
     if (isStandardSchema(input)) {
       const schema = standardJsonSchema(input, site);
       if (schema.type !== 'object') {
-        throw new Error(`${site}: a tool's input must be an object schema, but the ${input['~standard'].vendor} schema emits ${JSON.stringify(schema.type ?? 'no type')}. Wrap the fields in an object schema (z.object({...}), v.object({...})).`);
+        throw new Error(
+          `${site}: a tool's input must be an object schema, but the ${input['~standard'].vendor} schema emits ${JSON.stringify(schema.type ?? 'no type')}. Wrap the fields in an object schema (z.object({...}), v.object({...})).`,
+        );
       }
       return {
         schema,
@@ -148,7 +155,9 @@ export class ToolRuntimeFactory {
       schema,
       check: (value) => {
         const issues = validate(value);
-        return issues === null ? null : issues.map((i: { path: string; message: string }) => `${i.path || '(root)'}: ${i.message}`).join('; ');
+        return issues === null
+          ? null
+          : issues.map((i: { path: string; message: string }) => `${i.path || '(root)'}: ${i.message}`).join('; ');
       },
     };
   }
@@ -178,7 +187,9 @@ function collectHeaderParams(schema: JsonObject, site: string): HeaderParam[] {
         const types = (Array.isArray(property.type) ? property.type : [property.type]).filter((t) => t !== 'null');
         const type = types.length === 1 ? types[0] : undefined;
         if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
-          throw new Error(messages.INVALID_X_MCP_HEADER(site, `"${where}" is not a string, integer or boolean property`));
+          throw new Error(
+            messages.INVALID_X_MCP_HEADER(site, `"${where}" is not a string, integer or boolean property`),
+          );
         }
         if (seen.has(mark.toLowerCase())) {
           throw new Error(messages.INVALID_X_MCP_HEADER(site, `header name "${mark}" is used twice`));
@@ -194,7 +205,10 @@ function collectHeaderParams(schema: JsonObject, site: string): HeaderParam[] {
   // dropped by clients and never checked here: refuse it rather than ignore it.
   if (countHeaderMarks(schema) > found.length) {
     throw new Error(
-      messages.INVALID_X_MCP_HEADER(site, 'an x-mcp-header sits inside array items, $defs or a combinator, which "properties" alone does not reach'),
+      messages.INVALID_X_MCP_HEADER(
+        site,
+        'an x-mcp-header sits inside array items, $defs or a combinator, which "properties" alone does not reach',
+      ),
     );
   }
   return found;

@@ -1,5 +1,14 @@
 import type { RequestEnvelope } from '../protocol/context.js';
-import { ErrorCode, classifyMessage, failure, isResponse, type JsonRpcFailure, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc.js';
+import {
+  ErrorCode,
+  classifyMessage,
+  failure,
+  isResponse,
+  type JsonRpcFailure,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+} from '../protocol/json-rpc.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpRefusal } from './sink.js';
 
@@ -16,13 +25,21 @@ export interface BatchSteps {
 /** What a batch answers: the array of responses, nothing (only notifications), or a refusal. */
 export type BatchOutcome = { responses: JsonRpcMessage[] } | McpRefusal;
 
-const refuse = (message: string): McpRefusal => ({ status: 400, body: failure(null, ErrorCode.InvalidRequest, message) });
+const refuse = (message: string): McpRefusal => ({
+  status: 400,
+  body: failure(null, ErrorCode.InvalidRequest, message),
+});
 
 /**
  * A JSON-RPC batch (2025-03-26 and older clients only): bounded by `limits.maxBatchLength`,
  * refused whole when one request lacks its scopes, and answered once every request settled.
  */
-export async function runBatch(server: McpDispatcher, items: unknown[], maxBatchLength: number, steps: BatchSteps): Promise<BatchOutcome> {
+export async function runBatch(
+  server: McpDispatcher,
+  items: unknown[],
+  maxBatchLength: number,
+  steps: BatchSteps,
+): Promise<BatchOutcome> {
   if (items.length === 0) return refuse('Invalid Request: an empty batch.');
   if (items.length > maxBatchLength) {
     return refuse(
@@ -39,7 +56,9 @@ export async function runBatch(server: McpDispatcher, items: unknown[], maxBatch
     );
   }
   const classified = items.map((item) => classifyMessage(item));
-  const requests = classified.flatMap((parsed) => (parsed.kind === 'request' && parsed.message.method !== 'initialize' ? [parsed.message] : []));
+  const requests = classified.flatMap((parsed) =>
+    parsed.kind === 'request' && parsed.message.method !== 'initialize' ? [parsed.message] : [],
+  );
   const refusal = steps.authorize(requests);
   if (refusal) return refusal;
   const responses: JsonRpcMessage[] = [];
@@ -51,7 +70,13 @@ export async function runBatch(server: McpDispatcher, items: unknown[], maxBatch
       steps.notification(parsed.message, context);
     } else if (parsed.kind === 'request') {
       if (parsed.message.method === 'initialize') {
-        responses.push(failure(parsed.message.id, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch.'));
+        responses.push(
+          failure(
+            parsed.message.id,
+            ErrorCode.InvalidRequest,
+            'Invalid Request: initialize must not be part of a batch.',
+          ),
+        );
         continue;
       }
       const admitted = steps.admit?.(parsed.message, context);

@@ -106,8 +106,14 @@ export class McpEngine {
     private readonly options: McpEngineOptions,
   ) {
     this.limits = options.limits ?? DEFAULT_MCP_LIMITS;
-    if (options.maxRequestsInFlight !== undefined) this.inFlight = new InFlightSlots(options.maxRequestsInFlight, this.limits);
-    this.streams = new StreamHub({ eventStore: options.eventStore, relay: options.relay, keepAliveMs: options.keepAliveMs, retryMs: options.retryMs ?? 1000 });
+    if (options.maxRequestsInFlight !== undefined)
+      this.inFlight = new InFlightSlots(options.maxRequestsInFlight, this.limits);
+    this.streams = new StreamHub({
+      eventStore: options.eventStore,
+      relay: options.relay,
+      keepAliveMs: options.keepAliveMs,
+      retryMs: options.retryMs ?? 1000,
+    });
     this.calls = new CallWriter(this.streams, options.eventStore);
     this.sessions = new LegacySessions(server, store, this.broker, this.streams, {
       mode: options.sessions,
@@ -118,7 +124,9 @@ export class McpEngine {
     });
     // An answer published by the instance it reached resolves here if this instance awaits it.
     this.stopRelay = options.relay?.onResponse((response, sessionId) => this.broker.resolve(response, sessionId));
-    this.stopSessionEnds = store.onSessionEnd?.((sessionId, reason, session) => void this.endSession(sessionId, reason, session));
+    this.stopSessionEnds = store.onSessionEnd?.(
+      (sessionId, reason, session) => void this.endSession(sessionId, reason, session),
+    );
   }
 
   /** One incoming body (a message or a batch), as the transport read it. */
@@ -140,7 +148,8 @@ export class McpEngine {
     const value = body.value;
     if (Array.isArray(value)) return this.batch(value, facts, sink);
     const parsed = classifyMessage(value);
-    if (parsed.kind === 'invalid') return sink.json(400, failure(parsed.id, ErrorCode.InvalidRequest, `Invalid Request: ${parsed.reason}`));
+    if (parsed.kind === 'invalid')
+      return sink.json(400, failure(parsed.id, ErrorCode.InvalidRequest, `Invalid Request: ${parsed.reason}`));
     if (parsed.kind === 'response') return this.clientResponse(parsed.message, facts, sink);
     const message = parsed.message;
     const id = parsed.kind === 'request' ? parsed.message.id : null;
@@ -159,9 +168,17 @@ export class McpEngine {
 
   private async openStream(facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
     if (this.options.sessions === 'stateless') {
-      return sink.json(405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed: this endpoint keeps no sessions, so there is no GET stream. Use POST.'), {
-        Allow: allowedMethods('stateless'),
-      });
+      return sink.json(
+        405,
+        failure(
+          null,
+          ErrorCode.InvalidRequest,
+          'Method Not Allowed: this endpoint keeps no sessions, so there is no GET stream. Use POST.',
+        ),
+        {
+          Allow: allowedMethods('stateless'),
+        },
+      );
     }
     const context = await this.sessions.envelope(facts, null);
     if (this.answered(context, sink) || !context.session) return;
@@ -176,15 +193,29 @@ export class McpEngine {
 
   private async endRequest(facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
     if (this.options.sessions === 'stateless') {
-      return sink.json(405, failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed: this endpoint keeps no sessions to delete.'), { Allow: allowedMethods('stateless') });
+      return sink.json(
+        405,
+        failure(null, ErrorCode.InvalidRequest, 'Method Not Allowed: this endpoint keeps no sessions to delete.'),
+        { Allow: allowedMethods('stateless') },
+      );
     }
     const sessionId = facts.header('mcp-session-id');
     if (sessionId === undefined) {
-      return sink.json(400, failure(null, ErrorCode.InvalidRequest, 'Bad Request: DELETE needs the Mcp-Session-Id header of the session to end.'));
+      return sink.json(
+        400,
+        failure(
+          null,
+          ErrorCode.InvalidRequest,
+          'Bad Request: DELETE needs the Mcp-Session-Id header of the session to end.',
+        ),
+      );
     }
     const ended = await this.sessions.delete(facts, sessionId);
     if (!ended) {
-      return sink.json(404, failure(null, ErrorCode.InvalidRequest, 'Session not found: it expired or was already deleted.'));
+      return sink.json(
+        404,
+        failure(null, ErrorCode.InvalidRequest, 'Session not found: it expired or was already deleted.'),
+      );
     }
     await this.endSession(sessionId, 'deleted', ended);
     sink.empty(200);
@@ -274,7 +305,10 @@ export class McpEngine {
   }
 
   /** Writes a refusal; true when there was one. */
-  private answered<T extends object>(outcome: T | McpRefusal | undefined, sink: McpResponseSink): outcome is McpRefusal {
+  private answered<T extends object>(
+    outcome: T | McpRefusal | undefined,
+    sink: McpResponseSink,
+  ): outcome is McpRefusal {
     if (outcome === undefined || !('status' in outcome && 'body' in outcome)) return false;
     sink.json(outcome.status, outcome.body, outcome.headers);
     return true;
@@ -284,11 +318,20 @@ export class McpEngine {
    * The one scope decision for every way a request arrives (alone or in a batch): each request
    * needs its scopes, and when one lacks them the caller is refused before any runs.
    */
-  private authorize(facts: McpTransportFacts, requests: readonly JsonRpcRequest[], call?: { target?: unknown }): McpRefusal | undefined {
+  private authorize(
+    facts: McpTransportFacts,
+    requests: readonly JsonRpcRequest[],
+    call?: { target?: unknown },
+  ): McpRefusal | undefined {
     const check = this.options.checkScopes;
     if (!check) return undefined;
     for (const request of requests) {
-      const required = this.server.requiredScopes(request.method, request.params, requests.length === 1 ? call : undefined, facts);
+      const required = this.server.requiredScopes(
+        request.method,
+        request.params,
+        requests.length === 1 ? call : undefined,
+        facts,
+      );
       if (!required?.length) continue;
       const refusal = check(required, facts.principal, request);
       if (refusal) return refusal;
@@ -302,13 +345,20 @@ export class McpEngine {
 
   // ---------------------------------------------------------------- modern era (2026-07-28)
 
-  private modern(message: JsonRpcRequest | JsonRpcNotification, id: JsonRpcId | null, facts: McpTransportFacts, sink: McpResponseSink, target: unknown): void | Promise<void> {
+  private modern(
+    message: JsonRpcRequest | JsonRpcNotification,
+    id: JsonRpcId | null,
+    facts: McpTransportFacts,
+    sink: McpResponseSink,
+    target: unknown,
+  ): void | Promise<void> {
     const known = modernFacts(facts, message, id);
     if ('error' in known) return sink.json(httpStatusFor(known.error.code), known);
     if (id === null) {
       // Over HTTP a modern call is cancelled by closing its response; a connection cancels by id.
       const scope = this.cancelScope(undefined);
-      if (scope !== undefined && message.method === 'notifications/cancelled') this.calls.cancel(scope, message.params?.requestId);
+      if (scope !== undefined && message.method === 'notifications/cancelled')
+        this.calls.cancel(scope, message.params?.requestId);
       return sink.empty(202);
     }
     const request = message as JsonRpcRequest;
@@ -322,7 +372,12 @@ export class McpEngine {
   }
 
   /** 2026-07-28 has no session: `sessions.onSession` seeds each request's state. */
-  private async seededCall(request: JsonRpcRequest, known: RequestEnvelope, facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+  private async seededCall(
+    request: JsonRpcRequest,
+    known: RequestEnvelope,
+    facts: McpTransportFacts,
+    sink: McpResponseSink,
+  ): Promise<void> {
     const seeded = await this.options.hooks!.seed(connectionOf(facts, known), request.id);
     if (this.answered(seeded, sink)) return;
     known.state = requestState(seeded.state);
@@ -331,7 +386,12 @@ export class McpEngine {
 
   // ---------------------------------------------------------------- legacy era (2025-03-26 … 2025-11-25)
 
-  private async legacy(message: JsonRpcRequest | JsonRpcNotification, id: JsonRpcId | null, facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+  private async legacy(
+    message: JsonRpcRequest | JsonRpcNotification,
+    id: JsonRpcId | null,
+    facts: McpTransportFacts,
+    sink: McpResponseSink,
+  ): Promise<void> {
     if (message.method === 'initialize' && id !== null) {
       const answer = await this.initialize(message as JsonRpcRequest, facts);
       return sink.json(answer.status, answer.body, answer.headers);
@@ -349,7 +409,12 @@ export class McpEngine {
         else channel.detachRequested = true;
       };
     }
-    this.call(message as JsonRpcRequest, context, facts, sink, { era: 'legacy', sessionId: context.session?.id, channel, recheck: true });
+    this.call(message as JsonRpcRequest, context, facts, sink, {
+      era: 'legacy',
+      sessionId: context.session?.id,
+      channel,
+      recheck: true,
+    });
   }
 
   /** `initialize`, observed like every request, and the session it opens reported to the observers. */
@@ -374,12 +439,20 @@ export class McpEngine {
       throw error;
     }
     const result = 'result' in answer.body ? answer.body.result : undefined;
-    const sessionId = result ? (answer.headers?.['Mcp-Session-Id'] ?? (this.options.sessions === 'process' ? this.sessions.connectionSession : undefined)) : undefined;
+    const sessionId = result
+      ? (answer.headers?.['Mcp-Session-Id'] ??
+        (this.options.sessions === 'process' ? this.sessions.connectionSession : undefined))
+      : undefined;
     const protocolVersion = typeof result?.protocolVersion === 'string' ? result.protocolVersion : undefined;
     probe?.end(answer.body, { protocolVersion, sessionId });
     if (sessionId !== undefined && protocolVersion !== undefined) {
       if (previous !== undefined && previous !== sessionId) observer.sessionClosed(previous, 'closed');
-      observer.sessionOpened({ sessionId, protocolVersion, principal: facts.principal?.id, clientInfo: clientInfoOf(request.params?.clientInfo) });
+      observer.sessionOpened({
+        sessionId,
+        protocolVersion,
+        principal: facts.principal?.id,
+        clientInfo: clientInfoOf(request.params?.clientInfo),
+      });
     }
     return answer;
   }
@@ -396,16 +469,29 @@ export class McpEngine {
     sink: McpResponseSink,
     call: { era: 'legacy' | 'modern'; sessionId?: string; channel?: CallChannel; recheck?: boolean },
   ): void {
-    const ctx = known instanceof McpContext ? known : new McpContext(request.id, request.method, known, metaOf(request.params), undefined, undefined, request);
+    const ctx =
+      known instanceof McpContext
+        ? known
+        : new McpContext(request.id, request.method, known, metaOf(request.params), undefined, undefined, request);
     if (call.recheck && this.answered(this.authorize(facts, [request], ctx), sink)) return;
-    const cancelScope = call.era === 'legacy' || this.options.sessions === 'process' ? this.cancelScope(call.sessionId) : undefined;
+    const cancelScope =
+      call.era === 'legacy' || this.options.sessions === 'process' ? this.cancelScope(call.sessionId) : undefined;
     if (cancelScope !== undefined && this.calls.isInflight(cancelScope, request.id)) {
       return sink.json(
         400,
-        failure(request.id, ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(request.id)} is still in flight; use a new id for every request.`),
+        failure(
+          request.id,
+          ErrorCode.InvalidRequest,
+          `Invalid Request: request id ${JSON.stringify(request.id)} is still in flight; use a new id for every request.`,
+        ),
       );
     }
-    const slot = this.inFlight?.slot(request.id, this.options.sessions === 'process' ? CONNECTION_SCOPE : undefined, ctx, facts);
+    const slot = this.inFlight?.slot(
+      request.id,
+      this.options.sessions === 'process' ? CONNECTION_SCOPE : undefined,
+      ctx,
+      facts,
+    );
     if (slot !== undefined && typeof slot !== 'function') return sink.json(503, slot, { 'Retry-After': '1' });
     const hold = slot && heldUntilSettled(slot);
     this.calls.respond({
@@ -424,7 +510,8 @@ export class McpEngine {
 
   private notification(message: JsonRpcNotification, sessionId: string | undefined): void {
     const scope = this.cancelScope(sessionId);
-    if (message.method === 'notifications/cancelled' && scope !== undefined) this.calls.cancel(scope, message.params?.requestId);
+    if (message.method === 'notifications/cancelled' && scope !== undefined)
+      this.calls.cancel(scope, message.params?.requestId);
   }
 
   private async batch(items: unknown[], facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
@@ -432,7 +519,13 @@ export class McpEngine {
       envelope: () => this.sessions.envelope(facts, null),
       authorize: (requests) => this.authorize(facts, requests),
       notification: (message, envelope) => this.notification(message, envelope.session?.id),
-      admit: (request, envelope) => this.inFlight?.slot(request.id, this.options.sessions === 'process' ? CONNECTION_SCOPE : undefined, envelope, facts) ?? (() => undefined),
+      admit: (request, envelope) =>
+        this.inFlight?.slot(
+          request.id,
+          this.options.sessions === 'process' ? CONNECTION_SCOPE : undefined,
+          envelope,
+          facts,
+        ) ?? (() => undefined),
     });
     if (this.answered(outcome, sink)) return;
     if (outcome.responses.length === 0) return sink.empty(202);
@@ -440,7 +533,11 @@ export class McpEngine {
   }
 
   /** A client's answer to a server-to-client request (legacy era). Late or unknown answers are ignored. */
-  private async clientResponse(message: JsonRpcResponse, facts: McpTransportFacts, sink: McpResponseSink): Promise<void> {
+  private async clientResponse(
+    message: JsonRpcResponse,
+    facts: McpTransportFacts,
+    sink: McpResponseSink,
+  ): Promise<void> {
     let owner: string | undefined;
     if (this.options.sessions === 'stateful') {
       // The same binding as requests: only the session's own principal may answer on it.
@@ -450,7 +547,8 @@ export class McpEngine {
     } else if (this.options.sessions === 'process') {
       owner = this.sessions.connectionSession;
     }
-    if (!this.broker.resolve(message, owner) && this.options.relay) void this.options.relay.publishResponse(message, owner);
+    if (!this.broker.resolve(message, owner) && this.options.relay)
+      void this.options.relay.publishResponse(message, owner);
     sink.empty(202);
   }
 }

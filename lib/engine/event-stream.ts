@@ -117,7 +117,10 @@ export class EventStream {
     this.queued += size;
     this.tail = this.tail
       .then(async () => {
-        const id = this.options.store && this.options.streamId !== undefined ? await this.options.store.append(this.options.streamId, message) : undefined;
+        const id =
+          this.options.store && this.options.streamId !== undefined
+            ? await this.options.store.append(this.options.streamId, message)
+            : undefined;
         this.queued -= size;
         const sink = this.sink;
         if (sink && !sink.ended) sink.event(data, id);

@@ -104,22 +104,41 @@ export class InFlightSlots {
 
   constructor(max: number, limits: { sessionsPerPrincipal: number; sessionsPerAddress: number }) {
     this.perHolder = new InFlightBound(max);
-    this.perPrincipal = new InFlightBound(max * limits.sessionsPerPrincipal, 'limits.maxRequestsInFlight × limits.sessionsPerPrincipal');
-    this.perAddress = new InFlightBound(max * limits.sessionsPerAddress, 'limits.maxRequestsInFlight × limits.sessionsPerAddress');
+    this.perPrincipal = new InFlightBound(
+      max * limits.sessionsPerPrincipal,
+      'limits.maxRequestsInFlight × limits.sessionsPerPrincipal',
+    );
+    this.perAddress = new InFlightBound(
+      max * limits.sessionsPerAddress,
+      'limits.maxRequestsInFlight × limits.sessionsPerAddress',
+    );
   }
 
   /** The slot of request `id` (`connection` names the one session of `process` mode), or its refusal. */
-  slot(id: JsonRpcId, connection: string | undefined, known: { session?: { id: string } }, facts: McpTransportFacts): (() => void) | JsonRpcFailure {
+  slot(
+    id: JsonRpcId,
+    connection: string | undefined,
+    known: { session?: { id: string } },
+    facts: McpTransportFacts,
+  ): (() => void) | JsonRpcFailure {
     if (connection !== undefined) return this.perHolder.take(connection, id, 'this session');
     const principal = facts.principal?.id;
     if (known.session !== undefined) {
       const owner =
         principal !== undefined
-          ? this.perPrincipal.take(`principal:${principal}`, id, 'this principal across its sessions (closed ones whose handlers still run included)')
-          : this.perAddress.take(`address:${addressOwner(facts.clientAddress)}`, id, 'this client address across its sessions (closed ones whose handlers still run included)');
+          ? this.perPrincipal.take(
+              `principal:${principal}`,
+              id,
+              'this principal across its sessions (closed ones whose handlers still run included)',
+            )
+          : this.perAddress.take(
+              `address:${addressOwner(facts.clientAddress)}`,
+              id,
+              'this client address across its sessions (closed ones whose handlers still run included)',
+            );
       if (typeof owner !== 'function') return owner;
       const session = this.perHolder.take(`session:${known.session.id}`, id, 'this session');
-      if (typeof session !== 'function') return owner(), session;
+      if (typeof session !== 'function') return (owner(), session);
       return () => (session(), owner());
     }
     if (principal !== undefined) return this.perHolder.take(`principal:${principal}`, id, 'this principal');

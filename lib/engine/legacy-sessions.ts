@@ -5,7 +5,13 @@ import type { ServerRequestBroker } from '../protocol/interaction.js';
 import { ErrorCode, failure, success, type JsonRpcId, type JsonRpcRequest } from '../protocol/json-rpc.js';
 import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
 import { isObject, type McpDispatcher } from '../protocol/dispatcher.js';
-import { newSessionId, patchSession, type McpSession, type McpSessionField, type McpSessionStore } from '../protocol/session-store.js';
+import {
+  newSessionId,
+  patchSession,
+  type McpSession,
+  type McpSessionField,
+  type McpSessionStore,
+} from '../protocol/session-store.js';
 import type { ResolvedMcpLimits } from './limits.js';
 import {
   DEFAULT_LEGACY_VERSION,
@@ -44,9 +50,16 @@ const KEPT_CAPABILITIES = ['roots', 'sampling', 'elicitation', 'experimental', '
 const KEPT_CLIENT_INFO = ['name', 'version', 'title', 'description', 'websiteUrl', 'icons'] as const;
 
 /** A JSON answer: an error to refuse with, or `initialize`'s result. */
-export type JsonAnswer = { status: number; headers?: Record<string, string>; body: McpRefusal['body'] | ReturnType<typeof success> };
+export type JsonAnswer = {
+  status: number;
+  headers?: Record<string, string>;
+  body: McpRefusal['body'] | ReturnType<typeof success>;
+};
 
-const refuse = (status: number, id: JsonRpcId | null, code: number, message: string): McpRefusal => ({ status, body: failure(id, code, message) });
+const refuse = (status: number, id: JsonRpcId | null, code: number, message: string): McpRefusal => ({
+  status,
+  body: failure(id, code, message),
+});
 
 /**
  * Legacy sessions (2025-03-26 … 2025-11-25): `initialize` with its bounded params and per-owner
@@ -86,17 +99,31 @@ export class LegacySessions {
   async resolve(facts: McpTransportFacts, id: JsonRpcId | null): Promise<McpSession | McpRefusal> {
     const sessionId = this.options.mode === 'process' ? this.current : facts.header('mcp-session-id');
     if (sessionId === undefined) {
-      return refuse(400, id, ErrorCode.InvalidRequest, 'Bad Request: the Mcp-Session-Id header is required. Call initialize first and send the session id it returns on every request.');
+      return refuse(
+        400,
+        id,
+        ErrorCode.InvalidRequest,
+        'Bad Request: the Mcp-Session-Id header is required. Call initialize first and send the session id it returns on every request.',
+      );
     }
     const session = await this.store.get(sessionId);
     if (!session || (session.principal ?? null) !== (facts.principal?.id ?? null)) {
-      return refuse(404, id, ErrorCode.InvalidRequest, 'Session not found: it expired or was deleted. Start a new session with initialize.');
+      return refuse(
+        404,
+        id,
+        ErrorCode.InvalidRequest,
+        'Session not found: it expired or was deleted. Start a new session with initialize.',
+      );
     }
     return session;
   }
 
   /** The envelope of a non-initialize legacy message, or the refusal to answer. */
-  async envelope(facts: McpTransportFacts, id: JsonRpcId | null, method?: string): Promise<RequestEnvelope | McpRefusal> {
+  async envelope(
+    facts: McpTransportFacts,
+    id: JsonRpcId | null,
+    method?: string,
+  ): Promise<RequestEnvelope | McpRefusal> {
     let session: McpSession | undefined;
     if (this.options.mode === 'process' && this.current === undefined) {
       if (method !== 'ping') {
@@ -112,7 +139,8 @@ export class LegacySessions {
       if ('status' in resolved) return resolved;
       session = resolved;
     }
-    let version = session?.protocolVersion ?? (this.options.mode === 'process' ? LATEST_LEGACY_VERSION : DEFAULT_LEGACY_VERSION);
+    let version =
+      session?.protocolVersion ?? (this.options.mode === 'process' ? LATEST_LEGACY_VERSION : DEFAULT_LEGACY_VERSION);
     const headerVersion = facts.header('mcp-protocol-version');
     if (headerVersion !== undefined) {
       if (!isSupportedLegacyVersion(headerVersion)) {
@@ -158,7 +186,11 @@ export class LegacySessions {
       const limits = this.options.limits;
       // Only what the protocol defines is kept, and bounded: every session holds it until it ends.
       const capabilities = pick(params.capabilities, KEPT_CAPABILITIES, isObject);
-      const clientInfo = isObject(params.clientInfo) ? pick(params.clientInfo, KEPT_CLIENT_INFO, (v, field) => (field === 'icons' ? Array.isArray(v) : typeof v === 'string')) : undefined;
+      const clientInfo = isObject(params.clientInfo)
+        ? pick(params.clientInfo, KEPT_CLIENT_INFO, (v, field) =>
+            field === 'icons' ? Array.isArray(v) : typeof v === 'string',
+          )
+        : undefined;
       const keptBytes = Buffer.byteLength(JSON.stringify({ capabilities, clientInfo }));
       if (keptBytes > limits.initializeParamsBytes) {
         return refuse(
@@ -174,11 +206,21 @@ export class LegacySessions {
       if (principal !== undefined) session.principal = principal;
       const hooks = this.options.hooks;
       if (hooks?.seeds) {
-        const seeded = await hooks.seed(connectionOf(facts, { era: 'legacy', sessionId: session.id, protocolVersion, clientInfo: session.clientInfo, capabilities }), message.id);
+        const seeded = await hooks.seed(
+          connectionOf(facts, {
+            era: 'legacy',
+            sessionId: session.id,
+            protocolVersion,
+            clientInfo: session.clientInfo,
+            capabilities,
+          }),
+          message.id,
+        );
         if ('status' in seeded) return seeded;
         session.state = seeded.state;
       }
-      session.owner = principal !== undefined ? `principal:${principal}` : `address:${addressOwner(facts.clientAddress)}`;
+      session.owner =
+        principal !== undefined ? `principal:${principal}` : `address:${addressOwner(facts.clientAddress)}`;
       if (this.options.mode === 'process') {
         // The connection's session restarts; the previous one (and its stream) ends with it.
         if (this.current !== undefined) {
@@ -209,14 +251,22 @@ export class LegacySessions {
   /** Ends the caller's own session (DELETE): the ended session, or undefined when it names none of theirs. */
   async delete(facts: McpTransportFacts, sessionId: string): Promise<McpSession | undefined> {
     const owned = await this.store.get(sessionId);
-    return owned !== undefined && (owned.principal ?? null) === (facts.principal?.id ?? null) && (await this.store.delete(sessionId)) ? owned : undefined;
+    return owned !== undefined &&
+      (owned.principal ?? null) === (facts.principal?.id ?? null) &&
+      (await this.store.delete(sessionId))
+      ? owned
+      : undefined;
   }
 
   private sessionEnvelope(facts: McpTransportFacts, version: string, current: McpSession | undefined): RequestEnvelope {
     const store = this.store;
     // One field per write, and only once the store took it: a concurrent request's fields stay as
     // it stored them, and a session that ended meanwhile (or the close hook's copy of it) is untouched.
-    const save = async <K extends McpSessionField>(session: McpSession, field: K, value: McpSession[K]): Promise<boolean> => {
+    const save = async <K extends McpSessionField>(
+      session: McpSession,
+      field: K,
+      value: McpSession[K],
+    ): Promise<boolean> => {
       const stored = (await store.update({ ...session, [field]: value }, [field])) !== false;
       if (stored) session[field] = value;
       return stored;
@@ -231,7 +281,11 @@ export class LegacySessions {
       clientAddress: () => facts.clientAddress,
       principal: facts.principal?.id,
       auth: facts.principal,
-      logLevel: current ? (this.options.mode === 'process' ? current.logLevel : (current.logLevel ?? this.options.defaultLogLevel)) : this.options.defaultLogLevel,
+      logLevel: current
+        ? this.options.mode === 'process'
+          ? current.logLevel
+          : (current.logLevel ?? this.options.defaultLogLevel)
+        : this.options.defaultLogLevel,
       setLogLevel: current
         ? async (level) => {
             await save(current, 'logLevel', level);
@@ -243,7 +297,11 @@ export class LegacySessions {
             persistent: true,
             read: () => current.state ?? {},
             write: async (value) => {
-              const state = checkState(value, this.options.hooks?.options.stateBytes ?? this.options.limits.sessionStateBytes, 'ctx.state() was given');
+              const state = checkState(
+                value,
+                this.options.hooks?.options.stateBytes ?? this.options.limits.sessionStateBytes,
+                'ctx.state() was given',
+              );
               if (!(await save(current, 'state', state))) {
                 throw new McpError(
                   ErrorCode.InternalError,
@@ -264,13 +322,18 @@ export class LegacySessions {
                 `Too many subscriptions: this session already holds ${max} resource subscriptions, the limit (limits.subscriptionsPerSession). Call resources/unsubscribe for some first, or raise McpModule's limits.subscriptionsPerSession.`,
               );
             }
-            if (await save(current, 'subscriptions', [...subscriptions, uri])) this.streams.subscribed(current.id, uri, true);
+            if (await save(current, 'subscriptions', [...subscriptions, uri]))
+              this.streams.subscribed(current.id, uri, true);
           }
         : undefined,
       unsubscribe: current
         ? async (uri) => {
             if (!current.subscriptions?.includes(uri)) return;
-            await save(current, 'subscriptions', current.subscriptions.filter((u) => u !== uri));
+            await save(
+              current,
+              'subscriptions',
+              current.subscriptions.filter((u) => u !== uri),
+            );
             this.streams.subscribed(current.id, uri, false);
           }
         : undefined,

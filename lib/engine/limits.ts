@@ -102,4 +102,3 @@ export const DEFAULT_MCP_LIMITS: ResolvedMcpLimits = {
   observedRequestIdLength: 128,
   maxRequestsInFlight: 32,
 };
-

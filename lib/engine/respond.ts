@@ -58,7 +58,8 @@ export class CallWriter {
 
   /** `notifications/cancelled`: stops the named call of this scope. */
   cancel(scope: string, requestId: unknown): void {
-    if (typeof requestId === 'string' || typeof requestId === 'number') this.inflight.get(callKey(scope, requestId))?.();
+    if (typeof requestId === 'string' || typeof requestId === 'number')
+      this.inflight.get(callKey(scope, requestId))?.();
   }
 
   /** Cancels every call of a scope (its session ended), or every call. */
@@ -87,10 +88,18 @@ export class CallWriter {
     const { sink, era, sessionId, requestId, acceptsStream, protocolVersion } = options;
     const channel = options.channel ?? { detachRequested: false };
     const streams = this.streams;
-    const resumable = era === 'legacy' && sessionId !== undefined && this.eventStore !== undefined && protocolVersion !== undefined && supportsPrimingEvents(protocolVersion);
+    const resumable =
+      era === 'legacy' &&
+      sessionId !== undefined &&
+      this.eventStore !== undefined &&
+      protocolVersion !== undefined &&
+      supportsPrimingEvents(protocolVersion);
     let finished = false;
     let subscription: Subscription | undefined;
-    const key = options.cancelScope !== undefined && requestId !== undefined ? callKey(options.cancelScope, requestId) : undefined;
+    const key =
+      options.cancelScope !== undefined && requestId !== undefined
+        ? callKey(options.cancelScope, requestId)
+        : undefined;
     const startStream = (): EventStream => {
       if (channel.stream) return channel.stream;
       const stream = streams.openCallStream(sink.stream(), sessionId, resumable);
@@ -127,13 +136,15 @@ export class CallWriter {
           else {
             const retryAfter = storeUnavailableRetryAfter(message);
             if (retryAfter !== undefined) sink.json(503, message, { 'Retry-After': String(retryAfter) });
-            else sink.json(era === 'modern' && 'error' in message ? modernErrorStatus(message.error.code) : 200, message);
+            else
+              sink.json(era === 'modern' && 'error' in message ? modernErrorStatus(message.error.code) : 200, message);
           }
           return;
         }
         if (!acceptsStream) {
           // A plain JSON answer cannot carry a server-to-client request; the session's GET stream can.
-          if (sessionId !== undefined && 'method' in message && 'id' in message) streams.sendToSession(sessionId, message);
+          if (sessionId !== undefined && 'method' in message && 'id' in message)
+            streams.sendToSession(sessionId, message);
           return;
         }
         startStream().send(message);

@@ -4,7 +4,13 @@ import { McpError } from '../protocol/errors.js';
 import { ErrorCode } from '../protocol/json-rpc.js';
 import { checkState, SessionHooks, type McpSessionConnection } from './session-hooks.js';
 
-const connection: McpSessionConnection = { era: 'legacy', sessionId: 's', protocolVersion: '2025-11-25', capabilities: {}, header: () => undefined };
+const connection: McpSessionConnection = {
+  era: 'legacy',
+  sessionId: 's',
+  protocolVersion: '2025-11-25',
+  capabilities: {},
+  header: () => undefined,
+};
 
 function logged(): { errors: string[]; logger: { error(message: string): void } } {
   const errors: string[] = [];
@@ -24,11 +30,23 @@ describe('SessionHooks', () => {
 
   it('passes an McpError through, and turns any other failure into an internal error that names the hook', async () => {
     const refusal = new McpError(-32001, 'Forbidden', undefined, 403);
-    await assert.rejects(new SessionHooks({ onSession: () => Promise.reject(refusal), stateBytes: 1024 }).open(connection), (e) => e === refusal);
+    await assert.rejects(
+      new SessionHooks({ onSession: () => Promise.reject(refusal), stateBytes: 1024 }).open(connection),
+      (e) => e === refusal,
+    );
     const { errors, logger } = logged();
     await assert.rejects(
-      new SessionHooks({ onSession: () => { throw new Error('db down'); }, stateBytes: 1024, logger }).open(connection),
-      (e: McpError) => e.code === ErrorCode.InternalError && /sessions\.onSession hook failed/.test(e.message) && !/db down/.test(e.message),
+      new SessionHooks({
+        onSession: () => {
+          throw new Error('db down');
+        },
+        stateBytes: 1024,
+        logger,
+      }).open(connection),
+      (e: McpError) =>
+        e.code === ErrorCode.InternalError &&
+        /sessions\.onSession hook failed/.test(e.message) &&
+        !/db down/.test(e.message),
     );
     assert.match(errors[0], /db down/, 'the reason goes to the log, not to the client');
   });
@@ -46,8 +64,17 @@ describe('SessionHooks', () => {
     let both!: () => void;
     const logged = new Promise<void>((resolve) => (both = resolve));
     const logger = { error: (message: string) => void (errors.push(message) === 2 && both()) };
-    new SessionHooks({ onSessionClose: () => { throw new Error('sync'); }, stateBytes: 64, logger }).closed({ sessionId: 's', reason: 'deleted' });
-    new SessionHooks({ onSessionClose: () => Promise.reject(new Error('async')), stateBytes: 64, logger }).closed({ sessionId: 's', reason: 'expired' });
+    new SessionHooks({
+      onSessionClose: () => {
+        throw new Error('sync');
+      },
+      stateBytes: 64,
+      logger,
+    }).closed({ sessionId: 's', reason: 'deleted' });
+    new SessionHooks({ onSessionClose: () => Promise.reject(new Error('async')), stateBytes: 64, logger }).closed({
+      sessionId: 's',
+      reason: 'expired',
+    });
     await logged;
     assert.match(errors[0], /"deleted".*sync/);
     assert.match(errors[1], /"expired".*async/);

@@ -89,12 +89,21 @@ export class SessionHooks {
       seeded = await hook(connection);
     } catch (error) {
       if (error instanceof McpError) throw error;
-      this.options.logger?.error(`sessions.onSession failed: ${error instanceof Error ? error.message : String(error)}`, error instanceof Error ? error.stack : undefined);
-      throw new McpError(ErrorCode.InternalError, 'Internal error: the server could not open the session (its sessions.onSession hook failed; the server log has the reason).');
+      this.options.logger?.error(
+        `sessions.onSession failed: ${error instanceof Error ? error.message : String(error)}`,
+        error instanceof Error ? error.stack : undefined,
+      );
+      throw new McpError(
+        ErrorCode.InternalError,
+        'Internal error: the server could not open the session (its sessions.onSession hook failed; the server log has the reason).',
+      );
     }
     if (seeded === undefined || seeded === null) return {};
     if (typeof seeded !== 'object' || Array.isArray(seeded)) {
-      throw new McpError(ErrorCode.InternalError, 'Internal error: sessions.onSession must return a plain object (the initial session state) or nothing.');
+      throw new McpError(
+        ErrorCode.InternalError,
+        'Internal error: sessions.onSession must return a plain object (the initial session state) or nothing.',
+      );
     }
     return checkState(seeded, this.options.stateBytes, 'sessions.onSession returned');
   }
@@ -114,7 +123,10 @@ export class SessionHooks {
     const hook = this.options.onSessionClose;
     if (!hook) return;
     const report = (error: unknown): void =>
-      this.options.logger?.error(`sessions.onSessionClose failed for a session ended by "${closed.reason}": ${error instanceof Error ? error.message : String(error)}`, error instanceof Error ? error.stack : undefined);
+      this.options.logger?.error(
+        `sessions.onSessionClose failed for a session ended by "${closed.reason}": ${error instanceof Error ? error.message : String(error)}`,
+        error instanceof Error ? error.stack : undefined,
+      );
     try {
       const outcome = hook(closed);
       if (outcome instanceof Promise) outcome.catch(report);
@@ -130,10 +142,16 @@ export function checkState(state: unknown, max: number, what: string): JsonObjec
   try {
     text = JSON.stringify(state);
   } catch (error) {
-    throw new McpError(ErrorCode.InternalError, `${what} a session state that is not JSON (${error instanceof Error ? error.message : String(error)}). Keep only JSON values in session state.`);
+    throw new McpError(
+      ErrorCode.InternalError,
+      `${what} a session state that is not JSON (${error instanceof Error ? error.message : String(error)}). Keep only JSON values in session state.`,
+    );
   }
   if (typeof state !== 'object' || state === null || Array.isArray(state) || text === undefined) {
-    throw new McpError(ErrorCode.InternalError, `${what} a session state that is not a JSON object. Session state is one object.`);
+    throw new McpError(
+      ErrorCode.InternalError,
+      `${what} a session state that is not a JSON object. Session state is one object.`,
+    );
   }
   const bytes = Buffer.byteLength(text);
   if (bytes > max) {

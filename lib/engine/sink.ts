@@ -74,7 +74,8 @@ export interface McpTransportFacts {
 }
 
 /** The outcome of reading a body: its parsed JSON, or the error it is. */
-export type McpBodyOutcome = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
+export type McpBodyOutcome =
+  { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
 
 /** A refusal the engine writes as is: status, headers (a bearer challenge, say) and the error. */
 export interface McpRefusal {
@@ -87,4 +88,8 @@ export interface McpRefusal {
  * Decides whether the caller may run a request that needs `required` scopes; returns the refusal
  * to answer when not. Checked for every request of a batch before any runs.
  */
-export type McpScopeCheck = (required: readonly string[], principal: McpPrincipal | undefined, request: JsonRpcRequest) => McpRefusal | undefined;
+export type McpScopeCheck = (
+  required: readonly string[],
+  principal: McpPrincipal | undefined,
+  request: JsonRpcRequest,
+) => McpRefusal | undefined;

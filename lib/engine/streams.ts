@@ -77,7 +77,10 @@ export class StreamHub {
     const store = this.options.eventStore;
     if (!cancelled || !store?.dropStream) return;
     // Settling never rejects (the stream's chain catches); a store that fails to drop logs it.
-    void stream!.settled().then(() => store.dropStream!(streamId)).catch(() => undefined);
+    void stream!
+      .settled()
+      .then(() => store.dropStream!(streamId))
+      .catch(() => undefined);
   }
 
   /**
@@ -122,7 +125,12 @@ export class StreamHub {
    * stored one, or its GET stream), or opens the session's GET stream, replacing the previous one.
    * Another session's event id is treated like an unknown one: a fresh stream of this session.
    */
-  async serveGet(sink: McpResponseSink, session: McpSession, protocolVersion: string, lastEventId: string | undefined): Promise<void> {
+  async serveGet(
+    sink: McpResponseSink,
+    session: McpSession,
+    protocolVersion: string,
+    lastEventId: string | undefined,
+  ): Promise<void> {
     const sessionId = session.id;
     const { eventStore, relay } = this.options;
     if (lastEventId !== undefined && eventStore) {
@@ -219,18 +227,21 @@ export class StreamHub {
     if (every <= 0) return;
     this.slowCalls.add(call);
     if (this.ticker) return;
-    this.ticker = setInterval(() => {
-      const due = Date.now() - every;
-      for (const slow of this.slowCalls) {
-        if (slow.since > due) continue;
-        slow.since = Date.now();
-        slow.beat();
-      }
-      if (this.slowCalls.size === 0) {
-        clearInterval(this.ticker);
-        this.ticker = undefined;
-      }
-    }, Math.max(100, Math.floor(every / 2)));
+    this.ticker = setInterval(
+      () => {
+        const due = Date.now() - every;
+        for (const slow of this.slowCalls) {
+          if (slow.since > due) continue;
+          slow.since = Date.now();
+          slow.beat();
+        }
+        if (this.slowCalls.size === 0) {
+          clearInterval(this.ticker);
+          this.ticker = undefined;
+        }
+      },
+      Math.max(100, Math.floor(every / 2)),
+    );
     this.ticker.unref();
   }
 
@@ -263,7 +274,12 @@ export class StreamHub {
   }
 
   /** With a relay, legacy GET streams are tails of the shared event store (see McpRelay). */
-  private relayStream(sink: McpResponseSink, sessionId: string, lastEventId: string | undefined, protocolVersion: string): Promise<void> {
+  private relayStream(
+    sink: McpResponseSink,
+    sessionId: string,
+    lastEventId: string | undefined,
+    protocolVersion: string,
+  ): Promise<void> {
     return this.options.relay!.serveStream(sink, {
       sessionId,
       lastEventId,

@@ -1,6 +1,13 @@
 import type { McpContext, RequestEnvelope } from '../protocol/context.js';
 import { decodeHeaderValue } from '../protocol/header-value.js';
-import { ErrorCode, failure, type JsonRpcFailure, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/json-rpc.js';
+import {
+  ErrorCode,
+  failure,
+  type JsonRpcFailure,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+} from '../protocol/json-rpc.js';
 import { readModernMeta } from '../protocol/modern-meta.js';
 import { isObject, type McpDispatcher } from '../protocol/dispatcher.js';
 import { META_PROTOCOL_VERSION, isModernVersionString } from '../protocol/versions.js';
@@ -19,8 +26,16 @@ export function isModernMessage(message: JsonRpcRequest | JsonRpcNotification, f
  * The facts of a 2026-07-28 message, from its `_meta`; where the Streamable HTTP header rules
  * apply, the headers that repeat the body (version, method, name, tool headers) must agree with it.
  */
-export function modernFacts(facts: McpTransportFacts, message: JsonRpcRequest | JsonRpcNotification, id: JsonRpcId | null): RequestEnvelope | JsonRpcFailure {
-  const meta = readModernMeta(message.params, id, facts.headerRules ? (version) => versionHeaderProblem(facts, version, id) : undefined);
+export function modernFacts(
+  facts: McpTransportFacts,
+  message: JsonRpcRequest | JsonRpcNotification,
+  id: JsonRpcId | null,
+): RequestEnvelope | JsonRpcFailure {
+  const meta = readModernMeta(
+    message.params,
+    id,
+    facts.headerRules ? (version) => versionHeaderProblem(facts, version, id) : undefined,
+  );
   if ('error' in meta) return meta;
   return {
     era: 'modern',
@@ -40,22 +55,44 @@ export function modernFacts(facts: McpTransportFacts, message: JsonRpcRequest | 
  * repeat the body (method, name, tool headers) must agree with it. Reads the call's target
  * through the call object, so the catalog is asked once.
  */
-export function modernHeaderProblem(server: McpDispatcher, facts: McpTransportFacts, call: McpContext, message: JsonRpcRequest): JsonRpcFailure | undefined {
+export function modernHeaderProblem(
+  server: McpDispatcher,
+  facts: McpTransportFacts,
+  call: McpContext,
+  message: JsonRpcRequest,
+): JsonRpcFailure | undefined {
   return facts.headerRules ? headerProblem(server, facts, message, call) : undefined;
 }
 
-function versionHeaderProblem(facts: McpTransportFacts, version: string, id: JsonRpcId | null): JsonRpcFailure | undefined {
+function versionHeaderProblem(
+  facts: McpTransportFacts,
+  version: string,
+  id: JsonRpcId | null,
+): JsonRpcFailure | undefined {
   const headerVersion = facts.header('mcp-protocol-version');
   if (headerVersion === undefined) {
-    return failure(id, ErrorCode.HeaderMismatch, `Header mismatch: the MCP-Protocol-Version header is required and must equal "${version}".`);
+    return failure(
+      id,
+      ErrorCode.HeaderMismatch,
+      `Header mismatch: the MCP-Protocol-Version header is required and must equal "${version}".`,
+    );
   }
   if (headerVersion !== version) {
-    return failure(id, ErrorCode.HeaderMismatch, `Header mismatch: MCP-Protocol-Version header "${headerVersion}" does not match the body's protocol version "${version}".`);
+    return failure(
+      id,
+      ErrorCode.HeaderMismatch,
+      `Header mismatch: MCP-Protocol-Version header "${headerVersion}" does not match the body's protocol version "${version}".`,
+    );
   }
   return undefined;
 }
 
-function headerProblem(server: McpDispatcher, facts: McpTransportFacts, message: JsonRpcRequest, call: McpContext): JsonRpcFailure | undefined {
+function headerProblem(
+  server: McpDispatcher,
+  facts: McpTransportFacts,
+  message: JsonRpcRequest,
+  call: McpContext,
+): JsonRpcFailure | undefined {
   const id = message.id;
   const methodHeader = facts.header('mcp-method');
   if (methodHeader === undefined || methodHeader.trim() !== message.method) {
@@ -83,7 +120,8 @@ function nameHeaderProblem(facts: McpTransportFacts, bodyValue: unknown, field: 
   const raw = facts.header('mcp-name');
   if (raw === undefined) return `Header mismatch: the Mcp-Name header is required and must equal params.${field}.`;
   const decoded = decodeHeaderValue(raw);
-  if (!decoded.ok) return 'Header mismatch: the Mcp-Name header has invalid characters or a malformed =?base64?…?= value.';
+  if (!decoded.ok)
+    return 'Header mismatch: the Mcp-Name header has invalid characters or a malformed =?base64?…?= value.';
   if (typeof bodyValue !== 'string' || decoded.value !== bodyValue.trim()) {
     return `Header mismatch: Mcp-Name header "${decoded.value}" does not match params.${field}.`;
   }

@@ -45,4 +45,9 @@ export type { InlineSkill, SkillOptions, SkillSource } from '../skills/skill.dec
 export type { AppViewOptions, AppViewSource, McpAppOptions } from '../apps/mcp-app.decorator.js';
 export type { ResourceRepositoryOptions, PromptRepositoryOptions } from '../decorators/repository.decorator.js';
 export type { McpRateLimitOptions } from '../execution/mcp-policies.js';
-export type { McpToolSetCaller, McpToolSetDefinition, McpToolListMode, McpToolSetsOptions } from '../tool-sets/index.js';
+export type {
+  McpToolSetCaller,
+  McpToolSetDefinition,
+  McpToolListMode,
+  McpToolSetsOptions,
+} from '../tool-sets/index.js';

@@ -87,7 +87,13 @@ export class McpHandlerFactory {
         if (!(contextId as ContextId & { payload?: unknown }).payload) {
           this.moduleRef.registerRequestByContextId(request, contextId);
         }
-        const instance = await this.injector.loadPerContext(wrapper.instance, wrapper.host!, wrapper.host!.providers, contextId, wrapper);
+        const instance = await this.injector.loadPerContext(
+          wrapper.instance,
+          wrapper.host!,
+          wrapper.host!.providers,
+          contextId,
+          wrapper,
+        );
         return this.create(instance as object, methodName, contextId, wrapper.id);
       }).pipe(mergeMap((invoke) => invoke(call)));
   }
@@ -96,7 +102,15 @@ export class McpHandlerFactory {
     const original = (instance as Record<string, (...args: unknown[]) => unknown>)[methodName];
     const owner = Object.getPrototypeOf(instance).constructor as object;
     const callIndex = this.ensureCallParam(instance, owner, methodName, original);
-    return this.wrap(instance, methodName, original, (self, params) => original.apply(self, params.slice(0, callIndex)), callIndex, contextId, inquirerId);
+    return this.wrap(
+      instance,
+      methodName,
+      original,
+      (self, params) => original.apply(self, params.slice(0, callIndex)),
+      callIndex,
+      contextId,
+      inquirerId,
+    );
   }
 
   /**
@@ -107,7 +121,11 @@ export class McpHandlerFactory {
    * Enhancer classes are resolved from the application (a runtime host belongs to no module, so
    * Nest itself would silently skip them); one the application does not provide is refused.
    */
-  createRuntime(run: (call: McpCall) => unknown, decorators: readonly MethodDecorator[] | undefined, site: string): McpRuntimeHandler {
+  createRuntime(
+    run: (call: McpCall) => unknown,
+    decorators: readonly MethodDecorator[] | undefined,
+    site: string,
+  ): McpRuntimeHandler {
     class McpRuntimeCapability {}
     const prototype = McpRuntimeCapability.prototype as unknown as Record<string, unknown>;
     const carrier = function (): void {};
@@ -125,7 +143,13 @@ export class McpHandlerFactory {
     const instance = new McpRuntimeCapability();
     const callIndex = this.ensureCallParam(instance, McpRuntimeCapability, RUNTIME_METHOD, carrier);
     return {
-      invoke: this.wrap(instance, RUNTIME_METHOD, method, (_self, params) => run(params[callIndex] as McpCall), callIndex),
+      invoke: this.wrap(
+        instance,
+        RUNTIME_METHOD,
+        method,
+        (_self, params) => run(params[callIndex] as McpCall),
+        callIndex,
+      ),
       policyHost: { owner: McpRuntimeCapability, method },
       authorize: this.createGuardCheck(instance, RUNTIME_METHOD),
       requiredScopes: requiredScopesOf(McpRuntimeCapability, method),
@@ -242,9 +266,12 @@ export class McpHandlerFactory {
     inquirerId: string | undefined,
   ): (error: unknown, call: McpCall) => Promise<unknown> {
     const pending = new WeakMap<McpCall, unknown>();
-    const rethrow = asHandler(original as (...args: unknown[]) => unknown, function (_request: unknown, _response: unknown, call: McpCall): never {
-      throw pending.get(call);
-    });
+    const rethrow = asHandler(
+      original as (...args: unknown[]) => unknown,
+      function (_request: unknown, _response: unknown, call: McpCall): never {
+        throw pending.get(call);
+      },
+    );
     // A method name without parameter metadata keeps pipes out, as for the list probe.
     const run = this.externalContextCreator.create(
       instance,
@@ -280,7 +307,7 @@ export class McpHandlerFactory {
     this.logger.warn(
       `Exception filter ${filterName} failed while handling a ${what} from MCP ${call.method} "${call.name}" (${why}): ` +
         `it assumes an HTTP context, and MCP calls have none (no response object). The call's own error was used instead` +
-        `${error instanceof HttpException ? ' (the model gets the exception\'s message as an isError result)' : ''}. ` +
+        `${error instanceof HttpException ? " (the model gets the exception's message as an isError result)" : ''}. ` +
         `Make ${filterName} MCP-aware: at the top of catch(), \`if (host.getType<string>() === 'mcp') throw exception;\` ` +
         `(or return a CallToolResult there to shape the result). This warning is logged once per filter class.`,
     );
@@ -288,8 +315,13 @@ export class McpHandlerFactory {
 
   /** The filter Nest picks for the error: method filters first, then class, then global ones (last declared first). */
   private selectFilterName(owner: Function, method: Function, error: unknown): string {
-    const config = (this.externalContextCreator as unknown as { container?: { applicationConfig?: { getGlobalFilters(): unknown[]; getGlobalRequestFilters?(): { metatype?: unknown }[] } } })
-      .container?.applicationConfig;
+    const config = (
+      this.externalContextCreator as unknown as {
+        container?: {
+          applicationConfig?: { getGlobalFilters(): unknown[]; getGlobalRequestFilters?(): { metatype?: unknown }[] };
+        };
+      }
+    ).container?.applicationConfig;
     const candidates = [
       ...(config?.getGlobalFilters() ?? []),
       ...(config?.getGlobalRequestFilters?.() ?? []).map((wrapper) => wrapper.metatype),
@@ -299,11 +331,16 @@ export class McpHandlerFactory {
     const chosen = candidates.find((candidate) => {
       if (!candidate) return false;
       const ctor = (typeof candidate === 'function' ? candidate : (candidate as object).constructor) as Function;
-      const types = ((Reflect.getMetadata(FILTER_CATCH_EXCEPTIONS, ctor.prototype) ?? Reflect.getMetadata(FILTER_CATCH_EXCEPTIONS, ctor)) as Function[] | undefined) ?? [];
+      const types =
+        ((Reflect.getMetadata(FILTER_CATCH_EXCEPTIONS, ctor.prototype) ??
+          Reflect.getMetadata(FILTER_CATCH_EXCEPTIONS, ctor)) as Function[] | undefined) ?? [];
       return types.length === 0 || types.some((type) => error instanceof type);
     });
     if (!chosen) return 'an exception filter';
-    return (typeof chosen === 'function' ? chosen.name : (chosen as object).constructor.name) || 'an anonymous exception filter';
+    return (
+      (typeof chosen === 'function' ? chosen.name : (chosen as object).constructor.name) ||
+      'an anonymous exception filter'
+    );
   }
 
   /**
@@ -334,16 +371,26 @@ export class McpHandlerFactory {
   }
 
   private hasGuards(owner: object, method: Function): boolean {
-    const local = (Reflect.getMetadata(GUARDS_METADATA, method)?.length ?? 0) + (Reflect.getMetadata(GUARDS_METADATA, owner)?.length ?? 0);
+    const local =
+      (Reflect.getMetadata(GUARDS_METADATA, method)?.length ?? 0) +
+      (Reflect.getMetadata(GUARDS_METADATA, owner)?.length ?? 0);
     if (local > 0) return true;
-    const config = (this.externalContextCreator as unknown as { container?: { applicationConfig?: { getGlobalGuards(): unknown[]; getGlobalRequestGuards?(): unknown[] } } })
-      .container?.applicationConfig;
+    const config = (
+      this.externalContextCreator as unknown as {
+        container?: { applicationConfig?: { getGlobalGuards(): unknown[]; getGlobalRequestGuards?(): unknown[] } };
+      }
+    ).container?.applicationConfig;
     if (!config) return true;
     return config.getGlobalGuards().length + (config.getGlobalRequestGuards?.().length ?? 0) > 0;
   }
 
   /** The hidden parameter sits after every declared one, so user parameters keep their indices. */
-  private ensureCallParam(instance: object, owner: object, methodName: string, original: (...args: unknown[]) => unknown): number {
+  private ensureCallParam(
+    instance: object,
+    owner: object,
+    methodName: string,
+    original: (...args: unknown[]) => unknown,
+  ): number {
     const metadata: Record<string, { index: number }> =
       Reflect.getMetadata(MCP_PARAM_ARGS_METADATA, owner, methodName) ?? {};
     const existing = Object.keys(metadata).find((key) => key.startsWith(`${McpParamtype.CALL}:`));
@@ -366,7 +413,8 @@ function asHandler<T extends Function>(original: T, invoke: Function): T {
     apply: (_target, thisArg, args: unknown[]) => Reflect.apply(invoke, thisArg, args),
   });
   // reflect-metadata keys its storage by object identity, so the proxy gets its own copy.
-  for (const key of Reflect.getMetadataKeys(original)) Reflect.defineMetadata(key, Reflect.getMetadata(key, original), handler);
+  for (const key of Reflect.getMetadataKeys(original))
+    Reflect.defineMetadata(key, Reflect.getMetadata(key, original), handler);
   return handler;
 }
 
@@ -399,7 +447,12 @@ class Deliberate {
  * that disconnects is no failure, and logging each one would let any caller flood the log).
  */
 function isDeliberate(error: unknown): boolean {
-  return error instanceof ToolError || error instanceof McpError || error instanceof McpCancelledError || isInputRequiredSignal(error);
+  return (
+    error instanceof ToolError ||
+    error instanceof McpError ||
+    error instanceof McpCancelledError ||
+    isInputRequiredSignal(error)
+  );
 }
 
 /** Nest HTTP exceptions are messages meant for the caller: the model sees them as tool errors. */

@@ -36,7 +36,8 @@ export interface McpRateLimitOptions {
 }
 
 function metadataOf<T>(context: ExecutionContext, key: string): T | undefined {
-  return (Reflect.getMetadata(key, context.getHandler()) ?? Reflect.getMetadata(key, context.getClass())) as T | undefined;
+  return (Reflect.getMetadata(key, context.getHandler()) ?? Reflect.getMetadata(key, context.getClass())) as
+    T | undefined;
 }
 
 function callOf(context: ExecutionContext): McpCall | undefined {
@@ -83,7 +84,9 @@ export function McpTimeout(ms: number): MethodDecorator & ClassDecorator {
  */
 export function McpConcurrency(max: number): MethodDecorator & ClassDecorator {
   if (!Number.isSafeInteger(max) || max < 1) {
-    throw new Error(`@McpConcurrency(${String(max)}): the limit must be a positive integer, such as @McpConcurrency(1).`);
+    throw new Error(
+      `@McpConcurrency(${String(max)}): the limit must be a positive integer, such as @McpConcurrency(1).`,
+    );
   }
   return SetMetadata(CONCURRENCY_METADATA, max);
 }
@@ -99,9 +102,16 @@ export function McpConcurrency(max: number): MethodDecorator & ClassDecorator {
 export function McpRateLimit(options: McpRateLimitOptions): MethodDecorator & ClassDecorator {
   const { limit, windowMs, key } = options ?? ({} as McpRateLimitOptions);
   if (!Number.isSafeInteger(limit) || limit < 1 || !Number.isSafeInteger(windowMs) || windowMs < 1) {
-    throw new Error('@McpRateLimit needs a positive integer "limit" and "windowMs", such as @McpRateLimit({ limit: 5, windowMs: 60_000 }).');
+    throw new Error(
+      '@McpRateLimit needs a positive integer "limit" and "windowMs", such as @McpRateLimit({ limit: 5, windowMs: 60_000 }).',
+    );
   }
   const decorators = [SetMetadata(THROTTLE_LIMIT_DEFAULT, limit), SetMetadata(THROTTLE_TTL_DEFAULT, windowMs)];
-  if (key) decorators.push(SetMetadata(THROTTLE_TRACKER_DEFAULT, (_req: unknown, context: ExecutionContext) => key(context.getArgByIndex<McpCall>(2))));
+  if (key)
+    decorators.push(
+      SetMetadata(THROTTLE_TRACKER_DEFAULT, (_req: unknown, context: ExecutionContext) =>
+        key(context.getArgByIndex<McpCall>(2)),
+      ),
+    );
   return applyDecorators(...decorators);
 }

@@ -12,9 +12,15 @@ describe('loading @nestjs/throttler', () => {
 
   it('names the package and how to install it when it is missing', async () => {
     await assert.rejects(
-      loadThrottler('The rate limit of tool "search" (@Throttle or @McpRateLimit)', '@nestjs/throttler-that-is-not-installed'),
+      loadThrottler(
+        'The rate limit of tool "search" (@Throttle or @McpRateLimit)',
+        '@nestjs/throttler-that-is-not-installed',
+      ),
       (error: Error) => {
-        assert.match(error.message, /^McpModule: The rate limit of tool "search" \(@Throttle or @McpRateLimit\) needs the "@nestjs\/throttler" package, which could not be loaded/);
+        assert.match(
+          error.message,
+          /^McpModule: The rate limit of tool "search" \(@Throttle or @McpRateLimit\) needs the "@nestjs\/throttler" package, which could not be loaded/,
+        );
         assert.match(error.message, /Install it with "npm install @nestjs\/throttler@6", or remove the rate limit\.$/);
         return true;
       },

@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, type ExecutionContext, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type ExecutionContext,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { Observable } from 'rxjs';
@@ -119,9 +126,13 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
     const report = (error: unknown): void => {
       if (Date.now() - lastReport < 10_000) return;
       lastReport = Date.now();
-      this.logger.warn(`Concurrency leases in Redis: ${error instanceof Error ? error.message : String(error)} (a lease not renewed frees its slot after limits.concurrencyLeaseMs)`);
+      this.logger.warn(
+        `Concurrency leases in Redis: ${error instanceof Error ? error.message : String(error)} (a lease not renewed frees its slot after limits.concurrencyLeaseMs)`,
+      );
     };
-    this.leases = redis ? new RedisLeases(redis.client, redis.keys.prefix, options.limits.concurrencyLeaseMs, report) : new InMemoryLeases();
+    this.leases = redis
+      ? new RedisLeases(redis.client, redis.keys.prefix, options.limits.concurrencyLeaseMs, report)
+      : new InMemoryLeases();
   }
 
   /**
@@ -132,11 +143,14 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
   async onApplicationBootstrap(): Promise<void> {
     if (this.throttlerOptions() === undefined) {
       // A missing package fails the start, not the first call of the limited tool.
-      if (this.limitedLabel !== undefined) await loadThrottler(`The rate limit of ${this.limitedLabel} (@Throttle or @McpRateLimit)`);
+      if (this.limitedLabel !== undefined)
+        await loadThrottler(`The rate limit of ${this.limitedLabel} (@Throttle or @McpRateLimit)`);
       return;
     }
     const { ThrottlerGuard } = await loadThrottler('ThrottlerModule');
-    const config = (this.externalContextCreator as unknown as { container?: { applicationConfig?: { getGlobalGuards(): unknown[] } } }).container?.applicationConfig;
+    const config = (
+      this.externalContextCreator as unknown as { container?: { applicationConfig?: { getGlobalGuards(): unknown[] } } }
+    ).container?.applicationConfig;
     for (const guard of config?.getGlobalGuards() ?? []) {
       if (!(guard instanceof ThrottlerGuard) || (guard as Record<symbol, unknown>)[PATCHED]) continue;
       const original = (guard as { canActivate(context: ExecutionContext): Promise<boolean> }).canActivate;
@@ -204,14 +218,16 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
     // nothing, and counted by the creating request's caller (its principal or address).
     gated.admit = async (call) => {
       plan ??= this.plan(target);
-      if (plan.throttled && !call.context.policiesAdmitted) await this.throttle(target, await (plan.rules ??= this.rulesOf(target)), call);
+      if (plan.throttled && !call.context.policiesAdmitted)
+        await this.throttle(target, await (plan.rules ??= this.rulesOf(target)), call);
       call.context.policiesAdmitted = true;
     };
     return gated;
   }
 
   private plan(target: McpPolicyTarget): Plan {
-    const concurrency = (Reflect.getMetadata(CONCURRENCY_METADATA, target.method) ?? Reflect.getMetadata(CONCURRENCY_METADATA, target.owner)) as number | undefined;
+    const concurrency = (Reflect.getMetadata(CONCURRENCY_METADATA, target.method) ??
+      Reflect.getMetadata(CONCURRENCY_METADATA, target.owner)) as number | undefined;
     return { concurrency, throttled: hasThrottleMetadata(target) || this.globalGuard };
   }
 
@@ -236,11 +252,13 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
     const names = new Set(configured.map((t) => t.name ?? 'default'));
     for (const where of [target.method, target.owner]) {
       for (const key of Reflect.getMetadataKeys(where)) {
-        if (typeof key === 'string' && key.startsWith(LIMIT) && Reflect.getMetadata(key, where) !== undefined) names.add(key.slice(LIMIT.length));
+        if (typeof key === 'string' && key.startsWith(LIMIT) && Reflect.getMetadata(key, where) !== undefined)
+          names.add(key.slice(LIMIT.length));
       }
     }
     const read = <T>(key: string, name: string): T | undefined =>
-      (Reflect.getMetadata(key + name, target.method) ?? Reflect.getMetadata(key + name, target.owner)) as T | undefined;
+      (Reflect.getMetadata(key + name, target.method) ?? Reflect.getMetadata(key + name, target.owner)) as
+        T | undefined;
     const rules: ThrottleRule[] = [];
     for (const name of names) {
       if (read<boolean>(SKIP, name)) continue;
@@ -261,14 +279,23 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
 
   private async throttle(target: McpPolicyTarget, rules: readonly ThrottleRule[], call: McpCall): Promise<void> {
     const { storage } = await this.throttler!;
-    const context = new ExecutionContextHost([call.context.request, undefined, call], target.owner as never, target.method as never);
+    const context = new ExecutionContextHost(
+      [call.context.request, undefined, call],
+      target.owner as never,
+      target.method as never,
+    );
     context.setType(MCP_CONTEXT_TYPE);
     for (const { name, skipIf, getTracker, generateKey, ...values } of rules) {
       if (skipIf?.(context)) continue;
       const limit = await this.number(context, values.limit, 'limit', name, target);
       const ttl = await this.number(context, values.ttl, 'ttl', name, target);
-      const blockDuration = values.blockDuration === undefined ? ttl : await this.number(context, values.blockDuration, 'blockDuration', name, target);
-      const tracker = getTracker ? await getTracker((call.context.request ?? {}) as Record<string, any>, context) : defaultTracker(call);
+      const blockDuration =
+        values.blockDuration === undefined
+          ? ttl
+          : await this.number(context, values.blockDuration, 'blockDuration', name, target);
+      const tracker = getTracker
+        ? await getTracker((call.context.request ?? {}) as Record<string, any>, context)
+        : defaultTracker(call);
       const key = generateKey ? generateKey(context, tracker, name) : `${target.key}:${name}:${tracker}`;
       const record = await this.increment(storage, key, ttl, limit, blockDuration, name, target);
       if (record.isBlocked) {
@@ -286,13 +313,24 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
    * every caller through exactly while the limit's store is unreachable. The cause goes to the
    * log under a reference, not to the caller.
    */
-  private async increment(storage: McpThrottlerStorage, key: string, ttl: number, limit: number, blockDuration: number, name: string, target: McpPolicyTarget) {
+  private async increment(
+    storage: McpThrottlerStorage,
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    name: string,
+    target: McpPolicyTarget,
+  ) {
     try {
       return await storage.increment(key, ttl, limit, blockDuration, name);
     } catch (error) {
       const ref = randomUUID();
       const err = error instanceof Error ? error : new Error(String(error));
-      this.logger.error(`The rate limit of ${target.label} could not be checked (ref ${ref}): its throttler storage failed: ${err.message}`, err.stack);
+      this.logger.error(
+        `The rate limit of ${target.label} could not be checked (ref ${ref}): its throttler storage failed: ${err.message}`,
+        err.stack,
+      );
       const retryAfterSeconds = error instanceof McpStoreUnavailableError ? error.retryAfterS : 1;
       throw new ToolError(
         `Rate limit for ${target.label} could not be checked: its store is unavailable (reference ${ref}), so the call did not run. Try again in ${retryAfterSeconds} s.`,
@@ -301,7 +339,13 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
     }
   }
 
-  private async number(context: ExecutionContext, value: Resolvable<number> | undefined, option: string, name: string, target: McpPolicyTarget): Promise<number> {
+  private async number(
+    context: ExecutionContext,
+    value: Resolvable<number> | undefined,
+    option: string,
+    name: string,
+    target: McpPolicyTarget,
+  ): Promise<number> {
     const resolved = typeof value === 'function' ? await value(context) : value;
     if (typeof resolved !== 'number' || !Number.isFinite(resolved) || resolved < 0) {
       throw new Error(
@@ -317,19 +361,29 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
    * of the app's, limits live in Redis (a limit that holds on one instance only would be a limit
    * per instance in scale-out); without a ThrottlerModule, the throttler's in-memory storage.
    */
-  private async loadThrottling(target: McpPolicyTarget): Promise<{ config?: ThrottlerModuleConfig; storage: McpThrottlerStorage }> {
+  private async loadThrottling(
+    target: McpPolicyTarget,
+  ): Promise<{ config?: ThrottlerModuleConfig; storage: McpThrottlerStorage }> {
     const throttler = await loadThrottler(`The rate limit of ${target.label} (@Throttle or @McpRateLimit)`);
     const raw = this.throttlerOptions();
     let config: ThrottlerModuleConfig | undefined;
     if (raw !== undefined) {
-      const options = raw as ThrottlerEntry[] | (ThrottlerModuleConfig['common'] & { throttlers: ThrottlerEntry[]; storage?: McpThrottlerStorage });
+      const options = raw as
+        | ThrottlerEntry[]
+        | (ThrottlerModuleConfig['common'] & { throttlers: ThrottlerEntry[]; storage?: McpThrottlerStorage });
       config = Array.isArray(options)
         ? { throttlers: options, common: {} }
-        : { throttlers: options.throttlers ?? [], common: { skipIf: options.skipIf, getTracker: options.getTracker, generateKey: options.generateKey }, storage: options.storage };
+        : {
+            throttlers: options.throttlers ?? [],
+            common: { skipIf: options.skipIf, getTracker: options.getTracker, generateKey: options.generateKey },
+            storage: options.storage,
+          };
     }
     let storage: McpThrottlerStorage | undefined = config?.storage;
-    if (!storage && this.redis) storage = new McpRedisThrottlerStorage(this.redis.client, `${this.redis.keys.prefix}throttle:`);
-    if (!storage && config) storage = this.moduleRef.get(throttler.ThrottlerStorage, { strict: false }) as McpThrottlerStorage;
+    if (!storage && this.redis)
+      storage = new McpRedisThrottlerStorage(this.redis.client, `${this.redis.keys.prefix}throttle:`);
+    if (!storage && config)
+      storage = this.moduleRef.get(throttler.ThrottlerStorage, { strict: false }) as McpThrottlerStorage;
     storage ??= this.ownedStorage = new throttler.ThrottlerStorageService() as McpThrottlerStorage;
     return { config, storage };
   }
@@ -344,7 +398,11 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
 }
 
 function hasThrottleMetadata(target: McpPolicyTarget): boolean {
-  return [target.method, target.owner].some((where) => Reflect.getMetadataKeys(where).some((key) => typeof key === 'string' && (key.startsWith(LIMIT) || key.startsWith(TTL))));
+  return [target.method, target.owner].some((where) =>
+    Reflect.getMetadataKeys(where).some(
+      (key) => typeof key === 'string' && (key.startsWith(LIMIT) || key.startsWith(TTL)),
+    ),
+  );
 }
 
 /**

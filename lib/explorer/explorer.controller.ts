@@ -33,11 +33,16 @@ export interface ResolvedExplorer {
 }
 
 /** The page's path and how it is served, or null when the explorer is off. */
-export function resolveExplorer(option: boolean | McpExplorerOptions | undefined, endpoint: string): ResolvedExplorer | null {
+export function resolveExplorer(
+  option: boolean | McpExplorerOptions | undefined,
+  endpoint: string,
+): ResolvedExplorer | null {
   if (!option) return null;
   const given = option === true ? {} : option;
   if (given.decorators !== undefined && !Array.isArray(given.decorators)) {
-    throw new Error('McpModule explorer.decorators must be an array of class decorators, e.g. { explorer: { decorators: [UseGuards(DevOnlyGuard)] } }; leave it out to serve the page publicly.');
+    throw new Error(
+      'McpModule explorer.decorators must be an array of class decorators, e.g. { explorer: { decorators: [UseGuards(DevOnlyGuard)] } }; leave it out to serve the page publicly.',
+    );
   }
   const path = (given.path ?? `${endpoint}/explorer`).replace(/^\/+|\/+$/g, '');
   return given.decorators ? { path, decorators: given.decorators } : { path };
@@ -58,7 +63,12 @@ const HEADERS = {
  * Writes the page for the endpoint at `endpointUrl`, behind the endpoint's Host and Origin checks
  * (DNS rebinding protection): a page the endpoint would refuse is never served either.
  */
-export function writeExplorerPage(req: IncomingMessage, res: ServerResponse, policy: OriginPolicy, endpointUrl: string): void {
+export function writeExplorerPage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  policy: OriginPolicy,
+  endpointUrl: string,
+): void {
   const verdict = policy.check(req);
   if (!verdict.ok) {
     res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });

@@ -4,7 +4,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import { explorerPolicy, writeExplorerPage, type ResolvedExplorer } from './explorer.controller.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_AUTHENTICATOR, MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_EXPLORER, MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
+import {
+  MCP_AUTHENTICATOR,
+  MCP_ENDPOINT_PATH,
+  MCP_ENDPOINT_VERSION,
+  MCP_EXPLORER,
+  MCP_RESOLVED_OPTIONS,
+} from '../common/mcp.constants.js';
 import type { McpEndpointVersion } from '../transport/endpoint-version.js';
 import { nodeHttpOf } from '../transport/fastify.adapter.js';
 import { routeBases } from '../transport/route-bases.js';
@@ -56,7 +62,9 @@ export class McpPublicRoutes {
       const policy = explorerPolicy(this.options);
       for (const base of routeBases(this.config, this.version)) {
         const endpoint = `${base}/${this.path}`;
-        serve(adapter, `${base}/${explorer.path}`, `the explorer of the MCP endpoint ${endpoint}`, (req, res) => writeExplorerPage(req, res, policy, endpoint));
+        serve(adapter, `${base}/${explorer.path}`, `the explorer of the MCP endpoint ${endpoint}`, (req, res) =>
+          writeExplorerPage(req, res, policy, endpoint),
+        );
       }
     }
   }
@@ -86,13 +94,21 @@ export class McpPublicRoutes {
  * twice is one route (two McpModules for one resource); two owners of one path fail the
  * bootstrap, naming both, where Fastify would refuse the second route and Express would hide it.
  */
-function serve(adapter: RouteAdapter, path: string, owner: string, write: (req: IncomingMessage, res: ServerResponse) => void): void {
+function serve(
+  adapter: RouteAdapter,
+  path: string,
+  owner: string,
+  write: (req: IncomingMessage, res: ServerResponse) => void,
+): void {
   const instance = adapter.getInstance();
   let paths = served.get(instance);
   if (!paths) served.set(instance, (paths = new Map()));
   const existing = paths.get(path);
   if (existing === owner) return;
-  if (existing !== undefined) throw new Error(`McpModule cannot serve ${owner} at ${path}: ${existing} is already there. Give the second McpModule another path (or auth.resource).`);
+  if (existing !== undefined)
+    throw new Error(
+      `McpModule cannot serve ${owner} at ${path}: ${existing} is already there. Give the second McpModule another path (or auth.resource).`,
+    );
   paths.set(path, owner);
   adapter.get(path, (request, response) => {
     const { req, res } = nodeHttpOf(request, response);

@@ -1,5 +1,11 @@
 import { RequestMethod, VERSION_NEUTRAL, VersioningType, type Type, type VersioningOptions } from '@nestjs/common';
-import { HOST_METADATA, METHOD_METADATA, MODULE_PATH, PATH_METADATA, VERSION_METADATA } from '@nestjs/common/constants.js';
+import {
+  HOST_METADATA,
+  METHOD_METADATA,
+  MODULE_PATH,
+  PATH_METADATA,
+  VERSION_METADATA,
+} from '@nestjs/common/constants.js';
 import type { NestContainer } from '@nestjs/core';
 import { RoutePathFactory } from '@nestjs/core/router/route-path-factory.js';
 import type { ExposeControllersOptions } from './expose.interfaces.js';
@@ -48,7 +54,9 @@ export class RouteMap {
     const controllerPaths = asList(Reflect.getMetadata(PATH_METADATA, controller) as string | string[] | undefined);
     const modulePath = hostModule ? this.modulePathOf(hostModule) : undefined;
     const versioning = this.versioning;
-    const controllerVersion = versioning ? ((Reflect.getMetadata(VERSION_METADATA, controller) as VersionValue | undefined) ?? versioning.defaultVersion) : undefined;
+    const controllerVersion = versioning
+      ? ((Reflect.getMetadata(VERSION_METADATA, controller) as VersionValue | undefined) ?? versioning.defaultVersion)
+      : undefined;
     const routes: ExposableRoute[] = [];
     for (const methodName of methodNames) {
       const method = prototype[methodName]!;
@@ -62,12 +70,22 @@ export class RouteMap {
       for (const ctrlPath of controllerPaths) {
         for (const methodPath of asList(methodPaths)) {
           declared.push(joinPath(ctrlPath, methodPath));
-          const metadata = { ctrlPath, methodPath, modulePath, globalPrefix: this.globalPrefix, controllerVersion, methodVersion, versioningOptions: versioning };
+          const metadata = {
+            ctrlPath,
+            methodPath,
+            modulePath,
+            globalPrefix: this.globalPrefix,
+            controllerVersion,
+            methodVersion,
+            versioningOptions: versioning,
+          };
           served.push(...this.paths.create(metadata as never, requestMethod).map((p) => joinPath(undefined, p)));
         }
       }
       const version = methodVersion ?? controllerVersion;
-      const versions = (Array.isArray(version) ? version : version === undefined ? [] : [version]).filter((v): v is string => v !== VERSION_NEUTRAL);
+      const versions = (Array.isArray(version) ? version : version === undefined ? [] : [version]).filter(
+        (v): v is string => v !== VERSION_NEUTRAL,
+      );
       const site = `${controller.name}#${methodName}`;
       routes.push({
         controller,
@@ -78,7 +96,11 @@ export class RouteMap {
         declared: unique(declared),
         served: unique(served),
         versions: versioning ? versions : [],
-        target: { verb, path: served[0] ?? declared[0]!, headers: this.selectingHeaders(controller, site, versioning ? versions : []) },
+        target: {
+          verb,
+          path: served[0] ?? declared[0]!,
+          headers: this.selectingHeaders(controller, site, versioning ? versions : []),
+        },
       });
     }
     return routes;
@@ -90,7 +112,8 @@ export class RouteMap {
     const versioning = this.versioning;
     if (versioning && versions.length) {
       if (versioning.type === VersioningType.HEADER) headers[versioning.header.toLowerCase()] = versions[0]!;
-      else if (versioning.type === VersioningType.MEDIA_TYPE) headers.accept = `application/json;${versioning.key}${versions[0]}`;
+      else if (versioning.type === VersioningType.MEDIA_TYPE)
+        headers.accept = `application/json;${versioning.key}${versions[0]}`;
       else if (versioning.type === VersioningType.CUSTOM) {
         throw new Error(
           `McpModule: route ${site} cannot be a tool: it answers version ${versions.join(', ')} under CUSTOM versioning, whose extractor is the app's own code, so a tool call cannot be made to select that version. Expose a version-neutral route, use URI, header or media-type versioning, or leave it out of "expose.routes".`,
@@ -112,7 +135,10 @@ export class RouteMap {
 
   private modulePathOf(module: Function): string | undefined {
     const applicationId = (this.container.getModules() as { applicationId?: string }).applicationId;
-    return (Reflect.getMetadata(MODULE_PATH + (applicationId ?? ''), module) as string | undefined) ?? (Reflect.getMetadata(MODULE_PATH, module) as string | undefined);
+    return (
+      (Reflect.getMetadata(MODULE_PATH + (applicationId ?? ''), module) as string | undefined) ??
+      (Reflect.getMetadata(MODULE_PATH, module) as string | undefined)
+    );
   }
 }
 
@@ -124,7 +150,9 @@ export function routeLabel(route: ExposableRoute): string {
 /** ", API version 2" (or versions), for descriptions: two versions of one path must read differently. */
 export function versionNote(route: ExposableRoute): string {
   if (route.versions.length === 0) return '';
-  return route.versions.length === 1 ? `, API version ${route.versions[0]}` : `, API versions ${route.versions.join(', ')}`;
+  return route.versions.length === 1
+    ? `, API version ${route.versions[0]}`
+    : `, API versions ${route.versions.join(', ')}`;
 }
 
 /** Whether a selector names this route: its handler name, or `METHOD /path` as declared or as served. */
@@ -145,7 +173,12 @@ function parseSelector(selector: string): { verb: string; path: string } | undef
  * `include`, `exclude`, `tools` or `tags`): a selector that selects nothing would silently
  * expose what it was written to hide. The error names the routes it could have meant.
  */
-export function checkSelectors(entry: ExposeControllersOptions, index: number, routes: ExposableRoute[], tagsOf: (route: ExposableRoute) => string[]): void {
+export function checkSelectors(
+  entry: ExposeControllersOptions,
+  index: number,
+  routes: ExposableRoute[],
+  tagsOf: (route: ExposableRoute) => string[],
+): void {
   const where = `expose.routes[${index}]`;
   const lists: Array<[string, string[] | undefined]> = [
     ['include', entry.include],

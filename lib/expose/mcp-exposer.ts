@@ -1,6 +1,13 @@
 import { Inject, Injectable, Logger, Optional, type Type } from '@nestjs/common';
 import type { McpFeature } from '../discovery/mcp-feature.js';
-import { DiscoveryService, ExternalContextCreator, HttpAdapterHost, MetadataScanner, ModuleRef, type NestContainer } from '@nestjs/core';
+import {
+  DiscoveryService,
+  ExternalContextCreator,
+  HttpAdapterHost,
+  MetadataScanner,
+  ModuleRef,
+  type NestContainer,
+} from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
@@ -12,7 +19,12 @@ import { McpRegistry } from '../discovery/mcp.registry.js';
 import { toSnakeCase } from '../discovery/mcp-discovery.js';
 import { ToolRuntimeFactory } from '../discovery/tool-runtime.factory.js';
 import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
-import { MCP_EXPOSE_ROUTE_METADATA, type ExposeControllersOptions, type ExposedMessage, type ExposedToolOptions } from './expose.interfaces.js';
+import {
+  MCP_EXPOSE_ROUTE_METADATA,
+  type ExposeControllersOptions,
+  type ExposedMessage,
+  type ExposedToolOptions,
+} from './expose.interfaces.js';
 import { createRouteInvoker, routeInjectorFor, type RouteInject } from './route-invoker.js';
 import { buildRouteInput } from './route-schema.js';
 import { swaggerExcluded, swaggerOperationOf, swaggerOutputOf, swaggerTagsOf } from './swagger-metadata.js';
@@ -52,7 +64,8 @@ export class McpExposer implements McpFeature {
     const dtos = dtoCompilerFor(this.options.schemas.nullableOptionals);
     const factory = new ToolRuntimeFactory(dtos);
     const names = [...(await this.exposeRoutes(factory, dtos)), ...(await this.exposeMessages(factory, dtos))];
-    if (names.length) this.logger.log(`Exposed ${names.length} existing route(s)/message(s) as MCP tools: ${names.join(', ')}`);
+    if (names.length)
+      this.logger.log(`Exposed ${names.length} existing route(s)/message(s) as MCP tools: ${names.join(', ')}`);
   }
 
   private async exposeRoutes(factory: ToolRuntimeFactory, dtos: DtoCompiler): Promise<string[]> {
@@ -72,7 +85,14 @@ export class McpExposer implements McpFeature {
     const tagsOf = (route: ExposableRoute): string[] => swaggerTagsOf(route.controller, route.method);
     const byController = new Map<Function, ExposableRoute[]>();
     for (const wrapper of controllers) byController.set(wrapper.metatype as Function, this.routesOf(map, wrapper));
-    listed.forEach((entry, index) => checkSelectors(entry, index, (entry.controllers ?? []).flatMap((c) => byController.get(c) ?? []), tagsOf));
+    listed.forEach((entry, index) =>
+      checkSelectors(
+        entry,
+        index,
+        (entry.controllers ?? []).flatMap((c) => byController.get(c) ?? []),
+        tagsOf,
+      ),
+    );
 
     const names: string[] = [];
     let inject: RouteInject | undefined;
@@ -80,7 +100,7 @@ export class McpExposer implements McpFeature {
     const injector = (): RouteInject => {
       if (inject) return inject;
       throw new ToolError(
-        'Route tools send each call through the app\'s HTTP server, and this app has none: it was created as an application context (NestFactory.createApplicationContext). Create it with NestFactory.create() to call route tools.',
+        "Route tools send each call through the app's HTTP server, and this app has none: it was created as an application context (NestFactory.createApplicationContext). Create it with NestFactory.create() to call route tools.",
       );
     };
     for (const wrapper of controllers) {
@@ -100,7 +120,10 @@ export class McpExposer implements McpFeature {
           inject = await routeInjectorFor(this.adapterHost?.httpAdapter);
           injectorResolved = true;
         }
-        const overrides: ExposedToolOptions = { ...(selected ? toolOptionsFor(selected, route) : {}), ...(decorated ?? {}) };
+        const overrides: ExposedToolOptions = {
+          ...(selected ? toolOptionsFor(selected, route) : {}),
+          ...(decorated ?? {}),
+        };
         const input = buildRouteInput(controller, methodName, route.declared[0]!, dtos, site);
         describeArguments(input.schema, overrides.argumentDescriptions, site);
         this.checkScopes(overrides.requiredScopes, site);
@@ -124,7 +147,9 @@ export class McpExposer implements McpFeature {
             input: input.schema,
             output: overrides.output ?? swaggerOutputOf(method),
             ...(overrides.requiredScopes ? { requiredScopes: [...overrides.requiredScopes] } : {}),
-            ...(selected?.sets || overrides.sets ? { sets: [...(selected?.sets ?? []), ...(overrides.sets ?? [])] } : {}),
+            ...(selected?.sets || overrides.sets
+              ? { sets: [...(selected?.sets ?? []), ...(overrides.sets ?? [])] }
+              : {}),
           },
           (_args, raw, context) => invoke(raw as Record<string, unknown>, context),
           site,
@@ -133,7 +158,12 @@ export class McpExposer implements McpFeature {
         // an HTTP request; only arguments the route has no place for are refused here.
         const known = new Set(Object.keys(input.schema.properties as object));
         const rename = `name it in "expose.routes" (tools: { '${routeLabel(route)}': { name: '...' } }) or with @ExposeRoute({ name })`;
-        this.registry.register({ ...runtime, parseArguments: (args) => unknownArguments(args, known, name) }, site, 'route', rename);
+        this.registry.register(
+          { ...runtime, parseArguments: (args) => unknownArguments(args, known, name) },
+          site,
+          'route',
+          rename,
+        );
         names.push(name);
       }
     }
@@ -148,7 +178,9 @@ export class McpExposer implements McpFeature {
     for (const methodName of methodNames) {
       const method = (controller.prototype as Record<string, Function>)[methodName]!;
       if (Reflect.getMetadata(MCP_EXPOSE_ROUTE_METADATA, method) && !routes.some((r) => r.methodName === methodName)) {
-        throw new Error(`McpModule: @ExposeRoute() on ${controller.name}#${methodName}, which is not a route (no @Get/@Post/... decorator). Put it on a route handler, or use @Tool() on a provider method.`);
+        throw new Error(
+          `McpModule: @ExposeRoute() on ${controller.name}#${methodName}, which is not a route (no @Get/@Post/... decorator). Put it on a route handler, or use @Tool() on a provider method.`,
+        );
       }
     }
     return routes;
@@ -176,11 +208,18 @@ export class McpExposer implements McpFeature {
       try {
         bus = this.moduleRef.get(busType, { strict: false }) as typeof bus;
       } catch {
-        throw new Error(`McpModule: "expose.${kind === 'CommandBus' ? 'commands' : 'queries'}" needs the ${kind} of @nestjs/cqrs, which the application does not provide. Import CqrsModule.forRoot() in the application module.`);
+        throw new Error(
+          `McpModule: "expose.${kind === 'CommandBus' ? 'commands' : 'queries'}" needs the ${kind} of @nestjs/cqrs, which the application does not provide. Import CqrsModule.forRoot() in the application module.`,
+        );
       }
       for (const item of list) {
         const entry: ExposedMessage = typeof item === 'function' ? { message: item } : item;
-        const { runtime, site, rename } = buildMessageTool(entry, kind, bus, { handlers: this.handlers, factory, dtos, auth: this.options.auth !== undefined });
+        const { runtime, site, rename } = buildMessageTool(entry, kind, bus, {
+          handlers: this.handlers,
+          factory,
+          dtos,
+          auth: this.options.auth !== undefined,
+        });
         this.registry.register(runtime, site, 'message', rename);
         names.push(runtime.name);
       }
@@ -198,13 +237,16 @@ function routeSelected(entry: ExposeControllersOptions, route: ExposableRoute): 
   if (swaggerExcluded(route.controller, route.method)) return false;
   if (entry.include && !entry.include.some((s) => selects(s, route))) return false;
   if (entry.exclude?.some((s) => selects(s, route))) return false;
-  if (entry.tags && !swaggerTagsOf(route.controller, route.method).some((tag) => entry.tags!.includes(tag))) return false;
+  if (entry.tags && !swaggerTagsOf(route.controller, route.method).some((tag) => entry.tags!.includes(tag)))
+    return false;
   return true;
 }
 
 /** The `tools` options of a route; two keys that both select it are ambiguous. */
 function toolOptionsFor(entry: ExposeControllersOptions, route: ExposableRoute): ExposedToolOptions {
-  const matching = Object.entries(entry.tools ?? {}).filter(([selector, options]) => options !== undefined && selects(selector, route));
+  const matching = Object.entries(entry.tools ?? {}).filter(
+    ([selector, options]) => options !== undefined && selects(selector, route),
+  );
   if (matching.length > 1) {
     throw new Error(
       `McpModule: route ${route.site} is selected by two "tools" keys, ${matching.map(([k]) => `"${k}"`).join(' and ')}, so its options are ambiguous. Keep one, or use a path that names only one route ("${routeLabel(route)}").`,
@@ -218,7 +260,10 @@ function unknownArguments(args: Record<string, unknown>, known: Set<string>, nam
   if (unknown.length === 0) return { ok: true, value: args };
   return {
     ok: false,
-    message: `Invalid arguments for tool "${name}": unknown argument(s) ${unknown.slice(0, 5).map((k) => `"${k}"`).join(', ')}; it takes ${[...known].map((k) => `"${k}"`).join(', ') || 'no arguments'}.`,
+    message: `Invalid arguments for tool "${name}": unknown argument(s) ${unknown
+      .slice(0, 5)
+      .map((k) => `"${k}"`)
+      .join(', ')}; it takes ${[...known].map((k) => `"${k}"`).join(', ') || 'no arguments'}.`,
   };
 }
 
@@ -240,13 +285,19 @@ async function loadCqrs(): Promise<CqrsPackage> {
 }
 
 /** Puts `argumentDescriptions` into the route tool's input schema; a name it lacks is a typo. */
-function describeArguments(schema: JsonObject, descriptions: ExposedToolOptions['argumentDescriptions'], site: string): void {
+function describeArguments(
+  schema: JsonObject,
+  descriptions: ExposedToolOptions['argumentDescriptions'],
+  site: string,
+): void {
   if (!descriptions) return;
   const properties = schema.properties as Record<string, JsonObject>;
   for (const [key, description] of Object.entries(descriptions)) {
     if (description === undefined) continue;
     if (!properties[key]) {
-      throw new Error(`McpModule: route ${site} has no argument "${key}" to describe (its arguments: ${Object.keys(properties).join(', ') || 'none'}). Fix the name in "argumentDescriptions".`);
+      throw new Error(
+        `McpModule: route ${site} has no argument "${key}" to describe (its arguments: ${Object.keys(properties).join(', ') || 'none'}). Fix the name in "argumentDescriptions".`,
+      );
     }
     properties[key] = { ...properties[key], description };
   }

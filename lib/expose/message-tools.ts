@@ -39,7 +39,9 @@ export function buildMessageTool(
   const list = kind === 'CommandBus' ? 'commands' : 'queries';
   const name = entry.name ?? toSnakeCase(message.name.replace(/(Command|Query)$/, ''));
   if (entry.argumentDescriptions) {
-    throw new Error(`McpModule: ${site} sets "argumentDescriptions", which only route tools take. Describe the message's properties with @SchemaProperty({ description }) on ${message.name}.`);
+    throw new Error(
+      `McpModule: ${site} sets "argumentDescriptions", which only route tools take. Describe the message's properties with @SchemaProperty({ description }) on ${message.name}.`,
+    );
   }
   const source = entry.input ?? message;
   const schema = schemaOf(source, site, deps.dtos);
@@ -57,9 +59,14 @@ export function buildMessageTool(
     );
   }
   const required = new Set((schema.required ?? []) as string[]);
-  const fillers = Object.entries(entry.fromCaller ?? {}).filter((pair): pair is [string, (caller: McpMessageCaller) => unknown] => pair[1] !== undefined);
+  const fillers = Object.entries(entry.fromCaller ?? {}).filter(
+    (pair): pair is [string, (caller: McpMessageCaller) => unknown] => pair[1] !== undefined,
+  );
   for (const [field, fill] of fillers) {
-    if (typeof fill !== 'function') throw new Error(`McpModule: ${site}: "fromCaller.${field}" must be a function of the caller, e.g. ({ request }) => request.user.id.`);
+    if (typeof fill !== 'function')
+      throw new Error(
+        `McpModule: ${site}: "fromCaller.${field}" must be a function of the caller, e.g. ({ request }) => request.user.id.`,
+      );
     if (!properties[field]) {
       throw new Error(
         `McpModule: ${site}: "fromCaller" fills "${field}", which is not a property of ${entry.input ? 'its "input"' : message.name} (its properties: ${Object.keys(properties).join(', ') || 'none'}). Fix the name, or declare the property.`,
@@ -70,13 +77,19 @@ export function buildMessageTool(
   const pipeline = deps.handlers.createRuntime((call) => send(call), entry.decorators, site);
   const requiredScopes = union([entry.requiredScopes, pipeline.requiredScopes]);
   checkProtection(entry, site, list, pipeline.policyHost?.method, requiredScopes, deps.auth);
-  const invoke = pipeline.policyHost ? deps.handlers.gated({ key: `tool:${name}`, label: `tool "${name}"`, ...pipeline.policyHost }, pipeline.invoke) : pipeline.invoke;
+  const invoke = pipeline.policyHost
+    ? deps.handlers.gated({ key: `tool:${name}`, label: `tool "${name}"`, ...pipeline.policyHost }, pipeline.invoke)
+    : pipeline.invoke;
   const built = deps.factory.build(
     {
       name,
       ...(entry.title !== undefined ? { title: entry.title } : {}),
       description: entry.description ?? `Sends a ${message.name} through the ${kind}.`,
-      ...(entry.annotations ? { annotations: entry.annotations } : kind === 'QueryBus' ? { annotations: { readOnlyHint: true } } : {}),
+      ...(entry.annotations
+        ? { annotations: entry.annotations }
+        : kind === 'QueryBus'
+          ? { annotations: { readOnlyHint: true } }
+          : {}),
       input: source,
       ...(entry.output ? { output: entry.output } : {}),
       ...(entry.sets ? { sets: entry.sets } : {}),
@@ -87,10 +100,18 @@ export function buildMessageTool(
   );
   const validate = built.parseArguments;
   const filled = new Set(fillers.map(([field]) => field));
-  const create = entry.create ?? (entry.input !== undefined ? (input: unknown) => Object.assign(new (message as Type<object>)(), input) : (input: unknown) => input);
+  const create =
+    entry.create ??
+    (entry.input !== undefined
+      ? (input: unknown) => Object.assign(new (message as Type<object>)(), input)
+      : (input: unknown) => input);
 
   async function send(call: McpCall): Promise<unknown> {
-    const caller: McpMessageCaller = { principal: call.context.auth, request: call.context.request, context: call.context };
+    const caller: McpMessageCaller = {
+      principal: call.context.auth,
+      request: call.context.request,
+      context: call.context,
+    };
     let input = call.arguments;
     if (fillers.length) {
       // The caller's fields, once the guards let it through; then the message is checked whole.
@@ -98,7 +119,10 @@ export function buildMessageTool(
       for (const [field, fill] of fillers) {
         const value = await fill(caller);
         if (value === undefined || value === null) {
-          if (required.has(field)) throw new ToolError(`Tool "${name}" takes "${field}" from the caller, and this call has none: call it as an authenticated user.`);
+          if (required.has(field))
+            throw new ToolError(
+              `Tool "${name}" takes "${field}" from the caller, and this call has none: call it as an authenticated user.`,
+            );
           continue;
         }
         merged[field] = value as never;
@@ -114,7 +138,10 @@ export function buildMessageTool(
   const listed = withoutFields(schema, filled);
   const runtime: ToolRuntime = {
     ...built,
-    descriptors: { legacy: withInput(built.descriptors.legacy, listed), modern: withInput(built.descriptors.modern, listed) },
+    descriptors: {
+      legacy: withInput(built.descriptors.legacy, listed),
+      modern: withInput(built.descriptors.modern, listed),
+    },
     // What the model sends is checked whole in the pipeline, after the fields are filled.
     parseArguments: (args) => refuseFilled(args, filled, name),
   };
@@ -126,15 +153,26 @@ export function buildMessageTool(
  * reached through MCP would otherwise skip the auth its HTTP route has. The app's global guards
  * do run, but a guard written for HTTP often steps aside for MCP calls, so they do not count.
  */
-function checkProtection(entry: ExposedMessage, site: string, list: string, method: Function | undefined, scopes: readonly string[] | undefined, auth: boolean): void {
-  const guarded = ((method && (Reflect.getMetadata(GUARDS_METADATA, method) as unknown[] | undefined)) ?? []).length > 0;
+function checkProtection(
+  entry: ExposedMessage,
+  site: string,
+  list: string,
+  method: Function | undefined,
+  scopes: readonly string[] | undefined,
+  auth: boolean,
+): void {
+  const guarded =
+    ((method && (Reflect.getMetadata(GUARDS_METADATA, method) as unknown[] | undefined)) ?? []).length > 0;
   if (scopes?.length && !auth) {
     throw new Error(
       `McpModule: ${site} requires the scope(s) ${scopes.join(', ')}, which only the module's "auth" option enforces, and it is not set: the tool would run for anyone. Configure "auth", or protect the message with a guard in "decorators".`,
     );
   }
   if (entry.public === true) {
-    if (guarded || scopes?.length) throw new Error(`McpModule: ${site} is marked "public: true" and also has ${guarded ? 'guards' : 'required scopes'}. Remove one: "public" says nothing protects it.`);
+    if (guarded || scopes?.length)
+      throw new Error(
+        `McpModule: ${site} is marked "public: true" and also has ${guarded ? 'guards' : 'required scopes'}. Remove one: "public" says nothing protects it.`,
+      );
     return;
   }
   if (guarded || scopes?.length) return;
@@ -152,7 +190,9 @@ function schemaOf(source: unknown, site: string, dtos: DtoCompiler): JsonObject 
 }
 
 function withoutFields(schema: JsonObject, fields: Set<string>): JsonObject {
-  const properties = Object.fromEntries(Object.entries((schema.properties ?? {}) as JsonObject).filter(([key]) => !fields.has(key)));
+  const properties = Object.fromEntries(
+    Object.entries((schema.properties ?? {}) as JsonObject).filter(([key]) => !fields.has(key)),
+  );
   const required = ((schema.required ?? []) as string[]).filter((key) => !fields.has(key));
   const { required: _dropped, ...rest } = schema;
   return { ...rest, properties, ...(required.length ? { required } : {}) } as JsonObject;

@@ -47,7 +47,10 @@ interface HttpAdapterLike {
   getInstance(): unknown;
 }
 
-type LightMyRequest = (dispatch: (req: object, res: object) => void, options: InjectOptions & { validate: boolean }) => Promise<InjectResponse>;
+type LightMyRequest = (
+  dispatch: (req: object, res: object) => void,
+  options: InjectOptions & { validate: boolean },
+) => Promise<InjectResponse>;
 
 /**
  * The injector of the app's HTTP platform, or undefined where there is none (an application
@@ -61,7 +64,8 @@ export async function routeInjectorFor(adapter: HttpAdapterLike | undefined): Pr
     const instance = adapter.getInstance() as { inject(options: object): Promise<InjectResponse> };
     // Fastify's own inject() runs its hooks, middie (Nest middleware) and router; a request class
     // of our own carries the MCP context as `request.raw.mcp`.
-    return (options, context) => instance.inject({ ...options, validate: false, Request: requestClassCarrying(context) });
+    return (options, context) =>
+      instance.inject({ ...options, validate: false, Request: requestClassCarrying(context) });
   }
   if (type === 'express') {
     const inject = await loadLightMyRequest();
@@ -108,7 +112,9 @@ async function loadLightMyRequest(): Promise<LightMyRequest> {
     const message = (error as Error).message;
     // light-my-request 6.8 depends on cookie 2, which is ES modules only: Jest's CommonJS loader
     // (and Node before 20.19) cannot load it.
-    const esmOnly = /Unexpected token 'export'|ERR_REQUIRE_ESM|require\(\) of ES Module/.test(`${message} ${(error as { code?: string }).code ?? ''}`);
+    const esmOnly = /Unexpected token 'export'|ERR_REQUIRE_ESM|require\(\) of ES Module/.test(
+      `${message} ${(error as { code?: string }).code ?? ''}`,
+    );
     throw new Error(
       `McpModule: exposed routes on Express run each call as a real request through the app (its middleware, guards, interceptors, pipes and filters), which needs the "light-my-request" package, an optional peer that could not be loaded (${message}). ` +
         (esmOnly
@@ -117,7 +123,10 @@ async function loadLightMyRequest(): Promise<LightMyRequest> {
     );
   }
   const inject = loaded.inject ?? (typeof loaded.default === 'function' ? loaded.default : loaded.default?.inject);
-  if (typeof inject !== 'function') throw new Error('McpModule: the "light-my-request" package loaded, but exports no inject() function. Install light-my-request 6.');
+  if (typeof inject !== 'function')
+    throw new Error(
+      'McpModule: the "light-my-request" package loaded, but exports no inject() function. Install light-my-request 6.',
+    );
   return inject;
 }
 
@@ -188,8 +197,15 @@ export function createRouteInvoker(
     });
 }
 
-function requestOf(target: RouteTarget, routing: ArgumentRouting, args: Record<string, unknown>, context: McpContext, signal: AbortSignal): InjectOptions {
-  const transport = context.request as { headers?: IncomingHttpHeaders; socket?: { remoteAddress?: string } } | undefined;
+function requestOf(
+  target: RouteTarget,
+  routing: ArgumentRouting,
+  args: Record<string, unknown>,
+  context: McpContext,
+  signal: AbortSignal,
+): InjectOptions {
+  const transport = context.request as
+    { headers?: IncomingHttpHeaders; socket?: { remoteAddress?: string } } | undefined;
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(transport?.headers ?? {})) {
     const key = name.toLowerCase();
@@ -211,7 +227,8 @@ function requestOf(target: RouteTarget, routing: ArgumentRouting, args: Record<s
   for (const key of routing.query) {
     const value = args[key];
     if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) search.append(key, typeof item === 'string' ? item : JSON.stringify(item));
+    for (const item of Array.isArray(value) ? value : [value])
+      search.append(key, typeof item === 'string' ? item : JSON.stringify(item));
   }
   const path = pathOf(target, routing, args);
   const query = search.toString();
@@ -241,14 +258,19 @@ function pathOf(target: RouteTarget, routing: ArgumentRouting, args: Record<stri
     }
     const text = String(value);
     if (text === '' || text === '.' || text === '..') {
-      throw new ToolError(`The path parameter "${name}" of ${target.verb} ${target.path} cannot be ${text === '' ? 'empty' : `"${text}"`}: give the value the route expects.`);
+      throw new ToolError(
+        `The path parameter "${name}" of ${target.verb} ${target.path} cannot be ${text === '' ? 'empty' : `"${text}"`}: give the value the route expects.`,
+      );
     }
     return `/${encodeURIComponent(text)}`;
   });
 }
 
 function outcomeOf(target: RouteTarget, response: InjectResponse): unknown {
-  const type = String(response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = String(response.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   const text = response.payload;
   const json = type === 'application/json' || type.endsWith('+json');
   let body: unknown = text === '' ? undefined : text;
@@ -263,7 +285,9 @@ function outcomeOf(target: RouteTarget, response: InjectResponse): unknown {
   if (status >= 400) throw new ToolError(errorMessageOf(body, status));
   if (status >= 300) {
     const location = response.headers.location;
-    throw new ToolError(`Route ${target.verb} ${target.path} answered HTTP ${status}${location ? ` (a redirect to ${String(location)})` : ''}, which a tool does not follow.`);
+    throw new ToolError(
+      `Route ${target.verb} ${target.path} answered HTTP ${status}${location ? ` (a redirect to ${String(location)})` : ''}, which a tool does not follow.`,
+    );
   }
   if (!json && type !== '' && !type.startsWith('text/') && body !== undefined) {
     throw new ToolError(
@@ -280,7 +304,11 @@ function errorMessageOf(body: unknown, status: number): string {
   if (typeof body === 'string' && body) message = body;
   else if (body && typeof body === 'object') {
     const field = (body as { message?: unknown }).message;
-    message = Array.isArray(field) ? field.map(String).join('; ') : typeof field === 'string' ? field : JSON.stringify(body);
+    message = Array.isArray(field)
+      ? field.map(String).join('; ')
+      : typeof field === 'string'
+        ? field
+        : JSON.stringify(body);
   } else message = `The route answered HTTP ${status}.`;
   return message.length > MAX_ERROR_MESSAGE ? `${message.slice(0, MAX_ERROR_MESSAGE)}…` : message;
 }

@@ -6,8 +6,23 @@ import type { JsonObject } from '../protocol/mcp-types.js';
 import type { DtoCompiler } from '../discovery/dto-compiler.js';
 import type { ArgumentRouting } from './route-invoker.js';
 
-const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt, undefined]);
-const SOURCE_NAMES: Partial<Record<number, string>> = { [RouteParamtypes.BODY]: 'Body', [RouteParamtypes.QUERY]: 'Query', [RouteParamtypes.PARAM]: 'Param' };
+const PRIMITIVES = new Set<unknown>([
+  Object,
+  String,
+  Number,
+  Boolean,
+  Array,
+  Function,
+  Promise,
+  Symbol,
+  BigInt,
+  undefined,
+]);
+const SOURCE_NAMES: Partial<Record<number, string>> = {
+  [RouteParamtypes.BODY]: 'Body',
+  [RouteParamtypes.QUERY]: 'Query',
+  [RouteParamtypes.PARAM]: 'Param',
+};
 
 interface RouteArg {
   index: number;
@@ -26,7 +41,13 @@ export interface RouteInput {
  * the `:name` tokens of its path). Parameters the tool cannot fill are refused at bootstrap:
  * `@Res()` and `@Next()` hand the response to the method, and an MCP call has none.
  */
-export function buildRouteInput(controller: Type<unknown>, methodName: string, path: string, dtos: DtoCompiler, site: string): RouteInput {
+export function buildRouteInput(
+  controller: Type<unknown>,
+  methodName: string,
+  path: string,
+  dtos: DtoCompiler,
+  site: string,
+): RouteInput {
   const metadata = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<string, RouteArg>;
   const paramtypes = (Reflect.getMetadata('design:paramtypes', controller.prototype, methodName) ?? []) as unknown[];
   const properties: Record<string, JsonObject> = {};
@@ -36,7 +57,13 @@ export function buildRouteInput(controller: Type<unknown>, methodName: string, p
   const routing: ArgumentRouting = { query: [], params: [] };
   let dialect: unknown;
 
-  const add = (key: string, schema: JsonObject, isRequired: boolean, source: string, target: 'body' | 'query' | 'params'): void => {
+  const add = (
+    key: string,
+    schema: JsonObject,
+    isRequired: boolean,
+    source: string,
+    target: 'body' | 'query' | 'params',
+  ): void => {
     const previous = origin.get(key);
     if (previous !== undefined) {
       throw new Error(
@@ -56,7 +83,9 @@ export function buildRouteInput(controller: Type<unknown>, methodName: string, p
     dialect ??= schema.$schema;
     for (const [name, def] of Object.entries((schema.$defs ?? {}) as Record<string, JsonObject>)) {
       if (defs[name] !== undefined && JSON.stringify(defs[name]) !== JSON.stringify(def)) {
-        throw new Error(`McpModule: route ${site} cannot be a tool: two different DTO classes named "${name}" are nested in its parameters. Rename one of them.`);
+        throw new Error(
+          `McpModule: route ${site} cannot be a tool: two different DTO classes named "${name}" are nested in its parameters. Rename one of them.`,
+        );
       }
       defs[name] = def;
     }
@@ -83,7 +112,13 @@ export function buildRouteInput(controller: Type<unknown>, methodName: string, p
     const declared = paramtypes[arg.index];
     if (typeof arg.data === 'string') {
       const source = `@${name}('${arg.data}')`;
-      add(arg.data, scalarSchema(declared, arg.pipes), type === RouteParamtypes.PARAM, source, type === RouteParamtypes.PARAM ? 'params' : type === RouteParamtypes.QUERY ? 'query' : 'body');
+      add(
+        arg.data,
+        scalarSchema(declared, arg.pipes),
+        type === RouteParamtypes.PARAM,
+        source,
+        type === RouteParamtypes.PARAM ? 'params' : type === RouteParamtypes.QUERY ? 'query' : 'body',
+      );
       continue;
     }
     if (type === RouteParamtypes.PARAM) continue; // the whole params object: the path tokens below
@@ -93,7 +128,11 @@ export function buildRouteInput(controller: Type<unknown>, methodName: string, p
           `Type it with a class carrying class-validator decorators, or exclude this route from "expose.routes".`,
       );
     }
-    addDto(declared as Type<unknown>, `@${name}() ${(declared as Function).name}`, type === RouteParamtypes.BODY ? 'body' : 'query');
+    addDto(
+      declared as Type<unknown>,
+      `@${name}() ${(declared as Function).name}`,
+      type === RouteParamtypes.BODY ? 'body' : 'query',
+    );
   }
   for (const match of path.matchAll(/:([A-Za-z0-9_]+)(\?)?/g)) {
     const token = match[1]!;

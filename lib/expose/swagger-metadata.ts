@@ -22,7 +22,8 @@ export function swaggerOperationOf(method: Function): SwaggerOperation | undefin
 
 /** The DTO class of the 200 (or 201) response, when declared as a single object. */
 export function swaggerOutputOf(method: Function): Type<unknown> | undefined {
-  const responses = Reflect.getMetadata(API_RESPONSE, method) as Record<string, { type?: unknown; isArray?: boolean }> | undefined;
+  const responses = Reflect.getMetadata(API_RESPONSE, method) as
+    Record<string, { type?: unknown; isArray?: boolean }> | undefined;
   for (const status of ['200', '201']) {
     const response = responses?.[status];
     if (response && typeof response.type === 'function' && !response.isArray) return response.type as Type<unknown>;

@@ -44,11 +44,22 @@ export class McpHealthIndicator {
     try {
       const latencyMs = await this.redis.ping(timeoutMs);
       if (connections.subscriber !== 'ready') {
-        return { status: 'down', store: 'redis', latencyMs, message: `the pub/sub connection is ${connections.subscriber}`, connections };
+        return {
+          status: 'down',
+          store: 'redis',
+          latencyMs,
+          message: `the pub/sub connection is ${connections.subscriber}`,
+          connections,
+        };
       }
       return { status: 'up', store: 'redis', latencyMs, connections };
     } catch (error) {
-      return { status: 'down', store: 'redis', message: `Redis did not answer a PING: ${describeError(error)}`, connections };
+      return {
+        status: 'down',
+        store: 'redis',
+        message: `Redis did not answer a PING: ${describeError(error)}`,
+        connections,
+      };
     }
   }
 }

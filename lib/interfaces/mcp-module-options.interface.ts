@@ -269,8 +269,23 @@ export interface McpOptionsFactory {
 
 /** Options after defaults and validation. @internal */
 export interface ResolvedMcpOptions
-  extends Required<Pick<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs'>>,
-    Omit<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs' | 'sessions' | 'cache' | 'defaultLogLevel' | 'clientRequestTimeoutMs' | 'requestState' | 'pageSize' | 'limits' | 'shutdown'> {
+  extends
+    Required<Pick<McpModuleOptions, 'maxBodyBytes' | 'toolNamePattern' | 'exposeInternalErrors' | 'keepAliveMs'>>,
+    Omit<
+      McpModuleOptions,
+      | 'maxBodyBytes'
+      | 'toolNamePattern'
+      | 'exposeInternalErrors'
+      | 'keepAliveMs'
+      | 'sessions'
+      | 'cache'
+      | 'defaultLogLevel'
+      | 'clientRequestTimeoutMs'
+      | 'requestState'
+      | 'pageSize'
+      | 'limits'
+      | 'shutdown'
+    > {
   clientRequestTimeoutMs: number;
   limits: ResolvedMcpLimits;
   /** `shared`: no secret was given and Redis is configured, so the instances share one from Redis. */

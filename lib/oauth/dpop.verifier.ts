@@ -50,7 +50,16 @@ export class RedisDpopReplayStore implements DpopReplayStore {
   ) {}
 
   async consume(key: string, ttlMs: number): Promise<boolean> {
-    return (await this.client.call('SET', `${this.prefix}oauth:dpop:${key}`, '1', 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK';
+    return (
+      (await this.client.call(
+        'SET',
+        `${this.prefix}oauth:dpop:${key}`,
+        '1',
+        'PX',
+        Math.max(1, Math.ceil(ttlMs)),
+        'NX',
+      )) === 'OK'
+    );
   }
 }
 
@@ -93,9 +102,18 @@ export class DpopVerifier {
   }
 
   /** Checks the proof of a request carrying a token bound to `jkt`; a refusal names the failed rule. */
-  async verify(proofHeader: string | string[] | undefined, token: string, jkt: string, target: McpRequestTarget | undefined): Promise<void> {
-    if (proofHeader === undefined) throw McpTokenRefusal.proof('the access token is DPoP-bound (cnf.jkt) but the request carries no DPoP proof header.');
-    if (Array.isArray(proofHeader) || proofHeader.includes(',')) throw McpTokenRefusal.proof('the request carries more than one DPoP proof.');
+  async verify(
+    proofHeader: string | string[] | undefined,
+    token: string,
+    jkt: string,
+    target: McpRequestTarget | undefined,
+  ): Promise<void> {
+    if (proofHeader === undefined)
+      throw McpTokenRefusal.proof(
+        'the access token is DPoP-bound (cnf.jkt) but the request carries no DPoP proof header.',
+      );
+    if (Array.isArray(proofHeader) || proofHeader.includes(','))
+      throw McpTokenRefusal.proof('the request carries more than one DPoP proof.');
     if (!target) throw McpTokenRefusal.proof('a DPoP proof can only be checked on an HTTP request.');
     const jose = await loadJose();
     let header: Record<string, unknown>;
@@ -106,43 +124,71 @@ export class DpopVerifier {
     }
     if (header.typ !== 'dpop+jwt') throw McpTokenRefusal.proof('the DPoP proof\'s typ is not "dpop+jwt".');
     if (typeof header.alg !== 'string' || !this.options.algorithms.includes(header.alg)) {
-      throw McpTokenRefusal.proof(`the DPoP proof's algorithm is not allowed (allowed: ${this.options.algorithms.join(', ')}).`);
+      throw McpTokenRefusal.proof(
+        `the DPoP proof's algorithm is not allowed (allowed: ${this.options.algorithms.join(', ')}).`,
+      );
     }
     const jwk = header.jwk as Record<string, unknown> | undefined;
-    if (typeof jwk !== 'object' || jwk === null || 'd' in jwk || 'k' in jwk) throw McpTokenRefusal.proof('the DPoP proof\'s header has no public key (jwk).');
+    if (typeof jwk !== 'object' || jwk === null || 'd' in jwk || 'k' in jwk)
+      throw McpTokenRefusal.proof("the DPoP proof's header has no public key (jwk).");
     let payload: Record<string, unknown>;
     try {
-      ({ payload } = await jose.jwtVerify(proofHeader, jose.EmbeddedJWK, { algorithms: this.options.algorithms, typ: 'dpop+jwt' }));
+      ({ payload } = await jose.jwtVerify(proofHeader, jose.EmbeddedJWK, {
+        algorithms: this.options.algorithms,
+        typ: 'dpop+jwt',
+      }));
     } catch {
-      throw McpTokenRefusal.proof('the DPoP proof\'s signature does not verify with the key in its header.');
+      throw McpTokenRefusal.proof("the DPoP proof's signature does not verify with the key in its header.");
     }
-    if ((await jose.calculateJwkThumbprint(jwk as Parameters<typeof jose.calculateJwkThumbprint>[0], 'sha256')) !== jkt) {
-      throw McpTokenRefusal.proof('the DPoP proof is signed by a key other than the one the access token is bound to (cnf.jkt).');
+    if (
+      (await jose.calculateJwkThumbprint(jwk as Parameters<typeof jose.calculateJwkThumbprint>[0], 'sha256')) !== jkt
+    ) {
+      throw McpTokenRefusal.proof(
+        'the DPoP proof is signed by a key other than the one the access token is bound to (cnf.jkt).',
+      );
     }
-    if (payload.htm !== target.method) throw McpTokenRefusal.proof(`the DPoP proof is for another HTTP method (htm must be ${target.method}).`);
+    if (payload.htm !== target.method)
+      throw McpTokenRefusal.proof(`the DPoP proof is for another HTTP method (htm must be ${target.method}).`);
     // Only the path of the request line counts: an absolute-form target (`POST http://other/mcp`)
     // must not let a proof made for another server pass here.
     const expected = normalizedUri(new URL(new URL(target.url, 'http://localhost').pathname, this.origin).href);
-    if (typeof payload.htu !== 'string' || normalizedUri(payload.htu) !== expected) throw McpTokenRefusal.proof(`the DPoP proof is for another URL (htu must be ${expected}).`);
+    if (typeof payload.htu !== 'string' || normalizedUri(payload.htu) !== expected)
+      throw McpTokenRefusal.proof(`the DPoP proof is for another URL (htu must be ${expected}).`);
     const now = Date.now() / 1000;
     if (typeof payload.iat !== 'number') throw McpTokenRefusal.proof('the DPoP proof has no iat.');
     if (payload.iat < now - this.options.proofMaxAgeS - this.options.clockSkewS) {
       throw McpTokenRefusal.proof(`the DPoP proof is too old (iat more than ${this.options.proofMaxAgeS} s ago).`);
     }
-    if (payload.iat > now + this.options.clockSkewS) throw McpTokenRefusal.proof(`the DPoP proof's iat is in the future (beyond ${this.options.clockSkewS} s of clock skew).`);
-    if (payload.ath !== createHash('sha256').update(token).digest('base64url')) throw McpTokenRefusal.proof('the DPoP proof\'s ath is not the hash of this access token.');
+    if (payload.iat > now + this.options.clockSkewS)
+      throw McpTokenRefusal.proof(
+        `the DPoP proof's iat is in the future (beyond ${this.options.clockSkewS} s of clock skew).`,
+      );
+    if (payload.ath !== createHash('sha256').update(token).digest('base64url'))
+      throw McpTokenRefusal.proof("the DPoP proof's ath is not the hash of this access token.");
     if (this.options.nonce && !this.validNonce(payload.nonce)) {
-      throw new McpTokenRefusal(401, 'use_dpop_nonce', 'the DPoP proof must carry the nonce of the DPoP-Nonce header.', 'DPoP', { 'DPoP-Nonce': this.currentNonce() });
+      throw new McpTokenRefusal(
+        401,
+        'use_dpop_nonce',
+        'the DPoP proof must carry the nonce of the DPoP-Nonce header.',
+        'DPoP',
+        { 'DPoP-Nonce': this.currentNonce() },
+      );
     }
-    if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256) throw McpTokenRefusal.proof('the DPoP proof has no usable jti.');
+    if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256)
+      throw McpTokenRefusal.proof('the DPoP proof has no usable jti.');
     const key = createHash('sha256').update(`${jkt}:${payload.jti}`).digest('base64url');
     let fresh: boolean;
     try {
       fresh = await this.replays.consume(key, (this.options.proofMaxAgeS + 2 * this.options.clockSkewS) * 1000);
     } catch (error) {
-      throw McpTokenRefusal.unavailable(`the DPoP replay store cannot answer: ${error instanceof Error ? error.message : String(error)}`);
+      throw McpTokenRefusal.unavailable(
+        `the DPoP replay store cannot answer: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
-    if (!fresh) throw McpTokenRefusal.proof(`the DPoP proof was already used (its jti is replayed within the ${this.options.proofMaxAgeS} s window).`);
+    if (!fresh)
+      throw McpTokenRefusal.proof(
+        `the DPoP proof was already used (its jti is replayed within the ${this.options.proofMaxAgeS} s window).`,
+      );
   }
 
   private nonceFor(slot: number): string {

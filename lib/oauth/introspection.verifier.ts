@@ -6,7 +6,9 @@ import { causeOf, McpTokenRefusal } from './oauth-refusal.js';
 import type { IntrospectionCache } from './token-cache.js';
 import { readCapped } from '../common/read-capped.js';
 
-export interface ResolvedIntrospectionOptions extends Required<Pick<McpIntrospectionOptions, 'cacheTtlMs' | 'timeoutMs' | 'maxResponseBytes'>> {
+export interface ResolvedIntrospectionOptions extends Required<
+  Pick<McpIntrospectionOptions, 'cacheTtlMs' | 'timeoutMs' | 'maxResponseBytes'>
+> {
   endpoint?: string;
   clientId?: string;
   clientSecret?: string;
@@ -43,7 +45,9 @@ export class IntrospectionVerifier {
     private readonly cache: IntrospectionCache,
   ) {
     if (options.clientSecret !== undefined && options.clientId === undefined) {
-      throw new Error('McpModule: auth.introspection.clientSecret is set without clientId: give both (HTTP Basic authentication at the introspection endpoint).');
+      throw new Error(
+        'McpModule: auth.introspection.clientSecret is set without clientId: give both (HTTP Basic authentication at the introspection endpoint).',
+      );
     }
   }
 
@@ -51,14 +55,20 @@ export class IntrospectionVerifier {
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = await this.cache.get(key).catch((error: unknown) => {
       // A cache that cannot answer only costs an introspection call.
-      this.logger.warn(`The introspection cache could not be read (${causeOf(error)}); asking the authorization server instead.`);
+      this.logger.warn(
+        `The introspection cache could not be read (${causeOf(error)}); asking the authorization server instead.`,
+      );
       return undefined;
     });
     if (cached) return this.check(cached);
     const claims = this.check(await this.introspect(token));
     const ttl = this.ttlOf(claims);
     if (ttl > 0) {
-      await this.cache.set(key, claims, ttl).catch((error: unknown) => this.logger.warn(`The introspection cache could not be written (${causeOf(error)}).`));
+      await this.cache
+        .set(key, claims, ttl)
+        .catch((error: unknown) =>
+          this.logger.warn(`The introspection cache could not be written (${causeOf(error)}).`),
+        );
     }
     return claims;
   }
@@ -69,9 +79,16 @@ export class IntrospectionVerifier {
   }
 
   private async introspect(token: string): Promise<Record<string, unknown>> {
-    const endpoint = this.options.endpoint ?? (await this.metadata.endpoint(this.options.issuers[0], 'introspection_endpoint', 'auth.introspection.endpoint'));
-    const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', ...this.options.headers };
-    if (this.options.clientId !== undefined) headers.Authorization = basic(this.options.clientId, this.options.clientSecret ?? '');
+    const endpoint =
+      this.options.endpoint ??
+      (await this.metadata.endpoint(this.options.issuers[0], 'introspection_endpoint', 'auth.introspection.endpoint'));
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Accept: 'application/json',
+      ...this.options.headers,
+    };
+    if (this.options.clientId !== undefined)
+      headers.Authorization = basic(this.options.clientId, this.options.clientSecret ?? '');
     // The endpoint's URL is internal configuration: it goes to the log, never into an answer.
     let response: Response;
     try {
@@ -83,14 +100,18 @@ export class IntrospectionVerifier {
         redirect: 'error',
       });
     } catch (error) {
-      this.endpointWarning(`The introspection endpoint ${endpoint} did not answer (${causeOf(error)}); requests with opaque tokens are answered 503 meanwhile.`);
+      this.endpointWarning(
+        `The introspection endpoint ${endpoint} did not answer (${causeOf(error)}); requests with opaque tokens are answered 503 meanwhile.`,
+      );
       throw McpTokenRefusal.unavailable('the introspection endpoint did not answer.');
     }
     if (response.status === 400) {
       // RFC 7662 §2.3 / RFC 6749 §5.2: the server would not introspect this token (an
       // unsupported_token_type, a malformed token): a fault of the token, not an outage.
       await response.body?.cancel();
-      throw McpTokenRefusal.token('the authorization server would not introspect the token (HTTP 400): it is not an access token it issued.');
+      throw McpTokenRefusal.token(
+        'the authorization server would not introspect the token (HTTP 400): it is not an access token it issued.',
+      );
     }
     if (response.status !== 200) {
       await response.body?.cancel();
@@ -102,8 +123,11 @@ export class IntrospectionVerifier {
     const body = await readCapped(response, this.options.maxResponseBytes, (bytes, announced) =>
       announced
         ? `it announces ${bytes} bytes, more than auth.introspection.maxResponseBytes (${this.options.maxResponseBytes})`
-        : `it is longer than auth.introspection.maxResponseBytes (${this.options.maxResponseBytes} bytes)`).catch((error: unknown) => {
-      this.endpointWarning(`The introspection endpoint ${endpoint} sent an answer that could not be read: ${causeOf(error)}.`);
+        : `it is longer than auth.introspection.maxResponseBytes (${this.options.maxResponseBytes} bytes)`,
+    ).catch((error: unknown) => {
+      this.endpointWarning(
+        `The introspection endpoint ${endpoint} sent an answer that could not be read: ${causeOf(error)}.`,
+      );
       throw McpTokenRefusal.unavailable(`the introspection endpoint's answer could not be read: ${causeOf(error)}.`);
     });
     let answer: unknown;
@@ -133,23 +157,40 @@ export class IntrospectionVerifier {
   /** The rules an introspection answer must meet, cached or fresh. */
   private check(claims: Record<string, unknown>): Record<string, unknown> {
     if (claims.active !== true) {
-      throw McpTokenRefusal.token('the authorization server reports the token as not active (introspection "active": false): it is revoked, expired or unknown.');
+      throw McpTokenRefusal.token(
+        'the authorization server reports the token as not active (introspection "active": false): it is revoked, expired or unknown.',
+      );
     }
     for (const claim of ['exp', 'nbf', 'iat']) {
       const value = claims[claim];
       if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
-        throw McpTokenRefusal.token(`the introspection answer's ${claim} is not a number of seconds, so the token's lifetime cannot be checked.`);
+        throw McpTokenRefusal.token(
+          `the introspection answer's ${claim} is not a number of seconds, so the token's lifetime cannot be checked.`,
+        );
       }
     }
-    if (claims.token_type !== undefined && !(typeof claims.token_type === 'string' && ACCESS_TOKEN_TYPES.has(claims.token_type.toLowerCase()))) {
-      throw McpTokenRefusal.token('the authorization server reports the token as another kind than an access token (introspection "token_type").');
+    if (
+      claims.token_type !== undefined &&
+      !(typeof claims.token_type === 'string' && ACCESS_TOKEN_TYPES.has(claims.token_type.toLowerCase()))
+    ) {
+      throw McpTokenRefusal.token(
+        'the authorization server reports the token as another kind than an access token (introspection "token_type").',
+      );
     }
     const now = Date.now() / 1000;
     const tolerance = this.options.clockToleranceS;
-    if (typeof claims.exp === 'number' && claims.exp < now - tolerance) throw McpTokenRefusal.token(`the token has expired (exp is in the past, beyond the clock tolerance of ${tolerance} s).`);
-    if (typeof claims.nbf === 'number' && claims.nbf > now + tolerance) throw McpTokenRefusal.token(`the token is not yet valid (nbf is in the future, beyond the clock tolerance of ${tolerance} s).`);
+    if (typeof claims.exp === 'number' && claims.exp < now - tolerance)
+      throw McpTokenRefusal.token(
+        `the token has expired (exp is in the past, beyond the clock tolerance of ${tolerance} s).`,
+      );
+    if (typeof claims.nbf === 'number' && claims.nbf > now + tolerance)
+      throw McpTokenRefusal.token(
+        `the token is not yet valid (nbf is in the future, beyond the clock tolerance of ${tolerance} s).`,
+      );
     if (claims.iss !== undefined && !this.options.issuers.includes(claims.iss as string)) {
-      throw McpTokenRefusal.token(`the token's issuer (iss) is not an accepted authorization server (accepted: ${this.options.issuers.join(', ')}).`);
+      throw McpTokenRefusal.token(
+        `the token's issuer (iss) is not an accepted authorization server (accepted: ${this.options.issuers.join(', ')}).`,
+      );
     }
     if (claims.aud !== undefined) {
       const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];

@@ -33,7 +33,9 @@ export class IssuerMetadata {
   async endpoint(issuer: string, field: string, option: string): Promise<string> {
     const value = (await this.get(issuer))[field];
     if (typeof value !== 'string') {
-      throw McpTokenRefusal.unavailable(`the metadata of authorization server ${issuer} has no ${field}; set ${option}.`);
+      throw McpTokenRefusal.unavailable(
+        `the metadata of authorization server ${issuer} has no ${field}; set ${option}.`,
+      );
     }
     return value;
   }
@@ -41,14 +43,23 @@ export class IssuerMetadata {
   private async fetch(issuer: string): Promise<Record<string, unknown>> {
     const url = new URL(issuer);
     const path = url.pathname.replace(/\/+$/, '');
-    const candidates = [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}${path}/.well-known/openid-configuration`];
+    const candidates = [
+      `${url.origin}/.well-known/oauth-authorization-server${path}`,
+      `${url.origin}${path}/.well-known/openid-configuration`,
+    ];
     const failures: string[] = [];
     for (const candidate of candidates) {
       let response: Response;
       try {
-        response = await fetch(candidate, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs), redirect: 'error' });
+        response = await fetch(candidate, {
+          headers: { Accept: 'application/json' },
+          signal: AbortSignal.timeout(this.timeoutMs),
+          redirect: 'error',
+        });
       } catch (error) {
-        throw McpTokenRefusal.unavailable(`the metadata of authorization server ${issuer} could not be fetched from ${candidate}: ${causeOf(error)}.`);
+        throw McpTokenRefusal.unavailable(
+          `the metadata of authorization server ${issuer} could not be fetched from ${candidate}: ${causeOf(error)}.`,
+        );
       }
       if (!response.ok) {
         await response.body?.cancel();
@@ -63,6 +74,8 @@ export class IssuerMetadata {
       }
       return document;
     }
-    throw McpTokenRefusal.unavailable(`no usable metadata for authorization server ${issuer} (${failures.join('; ')}).`);
+    throw McpTokenRefusal.unavailable(
+      `no usable metadata for authorization server ${issuer} (${failures.join('; ')}).`,
+    );
   }
 }

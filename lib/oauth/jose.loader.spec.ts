@@ -14,10 +14,16 @@ describe('jose, the optional peer of the built-in verification', () => {
       const { loadJose } = await import(${JSON.stringify(new URL('./jose.loader.js', import.meta.url).href)});
       await loadJose().then(() => console.log('loaded'), (error) => console.log(error.message));
     `;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(child.status, 0, child.stderr);
     assert.match(child.stdout, PREFIX);
-    assert.match(child.stdout, /Cannot find package 'jose'[^]*Install it with "npm install jose@6" \(a CommonJS app whose tests run under Jest: "npm install jose@5"/);
+    assert.match(
+      child.stdout,
+      /Cannot find package 'jose'[^]*Install it with "npm install jose@6" \(a CommonJS app whose tests run under Jest: "npm install jose@5"/,
+    );
   });
 
   it('tells a CommonJS app whose loader cannot read ES modules to install jose 5', () => {
@@ -25,9 +31,15 @@ describe('jose, the optional peer of the built-in verification', () => {
     // devDependency jose 6 is installed but ES modules only.
     const cjsLoader = new URL('../../cjs/oauth/jose.loader.js', import.meta.url).pathname;
     const script = `require(${JSON.stringify(cjsLoader)}).loadJose().then(() => console.log('loaded'), (error) => console.log(error.message));`;
-    const child = spawnSync(process.execPath, ['--no-experimental-require-module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    const child = spawnSync(process.execPath, ['--no-experimental-require-module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(child.status, 0, child.stderr);
     assert.match(child.stdout, PREFIX);
-    assert.match(child.stdout, /The installed jose is ES modules only \(jose 6\)[^]*install jose 5, which ships a CommonJS build, with "npm install jose@5"/);
+    assert.match(
+      child.stdout,
+      /The installed jose is ES modules only \(jose 6\)[^]*install jose 5, which ships a CommonJS build, with "npm install jose@5"/,
+    );
   });
 });

@@ -13,7 +13,10 @@ let loading: Promise<Jose> | undefined;
 function isEsmOnlyRefusal(error: unknown): boolean {
   // By name, not instanceof: Jest raises it from another realm than the one the test runs in.
   const { code, name, message } = (error ?? {}) as { code?: unknown; name?: unknown; message?: unknown };
-  return code === 'ERR_REQUIRE_ESM' || (name === 'SyntaxError' && /import statement outside a module|Unexpected token 'export'/.test(String(message)));
+  return (
+    code === 'ERR_REQUIRE_ESM' ||
+    (name === 'SyntaxError' && /import statement outside a module|Unexpected token 'export'/.test(String(message)))
+  );
 }
 
 /**

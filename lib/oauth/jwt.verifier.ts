@@ -4,7 +4,18 @@ import { loadJose, type Jose } from './jose.loader.js';
 import type { McpJwtVerificationOptions } from './oauth-options.interface.js';
 import { causeOf, McpTokenRefusal } from './oauth-refusal.js';
 
-export const DEFAULT_JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const DEFAULT_JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 
 /** Refuses `none` and symmetric algorithms in an allow-list, at bootstrap. */
 export function assertAsymmetric(algorithms: readonly string[], option: string): void {
@@ -14,7 +25,10 @@ export function assertAsymmetric(algorithms: readonly string[], option: string):
       `McpModule: ${option} lists ${bad.map((a) => `"${a}"`).join(', ')}: only asymmetric algorithms are accepted (a token with "none" has no signature, and an HMAC key would be the issuer's public key, which anyone has). Remove them.`,
     );
   }
-  if (algorithms.length === 0) throw new Error(`McpModule: ${option} is empty: list the algorithms your authorization server signs with (e.g. ["RS256"]).`);
+  if (algorithms.length === 0)
+    throw new Error(
+      `McpModule: ${option} is empty: list the algorithms your authorization server signs with (e.g. ["RS256"]).`,
+    );
 }
 
 /** Claims only an OpenID Connect ID token carries (OIDC Core §2, §3.3.2.11), never an access token. */
@@ -28,7 +42,9 @@ const ID_TOKEN_CLAIMS = ['nonce', 'at_hash', 'c_hash', 's_hash'];
 function refuseIdToken(payload: Record<string, unknown>): void {
   const found = ID_TOKEN_CLAIMS.filter((claim) => claim in payload);
   if (found.length) {
-    throw McpTokenRefusal.token(`the token is an OpenID Connect ID token (it carries ${found.join(', ')}), not an access token: send the access token the authorization server issued for this resource.`);
+    throw McpTokenRefusal.token(
+      `the token is an OpenID Connect ID token (it carries ${found.join(', ')}), not an access token: send the access token the authorization server issued for this resource.`,
+    );
   }
 }
 
@@ -60,7 +76,9 @@ export class JwtAccessTokenVerifier {
   ) {
     assertAsymmetric(options.algorithms, 'auth.jwt.algorithms');
     if (options.jwksUri && options.issuers.length > 1) {
-      throw new Error('McpModule: auth.jwt.jwksUri serves one issuer, but several are accepted (auth.jwt.issuer or auth.authorizationServers). Give one issuer, or leave jwksUri out so each issuer\'s keys are discovered.');
+      throw new Error(
+        "McpModule: auth.jwt.jwksUri serves one issuer, but several are accepted (auth.jwt.issuer or auth.authorizationServers). Give one issuer, or leave jwksUri out so each issuer's keys are discovered.",
+      );
     }
   }
 
@@ -74,7 +92,9 @@ export class JwtAccessTokenVerifier {
       throw McpTokenRefusal.token('the access token is not a well-formed JWT.');
     }
     if (typeof issuer !== 'string' || !this.options.issuers.includes(issuer)) {
-      throw McpTokenRefusal.token(`the token's issuer (iss) is not an accepted authorization server (accepted: ${this.options.issuers.join(', ')}).`);
+      throw McpTokenRefusal.token(
+        `the token's issuer (iss) is not an accepted authorization server (accepted: ${this.options.issuers.join(', ')}).`,
+      );
     }
     const failed = this.keysFailed.get(issuer);
     if (failed && failed.until > Date.now()) throw failed.refusal;
@@ -95,7 +115,8 @@ export class JwtAccessTokenVerifier {
       const refusal = this.refusal(jose, error);
       // A key set that could not be fetched is not asked again within the cooldown, whatever the
       // number of tokens naming this issuer.
-      if (refusal.status === 503) this.keysFailed.set(issuer, { refusal, until: Date.now() + this.options.jwksRefreshCooldownMs });
+      if (refusal.status === 503)
+        this.keysFailed.set(issuer, { refusal, until: Date.now() + this.options.jwksRefreshCooldownMs });
       else this.keysFailed.delete(issuer);
       throw refusal;
     }
@@ -125,7 +146,8 @@ export class JwtAccessTokenVerifier {
   private refusal(jose: Jose, error: unknown): McpTokenRefusal {
     const { errors } = jose;
     const tolerance = `beyond the clock tolerance of ${this.options.clockToleranceS} s`;
-    if (error instanceof errors.JWTExpired) return McpTokenRefusal.token(`the token has expired (exp is in the past, ${tolerance}).`);
+    if (error instanceof errors.JWTExpired)
+      return McpTokenRefusal.token(`the token has expired (exp is in the past, ${tolerance}).`);
     if (error instanceof errors.JWTClaimValidationFailed) {
       switch (error.claim) {
         case 'nbf':
@@ -135,7 +157,9 @@ export class JwtAccessTokenVerifier {
             `the token's audience (aud) is not this resource (${this.options.audiences.join(', ')}). Request the token with resource=${this.options.audiences[0]} (RFC 8707).`,
           );
         case 'iss':
-          return McpTokenRefusal.token(`the token's issuer (iss) is not an accepted authorization server (accepted: ${this.options.issuers.join(', ')}).`);
+          return McpTokenRefusal.token(
+            `the token's issuer (iss) is not an accepted authorization server (accepted: ${this.options.issuers.join(', ')}).`,
+          );
         case 'typ':
           return McpTokenRefusal.token(`the token's type (typ) is not ${this.options.typ}.`);
         default:
@@ -143,13 +167,20 @@ export class JwtAccessTokenVerifier {
       }
     }
     if (error instanceof errors.JOSEAlgNotAllowed) {
-      return McpTokenRefusal.token(`the token's signing algorithm is not allowed (allowed: ${this.options.algorithms.join(', ')}; never "none" or HMAC).`);
+      return McpTokenRefusal.token(
+        `the token's signing algorithm is not allowed (allowed: ${this.options.algorithms.join(', ')}; never "none" or HMAC).`,
+      );
     }
     if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) {
       return McpTokenRefusal.token("no key of the issuer's JWKS matches the token's key id (kid) and algorithm.");
     }
-    if (error instanceof errors.JWSSignatureVerificationFailed) return McpTokenRefusal.token("the token's signature does not verify with the issuer's key.");
-    if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError)) {
+    if (error instanceof errors.JWSSignatureVerificationFailed)
+      return McpTokenRefusal.token("the token's signature does not verify with the issuer's key.");
+    if (
+      error instanceof errors.JWKSTimeout ||
+      error instanceof errors.JWKSInvalid ||
+      !(error instanceof errors.JOSEError)
+    ) {
       return McpTokenRefusal.unavailable(`the issuer's key set (JWKS) could not be fetched: ${causeOf(error)}.`);
     }
     if (error instanceof errors.JOSEError && /JSON Web Key Set|HTTP response/.test(error.message)) {

@@ -43,10 +43,18 @@ export class RedisIntrospectionCache implements IntrospectionCache {
 
   async get(key: string): Promise<Record<string, unknown> | undefined> {
     const value = await this.client.call('GET', `${this.prefix}oauth:introspection:${key}`);
-    return typeof value === 'string' || Buffer.isBuffer(value) ? (JSON.parse(value.toString()) as Record<string, unknown>) : undefined;
+    return typeof value === 'string' || Buffer.isBuffer(value)
+      ? (JSON.parse(value.toString()) as Record<string, unknown>)
+      : undefined;
   }
 
   async set(key: string, claims: Record<string, unknown>, ttlMs: number): Promise<void> {
-    await this.client.call('SET', `${this.prefix}oauth:introspection:${key}`, JSON.stringify(claims), 'PX', Math.max(1, Math.floor(ttlMs)));
+    await this.client.call(
+      'SET',
+      `${this.prefix}oauth:introspection:${key}`,
+      JSON.stringify(claims),
+      'PX',
+      Math.max(1, Math.floor(ttlMs)),
+    );
   }
 }

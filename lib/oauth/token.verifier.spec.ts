@@ -9,7 +9,10 @@ import { quotable } from './oauth-refusal.js';
 import { MemoryIntrospectionCache } from './token-cache.js';
 import { McpBuiltInTokenVerifier, principalFromClaims } from './token.verifier.js';
 
-const base: McpAuthOptions = { resource: 'https://api.example.com/mcp', authorizationServers: ['https://idp.example.com'] };
+const base: McpAuthOptions = {
+  resource: 'https://api.example.com/mcp',
+  authorizationServers: ['https://idp.example.com'],
+};
 const deps = { nonceSecret: randomBytes(32) };
 
 describe('built-in token verification: bootstrap', () => {
@@ -18,18 +21,46 @@ describe('built-in token verification: bootstrap', () => {
   });
 
   it('refuses none and HMAC algorithms, verifyToken beside it, and dpop alone, naming the option', () => {
-    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, jwt: { algorithms: ['RS256', 'none'] } }, deps), /auth\.jwt\.algorithms lists "none"/);
-    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, jwt: { algorithms: ['HS256'] } }, deps), /"HS256": only asymmetric/);
-    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, jwt: {}, dpop: { algorithms: ['HS512'] } }, deps), /auth\.dpop\.algorithms/);
-    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, jwt: {}, verifyToken: () => null }, deps), /both set/);
-    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, dpop: {} }, deps), /auth\.dpop needs auth\.jwt or auth\.introspection/);
-    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, authorizationServers: ['https://a', 'https://b'], jwt: { jwksUri: 'https://a/jwks' } }, deps), /jwksUri serves one issuer/);
-    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, introspection: { clientSecret: 's' } }, deps), /clientSecret is set without clientId/);
+    assert.throws(
+      () => McpBuiltInTokenVerifier.create({ ...base, jwt: { algorithms: ['RS256', 'none'] } }, deps),
+      /auth\.jwt\.algorithms lists "none"/,
+    );
+    assert.throws(
+      () => McpBuiltInTokenVerifier.create({ ...base, jwt: { algorithms: ['HS256'] } }, deps),
+      /"HS256": only asymmetric/,
+    );
+    assert.throws(
+      () => McpBuiltInTokenVerifier.create({ ...base, jwt: {}, dpop: { algorithms: ['HS512'] } }, deps),
+      /auth\.dpop\.algorithms/,
+    );
+    assert.throws(
+      () => McpBuiltInTokenVerifier.create({ ...base, jwt: {}, verifyToken: () => null }, deps),
+      /both set/,
+    );
+    assert.throws(
+      () => McpBuiltInTokenVerifier.create({ ...base, dpop: {} }, deps),
+      /auth\.dpop needs auth\.jwt or auth\.introspection/,
+    );
+    assert.throws(
+      () =>
+        McpBuiltInTokenVerifier.create(
+          { ...base, authorizationServers: ['https://a', 'https://b'], jwt: { jwksUri: 'https://a/jwks' } },
+          deps,
+        ),
+      /jwksUri serves one issuer/,
+    );
+    assert.throws(
+      () => McpBuiltInTokenVerifier.create({ ...base, introspection: { clientSecret: 's' } }, deps),
+      /clientSecret is set without clientId/,
+    );
   });
 
   it('refuses a numeric option that is not finite or out of its range, naming it', () => {
     const cases: Array<[Partial<McpAuthOptions>, RegExp]> = [
-      [{ jwt: { clockToleranceS: 1e9 } }, /auth\.jwt\.clockToleranceS is 1000000000; it must be a finite number from 0 to 600/],
+      [
+        { jwt: { clockToleranceS: 1e9 } },
+        /auth\.jwt\.clockToleranceS is 1000000000; it must be a finite number from 0 to 600/,
+      ],
       [{ jwt: { clockToleranceS: -1 } }, /auth\.jwt\.clockToleranceS is -1/],
       [{ jwt: { clockToleranceS: Number.NaN } }, /auth\.jwt\.clockToleranceS is NaN/],
       [{ jwt: { fetchTimeoutMs: 0 } }, /auth\.jwt\.fetchTimeoutMs is 0; it must be an integer from 1/],
@@ -42,19 +73,43 @@ describe('built-in token verification: bootstrap', () => {
       [{ jwt: {}, dpop: { replayMaxEntries: -1 } }, /auth\.dpop\.replayMaxEntries is -1/],
       [{ jwt: { clockToleranceS: '30' as unknown as number } }, /auth\.jwt\.clockToleranceS is "30"/],
     ];
-    for (const [options, message] of cases) assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, ...options }, deps), message);
-    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, jwt: { audience: [] } }, deps), /auth\.jwt\.audience must give the accepted audiences/);
-    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, jwt: { issuer: [''] } }, deps), /auth\.jwt\.issuer must list the accepted issuers/);
-    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, authorizationServers: [], jwt: {} }, deps), /auth\.authorizationServers must list/);
-    assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, resource: '', jwt: {} }, deps), /auth\.resource is ""; it must be this MCP endpoint's absolute URL/);
-    assert.ok(McpBuiltInTokenVerifier.create({ ...base, jwt: { clockToleranceS: 0, fetchTimeoutMs: 2_000 }, dpop: { proofMaxAgeS: 30, clockSkewS: 0 } }, deps));
+    for (const [options, message] of cases)
+      assert.throws(() => McpBuiltInTokenVerifier.create({ ...base, ...options }, deps), message);
+    assert.throws(
+      () => McpBuiltInTokenVerifier.create({ ...base, jwt: { audience: [] } }, deps),
+      /auth\.jwt\.audience must give the accepted audiences/,
+    );
+    assert.throws(
+      () => McpBuiltInTokenVerifier.create({ ...base, jwt: { issuer: [''] } }, deps),
+      /auth\.jwt\.issuer must list the accepted issuers/,
+    );
+    assert.throws(
+      () => McpBuiltInTokenVerifier.create({ ...base, authorizationServers: [], jwt: {} }, deps),
+      /auth\.authorizationServers must list/,
+    );
+    assert.throws(
+      () => McpBuiltInTokenVerifier.create({ ...base, resource: '', jwt: {} }, deps),
+      /auth\.resource is ""; it must be this MCP endpoint's absolute URL/,
+    );
+    assert.ok(
+      McpBuiltInTokenVerifier.create(
+        { ...base, jwt: { clockToleranceS: 0, fetchTimeoutMs: 2_000 }, dpop: { proofMaxAgeS: 30, clockSkewS: 0 } },
+        deps,
+      ),
+    );
   });
 });
 
 describe('built-in token verification: challenges and metadata', () => {
   it('offers Bearer and DPoP challenges, DPoP alone when required, and adds the RFC 9728 fields', () => {
-    const optional = new McpAuthenticator({ ...base, jwt: {}, dpop: { algorithms: ['ES256'] } }, McpBuiltInTokenVerifier.create({ ...base, jwt: {}, dpop: { algorithms: ['ES256'] } }, deps));
-    assert.equal(optional.challengeHeader(undefined, ['a']), 'Bearer scope="a", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource/mcp", DPoP algs="ES256"');
+    const optional = new McpAuthenticator(
+      { ...base, jwt: {}, dpop: { algorithms: ['ES256'] } },
+      McpBuiltInTokenVerifier.create({ ...base, jwt: {}, dpop: { algorithms: ['ES256'] } }, deps),
+    );
+    assert.equal(
+      optional.challengeHeader(undefined, ['a']),
+      'Bearer scope="a", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource/mcp", DPoP algs="ES256"',
+    );
     assert.equal(
       optional.challengeHeader('invalid_dpop_proof', undefined, { scheme: 'DPoP', description: 'the "proof" failed' }),
       `Bearer resource_metadata="https://api.example.com/.well-known/oauth-protected-resource/mcp", DPoP error="invalid_dpop_proof", error_description="the 'proof' failed", algs="ES256"`,
@@ -68,7 +123,10 @@ describe('built-in token verification: challenges and metadata', () => {
     });
     const auth = { ...base, jwt: {}, dpop: { required: true } };
     const required = new McpAuthenticator(auth, McpBuiltInTokenVerifier.create(auth, deps));
-    assert.match(required.challengeHeader('invalid_token', ['a'], { description: 'x' }), /^DPoP error="invalid_token", scope="a", resource_metadata="[^"]+", error_description="x", algs="ES256 /);
+    assert.match(
+      required.challengeHeader('invalid_token', ['a'], { description: 'x' }),
+      /^DPoP error="invalid_token", scope="a", resource_metadata="[^"]+", error_description="x", algs="ES256 /,
+    );
     assert.equal(required.metadata().dpop_bound_access_tokens_required, true);
   });
 
@@ -83,7 +141,10 @@ describe('built-in token verification: stores', () => {
     assert.equal(await store.consume('a', 60_000), true);
     assert.equal(await store.consume('a', 60_000), false);
     assert.equal(await store.consume('b', 60_000), true);
-    await assert.rejects(store.consume('c', 60_000), (error: unknown) => error instanceof McpStoreUnavailableError && /replayMaxEntries/.test(error.message));
+    await assert.rejects(
+      store.consume('c', 60_000),
+      (error: unknown) => error instanceof McpStoreUnavailableError && /replayMaxEntries/.test(error.message),
+    );
     const expiring = new MemoryDpopReplayStore(1);
     assert.equal(await expiring.consume('x', -1), true);
     assert.equal(await expiring.consume('y', 60_000), true, 'the expired entry made room');
@@ -104,7 +165,14 @@ describe('built-in token verification: stores', () => {
 
 describe('built-in token verification: nonces and claims', () => {
   it('nonces are HMACs of a time slot: the same secret agrees, another does not', () => {
-    const options = { required: false, algorithms: ['ES256'], proofMaxAgeS: 60, clockSkewS: 5, nonce: true, nonceLifetimeS: 60 };
+    const options = {
+      required: false,
+      algorithms: ['ES256'],
+      proofMaxAgeS: 60,
+      clockSkewS: 5,
+      nonce: true,
+      nonceLifetimeS: 60,
+    };
     const secret = randomBytes(32);
     const a = new DpopVerifier(options, 'https://api.example.com', new MemoryDpopReplayStore(10), secret);
     const b = new DpopVerifier(options, 'https://api.example.com', new MemoryDpopReplayStore(10), secret);
@@ -116,20 +184,30 @@ describe('built-in token verification: nonces and claims', () => {
   });
 
   it('maps sub (else client_id) and scope or scp to the principal', () => {
-    assert.deepEqual(principalFromClaims({ sub: 'u', scope: 'a b' }), { id: 'u', scopes: ['a', 'b'], claims: { sub: 'u', scope: 'a b' } });
+    assert.deepEqual(principalFromClaims({ sub: 'u', scope: 'a b' }), {
+      id: 'u',
+      scopes: ['a', 'b'],
+      claims: { sub: 'u', scope: 'a b' },
+    });
     assert.deepEqual(principalFromClaims({ client_id: 'c', scp: ['x'] })?.scopes, ['x']);
     assert.equal(principalFromClaims({ scope: 'a' }), undefined);
   });
 
-  it('never lets a client take a user\'s id, nor one issuer\'s subject another\'s', () => {
+  it("never lets a client take a user's id, nor one issuer's subject another's", () => {
     assert.equal(principalFromClaims({ sub: 'alice', client_id: 'app' })?.id, 'alice');
     assert.equal(principalFromClaims({ client_id: 'alice' })?.id, 'client:alice');
     assert.equal(principalFromClaims({ sub: 'client:alice' }), undefined, 'a sub in the client form is refused');
     assert.equal(principalFromClaims({ sub: '' }), undefined);
     assert.equal(principalFromClaims({ sub: 7 }), undefined);
     const qualified = { qualifyIssuer: true };
-    assert.equal(principalFromClaims({ iss: 'https://as1.example', sub: 'alice' }, qualified)?.id, 'https://as1.example#alice');
-    assert.equal(principalFromClaims({ iss: 'https://as2.example', client_id: 'alice' }, qualified)?.id, 'https://as2.example#client:alice');
+    assert.equal(
+      principalFromClaims({ iss: 'https://as1.example', sub: 'alice' }, qualified)?.id,
+      'https://as1.example#alice',
+    );
+    assert.equal(
+      principalFromClaims({ iss: 'https://as2.example', client_id: 'alice' }, qualified)?.id,
+      'https://as2.example#client:alice',
+    );
     assert.equal(principalFromClaims({ sub: 'alice' }, qualified), undefined, 'no issuer, no qualified id');
     assert.equal(principalFromClaims({ iss: 'https://as1.example#x', sub: 'alice' }, qualified), undefined);
   });

@@ -1,7 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { McpAuthOptions, McpPrincipal } from '../auth/mcp-auth.interface.js';
 import type { McpRedisClient } from '../redis/redis-client.js';
-import { DEFAULT_DPOP_ALGORITHMS, DpopVerifier, MemoryDpopReplayStore, RedisDpopReplayStore, type McpRequestTarget } from './dpop.verifier.js';
+import {
+  DEFAULT_DPOP_ALGORITHMS,
+  DpopVerifier,
+  MemoryDpopReplayStore,
+  RedisDpopReplayStore,
+  type McpRequestTarget,
+} from './dpop.verifier.js';
 import { IntrospectionVerifier } from './introspection.verifier.js';
 import { IssuerMetadata } from './issuer-metadata.js';
 import { DEFAULT_JWT_ALGORITHMS, JwtAccessTokenVerifier } from './jwt.verifier.js';
@@ -9,7 +15,14 @@ import { McpTokenRefusal } from './oauth-refusal.js';
 import { MemoryIntrospectionCache, RedisIntrospectionCache } from './token-cache.js';
 
 /** A numeric option's accepted range and what it means, for the bootstrap's error. */
-type NumericRule = [option: string, value: number | undefined, min: number, max: number, integer: boolean, meaning: string];
+type NumericRule = [
+  option: string,
+  value: number | undefined,
+  min: number,
+  max: number,
+  integer: boolean,
+  meaning: string,
+];
 
 /**
  * Every numeric option of the built-in verification, checked at bootstrap: a NaN, an infinite or
@@ -19,23 +32,80 @@ type NumericRule = [option: string, value: number | undefined, min: number, max:
 function assertNumericOptions(auth: McpAuthOptions): void {
   const { jwt, introspection, dpop } = auth;
   const rules: NumericRule[] = [
-    ['auth.jwt.clockToleranceS', jwt?.clockToleranceS, 0, 600, false, 'seconds of clock difference allowed on exp and nbf'],
+    [
+      'auth.jwt.clockToleranceS',
+      jwt?.clockToleranceS,
+      0,
+      600,
+      false,
+      'seconds of clock difference allowed on exp and nbf',
+    ],
     ['auth.jwt.jwksCacheMs', jwt?.jwksCacheMs, 0, 86_400_000, true, 'how long a fetched JWKS is used'],
-    ['auth.jwt.jwksRefreshCooldownMs', jwt?.jwksRefreshCooldownMs, 0, 3_600_000, true, 'the least time between two JWKS or metadata fetches'],
+    [
+      'auth.jwt.jwksRefreshCooldownMs',
+      jwt?.jwksRefreshCooldownMs,
+      0,
+      3_600_000,
+      true,
+      'the least time between two JWKS or metadata fetches',
+    ],
     ['auth.jwt.fetchTimeoutMs', jwt?.fetchTimeoutMs, 1, 120_000, true, 'how long a metadata or JWKS fetch may take'],
-    ['auth.introspection.cacheTtlMs', introspection?.cacheTtlMs, 0, 86_400_000, true, 'how long an active answer is reused'],
-    ['auth.introspection.cacheMaxEntries', introspection?.cacheMaxEntries, 0, 10_000_000, true, 'answers held in memory'],
-    ['auth.introspection.timeoutMs', introspection?.timeoutMs, 1, 120_000, true, 'how long the introspection request may take'],
-    ['auth.introspection.maxResponseBytes', introspection?.maxResponseBytes, 256, 16_777_216, true, 'the largest introspection answer read'],
-    ['auth.dpop.proofMaxAgeS', dpop?.proofMaxAgeS, 1, 3_600, false, 'how old a proof may be, and how long its jti is remembered'],
+    [
+      'auth.introspection.cacheTtlMs',
+      introspection?.cacheTtlMs,
+      0,
+      86_400_000,
+      true,
+      'how long an active answer is reused',
+    ],
+    [
+      'auth.introspection.cacheMaxEntries',
+      introspection?.cacheMaxEntries,
+      0,
+      10_000_000,
+      true,
+      'answers held in memory',
+    ],
+    [
+      'auth.introspection.timeoutMs',
+      introspection?.timeoutMs,
+      1,
+      120_000,
+      true,
+      'how long the introspection request may take',
+    ],
+    [
+      'auth.introspection.maxResponseBytes',
+      introspection?.maxResponseBytes,
+      256,
+      16_777_216,
+      true,
+      'the largest introspection answer read',
+    ],
+    [
+      'auth.dpop.proofMaxAgeS',
+      dpop?.proofMaxAgeS,
+      1,
+      3_600,
+      false,
+      'how old a proof may be, and how long its jti is remembered',
+    ],
     ['auth.dpop.clockSkewS', dpop?.clockSkewS, 0, 300, false, "seconds a proof's iat may lie in the future"],
     ['auth.dpop.nonceLifetimeS', dpop?.nonceLifetimeS, 1, 86_400, true, 'how long a DPoP nonce stays valid'],
     ['auth.dpop.replayMaxEntries', dpop?.replayMaxEntries, 1, 10_000_000, true, 'proof jtis remembered in memory'],
   ];
   for (const [option, value, min, max, integer, meaning] of rules) {
     if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-      throw new Error(`McpModule: ${option} is ${typeof value === 'number' ? String(value) : JSON.stringify(value)}; it must be ${integer ? 'an integer' : 'a finite number'} from ${min} to ${max} (${meaning}). Fix it, or leave it out for the default.`);
+    if (
+      typeof value !== 'number' ||
+      !Number.isFinite(value) ||
+      value < min ||
+      value > max ||
+      (integer && !Number.isInteger(value))
+    ) {
+      throw new Error(
+        `McpModule: ${option} is ${typeof value === 'number' ? String(value) : JSON.stringify(value)}; it must be ${integer ? 'an integer' : 'a finite number'} from ${min} to ${max} (${meaning}). Fix it, or leave it out for the default.`,
+      );
     }
   }
 }
@@ -76,10 +146,14 @@ export const CLIENT_ID_PREFIX = 'client:';
  *   form is unambiguous); a token without a string `iss` then has no id.
  * @publicApi
  */
-export function principalFromClaims(claims: Record<string, unknown>, options: McpPrincipalIdOptions = {}): McpPrincipal | undefined {
+export function principalFromClaims(
+  claims: Record<string, unknown>,
+  options: McpPrincipalIdOptions = {},
+): McpPrincipal | undefined {
   let local: string;
   if (claims.sub !== undefined) {
-    if (typeof claims.sub !== 'string' || claims.sub === '' || claims.sub.startsWith(CLIENT_ID_PREFIX)) return undefined;
+    if (typeof claims.sub !== 'string' || claims.sub === '' || claims.sub.startsWith(CLIENT_ID_PREFIX))
+      return undefined;
     local = claims.sub;
   } else {
     if (typeof claims.client_id !== 'string' || claims.client_id === '') return undefined;
@@ -102,14 +176,18 @@ export function principalFromClaims(claims: Record<string, unknown>, options: Mc
  */
 function keyBindingOf(cnf: unknown): string | undefined {
   if (cnf === undefined) return undefined;
-  if (typeof cnf !== 'object' || cnf === null || Array.isArray(cnf)) throw McpTokenRefusal.token('the token\'s confirmation claim (cnf) is not a JSON object.');
+  if (typeof cnf !== 'object' || cnf === null || Array.isArray(cnf))
+    throw McpTokenRefusal.token("the token's confirmation claim (cnf) is not a JSON object.");
   const methods = Object.keys(cnf);
   const other = methods.filter((method) => method !== 'jkt');
   if (other.length) {
-    throw McpTokenRefusal.token(`the token is bound to a key by a confirmation method this resource cannot check (cnf.${other[0]}; only DPoP's cnf.jkt is supported).`);
+    throw McpTokenRefusal.token(
+      `the token is bound to a key by a confirmation method this resource cannot check (cnf.${other[0]}; only DPoP's cnf.jkt is supported).`,
+    );
   }
   const jkt = (cnf as { jkt?: unknown }).jkt;
-  if (typeof jkt !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(jkt)) throw McpTokenRefusal.token('the token\'s DPoP binding (cnf.jkt) is not a SHA-256 JWK thumbprint.');
+  if (typeof jkt !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(jkt))
+    throw McpTokenRefusal.token("the token's DPoP binding (cnf.jkt) is not a SHA-256 JWK thumbprint.");
   return jkt;
 }
 
@@ -133,26 +211,40 @@ export class McpBuiltInTokenVerifier {
     deps: McpTokenVerifierDeps,
   ) {
     assertNumericOptions(auth);
-    if (!URL.canParse(auth.resource)) throw new Error(`McpModule: auth.resource is ${JSON.stringify(auth.resource)}; it must be this MCP endpoint's absolute URL, such as https://api.example.com/mcp.`);
+    if (!URL.canParse(auth.resource))
+      throw new Error(
+        `McpModule: auth.resource is ${JSON.stringify(auth.resource)}; it must be this MCP endpoint's absolute URL, such as https://api.example.com/mcp.`,
+      );
     const jwt = auth.jwt;
     const issuers = [jwt?.issuer ?? auth.authorizationServers].flat();
     this.qualifyIssuer = new Set(issuers).size > 1;
     const audiences = [jwt?.audience ?? auth.resource].flat();
     // An empty list would refuse every token, silently: a misconfiguration, said at bootstrap.
     if (issuers.length === 0 || issuers.some((issuer) => typeof issuer !== 'string' || issuer.trim() === '')) {
-      throw new Error(`McpModule: ${jwt?.issuer !== undefined ? 'auth.jwt.issuer' : 'auth.authorizationServers'} must list the accepted issuers, each a non-empty string exactly as the authorization server writes its "iss".`);
+      throw new Error(
+        `McpModule: ${jwt?.issuer !== undefined ? 'auth.jwt.issuer' : 'auth.authorizationServers'} must list the accepted issuers, each a non-empty string exactly as the authorization server writes its "iss".`,
+      );
     }
-    if (audiences.length === 0 || audiences.some((audience) => typeof audience !== 'string' || audience.trim() === '')) {
-      throw new Error(`McpModule: ${jwt?.audience !== undefined ? 'auth.jwt.audience' : 'auth.resource'} must give the accepted audiences, each a non-empty string (this resource's URI, or the identifier the provider stamps in "aud").`);
+    if (
+      audiences.length === 0 ||
+      audiences.some((audience) => typeof audience !== 'string' || audience.trim() === '')
+    ) {
+      throw new Error(
+        `McpModule: ${jwt?.audience !== undefined ? 'auth.jwt.audience' : 'auth.resource'} must give the accepted audiences, each a non-empty string (this resource's URI, or the identifier the provider stamps in "aud").`,
+      );
     }
     const clockToleranceS = jwt?.clockToleranceS ?? 30;
     const fetchTimeoutMs = jwt?.fetchTimeoutMs ?? 5_000;
     const metadata = new IssuerMetadata(fetchTimeoutMs, jwt?.jwksRefreshCooldownMs ?? 30_000);
     if (auth.verifyToken) {
-      throw new Error('McpModule: auth.verifyToken and the built-in verification (auth.jwt / auth.introspection) are both set. Keep one: the built-in verification replaces verifyToken.');
+      throw new Error(
+        'McpModule: auth.verifyToken and the built-in verification (auth.jwt / auth.introspection) are both set. Keep one: the built-in verification replaces verifyToken.',
+      );
     }
     if (!jwt && !auth.introspection) {
-      throw new Error('McpModule: auth.dpop needs auth.jwt or auth.introspection, which read the token\'s key binding (cnf.jkt). Add one of them.');
+      throw new Error(
+        "McpModule: auth.dpop needs auth.jwt or auth.introspection, which read the token's key binding (cnf.jkt). Add one of them.",
+      );
     }
     if (jwt) {
       this.jwt = new JwtAccessTokenVerifier(
@@ -177,14 +269,24 @@ export class McpBuiltInTokenVerifier {
         ? new RedisIntrospectionCache(deps.redis.client('the introspection cache'), deps.redis.prefix)
         : new MemoryIntrospectionCache(introspection.cacheMaxEntries ?? 10_000);
       this.introspection = new IntrospectionVerifier(
-        { ...introspection, cacheTtlMs: introspection.cacheTtlMs ?? 60_000, timeoutMs: introspection.timeoutMs ?? 5_000, maxResponseBytes: introspection.maxResponseBytes ?? 65_536, issuers, audiences, clockToleranceS },
+        {
+          ...introspection,
+          cacheTtlMs: introspection.cacheTtlMs ?? 60_000,
+          timeoutMs: introspection.timeoutMs ?? 5_000,
+          maxResponseBytes: introspection.maxResponseBytes ?? 65_536,
+          issuers,
+          audiences,
+          clockToleranceS,
+        },
         metadata,
         cache,
       );
     }
     const dpop = auth.dpop ?? {};
     this.dpopConfigured = auth.dpop !== undefined;
-    const replays = deps.redis ? new RedisDpopReplayStore(deps.redis.client('the DPoP replay store'), deps.redis.prefix) : new MemoryDpopReplayStore(dpop.replayMaxEntries ?? 100_000);
+    const replays = deps.redis
+      ? new RedisDpopReplayStore(deps.redis.client('the DPoP replay store'), deps.redis.prefix)
+      : new MemoryDpopReplayStore(dpop.replayMaxEntries ?? 100_000);
     // A bound token is checked even without auth.dpop: the defaults apply.
     this.dpop = new DpopVerifier(
       {
@@ -220,7 +322,10 @@ export class McpBuiltInTokenVerifier {
   /** The RFC 9728 fields this verification adds to the metadata document. */
   metadata(): Record<string, unknown> {
     if (!this.dpopConfigured) return {};
-    return { dpop_signing_alg_values_supported: this.dpop.options.algorithms, dpop_bound_access_tokens_required: this.dpop.options.required };
+    return {
+      dpop_signing_alg_values_supported: this.dpop.options.algorithms,
+      dpop_bound_access_tokens_required: this.dpop.options.required,
+    };
   }
 
   /**
@@ -230,26 +335,53 @@ export class McpBuiltInTokenVerifier {
   async verify(headers: IncomingHttpHeaders, target: McpRequestTarget | undefined): Promise<McpVerifiedToken> {
     const header = Array.isArray(headers.authorization) ? headers.authorization[0] : headers.authorization;
     if (header === undefined || !/^(Bearer|DPoP)(\s|$)/i.test(header)) {
-      throw new McpTokenRefusal(401, undefined, 'this MCP endpoint needs an access token.', this.dpopRequired ? 'DPoP' : 'Bearer');
+      throw new McpTokenRefusal(
+        401,
+        undefined,
+        'this MCP endpoint needs an access token.',
+        this.dpopRequired ? 'DPoP' : 'Bearer',
+      );
     }
     const match = CREDENTIALS.exec(header);
-    if (!match) throw new McpTokenRefusal(401, 'invalid_request', 'the Authorization header is not one well-formed access token.');
+    if (!match)
+      throw new McpTokenRefusal(
+        401,
+        'invalid_request',
+        'the Authorization header is not one well-formed access token.',
+      );
     const scheme = match[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
     const token = match[2];
     const claims = await this.claimsOf(token).catch((error: unknown) => {
       // The error goes on the challenge of the scheme the client used.
-      throw scheme === 'DPoP' && error instanceof McpTokenRefusal && error.status === 401 ? new McpTokenRefusal(401, error.error, error.description, 'DPoP', error.headers) : error;
+      throw scheme === 'DPoP' && error instanceof McpTokenRefusal && error.status === 401
+        ? new McpTokenRefusal(401, error.error, error.description, 'DPoP', error.headers)
+        : error;
     });
     const jkt = keyBindingOf(claims.cnf);
     if (jkt === undefined) {
-      if (this.dpopRequired) throw McpTokenRefusal.token('this resource accepts only DPoP-bound access tokens (cnf.jkt); request the token with a DPoP proof.', 'DPoP');
-      if (scheme === 'DPoP') throw McpTokenRefusal.token('the token was sent with the DPoP scheme but is not bound to a key (no cnf.jkt).', 'DPoP');
+      if (this.dpopRequired)
+        throw McpTokenRefusal.token(
+          'this resource accepts only DPoP-bound access tokens (cnf.jkt); request the token with a DPoP proof.',
+          'DPoP',
+        );
+      if (scheme === 'DPoP')
+        throw McpTokenRefusal.token(
+          'the token was sent with the DPoP scheme but is not bound to a key (no cnf.jkt).',
+          'DPoP',
+        );
     } else {
       // RFC 9449 §7.1: a bound token sent as a bearer token is refused, whatever proof came along.
-      if (scheme !== 'DPoP') throw McpTokenRefusal.token('the token is DPoP-bound (cnf.jkt): send it as "Authorization: DPoP <token>" with a DPoP proof.', 'DPoP');
+      if (scheme !== 'DPoP')
+        throw McpTokenRefusal.token(
+          'the token is DPoP-bound (cnf.jkt): send it as "Authorization: DPoP <token>" with a DPoP proof.',
+          'DPoP',
+        );
       await this.dpop.verify(headers.dpop, token, jkt, target);
     }
-    return { principal: this.principalOf(claims), headers: this.dpopConfigured && this.dpop.options.nonce ? { 'DPoP-Nonce': this.dpop.currentNonce() } : undefined };
+    return {
+      principal: this.principalOf(claims),
+      headers: this.dpopConfigured && this.dpop.options.nonce ? { 'DPoP-Nonce': this.dpop.currentNonce() } : undefined,
+    };
   }
 
   private principalOf(claims: Record<string, unknown>): McpPrincipal {
@@ -258,7 +390,9 @@ export class McpBuiltInTokenVerifier {
       if (!principal) throw McpTokenRefusal.token('the claims mapping (auth.principal) refused the token.');
       // A principal without an id would bind sessions, tasks and requestStates to nobody: any token holder's.
       if (typeof principal.id !== 'string' || principal.id === '') {
-        throw McpTokenRefusal.token('the claims mapping (auth.principal) gave no principal id: it must return a non-empty string id.');
+        throw McpTokenRefusal.token(
+          'the claims mapping (auth.principal) gave no principal id: it must return a non-empty string id.',
+        );
       }
       return principal;
     }
@@ -275,6 +409,8 @@ export class McpBuiltInTokenVerifier {
   private claimsOf(token: string): Promise<Record<string, unknown>> {
     if (this.jwt && (JWT_SHAPE.test(token) || !this.introspection)) return this.jwt.verify(token);
     if (this.introspection) return this.introspection.verify(token);
-    throw McpTokenRefusal.token('the access token is not a JWT, and this resource has no introspection endpoint configured for opaque tokens.');
+    throw McpTokenRefusal.token(
+      'the access token is not a JWT, and this resource has no introspection endpoint configured for opaque tokens.',
+    );
   }
 }

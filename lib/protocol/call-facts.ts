@@ -137,7 +137,6 @@ export interface InputState {
   pending: Record<string, JsonObject>;
 }
 
-
 /** What only the answer knows: `initialize`'s negotiated version and new session. */
 export interface McpLateFacts {
   protocolVersion?: string;
@@ -160,7 +159,6 @@ export interface McpRequestProbe {
    */
   end(response: JsonRpcMessage | undefined, late?: McpLateFacts): void;
 }
-
 
 /** What an observer is told of one request as it enters the dispatcher (or the engine, for `initialize`). */
 export interface McpRequestFacts {

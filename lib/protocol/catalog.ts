@@ -22,7 +22,11 @@ export interface McpAccess {
    * ask it with their own method (a guard tells a listing by `McpExecutionContext.isListing()`);
    * `completion/complete` asks it before completing an argument of the capability.
    */
-  authorize?(ctx: McpContext, method: string, request?: { rawArguments: JsonObject; arguments: unknown }): Promise<void>;
+  authorize?(
+    ctx: McpContext,
+    method: string,
+    request?: { rawArguments: JsonObject; arguments: unknown },
+  ): Promise<void>;
   /**
    * Hide it from every caller its guards or scopes refuse, on every path: left out of lists even
    * with `guardAwareLists: false`, and a refused watch gets the error of a URI nothing serves

@@ -41,7 +41,10 @@ export interface Question<T> {
  * multi-round-trip `input_required` round (2026-07-28), or as a server-to-client request on the
  * call's stream (legacy).
  */
-export async function askClient<T>(from: QuestionSource, { key, method, params, accept, problem, beforeTask }: Question<T>): Promise<T> {
+export async function askClient<T>(
+  from: QuestionSource,
+  { key, method, params, accept, problem, beforeTask }: Question<T>,
+): Promise<T> {
   const task = from.task;
   if (task && !(beforeTask && !task.created && from.era === 'modern')) {
     // Keys are unique over a task's lifetime: a malformed answer is asked again under a new one.
@@ -91,7 +94,8 @@ export async function askClient<T>(from: QuestionSource, { key, method, params, 
 
 /** An elicitation answer's `action` (accept, decline, cancel), for observers; never its content. */
 function answerAction(answer: unknown): string | undefined {
-  const action = typeof answer === 'object' && answer !== null && !Array.isArray(answer) ? (answer as JsonObject).action : undefined;
+  const action =
+    typeof answer === 'object' && answer !== null && !Array.isArray(answer) ? (answer as JsonObject).action : undefined;
   return action === 'accept' || action === 'decline' || action === 'cancel' ? action : undefined;
 }
 

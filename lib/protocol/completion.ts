@@ -29,7 +29,8 @@ export interface CompletionResult {
   hasMore: boolean;
 }
 
-const REF_HELP = 'Send { "type": "ref/prompt", "name": <prompt name> } or { "type": "ref/resource", "uri": <URI template> }.';
+const REF_HELP =
+  'Send { "type": "ref/prompt", "name": <prompt name> } or { "type": "ref/resource", "uri": <URI template> }.';
 
 /** Registers `completion/complete` (both eras) and declares the `completions` capability. */
 export function installCompletion(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
@@ -39,7 +40,8 @@ export function installCompletion(host: McpFeatureHost, catalog: McpFeatureCatal
     scopes: (params) => {
       const found = refTarget(catalog, params.ref);
       if (!found) return undefined;
-      const argument = isObject(params.argument) && typeof params.argument.name === 'string' ? params.argument.name : undefined;
+      const argument =
+        isObject(params.argument) && typeof params.argument.name === 'string' ? params.argument.name : undefined;
       const completer = argument === undefined ? undefined : catalog.completer(found.target, argument);
       return union([found.access.requiredScopes, completer?.requiredScopes]);
     },
@@ -104,7 +106,8 @@ function completeArgument(
     return lastValue(defer(() => completer({ argument: declared.name, value, context }, ctx))).pipe(
       map((produced) => {
         const result = toCompletionResult(produced);
-        if (typeof result === 'string') throw new Error(`the completer returned ${result}. Return a string array or { values, total?, hasMore? }.`);
+        if (typeof result === 'string')
+          throw new Error(`the completer returned ${result}. Return a string array or { values, total?, hasMore? }.`);
         return { completion: result } as JsonObject;
       }),
       catchError((error: unknown) => throwError(() => handlerError(error, where, options))),
@@ -115,7 +118,10 @@ function completeArgument(
 }
 
 /** The prompt or template a ref names, if it exists (no errors: the scope check asks it first). */
-function refTarget(catalog: McpFeatureCatalog, ref: unknown): { target: CompletionTarget; access: McpAccess } | undefined {
+function refTarget(
+  catalog: McpFeatureCatalog,
+  ref: unknown,
+): { target: CompletionTarget; access: McpAccess } | undefined {
   if (!isObject(ref)) return undefined;
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
     const prompt = catalog.prompt(ref.name);
@@ -132,17 +138,28 @@ function resolveRef(
   catalog: McpFeatureCatalog,
   ref: unknown,
 ): { target: CompletionTarget; subject: string; args: readonly CompletableArgument[]; access: McpAccess } {
-  if (!isObject(ref)) throw new McpError(ErrorCode.InvalidParams, `completion/complete needs "params.ref". ${REF_HELP}`);
+  if (!isObject(ref))
+    throw new McpError(ErrorCode.InvalidParams, `completion/complete needs "params.ref". ${REF_HELP}`);
   if (ref.type === 'ref/prompt') {
-    if (typeof ref.name !== 'string') throw new McpError(ErrorCode.InvalidParams, `A ref/prompt needs "name" as a string. ${REF_HELP}`);
+    if (typeof ref.name !== 'string')
+      throw new McpError(ErrorCode.InvalidParams, `A ref/prompt needs "name" as a string. ${REF_HELP}`);
     const prompt = catalog.prompt(ref.name);
     if (!prompt) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${quote(ref.name)}. Call prompts/list to see the prompts this server offers.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown prompt ${quote(ref.name)}. Call prompts/list to see the prompts this server offers.`,
+      );
     }
-    return { target: { kind: 'prompt', name: ref.name }, subject: `prompt "${ref.name}"`, args: prompt.arguments, access: prompt };
+    return {
+      target: { kind: 'prompt', name: ref.name },
+      subject: `prompt "${ref.name}"`,
+      args: prompt.arguments,
+      access: prompt,
+    };
   }
   if (ref.type === 'ref/resource') {
-    if (typeof ref.uri !== 'string') throw new McpError(ErrorCode.InvalidParams, `A ref/resource needs "uri" as a string. ${REF_HELP}`);
+    if (typeof ref.uri !== 'string')
+      throw new McpError(ErrorCode.InvalidParams, `A ref/resource needs "uri" as a string. ${REF_HELP}`);
     const template = catalog.resourceTemplate(ref.uri);
     if (!template) {
       throw new McpError(
@@ -165,7 +182,10 @@ function resolveRef(
 function completionContext(context: unknown): { arguments?: Record<string, string> } {
   if (context === undefined || context === null) return {};
   const args = isObject(context) ? context.arguments : undefined;
-  if (!isObject(context) || (args !== undefined && (!isObject(args) || !Object.values(args).every((v) => typeof v === 'string')))) {
+  if (
+    !isObject(context) ||
+    (args !== undefined && (!isObject(args) || !Object.values(args).every((v) => typeof v === 'string')))
+  ) {
     throw new McpError(
       ErrorCode.InvalidParams,
       'completion/complete "params.context" must be { "arguments": { <name>: <string value>, ... } }.',
@@ -189,7 +209,8 @@ export function toCompletionResult(value: unknown): CompletionResult | string {
   else if (isObject(value)) ({ values, total, hasMore } = value);
   else return value === undefined || value === null ? 'nothing' : `a ${typeof value}`;
   if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) return 'values that are not all strings';
-  if (total !== undefined && (typeof total !== 'number' || !Number.isSafeInteger(total) || total < 0)) return 'an invalid "total"';
+  if (total !== undefined && (typeof total !== 'number' || !Number.isSafeInteger(total) || total < 0))
+    return 'an invalid "total"';
   if (hasMore !== undefined && typeof hasMore !== 'boolean') return 'an invalid "hasMore"';
   const all = values as string[];
   return {

@@ -13,7 +13,9 @@ const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource_link', 'resou
 const RESULT_KEYS = new Set(['content', 'structuredContent', 'isError', '_meta']);
 
 function toBase64(data: string | Uint8Array): string {
-  return typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+  return typeof data === 'string'
+    ? data
+    : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
 }
 
 /**

@@ -29,7 +29,15 @@ import {
 } from './call-facts.js';
 
 export { isLogLevel, requestState } from './call-facts.js';
-export type { InputState, InteractionSupport, McpAskOptions, McpSessionState, McpTaskHooks, RequestEnvelope, SessionStateHolder } from './call-facts.js';
+export type {
+  InputState,
+  InteractionSupport,
+  McpAskOptions,
+  McpSessionState,
+  McpTaskHooks,
+  RequestEnvelope,
+  SessionStateHolder,
+} from './call-facts.js';
 
 /**
  * The per-call context a handler receives through `@Ctx()`: who is calling, over which revision,
@@ -211,14 +219,17 @@ export class McpContext implements McpCall {
    * True when the client declared a capability (for this request on the modern era, for the
    * session on the legacy one). Dotted paths reach sub-capabilities: `'elicitation.url'`.
    */
-  supports(capability: 'elicitation' | 'elicitation.form' | 'elicitation.url' | 'sampling' | 'sampling.tools' | 'roots'): boolean {
+  supports(
+    capability: 'elicitation' | 'elicitation.form' | 'elicitation.url' | 'sampling' | 'sampling.tools' | 'roots',
+  ): boolean {
     const [head, sub] = capability.split('.');
     const declared = this.clientCapabilities[head];
     if (typeof declared !== 'object' || declared === null) return false;
     if (sub === undefined) return true;
     const subs = declared as JsonObject;
     // An empty elicitation capability means form mode only (2025-11-25).
-    if (head === 'elicitation' && sub === 'form') return Object.keys(subs).length === 0 || typeof subs.form === 'object';
+    if (head === 'elicitation' && sub === 'form')
+      return Object.keys(subs).length === 0 || typeof subs.form === 'object';
     return typeof subs[sub] === 'object' && subs[sub] !== null;
   }
 
@@ -231,7 +242,9 @@ export class McpContext implements McpCall {
     const extensions = this.clientCapabilities.extensions;
     if (typeof extensions !== 'object' || extensions === null || Array.isArray(extensions)) return undefined;
     const settings = (extensions as JsonObject)[id];
-    return typeof settings === 'object' && settings !== null && !Array.isArray(settings) ? (settings as JsonObject) : undefined;
+    return typeof settings === 'object' && settings !== null && !Array.isArray(settings)
+      ? (settings as JsonObject)
+      : undefined;
   }
 
   /**
@@ -244,19 +257,34 @@ export class McpContext implements McpCall {
    * call ends with an `input_required` result, and the client's retry re-runs the handler; this
    * same call then returns the answer. Give a stable `key` when the order of questions may vary.
    */
-  elicit<S extends StandardSchemaV1>(message: string, schema: S, options?: McpAskOptions): Promise<ElicitOutcome<InferArgs<S>>>;
+  elicit<S extends StandardSchemaV1>(
+    message: string,
+    schema: S,
+    options?: McpAskOptions,
+  ): Promise<ElicitOutcome<InferArgs<S>>>;
   elicit<T = JsonObject>(message: string, schema: unknown, options?: McpAskOptions): Promise<ElicitOutcome<T>>;
-  async elicit<T = JsonObject>(message: string, schema: unknown, options: McpAskOptions = {}): Promise<ElicitOutcome<T>> {
+  async elicit<T = JsonObject>(
+    message: string,
+    schema: unknown,
+    options: McpAskOptions = {},
+  ): Promise<ElicitOutcome<T>> {
     this.require('elicitation.form', { elicitation: {} }, 'form elicitation');
     const support = this.interaction();
     const params: JsonObject = { message, requestedSchema: support.requestedSchema(schema) };
     if (this.protocolVersion >= '2025-11-25') params.mode = 'form';
-    return this.ask(options.key ?? `elicitation-${++this.inputCounter}`, 'elicitation/create', params, async (answer) => {
-      if (!isObject(answer) || !['accept', 'decline', 'cancel'].includes(answer.action as string)) return undefined;
-      if (answer.action !== 'accept') return { action: answer.action } as ElicitOutcome<T>;
-      const checked = await support.validateContent(schema, answer.content ?? {});
-      return checked.ok ? ({ action: 'accept', content: checked.value as T } as ElicitOutcome<T>) : undefined;
-    }, undefined, options.beforeTask);
+    return this.ask(
+      options.key ?? `elicitation-${++this.inputCounter}`,
+      'elicitation/create',
+      params,
+      async (answer) => {
+        if (!isObject(answer) || !['accept', 'decline', 'cancel'].includes(answer.action as string)) return undefined;
+        if (answer.action !== 'accept') return { action: answer.action } as ElicitOutcome<T>;
+        const checked = await support.validateContent(schema, answer.content ?? {});
+        return checked.ok ? ({ action: 'accept', content: checked.value as T } as ElicitOutcome<T>) : undefined;
+      },
+      undefined,
+      options.beforeTask,
+    );
   }
 
   /**
@@ -265,14 +293,23 @@ export class McpContext implements McpCall {
    * is sent on the legacy era only: the 2026-07-28 revision dropped it, with the
    * `notifications/elicitation/complete` channel it keyed.
    */
-  async elicitUrl(message: string, url: string, options: McpAskOptions & { elicitationId?: string } = {}): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
+  async elicitUrl(
+    message: string,
+    url: string,
+    options: McpAskOptions & { elicitationId?: string } = {},
+  ): Promise<{ action: 'accept' | 'decline' | 'cancel' }> {
     this.require('elicitation.url', { elicitation: { url: {} } }, 'URL elicitation');
     const params: JsonObject = { mode: 'url', message, url };
-    if (this.era === 'legacy') params.elicitationId = options.elicitationId ?? `${this.requestId}-${this.inputCounter + 1}`;
-    return this.ask(options.key ?? `elicitation-${++this.inputCounter}`, 'elicitation/create', params, async (answer) =>
-      isObject(answer) && ['accept', 'decline', 'cancel'].includes(answer.action as string)
-        ? { action: answer.action as 'accept' | 'decline' | 'cancel' }
-        : undefined,
+    if (this.era === 'legacy')
+      params.elicitationId = options.elicitationId ?? `${this.requestId}-${this.inputCounter + 1}`;
+    return this.ask(
+      options.key ?? `elicitation-${++this.inputCounter}`,
+      'elicitation/create',
+      params,
+      async (answer) =>
+        isObject(answer) && ['accept', 'decline', 'cancel'].includes(answer.action as string)
+          ? { action: answer.action as 'accept' | 'decline' | 'cancel' }
+          : undefined,
       undefined,
       options.beforeTask,
     );
@@ -280,7 +317,11 @@ export class McpContext implements McpCall {
 
   /** Asks the client's model for a completion (`sampling/createMessage`). */
   async sample(request: SamplingRequest, options: McpAskOptions = {}): Promise<SamplingResult> {
-    this.require(request.tools ? 'sampling.tools' : 'sampling', request.tools ? { sampling: { tools: {} } } : { sampling: {} }, 'sampling');
+    this.require(
+      request.tools ? 'sampling.tools' : 'sampling',
+      request.tools ? { sampling: { tools: {} } } : { sampling: {} },
+      'sampling',
+    );
     return this.ask(
       options.key ?? `sampling-${++this.inputCounter}`,
       'sampling/createMessage',
@@ -298,7 +339,8 @@ export class McpContext implements McpCall {
       options.key ?? `roots-${++this.inputCounter}`,
       'roots/list',
       {},
-      async (answer) => (rootsResultProblem(answer) === undefined ? ((answer as JsonObject).roots as unknown as McpRoot[]) : undefined),
+      async (answer) =>
+        rootsResultProblem(answer) === undefined ? ((answer as JsonObject).roots as unknown as McpRoot[]) : undefined,
       rootsResultProblem,
       options.beforeTask,
     );

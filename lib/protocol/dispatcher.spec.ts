@@ -39,7 +39,12 @@ function serverWith(tools: ToolRuntime[], errors: string[] = []): McpDispatcher 
 const legacy: RequestEnvelope = { era: 'legacy', protocolVersion: '2025-11-25', capabilities: {} };
 const modern: RequestEnvelope = { era: 'modern', protocolVersion: '2026-07-28', capabilities: {}, logLevel: 'info' };
 
-function run(server: McpDispatcher, method: string, params: Record<string, unknown>, env = legacy): Promise<JsonRpcMessage[]> {
+function run(
+  server: McpDispatcher,
+  method: string,
+  params: Record<string, unknown>,
+  env = legacy,
+): Promise<JsonRpcMessage[]> {
   return lastValueFrom(server.handle({ jsonrpc: '2.0', id: 1, method, params }, env).pipe(toArray()));
 }
 
@@ -48,31 +53,45 @@ describe('McpDispatcher', () => {
     const server = serverWith([]);
     server.declareExtension('io.modelcontextprotocol/tasks', { a: 1 });
     server.declareExtension('io.modelcontextprotocol/ui');
-    assert.deepEqual(server.capabilities().extensions, { 'io.modelcontextprotocol/tasks': { a: 1 }, 'io.modelcontextprotocol/ui': {} });
+    assert.deepEqual(server.capabilities().extensions, {
+      'io.modelcontextprotocol/tasks': { a: 1 },
+      'io.modelcontextprotocol/ui': {},
+    });
     assert.deepEqual(server.capabilities().tools, { listChanged: true });
   });
 
   it('reads a client extension by its dotted id, and nothing from a malformed extensions value', () => {
-    const declared = { ...modern, capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } };
+    const declared = {
+      ...modern,
+      capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } },
+    };
     const ctx = new McpContext(1, 'tools/call', declared, {}, () => undefined);
     assert.deepEqual(ctx.clientExtension('io.modelcontextprotocol/ui'), { mimeTypes: ['text/html;profile=mcp-app'] });
     assert.equal(ctx.clientExtension('io.modelcontextprotocol/tasks'), undefined);
-    const malformed = new McpContext(1, 'tools/call', { ...modern, capabilities: { extensions: ['io.modelcontextprotocol/ui'] } }, {}, () => undefined);
+    const malformed = new McpContext(
+      1,
+      'tools/call',
+      { ...modern, capabilities: { extensions: ['io.modelcontextprotocol/ui'] } },
+      {},
+      () => undefined,
+    );
     assert.equal(malformed.clientExtension('io.modelcontextprotocol/ui'), undefined);
   });
 
   it('emits notifications before exactly one response, then completes', async () => {
     const server = serverWith([
-      tool('steps', (_a, _r, ctx) =>
-        new Observable((sub) => {
-          ctx.progress(1, 2);
-          ctx.progress(1, 2);
-          ctx.progress(2, 2);
-          ctx.log('debug', 'hidden below info');
-          ctx.log('warning', 'shown');
-          sub.next('done');
-          sub.complete();
-        }),
+      tool(
+        'steps',
+        (_a, _r, ctx) =>
+          new Observable((sub) => {
+            ctx.progress(1, 2);
+            ctx.progress(1, 2);
+            ctx.progress(2, 2);
+            ctx.log('debug', 'hidden below info');
+            ctx.log('warning', 'shown');
+            sub.next('done');
+            sub.complete();
+          }),
       ),
     ]);
     const messages = await run(server, 'tools/call', { name: 'steps', _meta: { progressToken: 't' } }, modern);
@@ -99,7 +118,9 @@ describe('McpDispatcher', () => {
         return new Observable(() => () => (tornDown = true));
       }),
     ]);
-    const sub = server.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow' } }, legacy).subscribe();
+    const sub = server
+      .handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow' } }, legacy)
+      .subscribe();
     sub.unsubscribe();
     assert.equal(tornDown, true);
     assert.equal(aborted, true);
@@ -115,13 +136,19 @@ describe('McpDispatcher', () => {
       ],
       errors,
     );
-    const te = (await run(server, "tools/call", { name: "te" }))[0] as unknown as { result: { isError: boolean; content: [{ text: string }] } };
+    const te = (await run(server, 'tools/call', { name: 'te' }))[0] as unknown as {
+      result: { isError: boolean; content: [{ text: string }] };
+    };
     assert.equal(te.result.isError, true);
     assert.equal(te.result.content[0].text, 'readable');
-    const boom = (await run(server, "tools/call", { name: "boom" }))[0] as unknown as { result: { content: [{ text: string }] } };
+    const boom = (await run(server, 'tools/call', { name: 'boom' }))[0] as unknown as {
+      result: { content: [{ text: string }] };
+    };
     assert.doesNotMatch(boom.result.content[0].text, /secret/);
     assert.equal(errors.length, 1);
-    const proto = (await run(server, "tools/call", { name: "proto" }))[0] as unknown as { error: { code: number; data: unknown } };
+    const proto = (await run(server, 'tools/call', { name: 'proto' }))[0] as unknown as {
+      error: { code: number; data: unknown };
+    };
     assert.equal(proto.error.code, -32602);
     assert.deepEqual(proto.error.data, { x: 1 });
   });
@@ -141,7 +168,10 @@ describe('McpDispatcher', () => {
     const typed: ToolRuntime = {
       ...tool('typed', () => of([1, 2])),
       // As the tool factory builds it: 2025-11-25 lists object output schemas only.
-      descriptors: { legacy: { name: 'typed', inputSchema: { type: 'object' } }, modern: { name: 'typed', inputSchema: { type: 'object' }, outputSchema: { type: 'array' } } },
+      descriptors: {
+        legacy: { name: 'typed', inputSchema: { type: 'object' } },
+        modern: { name: 'typed', inputSchema: { type: 'object' }, outputSchema: { type: 'array' } },
+      },
       hasOutputSchema: true,
       checkOutput: (value) => (Array.isArray(value) ? null : 'must be an array'),
     };

@@ -5,7 +5,13 @@ import type { McpCallObserver } from './call-facts.js';
 import { listen } from './subscriptions.js';
 import { lastOf } from './last-value.js';
 import { McpLists } from './list-access.js';
-import { McpMethods, type HeaderCheck, type McpCaller, type McpMethodDeclaration, type McpMethodSpec, type MethodEntry } from './methods.js';
+import {
+  McpMethods,
+  type McpCaller,
+  type McpMethodDeclaration,
+  type McpMethodSpec,
+  type MethodEntry,
+} from './methods.js';
 import { freezeResult } from './serialize.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
 import { digestArguments, type RequestStateCodec } from './interaction.js';
@@ -105,15 +111,17 @@ export class McpDispatcher {
       [META_SERVER_INFO]: { name: config.serverInfo.name, version: config.serverInfo.version },
     };
     this.define(McpMethods.ping, { handler: () => ({}) });
-    this.define(McpMethods.setLogLevel, { handler: (params, ctx) => {
-      if (!isLogLevel(params.level)) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          `Unknown log level ${JSON.stringify(params.level ?? null)}. Use one of: debug, info, notice, warning, error, critical, alert, emergency.`,
-        );
-      }
-      return Promise.resolve(ctx.setLogLevel(params.level)).then(() => ({}));
-    } });
+    this.define(McpMethods.setLogLevel, {
+      handler: (params, ctx) => {
+        if (!isLogLevel(params.level)) {
+          throw new McpError(
+            ErrorCode.InvalidParams,
+            `Unknown log level ${JSON.stringify(params.level ?? null)}. Use one of: debug, info, notice, warning, error, critical, alert, emergency.`,
+          );
+        }
+        return Promise.resolve(ctx.setLogLevel(params.level)).then(() => ({}));
+      },
+    });
     this.define(McpMethods.discover, { handler: () => this.discover() });
     const bus = config.bus;
     if (bus) {
@@ -159,17 +167,28 @@ export class McpDispatcher {
    */
   declareExtension(id: string, settings: JsonObject = {}): void {
     const current = this.declaredCapabilities.extensions;
-    const extensions = typeof current === 'object' && current !== null && !Array.isArray(current) ? (current as JsonObject) : {};
+    const extensions =
+      typeof current === 'object' && current !== null && !Array.isArray(current) ? (current as JsonObject) : {};
     this.declaredCapabilities.extensions = { ...extensions, [id]: settings };
   }
 
   /** @see McpLists.pagedList */
-  pagedList<T extends McpAccess>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T> {
+  pagedList<T extends McpAccess>(
+    key: string,
+    method: string,
+    items: () => readonly T[],
+    describe: (item: T, era: ProtocolEra) => unknown,
+  ): PagedList<T> {
     return this.lists.pagedList(key, method, items, describe);
   }
 
   /** @see McpLists.listPage */
-  listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): Result | Promise<Result> {
+  listPage<T extends McpAccess>(
+    list: PagedList<T>,
+    params: JsonObject,
+    ctx: McpContext,
+    era: ProtocolEra,
+  ): Result | Promise<Result> {
     return this.lists.listPage(list, params, ctx, era);
   }
 
@@ -223,7 +242,13 @@ export class McpDispatcher {
    * Checks the `Mcp-Param-*` headers of a modern request against its params, for the method's
    * {@link HeaderCheck}. Returns a message on mismatch.
    */
-  checkHeaders(method: string, params: JsonObject, getHeader: (name: string) => string | undefined, ctx?: { target?: unknown }, caller?: McpCaller): string | undefined {
+  checkHeaders(
+    method: string,
+    params: JsonObject,
+    getHeader: (name: string) => string | undefined,
+    ctx?: { target?: unknown },
+    caller?: McpCaller,
+  ): string | undefined {
     const check = this.methods.get(method)?.headers;
     return check ? check(params, getHeader, this.targetOf(method, params, ctx, caller), caller) : undefined;
   }
@@ -234,7 +259,12 @@ export class McpDispatcher {
    * `resources/subscribe`, the prompt of `prompts/get`, the ref's prompt or template of
    * `completion/complete`. The single source every entry path asks.
    */
-  requiredScopes(method: string, params: JsonObject | undefined, ctx?: { target?: unknown }, caller?: McpCaller): readonly string[] | undefined {
+  requiredScopes(
+    method: string,
+    params: JsonObject | undefined,
+    ctx?: { target?: unknown },
+    caller?: McpCaller,
+  ): readonly string[] | undefined {
     const resolve = this.methods.get(method)?.scopes;
     return resolve ? resolve(params ?? {}, this.targetOf(method, params, ctx, caller), caller) : undefined;
   }
@@ -262,7 +292,11 @@ export class McpDispatcher {
    * a handler that ignores the abort keeps running after an unsubscribe, and a bound on running
    * handlers (`limits.maxRequestsInFlight`) must count it until its promise settles.
    */
-  handle(request: JsonRpcRequest, call: McpContext | RequestEnvelope, onHandlerStart?: () => () => void): Observable<JsonRpcMessage> {
+  handle(
+    request: JsonRpcRequest,
+    call: McpContext | RequestEnvelope,
+    onHandlerStart?: () => () => void,
+  ): Observable<JsonRpcMessage> {
     const { id, method } = request;
     const era = call.era;
     const handler = this.methods.get(method)?.[era];
@@ -406,7 +440,12 @@ export class McpDispatcher {
   ): Observable<Result> {
     if (ctx.era !== 'modern') return run();
     const codec = this.config.requestState;
-    const binding = () => ({ method: ctx.method, name, digest: digestArguments(args ?? null), principal: ctx.principal });
+    const binding = () => ({
+      method: ctx.method,
+      name,
+      digest: digestArguments(args ?? null),
+      principal: ctx.principal,
+    });
     const askOrFail = (error: unknown, round: number): Observable<Result> => {
       if (!ctx.inputRequired) throw error;
       const result: Result = { resultType: 'input_required', inputRequests: { ...ctx.inputs.pending } };
@@ -427,7 +466,9 @@ export class McpDispatcher {
       if (isObject(params.inputResponses)) Object.assign(ctx.inputs.answers, params.inputResponses);
       return round;
     };
-    return from(restore()).pipe(switchMap((round) => run().pipe(catchError((error: unknown) => askOrFail(error, round)))));
+    return from(restore()).pipe(
+      switchMap((round) => run().pipe(catchError((error: unknown) => askOrFail(error, round)))),
+    );
   }
 
   private errorResponse(id: JsonRpcId, error: unknown): JsonRpcMessage {
@@ -437,16 +478,19 @@ export class McpDispatcher {
     const ref = randomUUID();
     const err = error instanceof Error ? error : new Error(String(error));
     this.config.logger.error(`Request ${String(id)} failed (ref ${ref}): ${err.message}`, err.stack);
-    const message = this.config.exposeInternalErrors ? `${err.message} (reference ${ref})` : `Internal error (reference ${ref}).`;
+    const message = this.config.exposeInternalErrors
+      ? `${err.message} (reference ${ref})`
+      : `Internal error (reference ${ref}).`;
     return failure(id, ErrorCode.InternalError, message);
   }
 
   methodNotFoundResponse(id: JsonRpcId, method: string, era: ProtocolEra): JsonRpcFailure {
-    const hint = this.hasMethod(era === 'modern' ? 'legacy' : 'modern', method) || method === 'initialize'
-      ? era === 'modern'
-        ? ` "${truncate(method)}" exists only in the legacy protocol (${LEGACY_PROTOCOL_VERSIONS.join(', ')}), which opens with initialize.`
-        : ` "${truncate(method)}" exists only in protocol ${MODERN_PROTOCOL_VERSIONS.join(', ')}.`
-      : '';
+    const hint =
+      this.hasMethod(era === 'modern' ? 'legacy' : 'modern', method) || method === 'initialize'
+        ? era === 'modern'
+          ? ` "${truncate(method)}" exists only in the legacy protocol (${LEGACY_PROTOCOL_VERSIONS.join(', ')}), which opens with initialize.`
+          : ` "${truncate(method)}" exists only in protocol ${MODERN_PROTOCOL_VERSIONS.join(', ')}.`
+        : '';
     return failure(id, ErrorCode.MethodNotFound, `Method not found: "${truncate(method)}".${hint}`);
   }
 }

@@ -22,7 +22,13 @@ export interface McpEventStore {
    * Events after `lastEventId` on its stream, if the id is known and belongs to the session.
    * A bounded store may have dropped some of them: it returns those it still has.
    */
-  replay(sessionId: string, lastEventId: string): Promise<{ streamId: string; events: StoredEvent[] } | undefined> | { streamId: string; events: StoredEvent[] } | undefined;
+  replay(
+    sessionId: string,
+    lastEventId: string,
+  ):
+    | Promise<{ streamId: string; events: StoredEvent[] } | undefined>
+    | { streamId: string; events: StoredEvent[] }
+    | undefined;
   /** Marks a stream finished (its response was sent); it is kept for replay until it expires. */
   finish?(streamId: string): void | Promise<void>;
   /**
@@ -139,7 +145,10 @@ export class InMemoryEventStore implements McpEventStore {
     this.bytes += bytes;
     const session = this.sessions.get(stream.sessionId)!;
     session.bytes += bytes;
-    while ((stream.events.length > this.limits.maxEventsPerStream || stream.bytes > this.limits.maxBytesPerStream) && this.dropOldest(stream));
+    while (
+      (stream.events.length > this.limits.maxEventsPerStream || stream.bytes > this.limits.maxBytesPerStream) &&
+      this.dropOldest(stream)
+    );
     stream.expiresAt = Date.now() + this.limits.ttlMs;
     this.streams.delete(streamId);
     this.streams.set(streamId, stream);
@@ -155,8 +164,14 @@ export class InMemoryEventStore implements McpEventStore {
     const streamId = lastEventId.slice(0, dot);
     const seq = Number(lastEventId.slice(dot + 1));
     const stream = this.streams.get(streamId);
-    if (!stream || stream.sessionId !== sessionId || !Number.isInteger(seq) || stream.expiresAt <= Date.now()) return undefined;
-    return { streamId, events: stream.events.filter((e) => e.seq > seq).map(({ id, data }) => ({ id, message: JSON.parse(data) as JsonRpcMessage })) };
+    if (!stream || stream.sessionId !== sessionId || !Number.isInteger(seq) || stream.expiresAt <= Date.now())
+      return undefined;
+    return {
+      streamId,
+      events: stream.events
+        .filter((e) => e.seq > seq)
+        .map(({ id, data }) => ({ id, message: JSON.parse(data) as JsonRpcMessage })),
+    };
   }
 
   dropStream(streamId: string): void {

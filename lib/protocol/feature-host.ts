@@ -40,11 +40,27 @@ export interface McpFeatureHost {
    * Runs a handler that may ask the client for input (elicitation, sampling, roots): on the
    * modern era a missing answer ends the request with an `input_required` result.
    */
-  interactive(params: JsonObject, name: string, args: unknown, ctx: McpContext, run: () => Observable<JsonObject>): Observable<JsonObject>;
+  interactive(
+    params: JsonObject,
+    name: string,
+    args: unknown,
+    ctx: McpContext,
+    run: () => Observable<JsonObject>,
+  ): Observable<JsonObject>;
   /** A paged list with the server's page size, catalog-bound cursors and list cache hints. */
-  pagedList<T extends McpAccess>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T>;
+  pagedList<T extends McpAccess>(
+    key: string,
+    method: string,
+    items: () => readonly T[],
+    describe: (item: T, era: ProtocolEra) => unknown,
+  ): PagedList<T>;
   /** One page of a list for this caller: what its scopes or guards refuse is left out. */
-  listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): JsonObject | Promise<JsonObject>;
+  listPage<T extends McpAccess>(
+    list: PagedList<T>,
+    params: JsonObject,
+    ctx: McpContext,
+    era: ProtocolEra,
+  ): JsonObject | Promise<JsonObject>;
   /**
    * Whether a caller may list something that cannot be listed without running it (a repository):
    * its scopes when the module enforces them, then its guards, whatever `guardAwareLists` says.
@@ -115,5 +131,7 @@ export { lastValue } from './last-value.js';
  * those paths pay: a valid call meets the guards once, in the Nest pipeline.
  */
 export function meetGuards(access: McpAccess, ctx: McpContext, rawArguments: JsonObject): Promise<void> {
-  return access.authorize ? access.authorize(ctx, ctx.method, { rawArguments, arguments: undefined }) : Promise.resolve();
+  return access.authorize
+    ? access.authorize(ctx, ctx.method, { rawArguments, arguments: undefined })
+    : Promise.resolve();
 }

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { lastValueFrom, of, throwError, toArray, type Observable } from 'rxjs';
-import type { Completer, McpFeatureCatalog, PromptRuntime, ResourceRuntime, ResourceTemplateRuntime } from './catalog.js';
+import type {
+  Completer,
+  McpFeatureCatalog,
+  PromptRuntime,
+  ResourceRuntime,
+  ResourceTemplateRuntime,
+} from './catalog.js';
 import { installCompletion } from './completion.js';
 import type { RequestEnvelope } from './context.js';
 import { ToolError } from './errors.js';
@@ -47,7 +53,10 @@ interface Fixture {
 }
 
 /** A dispatcher with resources, prompts and completion over a hand-built catalog. */
-function featureServer(fixture: Fixture, errors: string[] = []): { server: McpDispatcher; catalog: McpFeatureCatalog & { version: number } } {
+function featureServer(
+  fixture: Fixture,
+  errors: string[] = [],
+): { server: McpDispatcher; catalog: McpFeatureCatalog & { version: number } } {
   const catalog = {
     version: 1,
     tools: () => [],
@@ -85,14 +94,21 @@ function featureServer(fixture: Fixture, errors: string[] = []): { server: McpDi
 
 type Response = { result?: JsonObject; error?: { code: number; message: string; data?: JsonObject } };
 
-async function call(server: McpDispatcher, method: string, params: JsonObject, env: RequestEnvelope = legacy): Promise<Response> {
+async function call(
+  server: McpDispatcher,
+  method: string,
+  params: JsonObject,
+  env: RequestEnvelope = legacy,
+): Promise<Response> {
   const messages = await lastValueFrom(server.handle({ jsonrpc: '2.0', id: 7, method, params }, env).pipe(toArray()));
   return messages.at(-1) as Response;
 }
 
 describe('toReadResourceResult', () => {
   it('turns strings, bytes and objects into one content item', () => {
-    assert.deepEqual(toReadResourceResult('hi', 'a://x'), { contents: [{ uri: 'a://x', mimeType: 'text/plain', text: 'hi' }] });
+    assert.deepEqual(toReadResourceResult('hi', 'a://x'), {
+      contents: [{ uri: 'a://x', mimeType: 'text/plain', text: 'hi' }],
+    });
     assert.deepEqual(toReadResourceResult('# hi', 'a://x', 'text/markdown'), {
       contents: [{ uri: 'a://x', mimeType: 'text/markdown', text: '# hi' }],
     });
@@ -102,16 +118,27 @@ describe('toReadResourceResult', () => {
     assert.deepEqual(toReadResourceResult({ a: 1, when: new Date(0) }, 'a://x'), {
       contents: [{ uri: 'a://x', mimeType: 'application/json', text: '{"a":1,"when":"1970-01-01T00:00:00.000Z"}' }],
     });
-    assert.deepEqual(toReadResourceResult([1, 2], 'a://x')?.contents[0], { uri: 'a://x', mimeType: 'application/json', text: '[1,2]' });
+    assert.deepEqual(toReadResourceResult([1, 2], 'a://x')?.contents[0], {
+      uri: 'a://x',
+      mimeType: 'application/json',
+      text: '[1,2]',
+    });
   });
 
   it('accepts content items, arrays of them and full results, defaulting uri and mimeType', () => {
-    assert.deepEqual(toReadResourceResult([ResourceContent.text('a'), ResourceContent.blob(Buffer.from('b'), { uri: 'a://y', mimeType: 'image/png' })], 'a://x', 'text/csv'), {
-      contents: [
-        { uri: 'a://x', mimeType: 'text/csv', text: 'a' },
-        { uri: 'a://y', mimeType: 'image/png', blob: 'Yg==' },
-      ],
-    });
+    assert.deepEqual(
+      toReadResourceResult(
+        [ResourceContent.text('a'), ResourceContent.blob(Buffer.from('b'), { uri: 'a://y', mimeType: 'image/png' })],
+        'a://x',
+        'text/csv',
+      ),
+      {
+        contents: [
+          { uri: 'a://x', mimeType: 'text/csv', text: 'a' },
+          { uri: 'a://y', mimeType: 'image/png', blob: 'Yg==' },
+        ],
+      },
+    );
     assert.deepEqual(toReadResourceResult({ contents: [{ uri: 'a://z', text: 't' }], _meta: { k: 1 } }, 'a://x'), {
       contents: [{ uri: 'a://z', mimeType: 'text/plain', text: 't' }],
       _meta: { k: 1 },
@@ -137,7 +164,11 @@ describe('resources methods', () => {
     assert.deepEqual(server.capabilities().resources, { subscribe: true, listChanged: true });
     assert.deepEqual(server.capabilities().prompts, { listChanged: true });
     assert.deepEqual(server.capabilities().completions, {});
-    const env: RequestEnvelope = { ...legacy, subscribe: (uri) => void seen.push(`+${uri}`), unsubscribe: (uri) => void seen.push(`-${uri}`) };
+    const env: RequestEnvelope = {
+      ...legacy,
+      subscribe: (uri) => void seen.push(`+${uri}`),
+      unsubscribe: (uri) => void seen.push(`-${uri}`),
+    };
     assert.deepEqual((await call(server, 'resources/subscribe', { uri: 'a://x' }, env)).result, {});
     assert.deepEqual((await call(server, 'resources/unsubscribe', { uri: 'a://x' }, env)).result, {});
     assert.deepEqual(seen, ['+a://x', '-a://x']);
@@ -168,7 +199,12 @@ describe('resources methods', () => {
   });
 
   it('answers unknown URIs with -32002 (legacy) and -32602 (modern), both with data.uri', async () => {
-    const { server } = featureServer({ resources: [resource('a://gone', () => of(undefined)), resource('a://nf', () => throwError(() => new ResourceNotFoundError()))] });
+    const { server } = featureServer({
+      resources: [
+        resource('a://gone', () => of(undefined)),
+        resource('a://nf', () => throwError(() => new ResourceNotFoundError())),
+      ],
+    });
     for (const uri of ['a://missing', 'a://gone', 'a://nf']) {
       const old = await call(server, 'resources/read', { uri });
       assert.equal(old.error?.code, -32002, uri);
@@ -193,7 +229,10 @@ describe('resources methods', () => {
     const { server } = featureServer(
       {
         templates: [
-          template('n://{folder}/{id}', (vars, _raw, uri) => (reads.push([vars, uri]), of(`note ${JSON.stringify(vars)}`))),
+          template(
+            'n://{folder}/{id}',
+            (vars, _raw, uri) => (reads.push([vars, uri]), of(`note ${JSON.stringify(vars)}`)),
+          ),
           template('n://{folder}/x{id}', () => of('other')),
           template('f://{+path}', (vars) => of((vars as { path: string }).path)),
         ],
@@ -212,7 +251,11 @@ describe('resources methods', () => {
 
   it('answers variables that fail validation with -32602', async () => {
     const { server } = featureServer({
-      templates: [template('n://{id}', () => of('x'), { parseVariables: () => ({ ok: false, message: 'Invalid arguments: id must be an integer' }) })],
+      templates: [
+        template('n://{id}', () => of('x'), {
+          parseVariables: () => ({ ok: false, message: 'Invalid arguments: id must be an integer' }),
+        }),
+      ],
     });
     const response = await call(server, 'resources/read', { uri: 'n://abc' });
     assert.equal(response.error?.code, -32602);
@@ -249,7 +292,10 @@ describe('resources methods', () => {
     for (const uri of ['a://boom', 'a://sync']) {
       const boom = await call(server, 'resources/read', { uri }, modern);
       assert.equal(boom.error?.code, -32603);
-      assert.match(boom.error!.message, /Resource "a:\/\/\w+" failed with an internal error \(reference [0-9a-f-]{36}\)/);
+      assert.match(
+        boom.error!.message,
+        /Resource "a:\/\/\w+" failed with an internal error \(reference [0-9a-f-]{36}\)/,
+      );
       assert.doesNotMatch(boom.error!.message, /secret/);
     }
     assert.equal(errors.length, 2);
@@ -262,10 +308,16 @@ describe('resources methods', () => {
       templates: [template('t://{a}', () => of('x'))],
     });
     const first = await call(server, 'resources/list', {}, modern);
-    assert.deepEqual((first.result?.resources as JsonObject[]).map((r) => r.uri), ['a://1', 'a://2']);
+    assert.deepEqual(
+      (first.result?.resources as JsonObject[]).map((r) => r.uri),
+      ['a://1', 'a://2'],
+    );
     assert.equal(first.result?.ttlMs, 2);
     const second = await call(server, 'resources/list', { cursor: first.result?.nextCursor }, modern);
-    assert.deepEqual((second.result?.resources as JsonObject[]).map((r) => r.uri), ['a://3']);
+    assert.deepEqual(
+      (second.result?.resources as JsonObject[]).map((r) => r.uri),
+      ['a://3'],
+    );
     assert.equal(second.result?.nextCursor, undefined);
     assert.equal(second.result?.cacheScope, 'public');
     const templates = await call(server, 'resources/templates/list', { cursor: '' });
@@ -317,7 +369,9 @@ describe('toGetPromptResult', () => {
 
 describe('prompts methods', () => {
   it('renders a prompt, adding the declared description', async () => {
-    const { server } = featureServer({ prompts: [prompt('greet', (args) => of(`Hello ${(args as { who: string }).who}`))] });
+    const { server } = featureServer({
+      prompts: [prompt('greet', (args) => of(`Hello ${(args as { who: string }).who}`))],
+    });
     const old = await call(server, 'prompts/get', { name: 'greet', arguments: { who: 'Ada' } });
     assert.deepEqual(old.result, {
       description: 'The greet prompt.',
@@ -330,7 +384,11 @@ describe('prompts methods', () => {
 
   it('answers bad requests with -32602', async () => {
     const { server } = featureServer({
-      prompts: [prompt('strict', () => of('x'), { parseArguments: () => ({ ok: false, message: 'Missing required argument "code"' }) })],
+      prompts: [
+        prompt('strict', () => of('x'), {
+          parseArguments: () => ({ ok: false, message: 'Missing required argument "code"' }),
+        }),
+      ],
     });
     const unknown = await call(server, 'prompts/get', { name: 'nope' });
     assert.equal(unknown.error?.code, -32602);
@@ -362,7 +420,10 @@ describe('prompts methods', () => {
   });
 
   it('pages prompts/list with cache hints on the modern era', async () => {
-    const { server } = featureServer({ pageSize: 1, prompts: [prompt('a', () => of('a')), prompt('b', () => of('b'))] });
+    const { server } = featureServer({
+      pageSize: 1,
+      prompts: [prompt('a', () => of('a')), prompt('b', () => of('b'))],
+    });
     const first = await call(server, 'prompts/list', {}, modern);
     assert.deepEqual(first.result?.prompts, [{ name: 'a', description: 'The a prompt.' }]);
     assert.equal(first.result?.ttlMs, 2);
@@ -402,8 +463,12 @@ describe('completion/complete', () => {
   const p = { type: 'ref/prompt', name: 'p' };
 
   it('completes enum arguments by prefix, ignoring case, with no code', async () => {
-    assert.deepEqual((await complete(p, 'lang', 'ty')).result, { completion: { values: ['TypeScript', 'typst'], total: 2, hasMore: false } });
-    assert.deepEqual((await complete(p, 'plain', 'x')).result, { completion: { values: [], total: 0, hasMore: false } });
+    assert.deepEqual((await complete(p, 'lang', 'ty')).result, {
+      completion: { values: ['TypeScript', 'typst'], total: 2, hasMore: false },
+    });
+    assert.deepEqual((await complete(p, 'plain', 'x')).result, {
+      completion: { values: [], total: 0, hasMore: false },
+    });
   });
 
   it('caps completer values at 100 with total and hasMore, and passes the context', async () => {
@@ -414,7 +479,9 @@ describe('completion/complete', () => {
     assert.equal(completion.hasMore, true);
     assert.equal(result.resultType, 'complete');
     assert.deepEqual(seen.at(-1), { argument: 'free', value: 'v', context: { arguments: { lang: 'Python' } } });
-    assert.deepEqual((await complete(p, 'shaped', '')).result, { completion: { values: ['x'], total: 10, hasMore: true } });
+    assert.deepEqual((await complete(p, 'shaped', '')).result, {
+      completion: { values: ['x'], total: 10, hasMore: true },
+    });
     assert.deepEqual((await complete({ type: 'ref/resource', uri: 't://{id}' }, 'id', 'a')).result, {
       completion: { values: ['a1'], total: 1, hasMore: false },
     });

@@ -89,7 +89,8 @@ export function rootsResultProblem(value: unknown): string | undefined {
   if (!isRecord(value) || !Array.isArray(value.roots)) return 'the result must be an object { roots: [...] }';
   for (const [index, root] of value.roots.entries()) {
     if (!isRecord(root)) return `"roots[${index}]" must be an object { uri, name? }`;
-    if (typeof root.uri !== 'string' || !root.uri.startsWith('file://')) return `"roots[${index}].uri" must be a file:// URI string`;
+    if (typeof root.uri !== 'string' || !root.uri.startsWith('file://'))
+      return `"roots[${index}].uri" must be a file:// URI string`;
     if (root.name !== undefined && typeof root.name !== 'string') return `"roots[${index}].name" must be a string`;
     if (root._meta !== undefined && !isRecord(root._meta)) return `"roots[${index}]._meta" must be an object`;
   }
@@ -166,7 +167,13 @@ export class ServerRequestBroker {
     const entry = this.pending.get(key);
     if (!entry || (entry.owner !== undefined && entry.owner !== owner)) return false;
     if ('error' in response) {
-      entry.reject(new McpError(response.error.code, `The client answered with an error: ${response.error.message}`, response.error.data));
+      entry.reject(
+        new McpError(
+          response.error.code,
+          `The client answered with an error: ${response.error.message}`,
+          response.error.data,
+        ),
+      );
     } else entry.resolve(response.result);
     return true;
   }
@@ -178,7 +185,9 @@ export class ServerRequestBroker {
 
 export class McpTimeoutError extends ToolError {
   constructor(what: string, ms: number) {
-    super(`The client did not answer "${what}" within ${ms} ms, so the call gave up. Ask again, or raise McpModule's clientRequestTimeoutMs.`);
+    super(
+      `The client did not answer "${what}" within ${ms} ms, so the call gave up. Ask again, or raise McpModule's clientRequestTimeoutMs.`,
+    );
     this.name = 'McpTimeoutError';
   }
 }
@@ -242,14 +251,19 @@ export class RequestStateCodec {
   /** Verifies a state against the request it arrived with, or throws an McpError. */
   async decode(token: unknown, expected: Omit<RequestStatePayload, 'answers' | 'round'>): Promise<RequestStatePayload> {
     const invalid = (why: string): McpError =>
-      new McpError(ErrorCode.InvalidParams, `Invalid requestState: ${why}. Retry the original request without requestState to start over.`);
-    if (typeof token !== 'string' || token.length > 64 * 1024) throw invalid('it must be the string this server returned');
+      new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid requestState: ${why}. Retry the original request without requestState to start over.`,
+      );
+    if (typeof token !== 'string' || token.length > 64 * 1024)
+      throw invalid('it must be the string this server returned');
     const dot = token.indexOf('.');
     if (dot <= 0) throw invalid('it is malformed');
     const body = token.slice(0, dot);
     const signature = Buffer.from(token.slice(dot + 1), 'base64url');
     const wanted = Buffer.from(this.sign(body), 'base64url');
-    if (signature.length !== wanted.length || !timingSafeEqual(signature, wanted)) throw invalid('its signature does not match (it was modified or is not from this server)');
+    if (signature.length !== wanted.length || !timingSafeEqual(signature, wanted))
+      throw invalid('its signature does not match (it was modified or is not from this server)');
     let payload: RequestStatePayload & { exp: number; nonce: string };
     try {
       payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));

@@ -35,7 +35,12 @@ export class McpLists {
    * A paged list of catalog items: one page size, cursors bound to the catalog version, and
    * modern pages carrying the list cache hints, for tools, resources, templates and prompts alike.
    */
-  pagedList<T extends McpAccess>(key: string, method: string, items: () => readonly T[], describe: (item: T, era: ProtocolEra) => unknown): PagedList<T> {
+  pagedList<T extends McpAccess>(
+    key: string,
+    method: string,
+    items: () => readonly T[],
+    describe: (item: T, era: ProtocolEra) => unknown,
+  ): PagedList<T> {
     const { listCache } = this.config;
     // Static hints (the list's and its items') are baked into the cached pages; a function
     // anywhere makes listPage recompute the hints per request.
@@ -47,7 +52,8 @@ export class McpLists {
       version: () => this.catalog.version,
       items,
       describe,
-      finishModern: (page, pageItems) => this.decorateResult({ ...page, ...combineHints(staticBase, pageItems, undefined) }, 'modern'),
+      finishModern: (page, pageItems) =>
+        this.decorateResult({ ...page, ...combineHints(staticBase, pageItems, undefined) }, 'modern'),
       restricted: (item) => item.visibleTo !== undefined || this.scopesApply(item) || this.guardsApply(item),
       dynamic: (item) => typeof listCache === 'function' || typeof (item as McpListed).listCache === 'function',
     });
@@ -59,7 +65,12 @@ export class McpLists {
    * Without such items the cached pages are served as they are; otherwise the page is built for
    * this caller and marked `cacheScope: "private"`.
    */
-  listPage<T extends McpAccess>(list: PagedList<T>, params: JsonObject, ctx: McpContext, era: ProtocolEra): Result | Promise<Result> {
+  listPage<T extends McpAccess>(
+    list: PagedList<T>,
+    params: JsonObject,
+    ctx: McpContext,
+    era: ProtocolEra,
+  ): Result | Promise<Result> {
     const adjust = list.dynamic() ? this.perRequestHints<T>(list, ctx) : undefined;
     const hidden = this.hidden(list.restricted(), ctx);
     if (hidden === undefined) return list.page(params.cursor, era, undefined, adjust);
@@ -90,7 +101,11 @@ export class McpLists {
   }
 
   private scopesApply(item: McpAccess): boolean {
-    return this.config.enforceScopes === true && (this.config.guardAwareLists !== false || item.conceal === true) && (item.requiredScopes?.length ?? 0) > 0;
+    return (
+      this.config.enforceScopes === true &&
+      (this.config.guardAwareLists !== false || item.conceal === true) &&
+      (item.requiredScopes?.length ?? 0) > 0
+    );
   }
 
   private guardsApply(item: McpAccess): boolean {
@@ -113,7 +128,11 @@ export class McpLists {
    * `guardAwareLists: false`.
    */
   mayList(access: McpAccess, ctx: McpContext): boolean | Promise<boolean> {
-    if (this.config.enforceScopes === true && (access.requiredScopes?.length ?? 0) > 0 && missingScopes(access.requiredScopes!, ctx.auth?.scopes).length > 0) {
+    if (
+      this.config.enforceScopes === true &&
+      (access.requiredScopes?.length ?? 0) > 0 &&
+      missingScopes(access.requiredScopes!, ctx.auth?.scopes).length > 0
+    ) {
       return false;
     }
     if (!access.authorize) return true;
@@ -142,7 +161,8 @@ function combineHints(base: CacheHint, items: readonly unknown[], ctx: McpContex
     if (typeof declared === 'function' && ctx === undefined) continue;
     const hint = typeof declared === 'function' ? declared(ctx!) : declared;
     if (!hint) continue;
-    if (typeof hint.ttlMs === 'number' && Number.isSafeInteger(hint.ttlMs) && hint.ttlMs >= 0) ttlMs = Math.min(ttlMs, hint.ttlMs);
+    if (typeof hint.ttlMs === 'number' && Number.isSafeInteger(hint.ttlMs) && hint.ttlMs >= 0)
+      ttlMs = Math.min(ttlMs, hint.ttlMs);
     if (hint.cacheScope === 'private') cacheScope = 'private';
   }
   return { ttlMs, cacheScope };

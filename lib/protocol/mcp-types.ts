@@ -64,12 +64,7 @@ export interface EmbeddedResourceContent {
   annotations?: JsonObject;
   _meta?: JsonObject;
 }
-export type ContentBlock =
-  | TextContent
-  | ImageContent
-  | AudioContent
-  | ResourceLinkContent
-  | EmbeddedResourceContent;
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLinkContent | EmbeddedResourceContent;
 
 /** The result of `tools/call`. */
 export interface CallToolResult {
@@ -108,14 +103,5 @@ export interface CacheHint {
   cacheScope: 'public' | 'private';
 }
 
-export const LOG_LEVELS = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-] as const;
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

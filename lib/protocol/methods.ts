@@ -34,7 +34,8 @@ const BOTH: readonly ProtocolEra[] = ['legacy', 'modern'];
 const LEGACY: readonly ProtocolEra[] = ['legacy'];
 const MODERN: readonly ProtocolEra[] = ['modern'];
 
-const declare = <T extends Record<string, McpMethodDeclaration>>(table: T): { readonly [K in keyof T]: T[K] } => Object.freeze(table);
+const declare = <T extends Record<string, McpMethodDeclaration>>(table: T): { readonly [K in keyof T]: T[K] } =>
+  Object.freeze(table);
 
 /** The MCP methods this server can answer, each declared once. */
 export const McpMethods = declare({
@@ -43,7 +44,13 @@ export const McpMethods = declare({
   discover: { name: 'server/discover', eras: MODERN },
   subscriptionsListen: { name: 'subscriptions/listen', eras: MODERN },
   toolsList: { name: 'tools/list', eras: BOTH },
-  toolsCall: { name: 'tools/call', eras: BOTH, target: { param: 'name', kind: 'tool' }, nameHeader: true, operation: 'execute_tool' },
+  toolsCall: {
+    name: 'tools/call',
+    eras: BOTH,
+    target: { param: 'name', kind: 'tool' },
+    nameHeader: true,
+    operation: 'execute_tool',
+  },
   resourcesList: { name: 'resources/list', eras: BOTH },
   resourceTemplatesList: { name: 'resources/templates/list', eras: BOTH },
   resourcesRead: { name: 'resources/read', eras: BOTH, target: { param: 'uri', kind: 'resource' }, nameHeader: true },
@@ -62,7 +69,9 @@ export const McpMethods = declare({
   directoryRead: { name: 'resources/directory/read', eras: BOTH },
 });
 
-const BY_NAME: ReadonlyMap<string, McpMethodDeclaration> = new Map(Object.values(McpMethods).map((method) => [method.name, method]));
+const BY_NAME: ReadonlyMap<string, McpMethodDeclaration> = new Map(
+  Object.values(McpMethods).map((method) => [method.name, method]),
+);
 
 /** The declaration of a method by its wire name; undefined for a name the server never answers. */
 export function declaredMethod(name: string): McpMethodDeclaration | undefined {
@@ -84,7 +93,12 @@ export type ScopeResolver = (params: JsonObject, target: unknown, caller?: McpCa
  * Checks the `Mcp-Param-*` headers of a modern request against its params (see
  * `McpDispatcher.checkHeaders`): a message on mismatch, else undefined.
  */
-export type HeaderCheck = (params: JsonObject, getHeader: (name: string) => string | undefined, target: unknown, caller?: McpCaller) => string | undefined;
+export type HeaderCheck = (
+  params: JsonObject,
+  getHeader: (name: string) => string | undefined,
+  target: unknown,
+  caller?: McpCaller,
+) => string | undefined;
 
 /**
  * Finds the capability a request of one method targets (the tool of `tools/call`), once per
@@ -115,4 +129,3 @@ export interface MethodEntry {
   scopes?: ScopeResolver;
   headers?: HeaderCheck;
 }
-

@@ -28,11 +28,14 @@ export type McpChangeEvent =
  * change drops which item changed (clients re-list); a resource update keeps its URI.
  */
 export function changeEventOf(
-  change: { kind: 'tools' | 'prompts' | 'resources'; toggle?: McpToggleState } | { kind: 'resource-updated'; uri: string },
+  change:
+    { kind: 'tools' | 'prompts' | 'resources'; toggle?: McpToggleState } | { kind: 'resource-updated'; uri: string },
 ): McpChangeEvent {
   if (change.kind === 'resource-updated') return { type: 'resource-updated', uri: change.uri };
   // A toggle rides on the list change, so every instance applies it before its streams hear of it.
-  return change.toggle ? { type: 'list-changed', kind: change.kind, toggle: change.toggle } : { type: 'list-changed', kind: change.kind };
+  return change.toggle
+    ? { type: 'list-changed', kind: change.kind, toggle: change.toggle }
+    : { type: 'list-changed', kind: change.kind };
 }
 
 /**
@@ -68,5 +71,7 @@ export class InProcessNotificationBus implements McpNotificationBus {
 
 /** The notification method a change becomes. */
 export function changeNotificationMethod(event: McpChangeEvent): string {
-  return event.type === 'resource-updated' ? 'notifications/resources/updated' : `notifications/${event.kind}/list_changed`;
+  return event.type === 'resource-updated'
+    ? 'notifications/resources/updated'
+    : `notifications/${event.kind}/list_changed`;
 }

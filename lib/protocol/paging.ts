@@ -133,7 +133,13 @@ export class PagedList<T> {
     const state = this.current();
     if (hidden || (adjust && era === 'modern')) {
       const items = hidden?.size ? state.items.filter((item) => !hidden.has(item)) : state.items;
-      const offset = decodeCursor(cursor, { kind: spec.key, method: spec.method, version, pageSize: spec.pageSize, total: items.length });
+      const offset = decodeCursor(cursor, {
+        kind: spec.key,
+        method: spec.method,
+        version,
+        pageSize: spec.pageSize,
+        total: items.length,
+      });
       const end = offset + spec.pageSize;
       const slice = items.slice(offset, end);
       const body: JsonObject = { [spec.key]: slice.map((item) => spec.describe(item, era)) };

@@ -20,7 +20,6 @@ export function missingScopes(required: readonly string[], granted: readonly str
   return required.filter((scope) => !have.some((g) => g === scope || scope.startsWith(`${g}:`)));
 }
 
-
 /**
  * Who an anonymous caller is for `limits.sessionsPerAddress`. One IPv6 host is usually given a
  * whole /64, so counting exact IPv6 addresses would let one host make as many sessions as it has
@@ -34,6 +33,11 @@ export function addressOwner(address: string | undefined): string {
   const [head = '', tail = ''] = address.split('%')[0]!.toLowerCase().split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === '' ? [] : tail.split(':');
-  const groups = address.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const groups = address.includes('::')
+    ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

@@ -77,7 +77,12 @@ const RESULT_KEYS = new Set(['description', 'messages', '_meta']);
 
 /** Registers `prompts/list` and `prompts/get` (both eras) and declares the `prompts` capability. */
 export function installPrompts(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
-  const prompts = host.pagedList('prompts', 'prompts/list', () => catalog.prompts(), (prompt) => prompt.descriptor);
+  const prompts = host.pagedList(
+    'prompts',
+    'prompts/list',
+    () => catalog.prompts(),
+    (prompt) => prompt.descriptor,
+  );
   const repositoryList: RepositoryListSpec<PromptRepositoryRuntime> = {
     key: 'prompts',
     method: 'prompts/list',
@@ -121,10 +126,16 @@ function getPrompt(
     // A repository declares no schema: the protocol's own shape (string values) is all it is promised.
     const wrong = Object.keys(rawArgs).find((key) => typeof rawArgs[key] !== 'string');
     if (wrong !== undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${quote(name)}: argument ${quote(wrong)} must be a string (prompt arguments are strings). Send it as text.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid arguments for prompt ${quote(name)}: argument ${quote(wrong)} must be a string (prompt arguments are strings). Send it as text.`,
+      );
     }
   }
-  if (!prompt) return host.interactive(params, name, rawArgs, ctx, () => renderPrompt(repository!.get(name, rawArgs, ctx), name, undefined, subject, options));
+  if (!prompt)
+    return host.interactive(params, name, rawArgs, ctx, () =>
+      renderPrompt(repository!.get(name, rawArgs, ctx), name, undefined, subject, options),
+    );
   const run = (): Observable<unknown> =>
     defer(() => from(Promise.resolve(prompt.parseArguments(rawArgs)))).pipe(
       switchMap((outcome) => {
@@ -135,7 +146,9 @@ function getPrompt(
         return prompt.get(outcome.value, rawArgs, ctx);
       }),
     );
-  return host.interactive(params, name, rawArgs, ctx, () => renderPrompt(run(), name, prompt.descriptor, subject, options));
+  return host.interactive(params, name, rawArgs, ctx, () =>
+    renderPrompt(run(), name, prompt.descriptor, subject, options),
+  );
 }
 
 /** What a prompt (declared, or a repository's) produced, as a `prompts/get` result; nothing from a repository means no such prompt. */
@@ -151,7 +164,10 @@ function renderPrompt(
     map((value) => {
       if ((value === undefined || value === null) && !declared) throw unknownPrompt(name);
       const result = toGetPromptResult(value);
-      if (typeof result === 'string') throw new Error(`it returned ${result}. Return a string, PromptMessage.user()/assistant() messages, or { messages }.`);
+      if (typeof result === 'string')
+        throw new Error(
+          `it returned ${result}. Return a string, PromptMessage.user()/assistant() messages, or { messages }.`,
+        );
       if (result.description === undefined && description !== undefined) {
         return { description, ...result } as unknown as JsonObject;
       }
@@ -162,9 +178,13 @@ function renderPrompt(
 }
 
 function unknownPrompt(name: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Unknown prompt ${quote(name)}. Call prompts/list to see the prompts this server offers.`, {
-    name: name.length > 200 ? `${name.slice(0, 200)}…` : name,
-  });
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `Unknown prompt ${quote(name)}. Call prompts/list to see the prompts this server offers.`,
+    {
+      name: name.length > 200 ? `${name.slice(0, 200)}…` : name,
+    },
+  );
 }
 
 /**

@@ -1,13 +1,32 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { McpError } from './errors.js';
-import { RepositoryCursors, defaultRepositoryLimits, hasDotSegment, repositoryPrompt, repositoryResource, type PromptRepositoryRuntime, type ResourceRepositoryRuntime } from './repositories.js';
+import {
+  RepositoryCursors,
+  defaultRepositoryLimits,
+  hasDotSegment,
+  repositoryPrompt,
+  repositoryResource,
+  type PromptRepositoryRuntime,
+  type ResourceRepositoryRuntime,
+} from './repositories.js';
 import { UriTemplate } from './uri-template.js';
 
 const LABELS = ['Docs ("docs://kb/")', 'Notes ("notes://")'];
-const expected = { kind: 'resources', method: 'resources/list', version: 7, holder: 'principal:alice', repository: (index: number): string | undefined => LABELS[index] };
-const encode = (cursors: RepositoryCursors, kind: string, version: number, position: { repository: number; inner?: string }, holder = 'principal:alice') =>
-  cursors.encode(kind, version, position, holder, LABELS[position.repository]!);
+const expected = {
+  kind: 'resources',
+  method: 'resources/list',
+  version: 7,
+  holder: 'principal:alice',
+  repository: (index: number): string | undefined => LABELS[index],
+};
+const encode = (
+  cursors: RepositoryCursors,
+  kind: string,
+  version: number,
+  position: { repository: number; inner?: string },
+  holder = 'principal:alice',
+) => cursors.encode(kind, version, position, holder, LABELS[position.repository]!);
 
 function refusal(fn: () => unknown): { code: number; message: string } {
   try {
@@ -50,9 +69,12 @@ describe('repository cursors', () => {
     assert.match(expired.message, /Expired cursor/);
   });
 
-  it('are bound to the repository they point into: another module\'s repository at that index, or none, refuses them', () => {
+  it("are bound to the repository they point into: another module's repository at that index, or none, refuses them", () => {
     const cursor = encode(cursors, 'resources', 7, { repository: 0, inner: 'p2' });
-    assert.equal(refusal(() => cursors.decode(cursor, { ...expected, repository: () => 'Records ("hr://")' })).code, -32602);
+    assert.equal(
+      refusal(() => cursors.decode(cursor, { ...expected, repository: () => 'Records ("hr://")' })).code,
+      -32602,
+    );
     assert.equal(refusal(() => cursors.decode(cursor, { ...expected, repository: () => undefined })).code, -32602);
   });
 
@@ -68,10 +90,29 @@ describe('repository cursors', () => {
 
 describe('hasDotSegment', () => {
   it('finds a dot segment however it is written, and only a whole segment', () => {
-    for (const uri of ['docs://kb/../x', 'docs://kb/./x', 'docs://kb/%2e%2E/x', 'docs://kb/.%2e/x', 'docs://kb/..%2Fx', 'docs://kb/..%5cx', 'docs://kb/..\\x', 'docs://kb/..', 'docs://kb/..?q', 'docs://kb/a/..#f']) {
+    for (const uri of [
+      'docs://kb/../x',
+      'docs://kb/./x',
+      'docs://kb/%2e%2E/x',
+      'docs://kb/.%2e/x',
+      'docs://kb/..%2Fx',
+      'docs://kb/..%5cx',
+      'docs://kb/..\\x',
+      'docs://kb/..',
+      'docs://kb/..?q',
+      'docs://kb/a/..#f',
+    ]) {
       assert.equal(hasDotSegment(uri), true, uri);
     }
-    for (const uri of ['docs://kb/x', 'docs://kb/.hidden', 'docs://kb/a..b', 'docs://kb/v1.2', 'docs://kb/x?q=..', 'docs://kb/%E0%A4%A', 'https://example.com/a.b']) {
+    for (const uri of [
+      'docs://kb/x',
+      'docs://kb/.hidden',
+      'docs://kb/a..b',
+      'docs://kb/v1.2',
+      'docs://kb/x?q=..',
+      'docs://kb/%E0%A4%A',
+      'https://example.com/a.b',
+    ]) {
       assert.equal(hasDotSegment(uri), false, uri);
     }
   });
@@ -82,8 +123,15 @@ describe('repository pages', () => {
   const prompts = { namePrefix: 'kb_' } as PromptRepositoryRuntime;
 
   it('keep listed resources under the prefix, copying only descriptor fields', () => {
-    assert.deepEqual(repositoryResource({ uri: 'docs://kb/1', name: 'one', extra: 'dropped' }, docs), { uri: 'docs://kb/1', name: 'one', mimeType: 'text/markdown' });
-    assert.throws(() => repositoryResource({ uri: 'docs://other/1', name: 'x' }, docs), /not under the repository's prefix "docs:\/\/kb\/"/);
+    assert.deepEqual(repositoryResource({ uri: 'docs://kb/1', name: 'one', extra: 'dropped' }, docs), {
+      uri: 'docs://kb/1',
+      name: 'one',
+      mimeType: 'text/markdown',
+    });
+    assert.throws(
+      () => repositoryResource({ uri: 'docs://other/1', name: 'x' }, docs),
+      /not under the repository's prefix "docs:\/\/kb\/"/,
+    );
     assert.throws(() => repositoryResource({ uri: 'docs://kb/a b', name: 'x' }, docs), /whitespace/);
     assert.throws(() => repositoryResource({ uri: 'docs://kb/1' }, docs), /"name"/);
     assert.throws(() => repositoryResource({ uri: 'docs://kb/1', name: 'x', size: -1 }, docs), /"size"/);

@@ -99,7 +99,16 @@ export class RepositoryCursors {
    * The position a cursor points at. Its body is read before the signature is checked, only to
    * learn which repository's label the signature covers; nothing of it is used unless it verifies.
    */
-  decode(cursor: string, expected: { kind: string; method: string; version: number; holder: string; repository(index: number): string | undefined }): Position {
+  decode(
+    cursor: string,
+    expected: {
+      kind: string;
+      method: string;
+      version: number;
+      holder: string;
+      repository(index: number): string | undefined;
+    },
+  ): Position {
     const invalid = () => invalidCursorError(expected.method);
     if (cursor.length > this.maxLength) throw invalid();
     const dot = cursor.indexOf('.');
@@ -110,7 +119,8 @@ export class RepositoryCursors {
     } catch {
       throw invalid();
     }
-    const repository = isPlainObject(payload) && Number.isSafeInteger(payload.r) ? expected.repository(payload.r as number) : undefined;
+    const repository =
+      isPlainObject(payload) && Number.isSafeInteger(payload.r) ? expected.repository(payload.r as number) : undefined;
     if (repository === undefined) throw invalid();
     const signature = Buffer.from(cursor.slice(dot + 1), 'base64url');
     const wanted = Buffer.from(this.sign(body, expected.holder, repository), 'base64url');
@@ -124,7 +134,9 @@ export class RepositoryCursors {
   private sign(body: string, holder: string, repository: string): string {
     // The body is base64url (no newline) and comes last; the holder is escaped so that no holder
     // and label can pass for another pair.
-    return createHmac('sha256', this.limits.secret).update(`mcp-list-cursor\n${JSON.stringify([holder, repository])}\n${body}`).digest('base64url');
+    return createHmac('sha256', this.limits.secret)
+      .update(`mcp-list-cursor\n${JSON.stringify([holder, repository])}\n${body}`)
+      .digest('base64url');
   }
 }
 
@@ -191,14 +203,21 @@ export async function repositoryListPage<T extends McpAccess, R extends Reposito
   const repositories = spec.repositories();
   const cursor = params.cursor;
   const holder = cursorHolder(ctx);
-  const bind = { kind: spec.key, method: spec.method, version: spec.version(), holder, repository: (index: number) => repositories[index]?.label };
+  const bind = {
+    kind: spec.key,
+    method: spec.method,
+    version: spec.version(),
+    holder,
+    repository: (index: number) => repositories[index]?.label,
+  };
   const nextVisible = async (from: number): Promise<number | undefined> => {
     for (let index = from; index < repositories.length; index++) {
       if (await host.mayList(repositories[index]!.listAccess, ctx)) return index;
     }
     return undefined;
   };
-  const encode = (position: Position) => cursors.encode(spec.key, bind.version, position, holder, repositories[position.repository]!.label);
+  const encode = (position: Position) =>
+    cursors.encode(spec.key, bind.version, position, holder, repositories[position.repository]!.label);
 
   const servePage = async (position: Position): Promise<JsonObject> => {
     const index = await nextVisible(position.repository);
@@ -206,7 +225,10 @@ export async function repositoryListPage<T extends McpAccess, R extends Reposito
     if (index === undefined) return finish({ [spec.key]: [] }, []);
     const repository = repositories[index]!;
     const inner = index === position.repository ? position.inner : undefined;
-    const request: McpRepositoryPageRequest = { limit: limits.pageSize, ...(inner !== undefined ? { cursor: inner } : {}) };
+    const request: McpRepositoryPageRequest = {
+      limit: limits.pageSize,
+      ...(inner !== undefined ? { cursor: inner } : {}),
+    };
     const subject = `${spec.what} ${repository.label}`;
     let raw: unknown;
     try {
@@ -219,7 +241,11 @@ export async function repositoryListPage<T extends McpAccess, R extends Reposito
     try {
       ({ items, next } = readPage(raw, spec, repository, limits));
     } catch (error) {
-      throw handlerError(new Error(`its list() returned an invalid page: ${(error as Error).message}`), subject, options);
+      throw handlerError(
+        new Error(`its list() returned an invalid page: ${(error as Error).message}`),
+        subject,
+        options,
+      );
     }
     const body: JsonObject = { [spec.key]: items };
     if (next !== undefined) body.nextCursor = encode({ repository: index, inner: next });
@@ -233,7 +259,9 @@ export async function repositoryListPage<T extends McpAccess, R extends Reposito
   const finish = (body: JsonObject, listed: readonly R[]): JsonObject => {
     if (era !== 'modern') return body;
     const hint = host.pageHint(spec.key, ctx, listed);
-    const caller = ctx.principal !== undefined || listed.some((r) => r.listAccess.authorize !== undefined || (r.listAccess.requiredScopes?.length ?? 0) > 0);
+    const caller =
+      ctx.principal !== undefined ||
+      listed.some((r) => r.listAccess.authorize !== undefined || (r.listAccess.requiredScopes?.length ?? 0) > 0);
     return host.decorate({ ...body, ttlMs: hint.ttlMs, cacheScope: caller ? 'private' : hint.cacheScope }, 'modern');
   };
 
@@ -245,7 +273,8 @@ export async function repositoryListPage<T extends McpAccess, R extends Reposito
   const first = await nextVisible(0);
   if (first === undefined) return page;
   const opening = cursor === undefined || cursor === null || cursor === '';
-  if (opening && Array.isArray(page[spec.key]) && (page[spec.key] as unknown[]).length === 0) return servePage({ repository: first });
+  if (opening && Array.isArray(page[spec.key]) && (page[spec.key] as unknown[]).length === 0)
+    return servePage({ repository: first });
   // The cached last static page gets the cursor into the first repository; bound to a principal
   // or a session, it is this caller's alone.
   const joined: JsonObject = { ...page, nextCursor: encode({ repository: first }) };
@@ -277,7 +306,8 @@ function readPage<R extends RepositoryRuntime>(
   });
   const next = raw.nextCursor;
   if (next === undefined || next === null) return { items };
-  if (typeof next !== 'string' || next.length === 0) throw new Error('"nextCursor" must be a non-empty string, or absent on the last page');
+  if (typeof next !== 'string' || next.length === 0)
+    throw new Error('"nextCursor" must be a non-empty string, or absent on the last page');
   if (next.length > limits.maxCursorLength) {
     throw new Error(
       `its nextCursor is ${next.length} characters long; the limit is ${limits.maxCursorLength} (limits.repositoryCursorLength). Keep cursors short (an offset or the last key), or raise the limit.`,
@@ -297,7 +327,9 @@ export function repositoryResource(raw: unknown, repository: ResourceRepositoryR
   if (!isPlainObject(raw)) throw new Error('it is not an object { uri, name, ... }');
   const { uri, name } = raw;
   if (typeof uri !== 'string' || !uri.startsWith(repository.uriPrefix)) {
-    throw new Error(`its "uri" ${JSON.stringify(typeof uri === 'string' ? uri.slice(0, 200) : uri ?? null)} is not under the repository's prefix "${repository.uriPrefix}"`);
+    throw new Error(
+      `its "uri" ${JSON.stringify(typeof uri === 'string' ? uri.slice(0, 200) : (uri ?? null))} is not under the repository's prefix "${repository.uriPrefix}"`,
+    );
   }
   const problem = uriProblem(uri);
   if (problem !== undefined) throw new Error(`its "uri" is invalid: ${problem}`);
@@ -309,7 +341,8 @@ export function repositoryResource(raw: unknown, repository: ResourceRepositoryR
   }
   if (out.mimeType === undefined && repository.mimeType !== undefined) out.mimeType = repository.mimeType;
   if (raw.size !== undefined) {
-    if (!Number.isSafeInteger(raw.size) || (raw.size as number) < 0) throw new Error('"size" must be a non-negative integer (bytes)');
+    if (!Number.isSafeInteger(raw.size) || (raw.size as number) < 0)
+      throw new Error('"size" must be a non-negative integer (bytes)');
     out.size = raw.size;
   }
   copyObjects(raw, out);
@@ -321,7 +354,9 @@ export function repositoryPrompt(raw: unknown, repository: PromptRepositoryRunti
   if (!isPlainObject(raw)) throw new Error('it is not an object { name, description?, arguments? }');
   const { name } = raw;
   if (typeof name !== 'string' || !name.startsWith(repository.namePrefix)) {
-    throw new Error(`its "name" ${JSON.stringify(typeof name === 'string' ? name.slice(0, 200) : name ?? null)} does not start with the repository's prefix "${repository.namePrefix}"`);
+    throw new Error(
+      `its "name" ${JSON.stringify(typeof name === 'string' ? name.slice(0, 200) : (name ?? null))} does not start with the repository's prefix "${repository.namePrefix}"`,
+    );
   }
   const out: JsonObject = { name };
   for (const field of ['title', 'description'] as const) {
@@ -329,7 +364,8 @@ export function repositoryPrompt(raw: unknown, repository: PromptRepositoryRunti
     if (value !== undefined) out[field] = value;
   }
   if (raw.arguments !== undefined) {
-    if (!Array.isArray(raw.arguments)) throw new Error('"arguments" must be an array of { name, description?, required? }');
+    if (!Array.isArray(raw.arguments))
+      throw new Error('"arguments" must be an array of { name, description?, required? }');
     out.arguments = raw.arguments.map((argument, index) => {
       if (!isPlainObject(argument) || typeof argument.name !== 'string' || argument.name.length === 0) {
         throw new Error(`arguments[${index}] must be { name: a non-empty string, description?, required? }`);

@@ -135,7 +135,10 @@ function isContentInput(value: unknown): value is ResourceContentInput {
   const hasText = typeof value.text === 'string';
   const hasBlob = typeof value.blob === 'string' || value.blob instanceof Uint8Array;
   if (hasText === hasBlob) return false;
-  return (value.uri === undefined || typeof value.uri === 'string') && (value.mimeType === undefined || typeof value.mimeType === 'string');
+  return (
+    (value.uri === undefined || typeof value.uri === 'string') &&
+    (value.mimeType === undefined || typeof value.mimeType === 'string')
+  );
 }
 
 function isFullResult(value: unknown): value is { contents: ResourceContentInput[]; _meta?: JsonObject } {

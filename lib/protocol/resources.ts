@@ -2,7 +2,14 @@ import { defer, from, switchMap, catchError, map, throwError, type Observable } 
 import type { McpAccess, McpFeatureCatalog, ResourceTemplateRuntime } from './catalog.js';
 import type { McpContext } from './context.js';
 import { McpError } from './errors.js';
-import { meetGuards, handlerError, lastValue, union, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
+import {
+  meetGuards,
+  handlerError,
+  lastValue,
+  union,
+  type McpFeatureHost,
+  type McpFeatureOptions,
+} from './feature-host.js';
 import { ErrorCode } from './json-rpc.js';
 import type { CacheHint, JsonObject, McpIcon } from './mcp-types.js';
 import { isPlainObject, toReadResourceResult, type ResourceAnnotations } from './resource-contents.js';
@@ -15,7 +22,6 @@ import {
   type RepositoryListSpec,
   type ResourceRepositoryRuntime,
 } from './repositories.js';
-
 
 /** What `resources/list` advertises for one resource. */
 export interface ResourceDescriptor {
@@ -75,8 +81,18 @@ export function uriProblem(uri: string): string | undefined {
  * legacy `resources/subscribe`/`unsubscribe`, and declares the `resources` capability.
  */
 export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalog, options: McpFeatureOptions): void {
-  const resources = host.pagedList('resources', 'resources/list', () => catalog.resources(), (resource) => resource.descriptor);
-  const templates = host.pagedList('resourceTemplates', 'resources/templates/list', () => catalog.resourceTemplates(), (template) => template.descriptor);
+  const resources = host.pagedList(
+    'resources',
+    'resources/list',
+    () => catalog.resources(),
+    (resource) => resource.descriptor,
+  );
+  const templates = host.pagedList(
+    'resourceTemplates',
+    'resources/templates/list',
+    () => catalog.resourceTemplates(),
+    (template) => template.descriptor,
+  );
   const repositoryList: RepositoryListSpec<ResourceRepositoryRuntime> = {
     key: 'resources',
     method: 'resources/list',
@@ -86,7 +102,9 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
     item: repositoryResource,
   };
   host.define(McpMethods.resourcesList, { handler: repositoryAwareList(host, resources, repositoryList, options) });
-  host.define(McpMethods.resourceTemplatesList, { handler: (params, ctx) => host.listPage(templates, params, ctx, ctx.era) });
+  host.define(McpMethods.resourceTemplatesList, {
+    handler: (params, ctx) => host.listPage(templates, params, ctx, ctx.era),
+  });
   const scopes = uriScopes(catalog);
   const byUri = (params: JsonObject) => (typeof params.uri === 'string' ? scopes(params.uri) : undefined);
   host.define(McpMethods.subscriptionsListen, {
@@ -97,11 +115,16 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
       return union(uris.map((uri) => (typeof uri === 'string' ? scopes(uri) : undefined)));
     },
   });
-  host.define(McpMethods.resourcesRead, { scopes: byUri, handler: (params, ctx) => readResource(host, catalog, options, params, ctx, ctx.era) });
+  host.define(McpMethods.resourcesRead, {
+    scopes: byUri,
+    handler: (params, ctx) => readResource(host, catalog, options, params, ctx, ctx.era),
+  });
   const checkSubscribable = (uri: string, era: ProtocolEra): McpAccess => {
     const problem = uriProblem(uri);
     if (problem !== undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI ${quote(uri)}: ${problem}.`, { uri: truncate(uri) });
+      throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI ${quote(uri)}: ${problem}.`, {
+        uri: truncate(uri),
+      });
     }
     // A subscription to a URI nothing serves could never fire, yet the session would hold it.
     const access = servingAccess(catalog, uri);
@@ -111,7 +134,11 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
   // What a caller may not read it may not watch either: the guards of the resource run first. A
   // concealed resource answers its refusal as a URI nothing serves, as its read does.
   const mayWatch = (access: McpAccess, uri: string, ctx: McpContext, era: ProtocolEra): Promise<void> =>
-    meetGuards(access, ctx, {}).catch((error: unknown) => Promise.reject(access.conceal ? notFound(uri, era) : handlerError(error, `Subscription to ${quote(uri)}`, options)));
+    meetGuards(access, ctx, {}).catch((error: unknown) =>
+      Promise.reject(
+        access.conceal ? notFound(uri, era) : handlerError(error, `Subscription to ${quote(uri)}`, options),
+      ),
+    );
   host.checkSubscribable = (uri, era) => {
     const access = checkSubscribable(uri, era);
     return (ctx) => mayWatch(access, uri, ctx, era);
@@ -137,14 +164,21 @@ export function installResources(host: McpFeatureHost, catalog: McpFeatureCatalo
 function subscriptionUri(params: JsonObject, method: string): string {
   const uri = params.uri;
   if (typeof uri !== 'string' || uri.length === 0) {
-    throw new McpError(ErrorCode.InvalidParams, `${method} needs "params.uri", the URI of the resource to watch, as a non-empty string.`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `${method} needs "params.uri", the URI of the resource to watch, as a non-empty string.`,
+    );
   }
   return uri;
 }
 
 /** The resource, or the first template (decorated or added at runtime), that serves the URI. */
 function servingAccess(catalog: McpFeatureCatalog, uri: string): McpAccess | undefined {
-  return catalog.resource(uri) ?? catalog.resourceRepositoryFor?.(uri) ?? catalog.resourceTemplates().find((template) => template.template.match(uri) !== null);
+  return (
+    catalog.resource(uri) ??
+    catalog.resourceRepositoryFor?.(uri) ??
+    catalog.resourceTemplates().find((template) => template.template.match(uri) !== null)
+  );
 }
 
 function readResource(
@@ -157,13 +191,22 @@ function readResource(
 ): Observable<JsonObject> {
   const uri = params.uri;
   if (typeof uri !== 'string') {
-    throw new McpError(ErrorCode.InvalidParams, 'resources/read needs "params.uri", the URI of the resource to read, as a string.');
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      'resources/read needs "params.uri", the URI of the resource to read, as a string.',
+    );
   }
   const problem = uriProblem(uri);
   if (problem !== undefined) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI ${quote(uri)}: ${problem}.`, { uri: truncate(uri) });
+    throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI ${quote(uri)}: ${problem}.`, {
+      uri: truncate(uri),
+    });
   }
-  const finish = (source: Observable<unknown>, mimeType: string | undefined, cache: CacheHint | undefined): Observable<JsonObject> =>
+  const finish = (
+    source: Observable<unknown>,
+    mimeType: string | undefined,
+    cache: CacheHint | undefined,
+  ): Observable<JsonObject> =>
     lastValue(source).pipe(
       map((value) => {
         const result = toReadResourceResult(value, uri, mimeType);
@@ -176,11 +219,24 @@ function readResource(
     );
 
   const direct = catalog.resource(uri);
-  if (direct) return host.interactive(params, uri, {}, ctx, () => finish(defer(() => direct.read(ctx)), direct.mimeType, direct.cache));
+  if (direct)
+    return host.interactive(params, uri, {}, ctx, () =>
+      finish(
+        defer(() => direct.read(ctx)),
+        direct.mimeType,
+        direct.cache,
+      ),
+    );
 
   const repository = catalog.resourceRepositoryFor?.(uri);
   if (repository) {
-    return host.interactive(params, uri, {}, ctx, () => finish(defer(() => repository.read(uri, ctx)), repository.mimeType, repository.cache));
+    return host.interactive(params, uri, {}, ctx, () =>
+      finish(
+        defer(() => repository.read(uri, ctx)),
+        repository.mimeType,
+        repository.cache,
+      ),
+    );
   }
 
   const matches = matchTemplates(catalog, uri);
@@ -229,7 +285,10 @@ function uriScopes(catalog: McpFeatureCatalog): (uri: string) => readonly string
     if (cache?.version !== catalog.version) {
       const scoped = (item: McpAccess) => (item.requiredScopes?.length ?? 0) > 0;
       const repositories = catalog.resourceRepositories?.() ?? [];
-      cache = { version: catalog.version, any: catalog.resources().some(scoped) || catalog.resourceTemplates().some(scoped) || repositories.some(scoped) };
+      cache = {
+        version: catalog.version,
+        any: catalog.resources().some(scoped) || catalog.resourceTemplates().some(scoped) || repositories.some(scoped),
+      };
     }
     if (!cache.any || uriProblem(uri) !== undefined) return undefined;
     const direct = catalog.resource(uri);

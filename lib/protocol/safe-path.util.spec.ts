@@ -59,7 +59,10 @@ describe('resolveSafePath', () => {
   }
 
   it('refuses non-strings', () => {
-    assert.throws(() => resolveSafePath(ROOT, null as unknown as string), { name: 'UnsafePathError', message: /got null/ });
+    assert.throws(() => resolveSafePath(ROOT, null as unknown as string), {
+      name: 'UnsafePathError',
+      message: /got null/,
+    });
   });
 
   it('refuses over-long values without echoing them', () => {
@@ -74,11 +77,14 @@ describe('resolveSafePath', () => {
       },
     );
     const hugeTraversal = '../' + 'a'.repeat(100_000);
-    assert.throws(() => resolveSafePath(ROOT, hugeTraversal), (error: unknown) => {
-      assert.ok(error instanceof UnsafePathError);
-      assert.ok(error.message.length < 300);
-      return true;
-    });
+    assert.throws(
+      () => resolveSafePath(ROOT, hugeTraversal),
+      (error: unknown) => {
+        assert.ok(error instanceof UnsafePathError);
+        assert.ok(error.message.length < 300);
+        return true;
+      },
+    );
   });
 
   it('handles a filesystem root and a relative root', () => {
@@ -96,7 +102,13 @@ describe('resolveSafePath', () => {
 
   it('refuses traversal that arrives percent-encoded in a matched URI', () => {
     const t = UriTemplate.parse('file:///{+path}');
-    for (const uri of ['file:///%2e%2e/etc/passwd', 'file:///a/%2E%2E%2F%2E%2E/x', 'file:///a%5C..%5Cb', 'file:///%2Fetc', 'file:///a%00b']) {
+    for (const uri of [
+      'file:///%2e%2e/etc/passwd',
+      'file:///a/%2E%2E%2F%2E%2E/x',
+      'file:///a%5C..%5Cb',
+      'file:///%2Fetc',
+      'file:///a%00b',
+    ]) {
       const match = t.match(uri);
       assert.ok(match, `${uri} should match the template`);
       assert.throws(() => resolveSafePath(ROOT, match.path as string), { name: 'UnsafePathError' }, uri);

@@ -4,7 +4,8 @@ import { isAbsolute, relative as relativePath, resolve, sep } from 'node:path';
 export const MAX_SAFE_PATH_LENGTH = 4096;
 
 /** Why {@link resolveSafePath} refused a value. */
-export type UnsafePathReason = 'not-a-string' | 'empty' | 'too-long' | 'nul-byte' | 'absolute' | 'traversal' | 'outside-root';
+export type UnsafePathReason =
+  'not-a-string' | 'empty' | 'too-long' | 'nul-byte' | 'absolute' | 'traversal' | 'outside-root';
 
 /** Thrown by {@link resolveSafePath} when a value cannot safely name a file under the root. */
 export class UnsafePathError extends Error {
@@ -35,29 +36,47 @@ export class UnsafePathError extends Error {
  */
 export function resolveSafePath(root: string, relative: string): string {
   if (typeof relative !== 'string') {
-    throw new UnsafePathError('not-a-string', `Path must be a string, got ${relative === null ? 'null' : typeof relative}. Pass the matched URI value.`);
+    throw new UnsafePathError(
+      'not-a-string',
+      `Path must be a string, got ${relative === null ? 'null' : typeof relative}. Pass the matched URI value.`,
+    );
   }
   if (relative.length === 0) {
     throw new UnsafePathError('empty', 'Path is empty. Name a file or directory below the root.');
   }
   if (relative.length > MAX_SAFE_PATH_LENGTH) {
-    throw new UnsafePathError('too-long', `Path ${describe(relative)} is ${relative.length} characters long; the limit is ${MAX_SAFE_PATH_LENGTH}. Use a shorter path.`);
+    throw new UnsafePathError(
+      'too-long',
+      `Path ${describe(relative)} is ${relative.length} characters long; the limit is ${MAX_SAFE_PATH_LENGTH}. Use a shorter path.`,
+    );
   }
   if (relative.includes('\0')) {
-    throw new UnsafePathError('nul-byte', `Path ${describe(relative)} contains a NUL byte. Remove it; file names cannot contain NUL.`);
+    throw new UnsafePathError(
+      'nul-byte',
+      `Path ${describe(relative)} contains a NUL byte. Remove it; file names cannot contain NUL.`,
+    );
   }
   if (/^[/\\]/.test(relative) || /^[A-Za-z]:/.test(relative)) {
-    throw new UnsafePathError('absolute', `Path ${describe(relative)} is absolute. Pass a path relative to the root, without a leading "/", "\\" or drive letter.`);
+    throw new UnsafePathError(
+      'absolute',
+      `Path ${describe(relative)} is absolute. Pass a path relative to the root, without a leading "/", "\\" or drive letter.`,
+    );
   }
   if (relative.split(/[/\\]/).includes('..')) {
-    throw new UnsafePathError('traversal', `Path ${describe(relative)} contains a ".." segment. Paths must stay below the root; remove "..".`);
+    throw new UnsafePathError(
+      'traversal',
+      `Path ${describe(relative)} contains a ".." segment. Paths must stay below the root; remove "..".`,
+    );
   }
   const base = resolve(root);
   const resolved = resolve(base, relative);
   const rel = relativePath(base, resolved);
   // Defence in depth: the checks above should already make these unreachable on any platform.
   if (rel === '' || rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel)) {
-    throw new UnsafePathError('outside-root', `Path ${describe(relative)} resolves to ${rel === '' ? 'the root itself' : 'a location outside the root'}. Name a file or directory below the root.`);
+    throw new UnsafePathError(
+      'outside-root',
+      `Path ${describe(relative)} resolves to ${rel === '' ? 'the root itself' : 'a location outside the root'}. Name a file or directory below the root.`,
+    );
   }
   return resolved;
 }

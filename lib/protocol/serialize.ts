@@ -18,7 +18,8 @@ export function serializeMessage(message: JsonRpcMessage): string {
   const result = (message as { result?: unknown }).result;
   if (typeof result === 'object' && result !== null) {
     const cached = frozenJson.get(result);
-    if (cached !== undefined) return `{"jsonrpc":"2.0","id":${JSON.stringify((message as { id: unknown }).id)},"result":${cached}}`;
+    if (cached !== undefined)
+      return `{"jsonrpc":"2.0","id":${JSON.stringify((message as { id: unknown }).id)},"result":${cached}}`;
   }
   return JSON.stringify(message);
 }

@@ -62,7 +62,10 @@ export interface McpSessionStore {
    * Stores a new session, within the per-owner cap of `limits` (ending the owner's own least
    * recently used session beyond it) and the store's total capacity (refusing beyond it).
    */
-  create(session: McpSession, limits?: McpSessionCreateOptions): Promise<McpSessionCreateResult | void> | McpSessionCreateResult | void;
+  create(
+    session: McpSession,
+    limits?: McpSessionCreateOptions,
+  ): Promise<McpSessionCreateResult | void> | McpSessionCreateResult | void;
   /** Returns the session and refreshes its idle timer, or undefined when unknown or expired. */
   get(id: string): Promise<McpSession | undefined> | McpSession | undefined;
   /**
@@ -110,7 +113,9 @@ interface Entry {
 export class InMemorySessionStore implements McpSessionStore {
   private readonly entries = new Map<string, Entry>();
   private readonly byOwner = new Map<string, Map<string, Entry>>();
-  private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason, session?: McpSession) => void>();
+  private readonly listeners = new Set<
+    (sessionId: string, reason: McpSessionEndReason, session?: McpSession) => void
+  >();
   private readonly sweeper: NodeJS.Timeout;
   private readonly now: () => number;
 

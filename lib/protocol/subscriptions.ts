@@ -24,11 +24,17 @@ export interface ListenOptions {
   checkUri?: (uri: string) => (ctx: McpContext) => Promise<void>;
 }
 
-function parseFilter(params: JsonObject, options: ListenOptions): { filter: ListenFilter; guards: Array<(ctx: McpContext) => Promise<void>> } {
+function parseFilter(
+  params: JsonObject,
+  options: ListenOptions,
+): { filter: ListenFilter; guards: Array<(ctx: McpContext) => Promise<void>> } {
   const raw = params.notifications;
   if (raw === undefined) return { filter: {}, guards: [] };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new McpError(ErrorCode.InvalidParams, 'subscriptions/listen: "notifications" must be an object such as { "toolsListChanged": true }.');
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      'subscriptions/listen: "notifications" must be an object such as { "toolsListChanged": true }.',
+    );
   }
   const input = raw as JsonObject;
   const filter: ListenFilter = {};
@@ -38,7 +44,10 @@ function parseFilter(params: JsonObject, options: ListenOptions): { filter: List
   const uris = input.resourceSubscriptions;
   if (uris !== undefined) {
     if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
-      throw new McpError(ErrorCode.InvalidParams, 'subscriptions/listen: "resourceSubscriptions" must be an array of URI strings.');
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        'subscriptions/listen: "resourceSubscriptions" must be an array of URI strings.',
+      );
     }
     const unique = [...new Set(uris as string[])];
     if (unique.length > options.maxResourceSubscriptions) {
@@ -67,7 +76,13 @@ function wants(filter: ListenFilter, event: McpChangeEvent): boolean {
  * the subscription id (the listen request's id). It ends when the client disconnects, or with a
  * `complete` result when the server shuts the subscription down.
  */
-export function listen(params: JsonObject, ctx: McpContext, bus: McpNotificationBus, shutdown$: Observable<void>, options: ListenOptions): Observable<JsonObject> {
+export function listen(
+  params: JsonObject,
+  ctx: McpContext,
+  bus: McpNotificationBus,
+  shutdown$: Observable<void>,
+  options: ListenOptions,
+): Observable<JsonObject> {
   const { filter, guards } = parseFilter(params, options);
   const tag = { [META_SUBSCRIPTION_ID]: ctx.requestId };
   // What a caller may not read it may not watch: every named resource's guards pass before the

@@ -37,7 +37,13 @@ export interface McpToolTasks {
   /** Whether this call runs in the request or as a task of one era. */
   mode(tool: ToolRuntime, params: JsonObject, ctx: McpContext): TaskMode;
   /** Runs an admitted call as a task; emits what `tools/call` answers (the task, or an early result). */
-  run(tool: ToolRuntime, mode: 'modern' | 'legacy', params: JsonObject, ctx: McpContext, admit: () => Promise<McpTaskAdmission>): Observable<Result>;
+  run(
+    tool: ToolRuntime,
+    mode: 'modern' | 'legacy',
+    params: JsonObject,
+    ctx: McpContext,
+    admit: () => Promise<McpTaskAdmission>,
+  ): Observable<Result>;
   /** How durable jobs run a tool by name. */
   bindExecutor(executor: McpTaskExecutor): void;
 }
@@ -49,17 +55,29 @@ export interface McpToolTasks {
  */
 export interface McpToolGate {
   /** The caller's `tools/list` page. */
-  list(tools: PagedList<ToolRuntime>, params: JsonObject, ctx: McpContext, era: ProtocolEra): JsonObject | Promise<JsonObject>;
+  list(
+    tools: PagedList<ToolRuntime>,
+    params: JsonObject,
+    ctx: McpContext,
+    era: ProtocolEra,
+  ): JsonObject | Promise<JsonObject>;
   /**
    * Answers a `tools/call`: a discovery tool itself, or `run` with the params of the real call
    * and the test of the tools that exist for this caller.
    */
-  call(params: JsonObject, ctx: McpContext, run: (params: JsonObject, exists: (tool: ToolRuntime) => boolean) => Observable<Result> | Result): Observable<Result> | Result;
+  call(
+    params: JsonObject,
+    ctx: McpContext,
+    run: (params: JsonObject, exists: (tool: ToolRuntime) => boolean) => Observable<Result> | Result,
+  ): Observable<Result> | Result;
   /**
    * For the checks that cannot wait (scopes, tool headers): the tool a `tools/call` reaches and
    * whether it exists for the caller; `exists` undefined when that is not known yet.
    */
-  target(params: JsonObject, caller: McpCaller | undefined): { name: string | undefined; viaDiscovery: boolean; exists?: boolean };
+  target(
+    params: JsonObject,
+    caller: McpCaller | undefined,
+  ): { name: string | undefined; viaDiscovery: boolean; exists?: boolean };
 }
 
 /**
@@ -67,9 +85,24 @@ export interface McpToolGate {
  * of `tools/call`, and declares the `tools` capability. With a gate (tool sets), a tool outside
  * the caller's sets is unknown on each of them.
  */
-export function installTools(host: McpFeatureHost, catalog: McpCatalog, options: ToolOptions, tasks?: McpToolTasks, gate?: McpToolGate): void {
-  const tools = host.pagedList('tools', 'tools/list', () => catalog.tools(), (tool, era) => tool.descriptors[era]);
-  host.define(McpMethods.toolsList, { handler: gate ? (params, ctx) => gate.list(tools, params, ctx, ctx.era) : (params, ctx) => host.listPage(tools, params, ctx, ctx.era) });
+export function installTools(
+  host: McpFeatureHost,
+  catalog: McpCatalog,
+  options: ToolOptions,
+  tasks?: McpToolTasks,
+  gate?: McpToolGate,
+): void {
+  const tools = host.pagedList(
+    'tools',
+    'tools/list',
+    () => catalog.tools(),
+    (tool, era) => tool.descriptors[era],
+  );
+  host.define(McpMethods.toolsList, {
+    handler: gate
+      ? (params, ctx) => gate.list(tools, params, ctx, ctx.era)
+      : (params, ctx) => host.listPage(tools, params, ctx, ctx.era),
+  });
   if (!gate) {
     host.define(McpMethods.toolsCall, {
       find: (params) => (typeof params.name === 'string' ? catalog.tool(params.name) : undefined),
@@ -89,14 +122,23 @@ export function installTools(host: McpFeatureHost, catalog: McpCatalog, options:
       headers: (params, getHeader, tool, caller) => {
         const { viaDiscovery, exists } = gate.target(params, caller);
         // A discovery call carries the real tool's arguments one level down, where no client mirrors them.
-        return viaDiscovery || exists === false ? undefined : checkToolHeaders(tool as ToolRuntime | undefined, params, getHeader);
+        return viaDiscovery || exists === false
+          ? undefined
+          : checkToolHeaders(tool as ToolRuntime | undefined, params, getHeader);
       },
-      handler: (params, ctx) => gate.call(params, ctx, (real, exists) => callTool(host, options, real, ctx, tasks, (name) => resolveTool(catalog, name, ctx.clientCapabilities, exists))),
+      handler: (params, ctx) =>
+        gate.call(params, ctx, (real, exists) =>
+          callTool(host, options, real, ctx, tasks, (name) =>
+            resolveTool(catalog, name, ctx.clientCapabilities, exists),
+          ),
+        ),
     });
   }
   // A task's tool was decided when its tools/call was admitted; a durable job running it later
   // (perhaps on another instance) has no caller request to select sets from.
-  tasks?.bindExecutor((toolName, rawArgs, ctx) => runTool(options, resolveTool(catalog, toolName, ctx.clientCapabilities), rawArgs, ctx));
+  tasks?.bindExecutor((toolName, rawArgs, ctx) =>
+    runTool(options, resolveTool(catalog, toolName, ctx.clientCapabilities), rawArgs, ctx),
+  );
   host.declareCapability('tools', { listChanged: true });
 }
 
@@ -107,28 +149,49 @@ export function installTools(host: McpFeatureHost, catalog: McpCatalog, options:
  * without MCP Apps), or outside its tool sets (`exists`), is unknown, before its arguments are
  * looked at or a task exists.
  */
-export function resolveTool(catalog: McpCatalog, name: string, clientCapabilities: JsonObject, exists?: (tool: ToolRuntime) => boolean): ToolRuntime {
+export function resolveTool(
+  catalog: McpCatalog,
+  name: string,
+  clientCapabilities: JsonObject,
+  exists?: (tool: ToolRuntime) => boolean,
+): ToolRuntime {
   return knownTool(catalog.tool(name), name, clientCapabilities, exists);
 }
 
 /** The tool found for a name, when this caller's client may know of it (and it is in its tool sets); else the unknown-tool error. */
-function knownTool(tool: ToolRuntime | undefined, name: string, clientCapabilities: JsonObject, exists?: (tool: ToolRuntime) => boolean): ToolRuntime {
+function knownTool(
+  tool: ToolRuntime | undefined,
+  name: string,
+  clientCapabilities: JsonObject,
+  exists?: (tool: ToolRuntime) => boolean,
+): ToolRuntime {
   if (tool && tool.visibleTo?.(clientCapabilities) !== false && exists?.(tool) !== false) return tool;
   throw unknownToolError(name);
 }
 
 /** What a name no tool answers to gets, on every path. */
 export function unknownToolError(name: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`, { name: truncate(name) });
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`,
+    { name: truncate(name) },
+  );
 }
 
 /**
  * Checks the `Mcp-Param-*` headers of a modern `tools/call` against its arguments, for the
  * properties the tool marks with `x-mcp-header`. Returns a message on mismatch.
  */
-function checkToolHeaders(tool: ToolRuntime | undefined, params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
+function checkToolHeaders(
+  tool: ToolRuntime | undefined,
+  params: JsonObject,
+  getHeader: (name: string) => string | undefined,
+): string | undefined {
   // A tool this request's client may not know of is refused by tools/call as unknown, not here.
-  const capabilities = isObject(params._meta) && isObject(params._meta[META_CLIENT_CAPABILITIES]) ? params._meta[META_CLIENT_CAPABILITIES] : {};
+  const capabilities =
+    isObject(params._meta) && isObject(params._meta[META_CLIENT_CAPABILITIES])
+      ? params._meta[META_CLIENT_CAPABILITIES]
+      : {};
   if (!tool?.headerParams?.length || tool.visibleTo?.(capabilities) === false) return undefined;
   const args = isObject(params.arguments) ? params.arguments : {};
   for (const param of tool.headerParams) {
@@ -141,7 +204,8 @@ function checkToolHeaders(tool: ToolRuntime | undefined, params: JsonObject, get
       return `Header mismatch: the Mcp-Param-${param.header} header is required because arguments.${param.path.join('.')} is present.`;
     }
     const decoded = decodeHeaderValue(raw);
-    if (!decoded.ok) return `Header mismatch: the Mcp-Param-${param.header} header has invalid characters or malformed =?base64?…?= encoding.`;
+    if (!decoded.ok)
+      return `Header mismatch: the Mcp-Param-${param.header} header has invalid characters or malformed =?base64?…?= encoding.`;
     const matches =
       param.type === 'integer'
         ? decoded.value.trim() !== '' && Number(decoded.value) === value
@@ -168,7 +232,13 @@ function callTool(
   if (typeof name !== 'string' || name.length === 0) {
     throw new McpError(ErrorCode.InvalidParams, 'tools/call needs "params.name", the name of the tool to call.');
   }
-  const tool = resolve ? resolve(name) : knownTool(host.targetOf(McpMethods.toolsCall.name, params, ctx) as ToolRuntime | undefined, name, ctx.clientCapabilities);
+  const tool = resolve
+    ? resolve(name)
+    : knownTool(
+        host.targetOf(McpMethods.toolsCall.name, params, ctx) as ToolRuntime | undefined,
+        name,
+        ctx.clientCapabilities,
+      );
   const rawArgs = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(rawArgs)) {
     throw new McpError(
@@ -178,7 +248,9 @@ function callTool(
   }
   const mode = tasks?.mode(tool, params, ctx) ?? 'sync';
   if (mode === 'sync') return host.interactive(params, name, rawArgs, ctx, () => runTool(options, tool, rawArgs, ctx));
-  return host.interactive(params, name, rawArgs, ctx, () => tasks!.run(tool, mode, params, ctx, () => admitTask(options, tool, rawArgs, ctx)));
+  return host.interactive(params, name, rawArgs, ctx, () =>
+    tasks!.run(tool, mode, params, ctx, () => admitTask(options, tool, rawArgs, ctx)),
+  );
 }
 
 /**
@@ -187,7 +259,12 @@ function callTool(
  * by the creating caller), and only then may the runner reserve a task and run the handler or
  * queue its job.
  */
-async function admitTask(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext): Promise<McpTaskAdmission> {
+async function admitTask(
+  options: ToolOptions,
+  tool: ToolRuntime,
+  rawArgs: JsonObject,
+  ctx: McpContext,
+): Promise<McpTaskAdmission> {
   let parsed: ArgumentsOutcome;
   try {
     parsed = await tool.parseArguments(rawArgs);
@@ -215,7 +292,13 @@ async function admitTask(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonO
  * What invalid arguments answer: the guards first (a validation message can name what a caller
  * may not see, so a caller they refuse gets their refusal), then the message as a tool error.
  */
-function invalidArguments(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext, message: string): Promise<Result> {
+function invalidArguments(
+  options: ToolOptions,
+  tool: ToolRuntime,
+  rawArgs: JsonObject,
+  ctx: McpContext,
+  message: string,
+): Promise<Result> {
   return meetGuards(tool, ctx, rawArgs).then(
     () => errorResult(message) as Result,
     (error: unknown) => {
@@ -259,11 +342,24 @@ function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, c
 }
 
 /** Runs the handler on validated arguments; its last value is the result. Unsubscribing cancels it. */
-function invokeTool(options: ToolOptions, tool: ToolRuntime, args: unknown, rawArgs: JsonObject, ctx: McpContext): Observable<Result> {
+function invokeTool(
+  options: ToolOptions,
+  tool: ToolRuntime,
+  args: unknown,
+  rawArgs: JsonObject,
+  ctx: McpContext,
+): Observable<Result> {
   return new Observable<Result>((subscriber) => invokeInto(subscriber, options, tool, args, rawArgs, ctx));
 }
 
-function invokeInto(subscriber: Subscriber<Result>, options: ToolOptions, tool: ToolRuntime, args: unknown, rawArgs: JsonObject, ctx: McpContext): Subscription {
+function invokeInto(
+  subscriber: Subscriber<Result>,
+  options: ToolOptions,
+  tool: ToolRuntime,
+  args: unknown,
+  rawArgs: JsonObject,
+  ctx: McpContext,
+): Subscription {
   return lastOf(tool.invoke(args, rawArgs, ctx), {
     value: (last, emitted) => {
       subscriber.next(toolResult(options, tool, emitted ? last : undefined, ctx));
@@ -287,7 +383,9 @@ function toolResult(options: ToolOptions, tool: ToolRuntime, value: unknown, ctx
     const problem = tool.checkOutput(result.structuredContent);
     if (problem !== null) {
       const ref = randomUUID();
-      options.logger.error(`Tool "${tool.name}" returned output that does not match its output schema (ref ${ref}): ${problem}`);
+      options.logger.error(
+        `Tool "${tool.name}" returned output that does not match its output schema (ref ${ref}): ${problem}`,
+      );
       // The output schema is public (tools/list), so naming the broken fields tells the caller
       // nothing new, and tells whoever reads the transcript which field to fix. Values stay out.
       return errorResult(

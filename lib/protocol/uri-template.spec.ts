@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { literalPrefix, MAX_TEMPLATE_LENGTH, MAX_URI_LENGTH, meterMatches, UriTemplate, UriTemplateError } from './uri-template.js';
+import {
+  literalPrefix,
+  MAX_TEMPLATE_LENGTH,
+  MAX_URI_LENGTH,
+  meterMatches,
+  UriTemplate,
+  UriTemplateError,
+} from './uri-template.js';
 
 type Expected = Record<string, string | string[]> | null;
 
@@ -233,7 +240,7 @@ describe('UriTemplate.expand', () => {
   const EXPANSIONS: ReadonlyArray<readonly [string, Record<string, unknown>, string]> = [
     ['test://template/{id}/data', { id: '123' }, 'test://template/123/data'],
     ['test://template/{id}/data', { id: 123 }, 'test://template/123/data'],
-    ['x://{v}', { v: "a b/c?d#e&f=g!'()*~-._%" }, "x://a%20b%2Fc%3Fd%23e%26f%3Dg%21%27%28%29%2A~-._%25"],
+    ['x://{v}', { v: "a b/c?d#e&f=g!'()*~-._%" }, 'x://a%20b%2Fc%3Fd%23e%26f%3Dg%21%27%28%29%2A~-._%25'],
     ['x://{v}', { v: '\u20ac\u{1F600}' }, 'x://%E2%82%AC%F0%9F%98%80'],
     ['x://{v}', { v: ['a', 'b c'] }, 'x://a,b%20c'],
     ['x://{v}', { v: true }, 'x://true'],
@@ -297,11 +304,14 @@ describe('UriTemplate.expand', () => {
   ];
   for (const [template, values, pattern] of EXPAND_ERRORS) {
     it(`refuses to expand ${template} with ${JSON.stringify(values)}`, () => {
-      assert.throws(() => UriTemplate.parse(template).expand(values), (error: unknown) => {
-        assert.ok(error instanceof UriTemplateError);
-        assert.match(error.message, pattern);
-        return true;
-      });
+      assert.throws(
+        () => UriTemplate.parse(template).expand(values),
+        (error: unknown) => {
+          assert.ok(error instanceof UriTemplateError);
+          assert.match(error.message, pattern);
+          return true;
+        },
+      );
     });
   }
 
@@ -334,7 +344,9 @@ describe('UriTemplate.match runs in linear time', () => {
       assert.ok(large.length <= MAX_URI_LENGTH);
       const wSmall = meterMatches(() => assert.equal(t.match(small), null));
       const wLarge = meterMatches(() => assert.equal(t.match(large), null));
-      context.diagnostic(`${small.length} chars: ${wSmall.steps} steps; ${large.length} chars: ${wLarge.steps} steps; program ${wLarge.programSize}`);
+      context.diagnostic(
+        `${small.length} chars: ${wSmall.steps} steps; ${large.length} chars: ${wLarge.steps} steps; program ${wLarge.programSize}`,
+      );
       assert.ok(wSmall.steps > 0, 'the matcher ran');
       // Each character is read once and costs at most one step per instruction: O(n × program).
       assert.ok(wLarge.positions <= large.length + 1, `${wLarge.positions} positions for ${large.length} characters`);

@@ -41,7 +41,9 @@ interface Expression {
   readonly component: Component;
 }
 
-type Part = { readonly kind: 'literal'; readonly text: string } | { readonly kind: 'expression'; readonly expression: Expression };
+type Part =
+  | { readonly kind: 'literal'; readonly text: string }
+  | { readonly kind: 'expression'; readonly expression: Expression };
 
 // Instruction set of the matcher program.
 const CHAR = 0; // a = char code to consume
@@ -134,7 +136,9 @@ export class UriTemplate {
    */
   static parse(template: string): UriTemplate {
     if (typeof template !== 'string') {
-      throw new UriTemplateError(`URI template must be a string, got ${typeof template}. Pass the template text, e.g. "file:///{+path}".`);
+      throw new UriTemplateError(
+        `URI template must be a string, got ${typeof template}. Pass the template text, e.g. "file:///{+path}".`,
+      );
     }
     if (template.length === 0) {
       throw new UriTemplateError('URI template is empty. Pass the template text, e.g. "file:///{+path}".');
@@ -262,7 +266,8 @@ export class UriTemplate {
 
   #expandExpression(expression: Expression, values: Record<string, unknown>, query: { separator: string }): string {
     const { operator, names, explode, source } = expression;
-    const read = (name: string): string[] | undefined => scalarList(Object.hasOwn(values, name) ? values[name] : undefined, name, source);
+    const read = (name: string): string[] | undefined =>
+      scalarList(Object.hasOwn(values, name) ? values[name] : undefined, name, source);
 
     if (operator === '?' || operator === '&') {
       let out = '';
@@ -326,7 +331,10 @@ function parseParts(template: string): Part[] {
       const close = template.indexOf('}', i + 1);
       const nested = template.indexOf('{', i + 1);
       if (close === -1 || (nested !== -1 && nested < close)) {
-        fail(template, `the "{" at position ${i} is never closed. Close each expression with "}" and do not nest braces.`);
+        fail(
+          template,
+          `the "{" at position ${i} is never closed. Close each expression with "}" and do not nest braces.`,
+        );
       }
       if (literal !== '') parts.push({ kind: 'literal', text: literal });
       literal = '';
@@ -339,7 +347,10 @@ function parseParts(template: string): Part[] {
       fail(template, `the "}" at position ${i} has no matching "{". Remove it or percent-encode it as %7D.`);
     }
     if (code <= 0x20 || code === 0x7f) {
-      fail(template, `literal text contains a space or control character at position ${i}. Percent-encode it (a space is %20).`);
+      fail(
+        template,
+        `literal text contains a space or control character at position ${i}. Percent-encode it (a space is %20).`,
+      );
     }
     if (ch === '%' && !HEX.test(template.slice(i + 1, i + 3))) {
       fail(template, `the "%" at position ${i} does not start a %XX escape. Write a literal "%" as %25.`);
@@ -362,13 +373,22 @@ function parseExpression(template: string, source: string, component: Component,
   if (first === '+' || first === '/' || first === '?' || first === '&' || first === '#') {
     operator = first;
   } else if (first === '.' || first === ';') {
-    fail(template, `expression ${source} uses the "${first}" operator, which is not supported. Write the "${first}" as literal text before a {var} instead.`);
+    fail(
+      template,
+      `expression ${source} uses the "${first}" operator, which is not supported. Write the "${first}" as literal text before a {var} instead.`,
+    );
   } else if ('=,!@|'.includes(first)) {
-    fail(template, `expression ${source} starts with "${first}", an operator RFC 6570 reserves for future use. Remove it.`);
+    fail(
+      template,
+      `expression ${source} starts with "${first}", an operator RFC 6570 reserves for future use. Remove it.`,
+    );
   }
   const specs = body.slice(operator === '' ? 0 : 1).split(',');
   if ((operator === '' || operator === '+' || operator === '/' || operator === '#') && specs.length > 1) {
-    fail(template, `expression ${source} lists several variables; only {?a,b} and {&a,b} may. Use one variable per expression with literal text between them, e.g. {a}-{b}.`);
+    fail(
+      template,
+      `expression ${source} lists several variables; only {?a,b} and {&a,b} may. Use one variable per expression with literal text between them, e.g. {a}-{b}.`,
+    );
   }
   const names: string[] = [];
   let explode = false;
@@ -376,21 +396,35 @@ function parseExpression(template: string, source: string, component: Component,
     let name = spec;
     if (name.endsWith('*')) {
       if (operator !== '/') {
-        fail(template, `expression ${source} uses the "*" explode modifier, which is only supported as {/var*}. Remove the "*".`);
+        fail(
+          template,
+          `expression ${source} uses the "*" explode modifier, which is only supported as {/var*}. Remove the "*".`,
+        );
       }
       explode = true;
       name = name.slice(0, -1);
     }
     if (name.includes(':')) {
-      fail(template, `expression ${source} uses a prefix modifier (":N"), which is not supported. Remove ":N" and validate the length in the handler.`);
+      fail(
+        template,
+        `expression ${source} uses a prefix modifier (":N"), which is not supported. Remove ":N" and validate the length in the handler.`,
+      );
     }
-    if (name === '') fail(template, `expression ${source} has an empty variable name. Name every variable, e.g. {?a,b}.`);
+    if (name === '')
+      fail(template, `expression ${source} has an empty variable name. Name every variable, e.g. {?a,b}.`);
     if (!VARNAME.test(name)) {
-      fail(template, `expression ${source} has an invalid variable name "${name}". Use letters, digits, "_" and inner "." only.`);
+      fail(
+        template,
+        `expression ${source} has an invalid variable name "${name}". Use letters, digits, "_" and inner "." only.`,
+      );
     }
-    if (name === '__proto__') fail(template, `expression ${source} uses the reserved variable name "__proto__". Rename it.`);
+    if (name === '__proto__')
+      fail(template, `expression ${source} uses the reserved variable name "__proto__". Rename it.`);
     if (seen.has(name)) {
-      fail(template, `variable "${name}" appears more than once (again in ${source}). Give each variable a distinct name.`);
+      fail(
+        template,
+        `variable "${name}" appears more than once (again in ${source}). Give each variable a distinct name.`,
+      );
     }
     seen.add(name);
     names.push(name);
@@ -407,26 +441,40 @@ function checkStructure(template: string, parts: readonly Part[]): void {
   for (const part of parts) {
     if (part.kind === 'literal') {
       if (tailStarted) {
-        fail(template, `literal text "${part.text}" follows a query or fragment expression. Put {?…}, {&…} and {#…} at the very end of the template.`);
+        fail(
+          template,
+          `literal text "${part.text}" follows a query or fragment expression. Put {?…}, {&…} and {#…} at the very end of the template.`,
+        );
       }
       previous = part;
       continue;
     }
     const e = part.expression;
-    if (sawFragment) fail(template, `expression ${e.source} follows the fragment expression. The {#var} expression must be last.`);
+    if (sawFragment)
+      fail(template, `expression ${e.source} follows the fragment expression. The {#var} expression must be last.`);
     if (isTailOperator(e.operator) && e.component === 'fragment') {
-      fail(template, `expression ${e.source} comes after a literal "#", so it would sit inside the fragment. Remove the literal "#" or move the expression before it.`);
+      fail(
+        template,
+        `expression ${e.source} comes after a literal "#", so it would sit inside the fragment. Remove the literal "#" or move the expression before it.`,
+      );
     }
     if (e.operator === '?') {
-      if (sawQueryTail) fail(template, `expression ${e.source} opens a second query. Use {&…} to add parameters after {?…}.`);
+      if (sawQueryTail)
+        fail(template, `expression ${e.source} opens a second query. Use {&…} to add parameters after {?…}.`);
       if (e.component !== 'path') {
-        fail(template, `expression ${e.source} opens a query, but the literal text before it already contains "?". Use {&…} to continue a query the literal text started.`);
+        fail(
+          template,
+          `expression ${e.source} opens a query, but the literal text before it already contains "?". Use {&…} to continue a query the literal text started.`,
+        );
       }
       sawQueryTail = true;
       tailStarted = true;
     } else if (e.operator === '&') {
       if (!sawQueryTail && e.component !== 'query') {
-        fail(template, `expression ${e.source} continues a query that was never started. Put {?…} or a literal "?" before it.`);
+        fail(
+          template,
+          `expression ${e.source} continues a query that was never started. Put {?…} or a literal "?" before it.`,
+        );
       }
       sawQueryTail = true;
       tailStarted = true;
@@ -434,13 +482,19 @@ function checkStructure(template: string, parts: readonly Part[]): void {
       sawFragment = true;
       tailStarted = true;
     } else if (tailStarted) {
-      fail(template, `expression ${e.source} follows a query or fragment expression. Put {?…}, {&…} and {#…} at the very end of the template.`);
+      fail(
+        template,
+        `expression ${e.source} follows a query or fragment expression. Put {?…}, {&…} and {#…} at the very end of the template.`,
+      );
     } else if (previous?.kind === 'expression') {
       const p = previous.expression;
       const ambiguous =
         e.operator === '' || e.operator === '+' || p.operator === '+' || (p.operator === '/' && p.explode);
       if (ambiguous) {
-        fail(template, `expressions ${p.source} and ${e.source} are adjacent, so where one ends and the next begins is ambiguous. Put literal text between them, e.g. ${p.source}-${e.source}.`);
+        fail(
+          template,
+          `expressions ${p.source} and ${e.source} are adjacent, so where one ends and the next begins is ambiguous. Put literal text between them, e.g. ${p.source}-${e.source}.`,
+        );
       }
     }
     previous = part;
@@ -591,7 +645,8 @@ function runProgram(program: Program, input: string, slots: number): { captures:
       if (instruction === CHAR) {
         if (code === a[pc]) add(next, pc + 1, current.caps[i]!, pos + 1);
       } else if (instruction === CLASS) {
-        if (code !== -1 && (code >= 128 || (STOP_BITS[code]! & a[pc]!) === 0)) add(next, pc + 1, current.caps[i]!, pos + 1);
+        if (code !== -1 && (code >= 128 || (STOP_BITS[code]! & a[pc]!) === 0))
+          add(next, pc + 1, current.caps[i]!, pos + 1);
       } else if (code === -1 || tailStarts.includes(input[pos]!)) {
         // MATCH: lower-priority threads are dropped; higher-priority ones already queued may still win later.
         matched = current.caps[i]!;
@@ -686,7 +741,9 @@ function encode(value: string, allowReserved: boolean, name: string, source: str
     }
     const point = value.codePointAt(i)!;
     if (point >= 0xd800 && point <= 0xdfff) {
-      throw new UriTemplateError(`Cannot expand ${source}: value "${name}" contains an unpaired surrogate at index ${i}. Pass well-formed Unicode text.`);
+      throw new UriTemplateError(
+        `Cannot expand ${source}: value "${name}" contains an unpaired surrogate at index ${i}. Pass well-formed Unicode text.`,
+      );
     }
     const char = String.fromCodePoint(point);
     out += encodeURIComponent(char);

@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { describeError, loadIoredis, redisAddress, RedisHealth, RedisKeys, RedisScripts, type McpRedisClient, type McpRedisOptions, type RedisLogger } from './redis-client.js';
+import {
+  describeError,
+  loadIoredis,
+  redisAddress,
+  RedisHealth,
+  RedisKeys,
+  RedisScripts,
+  type McpRedisClient,
+  type McpRedisOptions,
+  type RedisLogger,
+} from './redis-client.js';
 import { HEARTBEAT } from './redis-scripts.js';
 import { RedisEventStore } from './redis-event.store.js';
 import { RedisNotificationBus } from './redis-notification.bus.js';
@@ -16,7 +26,10 @@ export const MCP_REDIS = Symbol.for('nestjs-model-context:MCP_REDIS');
  * The secret that signs request states, and keys what must agree across instances (cursors,
  * session-id labels): shared through Redis when the app gave none and `redis` is on.
  */
-export function requestStateSecret(options: { requestState: { secret: Buffer; shared?: boolean } }, redis: McpRedisBackend | null): Buffer {
+export function requestStateSecret(
+  options: { requestState: { secret: Buffer; shared?: boolean } },
+  redis: McpRedisBackend | null,
+): Buffer {
   return (options.requestState.shared && redis?.stateSecret) || options.requestState.secret;
 }
 
@@ -87,7 +100,11 @@ export class McpRedisBackend {
     this.scripts = new RedisScripts(client);
     // The indexes live as long as a session can, and at least until the next heartbeat.
     this.indexTtlMs = Math.max(settings.idleTtlMs, HEARTBEAT_TTL_MS);
-    this.sessions = new RedisSessionStore(health.view('the session store'), keys, { idleTtlMs: settings.idleTtlMs, maxSessions: settings.maxSessions, shardedPubSub });
+    this.sessions = new RedisSessionStore(health.view('the session store'), keys, {
+      idleTtlMs: settings.idleTtlMs,
+      maxSessions: settings.maxSessions,
+      shardedPubSub,
+    });
     this.events = new RedisEventStore(health.view('the SSE event store'), keys, {
       maxEventsPerStream,
       maxBytesPerStream: settings.eventStoreBytesPerStream,
@@ -98,9 +115,21 @@ export class McpRedisBackend {
       logger,
       shardedPubSub,
     });
-    this.bus = new RedisNotificationBus(health.view('the notification bus'), keys, { maxEventsPerStream, streamTtlMs, logger, shardedPubSub });
+    this.bus = new RedisNotificationBus(health.view('the notification bus'), keys, {
+      maxEventsPerStream,
+      streamTtlMs,
+      logger,
+      shardedPubSub,
+    });
     this.replayGuard = new RedisReplayGuard(health.view('the requestState nonce store'), keys);
-    this.relay = new RedisRelay(health.view('the cross-instance relay'), keys, { instanceId: this.instanceId, maxEventsPerStream, streamTtlMs, idleTtlMs: settings.idleTtlMs, logger, shardedPubSub });
+    this.relay = new RedisRelay(health.view('the cross-instance relay'), keys, {
+      instanceId: this.instanceId,
+      maxEventsPerStream,
+      streamTtlMs,
+      idleTtlMs: settings.idleTtlMs,
+      logger,
+      shardedPubSub,
+    });
     this.tasks = new RedisTaskStore(health.view('the task store'), keys, { shardedPubSub, logger });
   }
 
@@ -112,7 +141,11 @@ export class McpRedisBackend {
       client = options.client;
     } else if (options.cluster) {
       const Cluster = await loadIoredisCluster();
-      client = new Cluster(options.cluster.nodes, { redisOptions: { maxRetriesPerRequest: 3 }, shardedSubscribers: shardedPubSubOf(options), ...options.cluster.options });
+      client = new Cluster(options.cluster.nodes, {
+        redisOptions: { maxRetriesPerRequest: 3 },
+        shardedSubscribers: shardedPubSubOf(options),
+        ...options.cluster.options,
+      });
     } else {
       const Redis = await loadIoredis();
       const connection = { maxRetriesPerRequest: 3, ...options.connection };
@@ -143,7 +176,9 @@ export class McpRedisBackend {
         Promise.all([
           client.call('PING'),
           // Both channels carry the prefix's hash tag: one slot, so one sharded subscription.
-          sharded ? shardedSubscribe(subscriber, keys, backend.tasks.channel) : subscriber.subscribe(keys.busChannel, keys.relayChannel, backend.tasks.channel),
+          sharded
+            ? shardedSubscribe(subscriber, keys, backend.tasks.channel)
+            : subscriber.subscribe(keys.busChannel, keys.relayChannel, backend.tasks.channel),
         ]),
         settings.connectTimeoutMs ?? 5_000,
       );
@@ -193,7 +228,9 @@ export class McpRedisBackend {
     };
     await Promise.all([
       // Bounded: a hung Redis must not hold the shutdown.
-      withTimeout(this.client.call('DEL', this.keys.instance(this.instanceId)), 1_000).catch(() => undefined).then(() => (this.ownsClient ? quit(this.client) : undefined)),
+      withTimeout(this.client.call('DEL', this.keys.instance(this.instanceId)), 1_000)
+        .catch(() => undefined)
+        .then(() => (this.ownsClient ? quit(this.client) : undefined)),
       quit(this.subscriber),
     ]);
   }
@@ -235,17 +272,27 @@ function shardedPubSubOf(options: McpRedisOptions): boolean {
 
 function shardedSubscribe(subscriber: McpRedisClient, keys: RedisKeys, tasksChannel: string): Promise<unknown> {
   if (typeof subscriber.ssubscribe !== 'function') {
-    return Promise.reject(new Error('"redis.shardedPubSub" needs a client with ssubscribe (ioredis 5.4 or later); upgrade ioredis or set shardedPubSub: false'));
+    return Promise.reject(
+      new Error(
+        '"redis.shardedPubSub" needs a client with ssubscribe (ioredis 5.4 or later); upgrade ioredis or set shardedPubSub: false',
+      ),
+    );
   }
   return subscriber.ssubscribe(keys.busChannel, keys.relayChannel, tasksChannel);
 }
 
 /** `ioredis`'s Cluster class, loaded like the Redis class: only when a cluster is configured. */
-async function loadIoredisCluster(): Promise<new (nodes: unknown[], options?: Record<string, unknown>) => McpRedisClient> {
+async function loadIoredisCluster(): Promise<
+  new (nodes: unknown[], options?: Record<string, unknown>) => McpRedisClient
+> {
   await loadIoredis();
   const loaded = (await import('ioredis' as string)) as Record<string, unknown>;
-  const ctor = loaded.Cluster as (new (nodes: unknown[], options?: Record<string, unknown>) => McpRedisClient) | undefined;
-  if (typeof ctor !== 'function') throw new Error('McpModule: the installed "ioredis" package exports no Cluster class. Install ioredis 5 ("npm install ioredis@5").');
+  const ctor = loaded.Cluster as
+    (new (nodes: unknown[], options?: Record<string, unknown>) => McpRedisClient) | undefined;
+  if (typeof ctor !== 'function')
+    throw new Error(
+      'McpModule: the installed "ioredis" package exports no Cluster class. Install ioredis 5 ("npm install ioredis@5").',
+    );
   return ctor;
 }
 

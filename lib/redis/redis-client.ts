@@ -83,7 +83,9 @@ export async function loadIoredis(): Promise<new (...args: unknown[]) => McpRedi
   }
   const ctor = (loaded.Redis ?? loaded.default) as (new (...args: unknown[]) => McpRedisClient) | undefined;
   if (typeof ctor !== 'function') {
-    throw new Error('McpModule: the installed "ioredis" package exports no Redis client class. Install ioredis 5 ("npm install ioredis@5").');
+    throw new Error(
+      'McpModule: the installed "ioredis" package exports no Redis client class. Install ioredis 5 ("npm install ioredis@5").',
+    );
   }
   return ctor;
 }
@@ -296,7 +298,10 @@ export class RedisHealth {
     }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.options.commandTimeoutMs} ms (redis.commandTimeoutMs)`)), this.options.commandTimeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${this.options.commandTimeoutMs} ms (redis.commandTimeoutMs)`)),
+        this.options.commandTimeoutMs,
+      );
     });
     const sent = this.client.call(command, ...args);
     try {
@@ -306,7 +311,12 @@ export class RedisHealth {
       return result;
     } catch (error) {
       const cause = describeError(error);
-      if (error instanceof Error && !UNAVAILABLE_REPLY.test(cause) && !CONNECTION_FAILURE.test(cause) && !cause.startsWith('no answer within')) {
+      if (
+        error instanceof Error &&
+        !UNAVAILABLE_REPLY.test(cause) &&
+        !CONNECTION_FAILURE.test(cause) &&
+        !cause.startsWith('no answer within')
+      ) {
         throw error;
       }
       // A command abandoned on timeout may still settle; nothing awaits it any more.
@@ -350,7 +360,11 @@ export class RedisHealth {
 }
 
 /** `host:port` of a Redis URL or ioredis options, for messages (never the password). */
-export function redisAddress(url: string | undefined, connection: Record<string, unknown> | undefined, client?: McpRedisClient): string {
+export function redisAddress(
+  url: string | undefined,
+  connection: Record<string, unknown> | undefined,
+  client?: McpRedisClient,
+): string {
   if (url !== undefined) {
     try {
       const parsed = new URL(url);
@@ -359,7 +373,8 @@ export function redisAddress(url: string | undefined, connection: Record<string,
       return 'the configured URL';
     }
   }
-  const options = (connection ?? (client as { options?: Record<string, unknown> } | undefined)?.options) as { host?: unknown; port?: unknown; path?: unknown } | undefined;
+  const options = (connection ?? (client as { options?: Record<string, unknown> } | undefined)?.options) as
+    { host?: unknown; port?: unknown; path?: unknown } | undefined;
   if (typeof options?.path === 'string') return options.path;
   return `${typeof options?.host === 'string' ? options.host : '127.0.0.1'}:${typeof options?.port === 'number' || typeof options?.port === 'string' ? options.port : 6379}`;
 }
@@ -376,28 +391,48 @@ export function redisOptionProblems(options: {
 }): string[] {
   const redis = options.redis;
   if (redis === undefined) return [];
-  if (typeof redis !== 'object' || redis === null) return ['"redis" must be an object such as { url: "redis://127.0.0.1:6379" } or { client }'];
+  if (typeof redis !== 'object' || redis === null)
+    return ['"redis" must be an object such as { url: "redis://127.0.0.1:6379" } or { client }'];
   const problems: string[] = [];
   if (redis.url !== undefined && typeof redis.url !== 'string') problems.push('"redis.url" must be a string');
-  if (redis.client !== undefined && (typeof redis.client !== 'object' || typeof redis.client.call !== 'function' || typeof redis.client.duplicate !== 'function')) {
+  if (
+    redis.client !== undefined &&
+    (typeof redis.client !== 'object' ||
+      typeof redis.client.call !== 'function' ||
+      typeof redis.client.duplicate !== 'function')
+  ) {
     problems.push('"redis.client" must be an ioredis client (new Redis(...))');
   }
-  if (redis.client !== undefined && (redis.url !== undefined || redis.connection !== undefined || redis.cluster !== undefined)) {
+  if (
+    redis.client !== undefined &&
+    (redis.url !== undefined || redis.connection !== undefined || redis.cluster !== undefined)
+  ) {
     problems.push('"redis" takes either a client or url/connection/cluster, not both');
   }
   if (redis.cluster !== undefined) {
-    if (typeof redis.cluster !== 'object' || redis.cluster === null || !Array.isArray(redis.cluster.nodes) || redis.cluster.nodes.length === 0) {
+    if (
+      typeof redis.cluster !== 'object' ||
+      redis.cluster === null ||
+      !Array.isArray(redis.cluster.nodes) ||
+      redis.cluster.nodes.length === 0
+    ) {
       problems.push('"redis.cluster" must be { nodes: ["redis://host:port", ...] } with at least one seed node');
     }
-    if (redis.url !== undefined) problems.push('"redis" takes either a url or a cluster, not both (put the nodes in "redis.cluster.nodes")');
+    if (redis.url !== undefined)
+      problems.push('"redis" takes either a url or a cluster, not both (put the nodes in "redis.cluster.nodes")');
   }
-  if (redis.keyPrefix !== undefined && (typeof redis.keyPrefix !== 'string' || redis.keyPrefix.length === 0 || /\s/.test(redis.keyPrefix))) {
+  if (
+    redis.keyPrefix !== undefined &&
+    (typeof redis.keyPrefix !== 'string' || redis.keyPrefix.length === 0 || /\s/.test(redis.keyPrefix))
+  ) {
     problems.push('"redis.keyPrefix" must be a non-empty string without spaces');
   }
-  if (redis.shardedPubSub !== undefined && typeof redis.shardedPubSub !== 'boolean') problems.push('"redis.shardedPubSub" must be true or false');
+  if (redis.shardedPubSub !== undefined && typeof redis.shardedPubSub !== 'boolean')
+    problems.push('"redis.shardedPubSub" must be true or false');
   for (const key of ['maxEventsPerStream', 'streamTtlMs', 'commandTimeoutMs', 'retryAfterS'] as const) {
     const value = redis[key];
-    if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) problems.push(`"redis.${key}" must be a positive integer`);
+    if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0))
+      problems.push(`"redis.${key}" must be a positive integer`);
   }
   const clashes = [
     options.sessions?.store !== undefined && 'sessions.store',
@@ -405,7 +440,9 @@ export function redisOptionProblems(options: {
     options.notificationBus !== undefined && 'notificationBus',
   ].filter((x): x is string => typeof x === 'string');
   if (clashes.length) {
-    problems.push(`"redis" provides ${clashes.join(', ')} itself; remove ${clashes.length > 1 ? 'them' : 'it'} or remove "redis"`);
+    problems.push(
+      `"redis" provides ${clashes.join(', ')} itself; remove ${clashes.length > 1 ? 'them' : 'it'} or remove "redis"`,
+    );
   }
   return problems;
 }

@@ -1,8 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { McpEventStore, StoredEvent } from '../protocol/event-store.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
-import { describeError, RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
-import { SESSION_STREAMS_DROP, STREAM_APPEND, STREAM_DROP, STREAM_FINISH, STREAM_OPEN } from './redis-stream-scripts.js';
+import { describeError, type RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
+import {
+  SESSION_STREAMS_DROP,
+  STREAM_APPEND,
+  STREAM_DROP,
+  STREAM_FINISH,
+  STREAM_OPEN,
+} from './redis-stream-scripts.js';
 
 export interface RedisEventStoreOptions {
   maxEventsPerStream: number;
@@ -78,13 +84,24 @@ export class RedisEventStore implements McpEventStore {
   openStream(sessionId: string): string {
     const streamId = newStreamId(sessionId);
     this.scripts
-      .run(STREAM_OPEN, [this.keys.streamMeta(streamId), this.keys.sessionStreams(sessionId)], [streamId, 'p', this.options.instanceId, this.options.ttlMs, sessionId])
-      .catch((error) => this.options.logger?.warn(`Could not record SSE stream ${streamId} in Redis: ${describeError(error)}`));
+      .run(
+        STREAM_OPEN,
+        [this.keys.streamMeta(streamId), this.keys.sessionStreams(sessionId)],
+        [streamId, 'p', this.options.instanceId, this.options.ttlMs, sessionId],
+      )
+      .catch((error) =>
+        this.options.logger?.warn(`Could not record SSE stream ${streamId} in Redis: ${describeError(error)}`),
+      );
     return streamId;
   }
 
   async append(streamId: string, message: JsonRpcMessage): Promise<string> {
-    const keys = [this.keys.eventClock, this.keys.stream(streamId), this.keys.streamMeta(streamId), ...this.keys.eventAccounting];
+    const keys = [
+      this.keys.eventClock,
+      this.keys.stream(streamId),
+      this.keys.streamMeta(streamId),
+      ...this.keys.eventAccounting,
+    ];
     const id = (await this.scripts.run(STREAM_APPEND, keys, [
       streamId,
       JSON.stringify(message),
@@ -97,12 +114,21 @@ export class RedisEventStore implements McpEventStore {
     return `${streamId}.${id}`;
   }
 
-  async replay(sessionId: string, lastEventId: string): Promise<{ streamId: string; events: StoredEvent[] } | undefined> {
+  async replay(
+    sessionId: string,
+    lastEventId: string,
+  ): Promise<{ streamId: string; events: StoredEvent[] } | undefined> {
     const parsed = parseEventId(sessionId, lastEventId);
     if (!parsed) return undefined;
     const [exists, entries] = await Promise.all([
-      this.client.call('EXISTS', this.keys.stream(parsed.streamId), this.keys.streamMeta(parsed.streamId)) as Promise<number>,
-      this.client.call('XRANGE', this.keys.stream(parsed.streamId), `(${parsed.position}`, '+') as Promise<RedisStreamEntry[]>,
+      this.client.call(
+        'EXISTS',
+        this.keys.stream(parsed.streamId),
+        this.keys.streamMeta(parsed.streamId),
+      ) as Promise<number>,
+      this.client.call('XRANGE', this.keys.stream(parsed.streamId), `(${parsed.position}`, '+') as Promise<
+        RedisStreamEntry[]
+      >,
     ]);
     if (exists === 0) return undefined;
     return { streamId: parsed.streamId, events: toEvents(parsed.streamId, entries) };
@@ -110,23 +136,39 @@ export class RedisEventStore implements McpEventStore {
 
   async finish(streamId: string): Promise<void> {
     if (!streamId) return;
-    await this.scripts.run(STREAM_FINISH, [this.keys.streamMeta(streamId), this.keys.relayChannel], [streamId, this.options.ttlMs]);
+    await this.scripts.run(
+      STREAM_FINISH,
+      [this.keys.streamMeta(streamId), this.keys.relayChannel],
+      [streamId, this.options.ttlMs],
+    );
   }
 
   async dropSession(sessionId: string): Promise<void> {
     try {
-      const keys = [this.keys.sessionStreams(sessionId), this.keys.sessionEvents(sessionId), this.keys.sessionBytes(sessionId)];
+      const keys = [
+        this.keys.sessionStreams(sessionId),
+        this.keys.sessionEvents(sessionId),
+        this.keys.sessionBytes(sessionId),
+      ];
       await this.scripts.run(SESSION_STREAMS_DROP, keys, [sessionId]);
     } catch (error) {
-      this.options.logger?.warn(`Could not delete the SSE streams of an ended session from Redis (they expire on their own): ${describeError(error)}`);
+      this.options.logger?.warn(
+        `Could not delete the SSE streams of an ended session from Redis (they expire on their own): ${describeError(error)}`,
+      );
     }
   }
 
   async dropStream(streamId: string): Promise<void> {
     try {
-      await this.scripts.run(STREAM_DROP, [this.keys.stream(streamId), this.keys.streamMeta(streamId), this.keys.relayChannel], [streamId]);
+      await this.scripts.run(
+        STREAM_DROP,
+        [this.keys.stream(streamId), this.keys.streamMeta(streamId), this.keys.relayChannel],
+        [streamId],
+      );
     } catch (error) {
-      this.options.logger?.warn(`Could not delete the SSE stream of a cancelled call from Redis (it expires on its own): ${describeError(error)}`);
+      this.options.logger?.warn(
+        `Could not delete the SSE stream of a cancelled call from Redis (it expires on its own): ${describeError(error)}`,
+      );
     }
   }
 

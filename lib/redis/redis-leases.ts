@@ -95,7 +95,10 @@ export class RedisLeases implements McpLeaseBackend {
     const [ok, active] = (await this.scripts.run(ACQUIRE, [redisKey], [max, this.leaseMs, id])) as [number, number];
     if (Number(ok) !== 1) return { ok: false, active: Number(active) };
     // Renewed well before expiry, so a slow Redis round trip cannot let a live lease lapse.
-    const renew = setInterval(() => void this.scripts.run(RENEW, [redisKey], [this.leaseMs, id]).catch(this.onError), Math.max(50, Math.floor(this.leaseMs / 3)));
+    const renew = setInterval(
+      () => void this.scripts.run(RENEW, [redisKey], [this.leaseMs, id]).catch(this.onError),
+      Math.max(50, Math.floor(this.leaseMs / 3)),
+    );
     renew.unref();
     return granted(async () => {
       clearInterval(renew);

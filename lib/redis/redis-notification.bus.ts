@@ -1,5 +1,9 @@
-import { changeNotificationMethod, type McpChangeEvent, type McpNotificationBus } from '../protocol/notification-bus.js';
-import { describeError, RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
+import {
+  changeNotificationMethod,
+  type McpChangeEvent,
+  type McpNotificationBus,
+} from '../protocol/notification-bus.js';
+import { describeError, type RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
 import { BUS_PUBLISH } from './redis-stream-scripts.js';
 
 export interface RedisNotificationBusOptions {
@@ -38,16 +42,22 @@ export class RedisNotificationBus implements McpNotificationBus {
         ? { jsonrpc: '2.0', method: changeNotificationMethod(event), params: { uri: event.uri } }
         : { jsonrpc: '2.0', method: changeNotificationMethod(event) };
     try {
-      await this.scripts.run(BUS_PUBLISH, [this.keys.getStreams], [
-        JSON.stringify(event),
-        JSON.stringify(notification),
-        event.type === 'resource-updated' ? 'resource' : 'list',
-        event.type === 'resource-updated' ? event.uri : '',
-        this.options.maxEventsPerStream,
-        this.options.streamTtlMs,
-      ]);
+      await this.scripts.run(
+        BUS_PUBLISH,
+        [this.keys.getStreams],
+        [
+          JSON.stringify(event),
+          JSON.stringify(notification),
+          event.type === 'resource-updated' ? 'resource' : 'list',
+          event.type === 'resource-updated' ? event.uri : '',
+          this.options.maxEventsPerStream,
+          this.options.streamTtlMs,
+        ],
+      );
     } catch (error) {
-      this.options.logger?.error(`Could not publish the change "${changeNotificationMethod(event)}" through Redis: ${describeError(error)}`);
+      this.options.logger?.error(
+        `Could not publish the change "${changeNotificationMethod(event)}" through Redis: ${describeError(error)}`,
+      );
     }
   }
 
@@ -84,5 +94,7 @@ function isChangeEvent(value: unknown): value is McpChangeEvent {
   if (typeof value !== 'object' || value === null) return false;
   const event = value as { type?: unknown; kind?: unknown; uri?: unknown };
   if (event.type === 'resource-updated') return typeof event.uri === 'string';
-  return event.type === 'list-changed' && (event.kind === 'tools' || event.kind === 'prompts' || event.kind === 'resources');
+  return (
+    event.type === 'list-changed' && (event.kind === 'tools' || event.kind === 'prompts' || event.kind === 'resources')
+  );
 }

@@ -24,12 +24,21 @@ describe('Redis policy state (throttler storage, concurrency leases)', { skip },
   it('counts hits in one window and blocks past the limit for blockDuration', async () => {
     const storage = new McpRedisThrottlerStorage(redis as unknown as McpRedisClient, `${prefix}throttle:`);
     const first = await storage.increment('tool:a:default:principal:p1', 60_000, 2, 120_000, 'default');
-    assert.deepEqual({ hits: first.totalHits, blocked: first.isBlocked, wait: first.timeToBlockExpire }, { hits: 1, blocked: false, wait: 0 });
+    assert.deepEqual(
+      { hits: first.totalHits, blocked: first.isBlocked, wait: first.timeToBlockExpire },
+      { hits: 1, blocked: false, wait: 0 },
+    );
     assert.ok(first.timeToExpire > 0 && first.timeToExpire <= 60, `timeToExpire ${first.timeToExpire}`);
-    assert.equal((await storage.increment('tool:a:default:principal:p1', 60_000, 2, 120_000, 'default')).isBlocked, false);
+    assert.equal(
+      (await storage.increment('tool:a:default:principal:p1', 60_000, 2, 120_000, 'default')).isBlocked,
+      false,
+    );
     const third = await storage.increment('tool:a:default:principal:p1', 60_000, 2, 120_000, 'default');
     assert.equal(third.isBlocked, true);
-    assert.ok(third.timeToBlockExpire > 60 && third.timeToBlockExpire <= 120, `timeToBlockExpire ${third.timeToBlockExpire}`);
+    assert.ok(
+      third.timeToBlockExpire > 60 && third.timeToBlockExpire <= 120,
+      `timeToBlockExpire ${third.timeToBlockExpire}`,
+    );
     // While blocked, calls are refused without counting further.
     const fourth = await storage.increment('tool:a:default:principal:p1', 60_000, 2, 120_000, 'default');
     assert.equal(fourth.isBlocked, true);

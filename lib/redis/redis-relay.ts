@@ -1,7 +1,7 @@
 import type { McpEventSink, McpResponseSink } from '../engine/sink.js';
 import type { JsonRpcMessage, JsonRpcResponse } from '../protocol/json-rpc.js';
 import type { McpRelay, McpRelayStreamRequest } from '../engine/relay.js';
-import { describeError, RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
+import { describeError, type RedisKeys, RedisScripts, type McpRedisClient, type RedisLogger } from './redis-client.js';
 import { newStreamId, parseEventId, type RedisStreamEntry } from './redis-event.store.js';
 import { GET_STREAM_OPEN, SEND_TO_SESSION, STREAM_TAIL } from './redis-stream-scripts.js';
 
@@ -72,7 +72,11 @@ export class RedisRelay implements McpRelay {
     if (request.lastEventId !== undefined) {
       const parsed = parseEventId(sessionId, request.lastEventId);
       if (parsed) {
-        const exists = (await this.client.call('EXISTS', this.keys.stream(parsed.streamId), this.keys.streamMeta(parsed.streamId))) as number;
+        const exists = (await this.client.call(
+          'EXISTS',
+          this.keys.stream(parsed.streamId),
+          this.keys.streamMeta(parsed.streamId),
+        )) as number;
         if (exists > 0) resumed = parsed;
       }
     }
@@ -82,13 +86,11 @@ export class RedisRelay implements McpRelay {
     // A new GET stream (or an unknown Last-Event-ID, as with one instance): it replaces the
     // session's previous stream, which ends wherever it is tailed.
     const streamId = newStreamId(sessionId);
-    await this.scripts.run(GET_STREAM_OPEN, [this.keys.getStreams, this.keys.streamMeta(streamId)], [
-      sessionId,
-      streamId,
-      this.options.instanceId,
-      this.options.streamTtlMs,
-      this.options.idleTtlMs,
-    ]);
+    await this.scripts.run(
+      GET_STREAM_OPEN,
+      [this.keys.getStreams, this.keys.streamMeta(streamId)],
+      [sessionId, streamId, this.options.instanceId, this.options.streamTtlMs, this.options.idleTtlMs],
+    );
     const events = sink.stream();
     if (request.priming) events.prime(`${streamId}.0`, request.retryMs);
     this.attach(events, streamId, sessionId, '0', request.keepAliveMs);
@@ -96,15 +98,16 @@ export class RedisRelay implements McpRelay {
 
   async sendToSession(sessionId: string, message: JsonRpcMessage): Promise<boolean> {
     try {
-      const sent = await this.scripts.run(SEND_TO_SESSION, [this.keys.getStreams, this.keys.session(sessionId)], [
-        sessionId,
-        JSON.stringify(message),
-        this.options.maxEventsPerStream,
-        this.options.streamTtlMs,
-      ]);
+      const sent = await this.scripts.run(
+        SEND_TO_SESSION,
+        [this.keys.getStreams, this.keys.session(sessionId)],
+        [sessionId, JSON.stringify(message), this.options.maxEventsPerStream, this.options.streamTtlMs],
+      );
       return sent === 1;
     } catch (error) {
-      this.options.logger?.error(`Could not send "${methodOf(message)}" to session streams through Redis: ${describeError(error)}`);
+      this.options.logger?.error(
+        `Could not send "${methodOf(message)}" to session streams through Redis: ${describeError(error)}`,
+      );
       return false;
     }
   }
@@ -125,7 +128,11 @@ export class RedisRelay implements McpRelay {
 
   async publishResponse(response: JsonRpcResponse, sessionId: string | undefined): Promise<void> {
     try {
-      await this.client.call(this.publish, this.keys.relayChannel, `r ${JSON.stringify({ response, sessionId: sessionId ?? null })}`);
+      await this.client.call(
+        this.publish,
+        this.keys.relayChannel,
+        `r ${JSON.stringify({ response, sessionId: sessionId ?? null })}`,
+      );
     } catch (error) {
       this.options.logger?.error(`Could not route a client's answer through Redis: ${describeError(error)}`);
     }
@@ -222,7 +229,11 @@ export class RedisRelay implements McpRelay {
     }
     tail.running = true;
     this.drain(tail)
-      .catch((error) => this.warnThrottled(`Could not read SSE stream ${tail.streamId} from Redis (retrying on the next keep-alive): ${describeError(error)}`))
+      .catch((error) =>
+        this.warnThrottled(
+          `Could not read SSE stream ${tail.streamId} from Redis (retrying on the next keep-alive): ${describeError(error)}`,
+        ),
+      )
       .finally(() => {
         tail.running = false;
         if (tail.again) this.pump(tail);
@@ -232,8 +243,18 @@ export class RedisRelay implements McpRelay {
   private async drain(tail: Tail): Promise<void> {
     for (;;) {
       tail.again = false;
-      const keys = [this.keys.streamMeta(tail.streamId), this.keys.stream(tail.streamId), this.keys.getStreams, this.keys.session(tail.sessionId)];
-      const [state, entries] = (await this.scripts.run(STREAM_TAIL, keys, [tail.streamId, tail.after, BATCH, tail.sessionId])) as [string, RedisStreamEntry[]];
+      const keys = [
+        this.keys.streamMeta(tail.streamId),
+        this.keys.stream(tail.streamId),
+        this.keys.getStreams,
+        this.keys.session(tail.sessionId),
+      ];
+      const [state, entries] = (await this.scripts.run(STREAM_TAIL, keys, [
+        tail.streamId,
+        tail.after,
+        BATCH,
+        tail.sessionId,
+      ])) as [string, RedisStreamEntry[]];
       if (tail.closed) return;
       for (const [id, fields] of entries) {
         const index = fields.indexOf('m');

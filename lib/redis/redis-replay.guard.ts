@@ -1,5 +1,5 @@
 import type { ReplayGuard } from '../protocol/interaction.js';
-import { RedisKeys, type McpRedisClient } from './redis-client.js';
+import { type RedisKeys, type McpRedisClient } from './redis-client.js';
 
 /**
  * Single-use requestState nonces shared by every instance: `SET NX` with the state's remaining

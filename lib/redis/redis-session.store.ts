@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
-import { patchSession, type McpSession, type McpSessionCreateOptions, type McpSessionCreateResult, type McpSessionEndReason, type McpSessionField, type McpSessionStore } from '../protocol/session-store.js';
-import { RedisKeys, RedisScripts, type McpRedisClient } from './redis-client.js';
+import {
+  patchSession,
+  type McpSession,
+  type McpSessionCreateOptions,
+  type McpSessionCreateResult,
+  type McpSessionEndReason,
+  type McpSessionField,
+  type McpSessionStore,
+} from '../protocol/session-store.js';
+import { type RedisKeys, RedisScripts, type McpRedisClient } from './redis-client.js';
 import { SESSION_ADMIT, SESSION_DELETE, SESSION_PATCH, SESSION_SWEEP } from './redis-scripts.js';
 
 export interface RedisSessionStoreOptions {
@@ -34,7 +42,9 @@ export interface RedisSessionStoreOptions {
  */
 export class RedisSessionStore implements McpSessionStore {
   private readonly scripts: RedisScripts;
-  private readonly listeners = new Set<(sessionId: string, reason: McpSessionEndReason, session?: McpSession) => void>();
+  private readonly listeners = new Set<
+    (sessionId: string, reason: McpSessionEndReason, session?: McpSession) => void
+  >();
   private lastUse = 0;
   private readonly sweeper: NodeJS.Timeout;
   private sweeping = false;
@@ -95,7 +105,8 @@ export class RedisSessionStore implements McpSessionStore {
 
   async get(id: string): Promise<McpSession | undefined> {
     const used = this.useTime();
-    const value = (await this.client.call('GETEX', this.keys.session(id), 'PX', this.options.idleTtlMs)) as string | null;
+    const value = (await this.client.call('GETEX', this.keys.session(id), 'PX', this.options.idleTtlMs)) as
+      string | null;
     if (value === null) return undefined;
     // Only once the session is known to exist, so that unknown ids leave nothing behind; not
     // awaited, so a request still waits for one round trip (an eviction reads it a round trip
@@ -114,11 +125,15 @@ export class RedisSessionStore implements McpSessionStore {
    * one MGET per batch reads them without refreshing their idle timers.
    */
   async list(limit: number): Promise<McpSession[]> {
-    const members = ((await this.client.call('ZRANGE', this.keys.sessionIndex, 0, -1)) as string[]).filter((m) => m !== '');
+    const members = ((await this.client.call('ZRANGE', this.keys.sessionIndex, 0, -1)) as string[]).filter(
+      (m) => m !== '',
+    );
     const sessions: McpSession[] = [];
     for (let i = 0; i < members.length && sessions.length < limit; i += LIST_BATCH) {
       const ids = members.slice(i, i + LIST_BATCH).map((m) => m.slice(m.indexOf(':') + 1));
-      const values = (await this.client.call('MGET', ...ids.map((id) => this.keys.session(id)))) as Array<string | null>;
+      const values = (await this.client.call('MGET', ...ids.map((id) => this.keys.session(id)))) as Array<
+        string | null
+      >;
       for (const value of values) {
         if (value === null || sessions.length >= limit) continue;
         try {
@@ -140,20 +155,31 @@ export class RedisSessionStore implements McpSessionStore {
    */
   async update(session: McpSession, changed?: readonly McpSessionField[]): Promise<boolean> {
     const key = this.keys.session(session.id);
-    if (!changed) return (await this.client.call('SET', key, JSON.stringify(session), 'PX', this.options.idleTtlMs, 'XX')) !== null;
+    if (!changed)
+      return (await this.client.call('SET', key, JSON.stringify(session), 'PX', this.options.idleTtlMs, 'XX')) !== null;
     for (let attempt = 0; attempt < PATCH_ATTEMPTS; attempt++) {
       const value = (await this.client.call('GET', key)) as string | null;
       if (value === null) return false;
       const stored = JSON.parse(value) as StoredSession;
       patchSession(stored, session, changed);
-      const outcome = (await this.scripts.run(SESSION_PATCH, [key], [value, JSON.stringify(stored), this.options.idleTtlMs])) as number;
+      const outcome = (await this.scripts.run(
+        SESSION_PATCH,
+        [key],
+        [value, JSON.stringify(stored), this.options.idleTtlMs],
+      )) as number;
       if (outcome !== -1) return outcome === 1;
     }
-    throw new Error(`session ${session.id} was written by ${PATCH_ATTEMPTS} other requests while this one tried to store its ${changed.join(', ')}; nothing was stored`);
+    throw new Error(
+      `session ${session.id} was written by ${PATCH_ATTEMPTS} other requests while this one tried to store its ${changed.join(', ')}; nothing was stored`,
+    );
   }
 
   async delete(id: string): Promise<boolean> {
-    const result = await this.scripts.run(SESSION_DELETE, [this.keys.sessionIndex, this.keys.session(id), this.keys.getStreams, this.keys.sessionsFull], [id]);
+    const result = await this.scripts.run(
+      SESSION_DELETE,
+      [this.keys.sessionIndex, this.keys.session(id), this.keys.getStreams, this.keys.sessionsFull],
+      [id],
+    );
     return result !== null;
   }
 
@@ -173,7 +199,11 @@ export class RedisSessionStore implements McpSessionStore {
     try {
       let after = '';
       do {
-        const [next, expired] = (await this.scripts.run(SESSION_SWEEP, [this.keys.sessionIndex], [after, SWEEP_BATCH])) as [string, string[]];
+        const [next, expired] = (await this.scripts.run(
+          SESSION_SWEEP,
+          [this.keys.sessionIndex],
+          [after, SWEEP_BATCH],
+        )) as [string, string[]];
         this.ended(expired, 'expired');
         after = next;
       } while (after !== '' && !this.closed);

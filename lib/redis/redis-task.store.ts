@@ -80,17 +80,28 @@ export class RedisTaskStore implements McpTaskStore {
 
   /** The keys a task is stored and indexed under, in the scripts' KEYS order. */
   private keysOf(record: McpTaskRecord): string[] {
-    return [this.taskKey(record.taskId), this.ownerKey(record.owner), `${this.keys.prefix}tasks:all`, `${this.keys.prefix}tasks:caller:${callerOf(record)}`];
+    return [
+      this.taskKey(record.taskId),
+      this.ownerKey(record.owner),
+      `${this.keys.prefix}tasks:all`,
+      `${this.keys.prefix}tasks:caller:${callerOf(record)}`,
+    ];
   }
 
   async create(record: McpTaskRecord, limits: McpTaskLimits): Promise<void> {
     const now = Date.now();
     const expireAt = record.createdAt + record.ttlMs;
-    const reply = await this.scripts.run(
-      TASK_CREATE,
-      this.keysOf(record),
-      [JSON.stringify(record), record.ttlMs, expireAt, now, limits.perCaller, limits.total, record.taskId, this.channel, JSON.stringify({ kind: 'change', record } satisfies Message)],
-    );
+    const reply = await this.scripts.run(TASK_CREATE, this.keysOf(record), [
+      JSON.stringify(record),
+      record.ttlMs,
+      expireAt,
+      now,
+      limits.perCaller,
+      limits.total,
+      record.taskId,
+      this.channel,
+      JSON.stringify({ kind: 'change', record } satisfies Message),
+    ]);
     if (reply === 1) throw taskLimitError('caller', limits.perCaller);
     if (reply === 2) throw taskLimitError('total', limits.total);
   }
@@ -104,7 +115,10 @@ export class RedisTaskStore implements McpTaskStore {
     return raw ? (JSON.parse(raw) as McpTaskRecord) : undefined;
   }
 
-  async update(taskId: string, change: (record: McpTaskRecord) => McpTaskRecord | undefined): Promise<McpTaskRecord | undefined> {
+  async update(
+    taskId: string,
+    change: (record: McpTaskRecord) => McpTaskRecord | undefined,
+  ): Promise<McpTaskRecord | undefined> {
     for (let attempt = 0; attempt < MAX_SWAP_TRIES; attempt++) {
       const raw = (await this.client.call('GET', this.taskKey(taskId))) as string | null;
       if (!raw) return undefined;
@@ -112,24 +126,46 @@ export class RedisTaskStore implements McpTaskStore {
       if (isTerminal(record.status)) return record;
       const next = change({ ...record });
       if (!next) return record;
-      const swapped = await this.scripts.run(TASK_SWAP, [this.taskKey(taskId)], [raw, JSON.stringify(next), this.channel, JSON.stringify({ kind: 'change', record: next } satisfies Message)]);
+      const swapped = await this.scripts.run(
+        TASK_SWAP,
+        [this.taskKey(taskId)],
+        [raw, JSON.stringify(next), this.channel, JSON.stringify({ kind: 'change', record: next } satisfies Message)],
+      );
       if (swapped === 1) return next;
     }
     throw new Error(`task "${taskId}" changed ${MAX_SWAP_TRIES} times while this instance tried to update it`);
   }
 
-  async list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
+  async list(
+    owner: string,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
     const start = cursor === undefined ? 0 : /^\d{1,9}$/.test(cursor) ? Number(cursor) : -1;
     if (start < 0) throw unknownCursorError();
-    const ids = (await this.client.call('ZREVRANGEBYSCORE', this.ownerKey(owner), '+inf', Date.now(), 'LIMIT', start, limit + 1)) as string[];
+    const ids = (await this.client.call(
+      'ZREVRANGEBYSCORE',
+      this.ownerKey(owner),
+      '+inf',
+      Date.now(),
+      'LIMIT',
+      start,
+      limit + 1,
+    )) as string[];
     const page = ids.slice(0, limit);
-    const raws = page.length ? ((await this.client.call('MGET', ...page.map((id) => this.taskKey(id)))) as Array<string | null>) : [];
+    const raws = page.length
+      ? ((await this.client.call('MGET', ...page.map((id) => this.taskKey(id)))) as Array<string | null>)
+      : [];
     const tasks = raws.filter((raw): raw is string => raw !== null).map((raw) => JSON.parse(raw) as McpTaskRecord);
     return ids.length > limit ? { tasks, nextCursor: String(start + limit) } : { tasks };
   }
 
   async signal(taskId: string, signal: McpTaskSignal): Promise<void> {
-    await this.client.call(this.options.shardedPubSub ? 'SPUBLISH' : 'PUBLISH', this.channel, JSON.stringify({ kind: 'signal', taskId, signal } satisfies Message));
+    await this.client.call(
+      this.options.shardedPubSub ? 'SPUBLISH' : 'PUBLISH',
+      this.channel,
+      JSON.stringify({ kind: 'signal', taskId, signal } satisfies Message),
+    );
   }
 
   onSignal(listener: (taskId: string, signal: McpTaskSignal) => void | Promise<void>): () => void {
@@ -151,9 +187,13 @@ export class RedisTaskStore implements McpTaskStore {
     }
     if (message.kind === 'change') this.listeners.changed(message.record);
     else if (message.kind === 'signal') {
-      void this.listeners.signal(message.taskId, message.signal).catch((error: unknown) =>
-        this.options.logger?.error(`A task signal for "${message.taskId}" failed: ${error instanceof Error ? error.message : String(error)}`),
-      );
+      void this.listeners
+        .signal(message.taskId, message.signal)
+        .catch((error: unknown) =>
+          this.options.logger?.error(
+            `A task signal for "${message.taskId}" failed: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
     }
   }
 }

@@ -23,7 +23,13 @@ export interface McpThrottlerStorageRecord {
  * @publicApi
  */
 export interface McpThrottlerStorage {
-  increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<McpThrottlerStorageRecord>;
+  increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<McpThrottlerStorageRecord>;
 }
 
 /*
@@ -93,8 +99,23 @@ export class McpRedisThrottlerStorage implements McpThrottlerStorage {
     return `${this.keyPrefix}{${tag}}`;
   }
 
-  async increment(key: string, ttl: number, limit: number, blockDuration: number, _throttlerName: string): Promise<McpThrottlerStorageRecord> {
-    const reply = (await this.scripts.run(INCREMENT, [this.keyOf(key)], [Math.max(1, Math.ceil(ttl)), limit, Math.max(0, Math.ceil(blockDuration))])) as number[];
-    return { totalHits: Number(reply[0]), timeToExpire: Number(reply[1]), isBlocked: Number(reply[2]) === 1, timeToBlockExpire: Number(reply[3]) };
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    _throttlerName: string,
+  ): Promise<McpThrottlerStorageRecord> {
+    const reply = (await this.scripts.run(
+      INCREMENT,
+      [this.keyOf(key)],
+      [Math.max(1, Math.ceil(ttl)), limit, Math.max(0, Math.ceil(blockDuration))],
+    )) as number[];
+    return {
+      totalHits: Number(reply[0]),
+      timeToExpire: Number(reply[1]),
+      isBlocked: Number(reply[2]) === 1,
+      timeToBlockExpire: Number(reply[3]),
+    };
   }
 }

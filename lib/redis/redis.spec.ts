@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict';
-import { clusterRedis, deleteKeys, keysMatching, redisSuitesSkip, singleRedis, startRedisCluster, type RedisClusterHandle } from '../../test/utils/redis-cluster.js';
+import {
+  clusterRedis,
+  deleteKeys,
+  keysMatching,
+  redisSuitesSkip,
+  singleRedis,
+  startRedisCluster,
+  type RedisClusterHandle,
+} from '../../test/utils/redis-cluster.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,8 +22,6 @@ import { NodeResponseSink } from '../transport/node-sink.js';
 import { ownerTag } from './redis-session.store.js';
 import { nextEvent } from '../../test/utils/wait.js';
 import { EventEmitter } from 'node:events';
-
-
 
 const skip = await redisSuitesSkip();
 // The same suites run on the single Redis and on a 3-master Cluster this file starts.
@@ -34,7 +40,6 @@ async function clearPrefix(backend: McpRedisBackend): Promise<void> {
 }
 
 for (const target of targets) {
-
   describe(`Redis stores (${target.name})`, { skip }, () => {
     const prefix = `mcp-test:${randomBytes(6).toString('hex')}:`;
     /** The prefix as the keys carry it: wrapped in a hash tag. */
@@ -61,7 +66,11 @@ for (const target of targets) {
 
     it('keeps sessions with an idle TTL, shared between instances', async () => {
       await a.sessions.create({ id: 's1', protocolVersion: '2025-11-25', capabilities: { roots: {} } });
-      assert.deepEqual(await b.sessions.get('s1'), { id: 's1', protocolVersion: '2025-11-25', capabilities: { roots: {} } });
+      assert.deepEqual(await b.sessions.get('s1'), {
+        id: 's1',
+        protocolVersion: '2025-11-25',
+        capabilities: { roots: {} },
+      });
       const ttl = (await a.client.call('PTTL', `${P}session:s1`)) as number;
       assert.ok(ttl > 50_000 && ttl <= 60_000, `ttl ${ttl}`);
       await b.sessions.update({ id: 's1', protocolVersion: '2025-11-25', capabilities: {}, logLevel: 'error' });
@@ -79,7 +88,10 @@ for (const target of targets) {
       assert.deepEqual(await a.sessions.create(owned('e1', 'address:x'), { maxPerOwner: 2 }), { created: true });
       assert.deepEqual(await b.sessions.create(owned('e2', 'address:y'), { maxPerOwner: 2 }), { created: true });
       assert.deepEqual(await a.sessions.create(owned('e3', 'address:y'), { maxPerOwner: 2 }), { created: true });
-      assert.deepEqual(await a.sessions.create(owned('e4', 'address:z'), { maxPerOwner: 2 }), { created: false, reason: 'capacity' });
+      assert.deepEqual(await a.sessions.create(owned('e4', 'address:z'), { maxPerOwner: 2 }), {
+        created: false,
+        reason: 'capacity',
+      });
       assert.equal(await a.sessions.get('e4'), undefined);
       await a.sessions.get('e2'); // e3 is now y's least recently used
       const ended: string[] = [];
@@ -91,7 +103,7 @@ for (const target of targets) {
       for (const id of ['e1', 'e2', 'e5']) assert.equal(await a.sessions.delete(id), true);
     });
 
-    it('ranks an owner\'s sessions by the order of access, even within one millisecond', async () => {
+    it("ranks an owner's sessions by the order of access, even within one millisecond", async () => {
       // The ranking runs on Redis's clock (remaining TTLs), which a mocked Date cannot freeze; back
       // to back calls on localhost share a millisecond most of the time, so ten rounds cannot all
       // miss a tie. Ids sort against the order of use: a tie broken by name ends the wrong one.
@@ -99,7 +111,12 @@ for (const target of targets) {
       const stops = [a, b].map((backend) => backend.sessions.onSessionEnd((id) => ended.push(id)));
       try {
         for (let round = 0; round < 10; round++) {
-          const owned = (id: string) => ({ id, protocolVersion: '2025-11-25', capabilities: {}, owner: `address:tie-${round}` });
+          const owned = (id: string) => ({
+            id,
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            owner: `address:tie-${round}`,
+          });
           assert.deepEqual(await a.sessions.create(owned(`tie-${round}-1`), { maxPerOwner: 2 }), { created: true });
           assert.deepEqual(await a.sessions.create(owned(`tie-${round}-2`), { maxPerOwner: 2 }), { created: true });
           assert.ok(await b.sessions.get(`tie-${round}-1`)); // tie-N-2 is now the least recently used
@@ -146,7 +163,8 @@ for (const target of targets) {
           ends.emit(id, reason);
         }),
       );
-      const endOf = (id: string, what: string): Promise<unknown[]> => (ended.some((e) => e.startsWith(`${id}:`)) ? Promise.resolve([]) : nextEvent(ends, id, what));
+      const endOf = (id: string, what: string): Promise<unknown[]> =>
+        ended.some((e) => e.startsWith(`${id}:`)) ? Promise.resolve([]) : nextEvent(ends, id, what);
       const index = c.keys.sessionIndex;
       const redis = c.client as unknown as Ioredis;
       try {
@@ -154,16 +172,29 @@ for (const target of targets) {
         const lapsed = endOf('x1', 'a sweep reporting x1');
         await c.sessions.create({ id: 'x1', protocolVersion: '2025-11-25', capabilities: {} });
         await lapsed;
-        assert.equal(await redis.zscore(index, '-:x1'), null, 'the entry went with the report: no other sweep can report it');
+        assert.equal(
+          await redis.zscore(index, '-:x1'),
+          null,
+          'the entry went with the report: no other sweep can report it',
+        );
         // A key gone from under its entry (as at expiry, here at once): the next create over the
         // owner's cap drops the entry, and the session is reported where it went.
-        const owned = (id: string) => ({ id, protocolVersion: '2025-11-25', capabilities: {}, owner: 'principal:idle' });
+        const owned = (id: string) => ({
+          id,
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          owner: 'principal:idle',
+        });
         assert.deepEqual(await c.sessions.create(owned('y1'), { maxPerOwner: 1 }), { created: true });
         await redis.del(c.keys.session('y1'));
         const dropped = endOf('y1', 'the report of y1');
         assert.deepEqual(await d.sessions.create(owned('y2'), { maxPerOwner: 1 }), { created: true });
         await dropped;
-        assert.deepEqual(await redis.zrangebylex(index, '-', '+'), ['', `${ownerTag('principal:idle')}:y2`], 'only the live session left in the index');
+        assert.deepEqual(
+          await redis.zrangebylex(index, '-', '+'),
+          ['', `${ownerTag('principal:idle')}:y2`],
+          'only the live session left in the index',
+        );
         assert.deepEqual(ended, ['x1:expired', 'y1:expired']);
       } finally {
         for (const stop of stops) stop();
@@ -176,12 +207,19 @@ for (const target of targets) {
       const streamId = a.events.openStream('sess-A');
       assert.equal(typeof streamId, 'string', 'openStream is synchronous');
       const ids: string[] = [];
-      for (let i = 1; i <= 5; i++) ids.push(await a.events.append(streamId, { jsonrpc: '2.0', method: 'n', params: { i } }));
+      for (let i = 1; i <= 5; i++)
+        ids.push(await a.events.append(streamId, { jsonrpc: '2.0', method: 'n', params: { i } }));
       assert.deepEqual([...ids].sort(compareEventIds), ids, 'ids are ordered');
       const replay = await b.events.replay('sess-A', ids[1]);
       assert.equal(replay?.streamId, streamId);
-      assert.deepEqual(replay?.events.map((e) => (e.message as Json).params.i), [3, 4, 5]);
-      assert.deepEqual(replay?.events.map((e) => e.id), ids.slice(2));
+      assert.deepEqual(
+        replay?.events.map((e) => (e.message as Json).params.i),
+        [3, 4, 5],
+      );
+      assert.deepEqual(
+        replay?.events.map((e) => e.id),
+        ids.slice(2),
+      );
       const fromPriming = await b.events.replay('sess-A', `${streamId}.0`);
       assert.equal(fromPriming?.events.length, 5);
       assert.equal(await b.events.replay('sess-B', ids[1]), undefined, 'another session cannot read it');
@@ -236,12 +274,21 @@ for (const target of targets) {
 
     it('rejects bad redis options with reasons', () => {
       assert.deepEqual(redisOptionProblems({}), []);
-      const problems = redisOptionProblems({ redis: { url: 5 as never, keyPrefix: '' }, notificationBus: {}, sessions: { store: {} } }).join('; ');
+      const problems = redisOptionProblems({
+        redis: { url: 5 as never, keyPrefix: '' },
+        notificationBus: {},
+        sessions: { store: {} },
+      }).join('; ');
       assert.match(problems, /redis\.url/);
       assert.match(problems, /keyPrefix/);
       assert.match(problems, /sessions\.store, notificationBus/);
-      assert.deepEqual(redisOptionProblems({ redis: { cluster: { nodes: ['redis://127.0.0.1:7000'] }, shardedPubSub: false } }), []);
-      const cluster = redisOptionProblems({ redis: { url: 'redis://x', cluster: { nodes: [] }, shardedPubSub: 'yes' as never } }).join('; ');
+      assert.deepEqual(
+        redisOptionProblems({ redis: { cluster: { nodes: ['redis://127.0.0.1:7000'] }, shardedPubSub: false } }),
+        [],
+      );
+      const cluster = redisOptionProblems({
+        redis: { url: 'redis://x', cluster: { nodes: [] }, shardedPubSub: 'yes' as never },
+      }).join('; ');
       assert.match(cluster, /"redis\.cluster" must be \{ nodes/);
       assert.match(cluster, /either a url or a cluster/);
       assert.match(cluster, /shardedPubSub/);
@@ -249,7 +296,10 @@ for (const target of targets) {
 
     it('fails the bootstrap with a clear message when Redis cannot be reached', async () => {
       await assert.rejects(
-        McpRedisBackend.connect({ url: 'redis://127.0.0.1:1', connection: { retryStrategy: () => null } }, { ...settings, sharedStateSecret: false, connectTimeoutMs: 1000 }),
+        McpRedisBackend.connect(
+          { url: 'redis://127.0.0.1:1', connection: { retryStrategy: () => null } },
+          { ...settings, sharedStateSecret: false, connectTimeoutMs: 1000 },
+        ),
         /could not use Redis at redis:\/\/127\.0\.0\.1:1.*Start Redis or fix the "redis" option/,
       );
     });
@@ -303,17 +353,22 @@ for (const target of targets) {
         await waitFor(() => first.events.length === 1);
         const primingId = first.events[0].id!;
         assert.match(primingId, /\.0$/);
-        for (let i = 1; i <= 3; i++) assert.equal(await b.relay.sendToSession('relay-1', { jsonrpc: '2.0', method: 'm', params: { i } }), true);
+        for (let i = 1; i <= 3; i++)
+          assert.equal(await b.relay.sendToSession('relay-1', { jsonrpc: '2.0', method: 'm', params: { i } }), true);
         await waitFor(() => first.events.length === 4);
         first.close();
         // Sent while no instance holds the stream: stored, and replayed on resume.
-        for (let i = 4; i <= 5; i++) await a.relay.sendToSession('relay-1', { jsonrpc: '2.0', method: 'm', params: { i } });
+        for (let i = 4; i <= 5; i++)
+          await a.relay.sendToSession('relay-1', { jsonrpc: '2.0', method: 'm', params: { i } });
         const second = await openSse(urlOf(serverB), 'relay-1', first.events[3].id);
         await waitFor(() => second.events.length === 2);
         await b.bus.publish({ type: 'list-changed', kind: 'prompts' });
         await waitFor(() => second.events.length === 3);
         const all = [...first.events.slice(1), ...second.events].map((e) => e.data as Json);
-        assert.deepEqual(all.map((m) => m.params?.i ?? m.method), [1, 2, 3, 4, 5, 'notifications/prompts/list_changed']);
+        assert.deepEqual(
+          all.map((m) => m.params?.i ?? m.method),
+          [1, 2, 3, 4, 5, 'notifications/prompts/list_changed'],
+        );
         const ids = [...first.events, ...second.events].map((e) => e.id);
         assert.equal(new Set(ids).size, ids.length);
         // A new GET stream replaces the old one, which ends wherever it is tailed.
@@ -326,7 +381,12 @@ for (const target of targets) {
       });
 
       it('delivers resource updates only to subscribed sessions', async () => {
-        await a.sessions.create({ id: 'sub-yes', protocolVersion: '2025-11-25', capabilities: {}, subscriptions: ['file:///watched'] });
+        await a.sessions.create({
+          id: 'sub-yes',
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          subscriptions: ['file:///watched'],
+        });
         await a.sessions.create({ id: 'sub-no', protocolVersion: '2025-11-25', capabilities: {} });
         const yes = await openSse(urlOf(serverA), 'sub-yes');
         const no = await openSse(urlOf(serverB), 'sub-no');
@@ -334,8 +394,14 @@ for (const target of targets) {
         await b.bus.publish({ type: 'resource-updated', uri: 'file:///watched' });
         await b.bus.publish({ type: 'list-changed', kind: 'tools' });
         await waitFor(() => yes.events.length === 3 && no.events.length === 2);
-        assert.deepEqual(yes.events.slice(1).map((e) => (e.data as Json).method), ['notifications/resources/updated', 'notifications/tools/list_changed']);
-        assert.deepEqual(no.events.slice(1).map((e) => (e.data as Json).method), ['notifications/tools/list_changed']);
+        assert.deepEqual(
+          yes.events.slice(1).map((e) => (e.data as Json).method),
+          ['notifications/resources/updated', 'notifications/tools/list_changed'],
+        );
+        assert.deepEqual(
+          no.events.slice(1).map((e) => (e.data as Json).method),
+          ['notifications/tools/list_changed'],
+        );
         yes.close();
         no.close();
       });
@@ -348,7 +414,10 @@ for (const target of targets) {
         await a.events.append(streamId, { jsonrpc: '2.0', id: 7, result: {} });
         await a.events.finish(streamId);
         await waitFor(() => tail.ended);
-        assert.deepEqual(tail.events.map((e) => (e.data as Json).params?.n ?? 'result'), [2, 'result']);
+        assert.deepEqual(
+          tail.events.map((e) => (e.data as Json).params?.n ?? 'result'),
+          [2, 'result'],
+        );
       });
 
       it('routes a client answer to the instance that awaits it', async () => {
@@ -357,7 +426,10 @@ for (const target of targets) {
         await b.relay.publishResponse({ jsonrpc: '2.0', id: 'srv-1', result: { ok: true } }, 'sess');
         await waitFor(() => got.length === 1);
         stop();
-        assert.deepEqual(got[0], { response: { jsonrpc: '2.0', id: 'srv-1', result: { ok: true } }, sessionId: 'sess' });
+        assert.deepEqual(got[0], {
+          response: { jsonrpc: '2.0', id: 'srv-1', result: { ok: true } },
+          sessionId: 'sess',
+        });
       });
     });
   });
@@ -416,7 +488,9 @@ for (const target of targets) {
       const sum = kept.reduce((n, b) => n + b, 0);
       const stored = await a.events.storedBytes();
       assert.ok(stored <= 20_000, `the store counts ${stored} bytes`);
-      const total = (await Promise.all([...(((await a.client.call('HKEYS', `${P}eventbytes`)) as string[]))].map(held))).reduce((n, b) => n + b, 0);
+      const total = (
+        await Promise.all([...((await a.client.call('HKEYS', `${P}eventbytes`)) as string[])].map(held))
+      ).reduce((n, b) => n + b, 0);
       assert.equal(stored, total, 'the count is what the streams hold');
       assert.ok(sum <= 20_000, `the sessions hold ${sum} bytes: ${kept.join(', ')}`);
       assert.equal(kept[0], 0, 'the oldest session lost its events first');
@@ -432,7 +506,10 @@ for (const target of targets) {
       assert.equal(await a.events.storedBytes(), before - size(1));
       assert.equal(await a.events.sessionBytes('ending'), 0);
       assert.equal(await a.client.call('HEXISTS', `${P}eventbytes`, streamId), 0);
-      assert.equal(await a.client.call('EXISTS', `${P}sessionevents:ending`, `${P}sessionbytes:ending`, `${P}stream:${streamId}`), 0);
+      assert.equal(
+        await a.client.call('EXISTS', `${P}sessionevents:ending`, `${P}sessionbytes:ending`, `${P}stream:${streamId}`),
+        0,
+      );
     });
 
     it('forgets the bytes of streams whose keys expired, a few on each append, so neither the count nor the bookkeeping leaks', async () => {
@@ -448,9 +525,12 @@ for (const target of targets) {
       for (const streamId of gone) await a.client.call('DEL', `${P}stream:${streamId}`, `${P}stream:${streamId}:meta`);
       const live = a.events.openStream('expiring');
       for (let i = 0; i < 4; i++) await a.events.append(live, message(i));
-      for (const streamId of gone) assert.equal(await a.client.call('HEXISTS', `${P}eventbytes`, streamId), 0, 'an expired stream is forgotten');
+      for (const streamId of gone)
+        assert.equal(await a.client.call('HEXISTS', `${P}eventbytes`, streamId), 0, 'an expired stream is forgotten');
       assert.equal(await a.events.sessionBytes('expiring'), 4 * size(0), 'the session counts only its live stream');
-      const total = (await Promise.all([...(((await a.client.call('HKEYS', `${P}eventbytes`)) as string[]))].map(held))).reduce((n, b) => n + b, 0);
+      const total = (
+        await Promise.all([...((await a.client.call('HKEYS', `${P}eventbytes`)) as string[])].map(held))
+      ).reduce((n, b) => n + b, 0);
       assert.equal(await a.events.storedBytes(), total, 'the total counts only the streams Redis holds');
       assert.ok(((await a.client.call('PTTL', `${P}eventtotal`)) as number) > 0, 'the bookkeeping expires too');
       assert.ok(((await a.client.call('PTTL', `${P}sessionbytes:expiring`)) as number) > 0);
@@ -465,7 +545,6 @@ for (const target of targets) {
       assert.equal(await a.events.sessionBytes('again'), size(2));
     });
   });
-
 }
 
 describe('event ids', () => {
@@ -476,8 +555,14 @@ describe('event ids', () => {
 });
 
 function compareEventIds(x: string, y: string): number {
-  const [xm, xs] = x.slice(x.lastIndexOf('.') + 1).split('-').map(BigInt);
-  const [ym, ys] = y.slice(y.lastIndexOf('.') + 1).split('-').map(BigInt);
+  const [xm, xs] = x
+    .slice(x.lastIndexOf('.') + 1)
+    .split('-')
+    .map(BigInt);
+  const [ym, ys] = y
+    .slice(y.lastIndexOf('.') + 1)
+    .split('-')
+    .map(BigInt);
   return xm === ym ? Number(xs - ys) : Number(xm - ym);
 }
 

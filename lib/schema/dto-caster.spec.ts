@@ -50,9 +50,7 @@ describe('DtoCaster', () => {
 
   it('reports dotted and indexed paths with rule names', async () => {
     const cast = new DtoCaster().compile(OrderDto);
-    const issues = issuesOf(
-      await cast({ title: 5, address: { zip: 9 }, items: [{ qty: 1 }, { qty: 1 }, { qty: 0 }] }),
-    );
+    const issues = issuesOf(await cast({ title: 5, address: { zip: 9 }, items: [{ qty: 1 }, { qty: 1 }, { qty: 0 }] }));
     assert.deepEqual(
       issues.map(({ path, rule }) => `${path}:${rule}`),
       ['title:isString', 'address.zip:isString', 'items[2].qty:min'],
@@ -66,7 +64,11 @@ describe('DtoCaster', () => {
       await cast({ title: 't', address: { zip: '1', city: 'x' }, items: [], extra: true, constructor: 1 }),
     );
     const paths = issues.map((issue) => `${issue.path}:${issue.rule}`).sort();
-    assert.deepEqual(paths, ['address.city:whitelistValidation', 'constructor:whitelistValidation', 'extra:whitelistValidation']);
+    assert.deepEqual(paths, [
+      'address.city:whitelistValidation',
+      'constructor:whitelistValidation',
+      'extra:whitelistValidation',
+    ]);
   });
 
   it('refuses non-object arguments and treats missing arguments as {}', async () => {
@@ -82,7 +84,9 @@ describe('DtoCaster', () => {
     const cast = new DtoCaster().compile(NoArgs);
     assert.equal((await cast({})).ok, true);
     assert.equal((await cast(undefined)).ok, true);
-    assert.deepEqual(issuesOf(await cast({ a: 1 })), [{ path: 'a', rule: 'whitelistValidation', message: 'is not an allowed property' }]);
+    assert.deepEqual(issuesOf(await cast({ a: 1 })), [
+      { path: 'a', rule: 'whitelistValidation', message: 'is not an allowed property' },
+    ]);
   });
 
   it('compiles once per class', () => {
@@ -145,14 +149,20 @@ describe('DtoCaster', () => {
       const input = { count: '42', loud: 'false', name: '7', ids: ['1', '2'] };
       const result = await cast(input);
       assert.equal(result.ok, true);
-      assert.deepEqual({ ...(result as { value: PromptArgs }).value }, { count: 42, loud: false, name: '7', ids: [1, 2] });
+      assert.deepEqual(
+        { ...(result as { value: PromptArgs }).value },
+        { count: 42, loud: false, name: '7', ids: [1, 2] },
+      );
       assert.deepEqual(input, { count: '42', loud: 'false', name: '7', ids: ['1', '2'] }, 'input must stay untouched');
     });
 
     it('leaves other strings for validation to refuse', async () => {
       const cast = new DtoCaster().compile(PromptArgs, { coerceStrings: true });
       const issues = issuesOf(await cast({ count: '4.5', loud: 'yes', name: 'x' }));
-      assert.deepEqual(issues.map((issue) => `${issue.path}:${issue.rule}`), ['count:isInt', 'loud:isBoolean']);
+      assert.deepEqual(
+        issues.map((issue) => `${issue.path}:${issue.rule}`),
+        ['count:isInt', 'loud:isBoolean'],
+      );
     });
 
     it('is off by default', async () => {

@@ -82,7 +82,12 @@ export class DtoCaster {
     let caster = cache.get(type);
     if (!caster) {
       const schema = this.schemaFactory.create(type);
-      caster = buildCaster(type, schema, compileJsonSchema(schema), options.coerceStrings ? buildCoercion(schema) : undefined);
+      caster = buildCaster(
+        type,
+        schema,
+        compileJsonSchema(schema),
+        options.coerceStrings ? buildCoercion(schema) : undefined,
+      );
       cache.set(type, caster);
     }
     return caster as CompiledCaster<T>;
@@ -148,7 +153,11 @@ function buildCaster(
     if (!hasRules) {
       // An argument-less class: every key is unknown. Otherwise the schema says it all, below.
       for (const key of listed.length === 0 ? Object.keys(record) : []) {
-        issues.push({ path: joinIssuePath('', key), rule: 'whitelistValidation', message: 'is not an allowed property' });
+        issues.push({
+          path: joinIssuePath('', key),
+          rule: 'whitelistValidation',
+          message: 'is not an allowed property',
+        });
       }
     } else {
       let errors: ValidationError[];
@@ -169,7 +178,12 @@ function buildCaster(
   };
 }
 
-function collectIssues(errors: readonly ValidationError[], base: string, messages: MessageRenderer, out: ValidationIssue[]) {
+function collectIssues(
+  errors: readonly ValidationError[],
+  base: string,
+  messages: MessageRenderer,
+  out: ValidationIssue[],
+) {
   for (const error of errors) {
     const path =
       error.property === undefined
@@ -271,7 +285,8 @@ function scrub(message: string, value: unknown): string {
 
 function tidy(message: string, property: string): string {
   if (message.startsWith(`${property} `)) return message.slice(property.length + 1);
-  if (message.startsWith(`each value in ${property} `)) return `each value ${message.slice(`each value in ${property} `.length)}`;
+  if (message.startsWith(`each value in ${property} `))
+    return `each value ${message.slice(`each value in ${property} `.length)}`;
   return message;
 }
 
@@ -283,7 +298,9 @@ type Coercer = (value: unknown) => unknown;
  *
  * @internal
  */
-export function buildCoercion(schema: JsonSchema): ((input: Record<string, unknown>) => Record<string, unknown>) | undefined {
+export function buildCoercion(
+  schema: JsonSchema,
+): ((input: Record<string, unknown>) => Record<string, unknown>) | undefined {
   const plan = new Map<string, Coercer>();
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   for (const [name, property] of Object.entries(properties)) {

@@ -73,7 +73,9 @@ export function droppedOnOutput(type: Function, name: string): boolean {
 function dropped(type: Function, name: string, direction: TransformationType): boolean {
   const transformer = getTransformerStorage();
   if (transformer.getExcludedProperties(type, direction).includes(name)) return true;
-  return transformer.getStrategy(type) === 'excludeAll' && !transformer.getExposedProperties(type, direction).includes(name);
+  return (
+    transformer.getStrategy(type) === 'excludeAll' && !transformer.getExposedProperties(type, direction).includes(name)
+  );
 }
 
 /** Properties that carry `@Type()`, on the class or its ancestors. */

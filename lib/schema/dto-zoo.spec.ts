@@ -298,9 +298,11 @@ function valueCases(schema: JsonSchema, current: unknown, root: JsonSchema, dept
     }
   }
   if (Array.isArray(s.enum)) {
-    if (types?.has('string')) cases.push({ label: 'bad enum member "zz-not-a-member"', value: 'zz-not-a-member', valid: false });
+    if (types?.has('string'))
+      cases.push({ label: 'bad enum member "zz-not-a-member"', value: 'zz-not-a-member', valid: false });
     if (types?.has('integer')) cases.push({ label: 'bad enum member 987654', value: 987654, valid: false });
-    for (const member of s.enum) if (member !== null) cases.push({ label: `member ${JSON.stringify(member)}`, value: member, valid: true });
+    for (const member of s.enum)
+      if (member !== null) cases.push({ label: `member ${JSON.stringify(member)}`, value: member, valid: true });
     return cases;
   }
   const numeric = types?.has('integer') && !types.has('string');
@@ -343,7 +345,8 @@ function valueCases(schema: JsonSchema, current: unknown, root: JsonSchema, dept
     const items = s.items as JsonSchema;
     if (typeof s.minItems === 'number' && s.minItems > 0) {
       cases.push({ label: 'fewer than minItems', value: current.slice(0, s.minItems - 1), valid: false });
-      if (current.length >= s.minItems) cases.push({ label: 'at minItems', value: current.slice(0, s.minItems), valid: true });
+      if (current.length >= s.minItems)
+        cases.push({ label: 'at minItems', value: current.slice(0, s.minItems), valid: true });
     }
     if (typeof s.maxItems === 'number' && current.length > 0) {
       cases.push({ label: 'more than maxItems', value: Array(s.maxItems + 1).fill(current[0]), valid: false });
@@ -398,7 +401,11 @@ const ZOO: ZooEntry[] = [
   },
   {
     dto: OptionalNullableDto,
-    valid: [{ id: 'x', note: 'n', limit: 3, archived: false, status: 'open' }, { id: 'x' }, { id: 'x', note: null, limit: null }],
+    valid: [
+      { id: 'x', note: 'n', limit: 3, archived: false, status: 'open' },
+      { id: 'x' },
+      { id: 'x', note: null, limit: null },
+    ],
   },
   {
     dto: NumericRangeDto,
@@ -421,7 +428,10 @@ const ZOO: ZooEntry[] = [
       { label: 'sku wrong prefix', value: { slug: 'x', sku: 'SKV-1234', area: '212', both: 'A1', user: 'b' } },
       { label: 'sku too few digits', value: { slug: 'x', sku: 'sku-123', area: '212', both: 'A1', user: 'b' } },
       { label: 'area letters', value: { slug: 'x', sku: 'sku-1234', area: 'abc', both: 'A1', user: 'b' } },
-      { label: 'both: second pattern fails', value: { slug: 'x', sku: 'sku-1234', area: '212', both: 'Ab', user: 'b' } },
+      {
+        label: 'both: second pattern fails',
+        value: { slug: 'x', sku: 'sku-1234', area: '212', both: 'Ab', user: 'b' },
+      },
       { label: 'both: first pattern fails', value: { slug: 'x', sku: 'sku-1234', area: '212', both: 'a1', user: 'b' } },
       { label: 'user is admin', value: { slug: 'x', sku: 'sku-1234', area: '212', both: 'A1', user: 'admin' } },
     ],
@@ -465,7 +475,10 @@ const ZOO: ZooEntry[] = [
     valid: [{ status: 'open', rank: 1, size: 'm', pct: 10, history: ['open', 'done'], version: 'v1' }],
     invalid: [
       // @IsEnum alone also accepts the reverse-mapping names of a numeric enum; the schema does not.
-      { label: 'numeric enum by key name', value: { status: 'open', rank: 'Low', size: 'm', pct: 10, history: [], version: 'v1' } },
+      {
+        label: 'numeric enum by key name',
+        value: { status: 'open', rank: 'Low', size: 'm', pct: 10, history: [], version: 'v1' },
+      },
     ],
   },
   {
@@ -488,7 +501,14 @@ const ZOO: ZooEntry[] = [
       { label: 'home: an array of one valid address', value: { name: 'n', home: [{ street: 's', zip: '12345' }] } },
       {
         label: 'work: an array of two valid addresses',
-        value: { name: 'n', home: { street: 's', zip: '12345' }, work: [{ street: 'a', zip: '12345' }, { street: 'b', zip: '54321' }] },
+        value: {
+          name: 'n',
+          home: { street: 's', zip: '12345' },
+          work: [
+            { street: 'a', zip: '12345' },
+            { street: 'b', zip: '54321' },
+          ],
+        },
       },
       { label: 'work: an empty array', value: { name: 'n', home: { street: 's', zip: '12345' }, work: [] } },
       { label: 'home: a string', value: { name: 'n', home: '12345' } },
@@ -496,9 +516,25 @@ const ZOO: ZooEntry[] = [
   },
   {
     dto: ArrayOfDtosDto,
-    valid: [{ lines: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 2 }] }],
+    valid: [
+      {
+        lines: [
+          { sku: 'a', qty: 1 },
+          { sku: 'b', qty: 2 },
+        ],
+      },
+    ],
     invalid: [
-      { label: 'third item invalid', value: { lines: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 1 }, { sku: 'c', qty: 0 }] } },
+      {
+        label: 'third item invalid',
+        value: {
+          lines: [
+            { sku: 'a', qty: 1 },
+            { sku: 'b', qty: 1 },
+            { sku: 'c', qty: 0 },
+          ],
+        },
+      },
       { label: 'lines: one object instead of an array', value: { lines: { sku: 'a', qty: 1 } } },
       { label: 'lines: an index-keyed object', value: { lines: { 0: { sku: 'a', qty: 1 } } } },
       { label: 'lines[0]: an array of one valid line', value: { lines: [[{ sku: 'a', qty: 1 }]] } },
@@ -528,13 +564,22 @@ const ZOO: ZooEntry[] = [
   {
     dto: TreeNodeDto,
     valid: [
-      { label: 'root', children: [{ label: 'a', children: [{ label: 'a1' }] }, { label: 'b', children: [] }] },
+      {
+        label: 'root',
+        children: [
+          { label: 'a', children: [{ label: 'a1' }] },
+          { label: 'b', children: [] },
+        ],
+      },
       { label: 'leaf' },
     ],
     invalid: [
       { label: 'deep bad label', value: { label: 'r', children: [{ label: 'a', children: [{ label: 7 }] }] } },
       { label: 'children: one node instead of an array', value: { label: 'r', children: { label: 'a' } } },
-      { label: 'deep children: an array of arrays', value: { label: 'r', children: [{ label: 'a', children: [[{ label: 'a1' }]] }] } },
+      {
+        label: 'deep children: an array of arrays',
+        value: { label: 'r', children: [{ label: 'a', children: [[{ label: 'a1' }]] }] },
+      },
     ],
   },
   {
@@ -542,7 +587,10 @@ const ZOO: ZooEntry[] = [
     valid: [{ name: 'c', head: { value: 1, next: { value: 2, next: { value: 3 } } } }],
     invalid: [
       { label: 'deep extra', value: { name: 'c', head: { value: 1, next: { value: 2, oops: 1 } } } },
-      { label: 'head.next: an array of one valid link', value: { name: 'c', head: { value: 1, next: [{ value: 2 }] } } },
+      {
+        label: 'head.next: an array of one valid link',
+        value: { name: 'c', head: { value: 1, next: [{ value: 2 }] } },
+      },
     ],
   },
   {
@@ -565,7 +613,10 @@ const ZOO: ZooEntry[] = [
   },
   {
     dto: DocumentedDto,
-    valid: [{ name: 'Ada', state: 'open', key: 'k', day: '2024-01-01' }, { name: 'A', state: 'done', key: 7 }],
+    valid: [
+      { name: 'Ada', state: 'open', key: 'k', day: '2024-01-01' },
+      { name: 'A', state: 'done', key: 7 },
+    ],
     // @Allow() validates nothing: the type comes from @SchemaProperty, and the schema check holds it.
   },
   {
@@ -582,7 +633,10 @@ const ZOO: ZooEntry[] = [
   },
   {
     dto: ObjectDto,
-    valid: [{ meta: {}, extra: { a: 1 } }, { meta: { x: [1] }, extra: { b: null } }],
+    valid: [
+      { meta: {}, extra: { a: 1 } },
+      { meta: { x: [1] }, extra: { b: null } },
+    ],
     invalid: [{ label: 'empty extra', value: { meta: {}, extra: {} } }],
   },
 ];
@@ -602,72 +656,81 @@ function holdsNull(value: unknown): boolean {
 // portable schemas leave `null` out of optional properties: they may then refuse what
 // class-validator accepts (a null), never accept what it refuses.
 for (const nullableOptionals of [true, false]) {
-const factory = new JsonSchemaFactory({ nullableOptionals });
-const caster = new DtoCaster(factory);
-const strict = nullableOptionals;
+  const factory = new JsonSchemaFactory({ nullableOptionals });
+  const caster = new DtoCaster(factory);
+  const strict = nullableOptionals;
 
-describe(`DTO zoo: class-validator and the emitted JSON Schema agree (${strict ? 'nullableOptionals: exactly' : 'portable default: never looser'})`, () => {
-  for (const entry of ZOO) {
-    it(entry.dto.name, async (t) => {
-      const schema = factory.create(entry.dto);
-      assert.equal('$schema' in schema, false);
-      const check = compileJsonSchema(schema);
-      const cast = caster.compile(entry.dto);
-      const problems: string[] = [];
-      let checked = 0;
+  describe(`DTO zoo: class-validator and the emitted JSON Schema agree (${strict ? 'nullableOptionals: exactly' : 'portable default: never looser'})`, () => {
+    for (const entry of ZOO) {
+      it(entry.dto.name, async (t) => {
+        const schema = factory.create(entry.dto);
+        assert.equal('$schema' in schema, false);
+        const check = compileJsonSchema(schema);
+        const cast = caster.compile(entry.dto);
+        const problems: string[] = [];
+        let checked = 0;
 
-      const verdicts = async (value: unknown) => {
-        const schemaIssues = check(value);
-        const result = await cast(value);
-        return {
-          schema: schemaIssues === null,
-          validator: result.ok,
-          detail: `schema: ${JSON.stringify(schemaIssues)} / caster: ${JSON.stringify(result.ok ? 'ok' : result.issues)}`,
+        const verdicts = async (value: unknown) => {
+          const schemaIssues = check(value);
+          const result = await cast(value);
+          return {
+            schema: schemaIssues === null,
+            validator: result.ok,
+            detail: `schema: ${JSON.stringify(schemaIssues)} / caster: ${JSON.stringify(result.ok ? 'ok' : result.issues)}`,
+          };
         };
-      };
-      const expectBoth = async (label: string, value: unknown, valid: boolean) => {
-        checked += 1;
-        const v = await verdicts(value);
-        if (!strict) {
-          if (v.schema && !v.validator) problems.push(`looser: "${label}" ${JSON.stringify(value)}\n    ${v.detail}`);
-          else if (valid && !holdsNull(value) && !v.schema) problems.push(`valid case "${label}" refused ${JSON.stringify(value)}\n    ${v.detail}`);
-          return;
-        }
-        if (v.schema !== valid || v.validator !== valid) {
-          problems.push(`${valid ? 'valid' : 'invalid'} case "${label}" ${JSON.stringify(value)}\n    ${v.detail}`);
-        }
-      };
+        const expectBoth = async (label: string, value: unknown, valid: boolean) => {
+          checked += 1;
+          const v = await verdicts(value);
+          if (!strict) {
+            if (v.schema && !v.validator) problems.push(`looser: "${label}" ${JSON.stringify(value)}\n    ${v.detail}`);
+            else if (valid && !holdsNull(value) && !v.schema)
+              problems.push(`valid case "${label}" refused ${JSON.stringify(value)}\n    ${v.detail}`);
+            return;
+          }
+          if (v.schema !== valid || v.validator !== valid) {
+            problems.push(`${valid ? 'valid' : 'invalid'} case "${label}" ${JSON.stringify(value)}\n    ${v.detail}`);
+          }
+        };
 
-      for (const [index, value] of entry.valid.entries()) {
-        await expectBoth(`valid[${index}]`, value, true);
-      }
-      for (const bad of [null, [], 'args', 42]) await expectBoth(`root ${JSON.stringify(bad)}`, bad, false);
-      for (const c of objectCases(schema, entry.valid[0] as Record<string, unknown>, schema, 0)) {
-        await expectBoth(c.label, c.value, c.valid);
-      }
-      for (const bad of entry.invalid ?? []) await expectBoth(bad.label, bad.value, false);
-      for (const gap of strict ? (entry.gaps ?? []) : []) {
-        checked += 1;
-        const v = await verdicts(gap.value);
-        if (!v.schema || v.validator) {
-          problems.push(`gap "${gap.label}" (${gap.why}) no longer behaves as documented\n    ${v.detail}`);
+        for (const [index, value] of entry.valid.entries()) {
+          await expectBoth(`valid[${index}]`, value, true);
         }
-      }
-      t.diagnostic(`${checked} cases checked`);
-      assert.ok(checked > 10, `too few cases for ${entry.dto.name}`);
-      assert.deepEqual(problems, [], `${entry.dto.name}: ${problems.length} disagreement(s)\n  ${problems.join('\n  ')}`);
-    });
-  }
-});
+        for (const bad of [null, [], 'args', 42]) await expectBoth(`root ${JSON.stringify(bad)}`, bad, false);
+        for (const c of objectCases(schema, entry.valid[0] as Record<string, unknown>, schema, 0)) {
+          await expectBoth(c.label, c.value, c.valid);
+        }
+        for (const bad of entry.invalid ?? []) await expectBoth(bad.label, bad.value, false);
+        for (const gap of strict ? (entry.gaps ?? []) : []) {
+          checked += 1;
+          const v = await verdicts(gap.value);
+          if (!v.schema || v.validator) {
+            problems.push(`gap "${gap.label}" (${gap.why}) no longer behaves as documented\n    ${v.detail}`);
+          }
+        }
+        t.diagnostic(`${checked} cases checked`);
+        assert.ok(checked > 10, `too few cases for ${entry.dto.name}`);
+        assert.deepEqual(
+          problems,
+          [],
+          `${entry.dto.name}: ${problems.length} disagreement(s)\n  ${problems.join('\n  ')}`,
+        );
+      });
+    }
+  });
 }
 
 describe('DTO zoo', () => {
-
   it('names the field of a type confusion on a nested DTO, in the style of the other messages', async () => {
     // Optional properties may or may not list "null" as a type; the message follows the schema.
     const cases: Array<[ClassConstructor<object>, unknown, string, RegExp]> = [
       [NestedDto, { name: 'n', home: [{ street: 's', zip: '12345' }] }, 'home', /^must be an object$/],
-      [NestedDto, { name: 'n', home: { street: 's', zip: '12345' }, work: [] }, 'work', /^must be an object( or null)?$/],
+      [
+        NestedDto,
+        { name: 'n', home: { street: 's', zip: '12345' }, work: [] },
+        'work',
+        /^must be an object( or null)?$/,
+      ],
       [ArrayOfDtosDto, { lines: [[{ sku: 'a', qty: 1 }]] }, 'lines[0]', /^must be an object$/],
       [ArrayOfDtosDto, { lines: { sku: 'a', qty: 1 } }, 'lines', /^must be an array/],
       [DeepNestedDto, { two: { n: 1, three: [{ leaf: true }] } }, 'two.three', /^must be an object$/],
@@ -679,7 +742,10 @@ describe('DTO zoo', () => {
       const issues = result.ok ? [] : result.issues;
       const label = `${dto.name} ${JSON.stringify(value)}: ${JSON.stringify(issues)}`;
       assert.ok(issues.length > 0 && issues.every((issue) => issue.path === path), label);
-      assert.ok(issues.some((issue) => message.test(issue.message)), label);
+      assert.ok(
+        issues.some((issue) => message.test(issue.message)),
+        label,
+      );
     }
   });
 

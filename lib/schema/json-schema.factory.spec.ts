@@ -169,7 +169,12 @@ describe('JsonSchemaFactory', () => {
 
   it('maps arrays of primitives with sizes, uniqueness and each-validators', () => {
     class Arrays {
-      @IsArray() @ArrayMinSize(1) @ArrayMaxSize(3) @ArrayUnique() @IsString({ each: true }) @MaxLength(8, { each: true })
+      @IsArray()
+      @ArrayMinSize(1)
+      @ArrayMaxSize(3)
+      @ArrayUnique()
+      @IsString({ each: true })
+      @MaxLength(8, { each: true })
       tags!: string[];
       @ArrayNotEmpty() @IsInt({ each: true }) ids!: number[];
       @IsArray() @Type(() => Number) scores!: number[];
@@ -201,12 +206,22 @@ describe('JsonSchemaFactory', () => {
       @IsOptional() @ValidateNested() @Type(() => Address) billing?: Address;
     }
     const schema = nullableFactory().create(Order);
-    const address = { type: 'object', properties: { zip: { type: 'string' } }, required: ['zip'], additionalProperties: false };
+    const address = {
+      type: 'object',
+      properties: { zip: { type: 'string' } },
+      required: ['zip'],
+      additionalProperties: false,
+    };
     const p = props(schema);
     assert.deepEqual(p.address, address);
     assert.deepEqual(p.lines, {
       type: 'array',
-      items: { type: 'object', properties: { qty: { type: 'integer' } }, required: ['qty'], additionalProperties: false },
+      items: {
+        type: 'object',
+        properties: { qty: { type: 'integer' } },
+        required: ['qty'],
+        additionalProperties: false,
+      },
     });
     assert.deepEqual(p.billing, { ...address, type: ['object', 'null'] });
     assert.deepEqual(schema.required, ['address', 'lines']);
@@ -235,7 +250,10 @@ describe('JsonSchemaFactory', () => {
     const root = nullableFactory().create(TreeNode);
     const node = {
       type: 'object',
-      properties: { name: { type: 'string' }, children: { type: ['array', 'null'], items: { $ref: '#/$defs/TreeNode' } } },
+      properties: {
+        name: { type: 'string' },
+        children: { type: ['array', 'null'], items: { $ref: '#/$defs/TreeNode' } },
+      },
       required: ['name'],
       additionalProperties: false,
     };
@@ -366,7 +384,7 @@ describe('JsonSchemaFactory', () => {
     }
     const schema = nullableFactory().create(Raw);
     assert.deepEqual(props(schema).list, { type: 'array', items: { type: 'string' } });
-    assert.equal(Object.isFrozen(fragment.items), false, 'the frozen schema must not share the caller\'s objects');
+    assert.equal(Object.isFrozen(fragment.items), false, "the frozen schema must not share the caller's objects");
   });
 
   it('drops @Exclude()d properties, and refuses required ones', () => {
@@ -453,7 +471,10 @@ describe('JsonSchemaFactory', () => {
       class Contradiction {
         @IsString() @IsInt() x!: string;
       }
-      assert.match(generationError(() => nullableFactory().create(Contradiction)).message, /"Contradiction\.x".*incompatible/);
+      assert.match(
+        generationError(() => nullableFactory().create(Contradiction)).message,
+        /"Contradiction\.x".*incompatible/,
+      );
     });
 
     it('accepts a free-form object with @IsObject', () => {
@@ -528,7 +549,7 @@ describe('JsonSchemaFactory', () => {
       assert.throws(() => regExpToPattern(/^a$/m), /'m' flag/);
       assert.throws(() => regExpToPattern(/é/i), /ASCII/);
       assert.throws(() => regExpToPattern(/(a)\1/i), /backreference/);
-      assert.throws(() => regExpToPattern(new RegExp("\\p{L}")), /Unicode property/);
+      assert.throws(() => regExpToPattern(new RegExp('\\p{L}')), /Unicode property/);
     });
 
     it('accepts a flag-less m and string patterns with modifiers through @Matches', () => {

@@ -4,8 +4,22 @@ import type { JsonSchema, JsonTypeName } from './json-schema.types.js';
 import { SchemaGenerationError } from './schema-generation.error.js';
 import { getSchemaPropertyOptions, type SchemaPropertyOptions } from './schema-property.decorator.js';
 import { copyJson, deepFreeze } from './json-copy.js';
-import { callTypeFunction, droppedOnInput, droppedOnOutput, getTransformerStorage, propertyNames, readDefaults, typedPropertyNames } from './dto-metadata.js';
-import { swaggerAnnotations, swaggerProperties, swaggerProperty, swaggerPropertyOf, type SwaggerProperty } from './swagger-property.js';
+import {
+  callTypeFunction,
+  droppedOnInput,
+  droppedOnOutput,
+  getTransformerStorage,
+  propertyNames,
+  readDefaults,
+  typedPropertyNames,
+} from './dto-metadata.js';
+import {
+  swaggerAnnotations,
+  swaggerProperties,
+  swaggerProperty,
+  swaggerPropertyOf,
+  type SwaggerProperty,
+} from './swagger-property.js';
 import { finish, type PropertyModel, type Resolve } from './property-model.js';
 import {
   acceptsUndefined,
@@ -49,7 +63,10 @@ type Direction = 'input' | 'output';
  * @publicApi
  */
 export class JsonSchemaFactory {
-  private readonly schemas = { input: new WeakMap<Function, JsonSchema>(), output: new WeakMap<Function, JsonSchema>() };
+  private readonly schemas = {
+    input: new WeakMap<Function, JsonSchema>(),
+    output: new WeakMap<Function, JsonSchema>(),
+  };
   private readonly models = { input: new WeakMap<Function, ClassModel>(), output: new WeakMap<Function, ClassModel>() };
 
   /**
@@ -163,9 +180,21 @@ export class JsonSchemaFactory {
       const metas = byProperty.get(name) ?? [];
       let property: PropertyModel | undefined;
       if (metas.length > 0) {
-        property = analyzeProperty(type, name, metas, defaults, nullableOptionals, swagger.get(name) ?? swaggerPropertyOf(type, name), direction);
+        property = analyzeProperty(
+          type,
+          name,
+          metas,
+          defaults,
+          nullableOptionals,
+          swagger.get(name) ?? swaggerPropertyOf(type, name),
+          direction,
+        );
       } else if (direction === 'input' && (effective.length > 0 || !swagger.has(name))) {
-        throw SchemaGenerationError.notValidated(dto, name, swagger.has(name) ? '@ApiProperty' : '@SchemaProperty or @Expose');
+        throw SchemaGenerationError.notValidated(
+          dto,
+          name,
+          swagger.has(name) ? '@ApiProperty' : '@SchemaProperty or @Expose',
+        );
       } else if (swagger.has(name)) {
         property = swaggerProperty(type, name, swagger.get(name)!, defaults);
       } else if (describesType(getSchemaPropertyOptions(type, name))) {
@@ -322,7 +351,8 @@ function analyzeProperty(
       if (valueKind !== undefined && valueKind !== 'object') {
         throw SchemaGenerationError.conflictingTypes(dto, name, [valueKind, 'object (@ValidateNested)']);
       }
-      const hint = designType && primitiveKind(designType) === undefined && designType !== Object ? designType.name : 'X';
+      const hint =
+        designType && primitiveKind(designType) === undefined && designType !== Object ? designType.name : 'X';
       const target = requireDtoClass(overrideTarget ?? transformTarget, hint);
       if (transformTarget === undefined) throw SchemaGenerationError.nestedWithoutType(dto, name, target.name);
       nested.push(target);
@@ -360,7 +390,8 @@ function analyzeProperty(
         objectItems = true;
       } else {
         const itemDraft = collect(eachRules, dto, name);
-        const itemKind = resolveKind(itemDraft, dto, name) ?? (itemDraft.enumValues ? undefined : primitiveKind(itemTarget));
+        const itemKind =
+          resolveKind(itemDraft, dto, name) ?? (itemDraft.enumValues ? undefined : primitiveKind(itemTarget));
         const rawItems = options.schema !== undefined && ('items' in options.schema || 'prefixItems' in options.schema);
         if (itemKind === undefined && itemDraft.enumValues === undefined && !rawItems) {
           rejectUndeclaredClass(itemTarget);
@@ -378,12 +409,27 @@ function analyzeProperty(
     build = (resolve) => ({ ...arrayKeywords, items: items(resolve) });
   }
 
-  return finish(name, required, nested, build, options, options.nullable ?? (optional && nullableOptionals), defaults.get(name), swaggerAnnotations(swagger));
+  return finish(
+    name,
+    required,
+    nested,
+    build,
+    options,
+    options.nullable ?? (optional && nullableOptionals),
+    defaults.get(name),
+    swaggerAnnotations(swagger),
+  );
 }
 
 /** Whether `@SchemaProperty()` alone says what the value is. */
 function describesType(options: SchemaPropertyOptions | undefined): boolean {
-  return options !== undefined && (options.type !== undefined || options.schema !== undefined || options.enum !== undefined || options.items !== undefined);
+  return (
+    options !== undefined &&
+    (options.type !== undefined ||
+      options.schema !== undefined ||
+      options.enum !== undefined ||
+      options.items !== undefined)
+  );
 }
 
 function primitiveKind(type: Function | undefined): Kind | undefined {

@@ -10,7 +10,12 @@ describe('compileJsonSchema', () => {
       title: { type: 'string', minLength: 1 },
       items: {
         type: 'array',
-        items: { type: 'object', properties: { qty: { type: 'integer' } }, required: ['qty'], additionalProperties: false },
+        items: {
+          type: 'object',
+          properties: { qty: { type: 'integer' } },
+          required: ['qty'],
+          additionalProperties: false,
+        },
       },
       '0': { type: 'object', properties: { a: { type: 'string' } } },
     },
@@ -31,10 +36,19 @@ describe('compileJsonSchema', () => {
     assert.ok(issues);
     assert.deepEqual(
       issues.map((issue) => `${issue.path}:${issue.rule}`).sort(),
-      ['["0"].a:type', 'extra:additionalProperties', 'items[2].qty:type', 'items[2].x:additionalProperties', 'title:required'].sort(),
+      [
+        '["0"].a:type',
+        'extra:additionalProperties',
+        'items[2].qty:type',
+        'items[2].x:additionalProperties',
+        'title:required',
+      ].sort(),
     );
     assert.ok(issues.every((issue) => !issue.message.includes(secret)));
-    assert.deepEqual(issues.find((issue) => issue.rule === 'required'), { path: 'title', rule: 'required', message: 'is required' });
+    assert.deepEqual(
+      issues.find((issue) => issue.rule === 'required'),
+      { path: 'title', rule: 'required', message: 'is required' },
+    );
   });
 
   it('compiles raw schemas with $defs, $ref, $anchor, allOf, anyOf and if/then/else', () => {
@@ -68,7 +82,10 @@ describe('compileJsonSchema', () => {
     const tree: JsonSchema = { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#' } } } };
     const check = compileJsonSchema(tree);
     assert.equal(check({ kids: [{ kids: [] }] }), null);
-    assert.deepEqual(check({ kids: [{ kids: [1] }] })?.map((issue) => issue.path), ['kids[0].kids[0]']);
+    assert.deepEqual(
+      check({ kids: [{ kids: [1] }] })?.map((issue) => issue.path),
+      ['kids[0].kids[0]'],
+    );
     assert.equal('$id' in tree, false);
     const withId = compileJsonSchema({ $id: 'https://example.com/tree.json', ...tree });
     assert.ok(withId({ kids: [1] }));
@@ -113,7 +130,9 @@ describe('compileJsonSchema', () => {
       () => compileJsonSchema({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }),
       /Unsupported JSON Schema dialect.*2020-12/,
     );
-    assert.doesNotThrow(() => compileJsonSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' }));
+    assert.doesNotThrow(() =>
+      compileJsonSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' }),
+    );
     assert.throws(() => compileJsonSchema({ type: 'strnig' }), /Invalid JSON Schema/);
   });
 });

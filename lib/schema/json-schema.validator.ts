@@ -38,7 +38,9 @@ export function compileJsonSchema(schema: JsonSchema): JsonSchemaCheck {
   try {
     // Without `addUsedSchema`, Ajv resolves `$ref: "#"` only against a root that has an `$id`;
     // give id-less documents a private base URI (on a copy: the caller's schema is not touched).
-    validate = sharedAjv().compile(typeof schema.$id === 'string' ? schema : { ...schema, $id: `mcp-schema:///${++documents}` });
+    validate = sharedAjv().compile(
+      typeof schema.$id === 'string' ? schema : { ...schema, $id: `mcp-schema:///${++documents}` },
+    );
   } catch (error) {
     throw new Error(
       `Invalid JSON Schema: ${(error as Error).message}. Fix the schema so it is valid JSON Schema 2020-12.`,
@@ -84,12 +86,20 @@ function toIssues(errors: readonly ErrorObject[], root: unknown): ValidationIssu
   // `anyOf: [X, {type: 'null'}]` (a nullable reference) fails both branches; the null branch and
   // the anyOf summary only add noise next to the errors that explain X.
   const relevant = errors.filter(
-    (error) => !(error.keyword === 'type' && (error.params as { type?: unknown }).type === 'null' && /\/anyOf\/\d+\/type$/.test(error.schemaPath)),
+    (error) =>
+      !(
+        error.keyword === 'type' &&
+        (error.params as { type?: unknown }).type === 'null' &&
+        /\/anyOf\/\d+\/type$/.test(error.schemaPath)
+      ),
   );
   const issues = relevant.map((error) => toIssue(error, root));
   return issues.filter(
     (issue, index) =>
-      !(relevant[index]!.keyword === 'anyOf' && issues.some((other) => other !== issue && isWithin(other.path, issue.path))),
+      !(
+        relevant[index]!.keyword === 'anyOf' &&
+        issues.some((other) => other !== issue && isWithin(other.path, issue.path))
+      ),
   );
 }
 
@@ -125,7 +135,10 @@ function toIssue(error: ErrorObject, root: unknown): ValidationIssue {
     message = 'is not an allowed property';
   } else if (error.keyword === 'type' && (typeof params.type === 'string' || Array.isArray(params.type))) {
     // Ajv says "must be object,null"; say it as class-validator's messages do.
-    message = `must be ${String(params.type).split(',').map((type) => TYPE_NAMES[type] ?? type).join(' or ')}`;
+    message = `must be ${String(params.type)
+      .split(',')
+      .map((type) => TYPE_NAMES[type] ?? type)
+      .join(' or ')}`;
   }
   return { path, rule: error.keyword, message };
 }

@@ -62,4 +62,3 @@ function withNull(schema: JsonSchema): JsonSchema {
   if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   return out;
 }
-

@@ -5,7 +5,10 @@ import { SchemaGenerationError } from './schema-generation.error.js';
 export function patternOf(pattern: unknown, modifiers: unknown, dto: string, property: string): string {
   let regexp: RegExp;
   try {
-    regexp = pattern instanceof RegExp ? pattern : new RegExp(String(pattern), typeof modifiers === 'string' ? modifiers : undefined);
+    regexp =
+      pattern instanceof RegExp
+        ? pattern
+        : new RegExp(String(pattern), typeof modifiers === 'string' ? modifiers : undefined);
   } catch (error) {
     throw SchemaGenerationError.unsupported(
       dto,
@@ -96,7 +99,13 @@ function rewritePattern(source: string, options: RewriteOptions): string {
       const end = findClassEnd(chars, i);
       out += options.unicode && !options.icase ? chars.slice(i, end).join('') : rebuildClass(chars, i, end, options);
       i = end;
-    } else if (c === '(' && chars[i + 1] === '?' && chars[i + 2] === '<' && chars[i + 3] !== '=' && chars[i + 3] !== '!') {
+    } else if (
+      c === '(' &&
+      chars[i + 1] === '?' &&
+      chars[i + 2] === '<' &&
+      chars[i + 3] !== '=' &&
+      chars[i + 3] !== '!'
+    ) {
       const close = chars.indexOf('>', i);
       const end = close < 0 ? chars.length : close + 1;
       out += chars.slice(i, end).join(''); // a group name is not matched text
@@ -130,7 +139,8 @@ function readEscape(chars: readonly string[], start: number, options: RewriteOpt
   if (c === 'b' || c === 'B') return { text: text(start + 2), end: start + 2, kind: 'assertion' };
   const controls: Record<string, number> = { f: 12, n: 10, r: 13, t: 9, v: 11 };
   if (controls[c] !== undefined) return { text: text(start + 2), end: start + 2, codePoint: controls[c], kind: 'char' };
-  if (c === '0' && !/[0-9]/.test(chars[start + 2] ?? '')) return { text: '\\0', end: start + 2, codePoint: 0, kind: 'char' };
+  if (c === '0' && !/[0-9]/.test(chars[start + 2] ?? ''))
+    return { text: '\\0', end: start + 2, codePoint: 0, kind: 'char' };
   if (inClass && !options.unicode && /[0-7]/.test(c)) {
     // Legacy octal escape, only meaningful without 'u'.
     let end = start + 1;

@@ -62,8 +62,7 @@ export function SchemaProperty(options: SchemaPropertyOptions = {}): PropertyDec
     if (typeof propertyKey !== 'string') return;
     // Stacked decorators merge; the one written on top runs last and wins.
     const previous = Reflect.getOwnMetadata(SCHEMA_PROPERTY_METADATA, prototype, propertyKey) as
-      | SchemaPropertyOptions
-      | undefined;
+      SchemaPropertyOptions | undefined;
     const merged = previous ? Object.freeze({ ...previous, ...snapshot }) : snapshot;
     Reflect.defineMetadata(SCHEMA_PROPERTY_METADATA, merged, prototype, propertyKey);
     const names = (Reflect.getOwnMetadata(SCHEMA_PROPERTY_NAMES_METADATA, prototype) as string[] | undefined) ?? [];
@@ -83,8 +82,7 @@ export function getSchemaPropertyOptions(type: Function, propertyName: string): 
   let merged: SchemaPropertyOptions | undefined;
   for (const prototype of prototypeChain(type)) {
     const own = Reflect.getOwnMetadata(SCHEMA_PROPERTY_METADATA, prototype, propertyName) as
-      | SchemaPropertyOptions
-      | undefined;
+      SchemaPropertyOptions | undefined;
     if (own) merged = { ...merged, ...own };
   }
   return merged;
@@ -107,7 +105,7 @@ export function getSchemaPropertyNames(type: Function): string[] {
 
 function prototypeChain(type: Function): object[] {
   const chain: object[] = [];
-  for (let proto = type.prototype as object | null; proto && proto !== Object.prototype; ) {
+  for (let proto = type.prototype as object | null; proto && proto !== Object.prototype;) {
     chain.unshift(proto);
     proto = Object.getPrototypeOf(proto) as object | null;
   }

@@ -21,7 +21,8 @@ export declare namespace StandardSchemaV1 {
     /** The Standard JSON Schema converter, offered by libraries that implement it (zod ≥ 4.2). */
     readonly jsonSchema?: StandardJsonSchemaConverter;
   }
-  type Result<Output> = { readonly value: Output; readonly issues?: undefined } | { readonly issues: ReadonlyArray<Issue> };
+  type Result<Output> =
+    { readonly value: Output; readonly issues?: undefined } | { readonly issues: ReadonlyArray<Issue> };
   interface Issue {
     readonly message: string;
     readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
@@ -76,7 +77,9 @@ export function withJsonSchema<S extends StandardSchemaV1>(schema: S, jsonSchema
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
   const props = (value as { '~standard'?: unknown })['~standard'];
-  return typeof props === 'object' && props !== null && typeof (props as { validate?: unknown }).validate === 'function';
+  return (
+    typeof props === 'object' && props !== null && typeof (props as { validate?: unknown }).validate === 'function'
+  );
 }
 
 /**
@@ -87,7 +90,11 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
  * @throws Error naming the site and the vendor when the schema offers no converter or its
  *   converter fails, or when the result is not an object schema.
  */
-export function standardJsonSchema(schema: StandardSchemaV1, site: string, direction: 'input' | 'output' = 'input'): JsonSchema {
+export function standardJsonSchema(
+  schema: StandardSchemaV1,
+  site: string,
+  direction: 'input' | 'output' = 'input',
+): JsonSchema {
   const props = schema['~standard'];
   const vendor = String(props.vendor ?? 'unknown');
   const convert = props.jsonSchema?.[direction];
@@ -102,7 +109,9 @@ export function standardJsonSchema(schema: StandardSchemaV1, site: string, direc
   try {
     emitted = convert({ target: 'draft-2020-12' });
   } catch (error) {
-    throw new Error(`${site}: the ${vendor} schema could not be converted to JSON Schema 2020-12: ${(error as Error).message}`);
+    throw new Error(
+      `${site}: the ${vendor} schema could not be converted to JSON Schema 2020-12: ${(error as Error).message}`,
+    );
   }
   if (typeof emitted !== 'object' || emitted === null || Array.isArray(emitted)) {
     throw new Error(`${site}: the ${vendor} schema's JSON Schema converter returned no object.`);

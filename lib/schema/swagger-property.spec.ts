@@ -55,7 +55,10 @@ describe('@ApiProperty metadata (read without @nestjs/swagger)', () => {
         tags: { type: 'array', items: { type: 'string' } },
         address: {
           type: 'object',
-          properties: { city: { description: 'City name', examples: ['Lyon'], type: 'string' }, zip: { type: 'string' } },
+          properties: {
+            city: { description: 'City name', examples: ['Lyon'], type: 'string' },
+            zip: { type: 'string' },
+          },
           required: ['city'],
           additionalProperties: false,
         },
@@ -100,7 +103,10 @@ describe('@ApiProperty metadata (read without @nestjs/swagger)', () => {
       additionalProperties: false,
     });
     // Arguments are validated by class-validator, which refuses a nested class it has no rules for.
-    assert.match(generationError(() => new JsonSchemaFactory().create(Envelope)).message, /"Envelope\.address".*no class-validator decorators/);
+    assert.match(
+      generationError(() => new JsonSchemaFactory().create(Envelope)).message,
+      /"Envelope\.address".*no class-validator decorators/,
+    );
   });
 
   it('reads the metadata factory the Swagger CLI plugin generates, under the decorators', () => {
@@ -125,7 +131,10 @@ describe('@ApiProperty metadata (read without @nestjs/swagger)', () => {
       @ApiProperty({ type: () => [Category] }) children!: Category[];
     }
     const schema = new JsonSchemaFactory().createOutput(Category);
-    assert.deepEqual((schema.properties as Record<string, unknown>).children, { type: 'array', items: { $ref: '#/$defs/Category' } });
+    assert.deepEqual((schema.properties as Record<string, unknown>).children, {
+      type: 'array',
+      items: { $ref: '#/$defs/Category' },
+    });
     assert.ok((schema.$defs as Record<string, unknown>).Category);
   });
 
@@ -134,7 +143,10 @@ describe('@ApiProperty metadata (read without @nestjs/swagger)', () => {
       class Bare {
         @ApiProperty() tags!: string[];
       }
-      assert.match(generationError(() => new JsonSchemaFactory().createOutput(Bare)).message, /"Bare\.tags".*type: \[String\]/);
+      assert.match(
+        generationError(() => new JsonSchemaFactory().createOutput(Bare)).message,
+        /"Bare\.tags".*type: \[String\]/,
+      );
     });
 
     it('a property only @Type() tells of', () => {
@@ -142,21 +154,30 @@ describe('@ApiProperty metadata (read without @nestjs/swagger)', () => {
         @ApiProperty() id!: string;
         @Type(() => AddressView) address!: AddressView;
       }
-      assert.match(generationError(() => new JsonSchemaFactory().createOutput(WithTyped)).message, /"WithTyped\.address": only @Type\(\)/);
+      assert.match(
+        generationError(() => new JsonSchemaFactory().createOutput(WithTyped)).message,
+        /"WithTyped\.address": only @Type\(\)/,
+      );
     });
 
     it('a class no decorator describes, instead of an empty closed object', () => {
       class Plain {
         id!: string;
       }
-      assert.match(generationError(() => new JsonSchemaFactory().createOutput(Plain)).message, /"Plain": no property of it is described/);
+      assert.match(
+        generationError(() => new JsonSchemaFactory().createOutput(Plain)).message,
+        /"Plain": no property of it is described/,
+      );
     });
 
     it('a Swagger $ref, which no tool schema can resolve', () => {
       class Refs {
         @ApiProperty({ type: 'array', items: { $ref: '#/components/schemas/Line' } }) lines!: unknown[];
       }
-      assert.match(generationError(() => new JsonSchemaFactory().createOutput(Refs)).message, /"Refs\.lines".*#\/components\/schemas\/Line/);
+      assert.match(
+        generationError(() => new JsonSchemaFactory().createOutput(Refs)).message,
+        /"Refs\.lines".*#\/components\/schemas\/Line/,
+      );
     });
 
     it('an @ApiProperty()-only property of an argument class that class-validator validates', () => {
@@ -164,7 +185,10 @@ describe('@ApiProperty metadata (read without @nestjs/swagger)', () => {
         @IsString() name!: string;
         @ApiProperty() nickname!: string;
       }
-      assert.match(generationError(() => new JsonSchemaFactory().create(HalfValidated)).message, /"HalfValidated\.nickname".*@ApiProperty.*no class-validator decorator/);
+      assert.match(
+        generationError(() => new JsonSchemaFactory().create(HalfValidated)).message,
+        /"HalfValidated\.nickname".*@ApiProperty.*no class-validator decorator/,
+      );
     });
   });
 
@@ -193,9 +217,10 @@ describe('@ApiProperty metadata (read without @nestjs/swagger)', () => {
     assert.ok(ok.ok && ok.value instanceof SearchArgs && ok.value.query === 'lamps');
     const bad = await cast({ query: '', limit: 99, extra: true });
     assert.equal(bad.ok, false);
-    assert.deepEqual(
-      (bad as { issues: { path: string }[] }).issues.map((issue) => issue.path).sort(),
-      ['extra', 'limit', 'query'],
-    );
+    assert.deepEqual((bad as { issues: { path: string }[] }).issues.map((issue) => issue.path).sort(), [
+      'extra',
+      'limit',
+      'query',
+    ]);
   });
 });

@@ -46,7 +46,8 @@ export function swaggerPropertyOf(type: Function, name: string): SwaggerProperty
 
 function pluginProperties(type: Function, dto: string): Map<string, SwaggerProperty> {
   const chain: Function[] = [];
-  for (let t: unknown = type; typeof t === 'function' && t !== Function.prototype; t = Object.getPrototypeOf(t)) chain.unshift(t as Function);
+  for (let t: unknown = type; typeof t === 'function' && t !== Function.prototype; t = Object.getPrototypeOf(t))
+    chain.unshift(t as Function);
   const merged = new Map<string, SwaggerProperty>();
   for (const ctor of chain) {
     if (!Object.hasOwn(ctor, METADATA_FACTORY)) continue;
@@ -107,7 +108,19 @@ const BUILT_IN = new Map<unknown, JsonSchema>([
 const TYPE_NAMES = new Set<unknown>(['string', 'number', 'integer', 'boolean', 'null', 'object', 'array']);
 const NOT_JSON = new Set<unknown>([Array, BigInt, Symbol, Function, Promise, Map, Set, Buffer, Uint8Array]);
 // Keywords of the value itself: on an array they describe its items, as Swagger moves them there.
-const ITEM_KEYWORDS = ['format', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minProperties', 'maxProperties'];
+const ITEM_KEYWORDS = [
+  'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minProperties',
+  'maxProperties',
+];
 const ARRAY_KEYWORDS = ['minItems', 'maxItems', 'uniqueItems'];
 const COMBINATORS = ['oneOf', 'anyOf', 'allOf', 'not'];
 
@@ -127,18 +140,28 @@ function swaggerShape(dto: string, name: string, meta: SwaggerProperty): Swagger
     try {
       type = type();
     } catch (error) {
-      throw fail(`its @ApiProperty() type function threw (${(error as Error).message})`, 'Return the class from the thunk, as in @ApiProperty({ type: () => AddressDto }).');
+      throw fail(
+        `its @ApiProperty() type function threw (${(error as Error).message})`,
+        'Return the class from the thunk, as in @ApiProperty({ type: () => AddressDto }).',
+      );
     }
   }
   if (Array.isArray(type)) {
-    if (type.length !== 1) throw fail('its @ApiProperty() type is an array of several types', 'Give one item type, as in @ApiProperty({ type: [String] }).');
+    if (type.length !== 1)
+      throw fail(
+        'its @ApiProperty() type is an array of several types',
+        'Give one item type, as in @ApiProperty({ type: [String] }).',
+      );
     type = type[0] as unknown;
     isArray = true;
   }
   const nested: Function[] = [];
   const convert = (value: unknown, where: string): JsonSchema =>
     openApiToJsonSchema(value, (what) =>
-      fail(`its @ApiProperty() ${where} ${what}`, 'Describe the class with @ApiProperty({ type: () => X }) instead of a Swagger $ref, or the whole value with @SchemaProperty({ schema }).'),
+      fail(
+        `its @ApiProperty() ${where} ${what}`,
+        'Describe the class with @ApiProperty({ type: () => X }) instead of a Swagger $ref, or the whole value with @SchemaProperty({ schema }).',
+      ),
     );
 
   let item: (resolve: (type: Function) => JsonSchema) => JsonSchema;
@@ -152,12 +175,21 @@ function swaggerShape(dto: string, name: string, meta: SwaggerProperty): Swagger
     const schema = { type: 'array', items: convert(meta.items, 'items') };
     return shape(meta, nested, () => withKeywords(schema, meta, ARRAY_KEYWORDS), fail);
   } else if (meta.enum !== undefined) {
-    const values = enumValuesOf((typeof meta.enum === 'function' ? (meta.enum as () => unknown)() : meta.enum) as never);
-    if (values.length === 0) throw fail('its @ApiProperty() enum has no JSON value', 'List the values, or pass the TypeScript enum itself: @ApiProperty({ enum: Status }).');
+    const values = enumValuesOf(
+      (typeof meta.enum === 'function' ? (meta.enum as () => unknown)() : meta.enum) as never,
+    );
+    if (values.length === 0)
+      throw fail(
+        'its @ApiProperty() enum has no JSON value',
+        'List the values, or pass the TypeScript enum itself: @ApiProperty({ enum: Status }).',
+      );
     item = constant(enumSchema(values));
   } else if (typeof type === 'string') {
     if (!TYPE_NAMES.has(type)) {
-      throw fail(`its @ApiProperty() type "${type}" has no JSON Schema counterpart`, 'Use a JSON type ("string", "number", "integer", "boolean", "object", "array") or a class.');
+      throw fail(
+        `its @ApiProperty() type "${type}" has no JSON Schema counterpart`,
+        'Use a JSON type ("string", "number", "integer", "boolean", "object", "array") or a class.',
+      );
     }
     item = constant({ type, ...(type === 'object' ? objectKeywords(meta, convert) : {}) });
   } else if (BUILT_IN.has(type)) {
@@ -165,7 +197,10 @@ function swaggerShape(dto: string, name: string, meta: SwaggerProperty): Swagger
   } else if (type === Array) {
     throw arrayWithoutItems(fail);
   } else if (NOT_JSON.has(type)) {
-    throw fail(`its type ${(type as Function).name} has no JSON form`, 'Say the JSON type in @ApiProperty({ type: ... }), for example type: String for a BigInt sent as text.');
+    throw fail(
+      `its type ${(type as Function).name} has no JSON form`,
+      'Say the JSON type in @ApiProperty({ type: ... }), for example type: String for a BigInt sent as text.',
+    );
   } else if (typeof type === 'function') {
     const target = type;
     nested.push(target);
@@ -173,7 +208,11 @@ function swaggerShape(dto: string, name: string, meta: SwaggerProperty): Swagger
   } else if (type && typeof type === 'object') {
     // A TypeScript enum or an `as const` object given as the type, as Swagger accepts.
     const values = enumValuesOf(type as never);
-    if (values.length === 0) throw fail('its @ApiProperty() type is an object that is neither a class nor an enum', 'Pass a class (type: () => X), a built-in (type: String) or enum: MyEnum.');
+    if (values.length === 0)
+      throw fail(
+        'its @ApiProperty() type is an object that is neither a class nor an enum',
+        'Pass a class (type: () => X), a built-in (type: String) or enum: MyEnum.',
+      );
     item = constant(enumSchema(values));
   } else {
     throw fail(
@@ -202,16 +241,28 @@ function enumSchema(values: ReturnType<typeof enumValuesOf>): JsonSchema {
   return { type: types.length === 1 ? types[0] : types, enum: values };
 }
 
-function shape(meta: SwaggerProperty, nested: Function[], render: SwaggerShape['build'], fail: (what: string, fix: string) => Error): SwaggerShape {
+function shape(
+  meta: SwaggerProperty,
+  nested: Function[],
+  render: SwaggerShape['build'],
+  fail: (what: string, fix: string) => Error,
+): SwaggerShape {
   if (meta.pattern !== undefined && typeof meta.pattern !== 'string' && !(meta.pattern instanceof RegExp)) {
-    throw fail('its @ApiProperty() pattern is neither a string nor a RegExp', 'Give the pattern as a string or a RegExp.');
+    throw fail(
+      'its @ApiProperty() pattern is neither a string nor a RegExp',
+      'Give the pattern as a string or a RegExp.',
+    );
   }
   const required = typeof meta.selfRequired === 'boolean' ? meta.selfRequired : meta.required !== false;
   return {
     required,
     nullable: meta.nullable === true,
     nested,
-    build: (resolve) => ({ ...swaggerAnnotations(meta), ...render(resolve), ...(meta.default !== undefined && isJson(meta.default) ? { default: meta.default } : {}) }),
+    build: (resolve) => ({
+      ...swaggerAnnotations(meta),
+      ...render(resolve),
+      ...(meta.default !== undefined && isJson(meta.default) ? { default: meta.default } : {}),
+    }),
   };
 }
 
@@ -224,10 +275,12 @@ function arrayWithoutItems(fail: (what: string, fix: string) => Error): Error {
 
 function objectKeywords(meta: SwaggerProperty, convert: (value: unknown, where: string) => JsonSchema): JsonSchema {
   const out: JsonSchema = {};
-  if (meta.properties !== undefined) out.properties = convert({ type: 'object', properties: meta.properties }, 'properties').properties;
+  if (meta.properties !== undefined)
+    out.properties = convert({ type: 'object', properties: meta.properties }, 'properties').properties;
   if (Array.isArray(meta.required)) out.required = [...(meta.required as string[])];
   if (typeof meta.additionalProperties === 'boolean') out.additionalProperties = meta.additionalProperties;
-  else if (meta.additionalProperties !== undefined) out.additionalProperties = convert(meta.additionalProperties, 'additionalProperties');
+  else if (meta.additionalProperties !== undefined)
+    out.additionalProperties = convert(meta.additionalProperties, 'additionalProperties');
   return out;
 }
 
@@ -261,18 +314,27 @@ function openApiToJsonSchema(value: unknown, fail: (what: string) => Error): Jso
     if (typeof node === 'function') {
       const builtIn = BUILT_IN.get(node);
       if (builtIn) return builtIn.type;
-      throw fail(`holds a class or function (${node.name || 'anonymous'}) at ${path || 'its root'}, which an OpenAPI schema object cannot carry there`);
+      throw fail(
+        `holds a class or function (${node.name || 'anonymous'}) at ${path || 'its root'}, which an OpenAPI schema object cannot carry there`,
+      );
     }
     if (!node || typeof node !== 'object') return node;
     const source = node as Record<string, unknown>;
-    if (typeof source.$ref === 'string') throw fail(`refers to the Swagger component "${source.$ref}", which is not part of the tool's schema`);
+    if (typeof source.$ref === 'string')
+      throw fail(`refers to the Swagger component "${source.$ref}", which is not part of the tool's schema`);
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(source)) {
       if (key === 'nullable' || key === 'example' || key === 'isArray') continue;
-      out[key] = key === 'enum' || key === 'default' || key === 'examples' || key === 'const' ? child : walk(child, path ? `${path}.${key}` : key);
+      out[key] =
+        key === 'enum' || key === 'default' || key === 'examples' || key === 'const'
+          ? child
+          : walk(child, path ? `${path}.${key}` : key);
     }
     if (source.example !== undefined && out.examples === undefined) out.examples = [source.example];
-    for (const [keyword, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    for (const [keyword, bound] of [
+      ['exclusiveMinimum', 'minimum'],
+      ['exclusiveMaximum', 'maximum'],
+    ] as const) {
       if (typeof out[keyword] === 'boolean') {
         if (out[keyword] && typeof out[bound] === 'number') {
           out[keyword] = out[bound];
@@ -291,7 +353,12 @@ function openApiToJsonSchema(value: unknown, fail: (what: string) => Error): Jso
 
 function isLazy(type: unknown): type is () => unknown {
   // `type: () => X` is an arrow (no prototype); Swagger itself tells it by the name `type`.
-  return typeof type === 'function' && !BUILT_IN.has(type) && !NOT_JSON.has(type) && (type.prototype === undefined || type.name === 'type');
+  return (
+    typeof type === 'function' &&
+    !BUILT_IN.has(type) &&
+    !NOT_JSON.has(type) &&
+    (type.prototype === undefined || type.name === 'type')
+  );
 }
 
 function isJson(value: unknown): boolean {
@@ -303,7 +370,12 @@ function isJson(value: unknown): boolean {
 }
 
 /** A property class-validator says nothing about, described by its @ApiProperty() options. */
-export function swaggerProperty(type: Function, name: string, meta: SwaggerProperty, defaults: ReadonlyMap<string, unknown>): PropertyModel | undefined {
+export function swaggerProperty(
+  type: Function,
+  name: string,
+  meta: SwaggerProperty,
+  defaults: ReadonlyMap<string, unknown>,
+): PropertyModel | undefined {
   const dto = type.name || 'AnonymousDto';
   const options: SchemaPropertyOptions = getSchemaPropertyOptions(type, name) ?? {};
   const shape = swaggerShape(dto, name, meta);
@@ -319,5 +391,14 @@ export function swaggerProperty(type: Function, name: string, meta: SwaggerPrope
     }
     return undefined;
   }
-  return finish(name, required, shape.nested, shape.build, options, options.nullable ?? shape.nullable, defaults.get(name), {});
+  return finish(
+    name,
+    required,
+    shape.nested,
+    shape.build,
+    options,
+    options.nullable ?? shape.nullable,
+    defaults.get(name),
+    {},
+  );
 }

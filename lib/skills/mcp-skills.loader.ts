@@ -46,34 +46,49 @@ export class McpSkillsLoader extends McpMethodLoader {
     const settings: McpSkillsOptions = this.options.skills ?? {};
     const limits = skillLimits(settings);
     const methods = this.skillMethods();
-    const folders = settings.directory === undefined ? [] : Array.isArray(settings.directory) ? settings.directory : [settings.directory];
+    const folders =
+      settings.directory === undefined
+        ? []
+        : Array.isArray(settings.directory)
+          ? settings.directory
+          : [settings.directory];
     if (methods.length === 0 && folders.length === 0 && this.options.skills === undefined) return;
     const warn = (message: string) => this.logger.warn(message);
     const parseYaml = await loadYaml();
     const pending: PendingSkill[] = [];
     for (const folder of folders) {
-      for (const skill of await readSkillFolder(folder, settings.prefix, limits, warn)) pending.push({ ...skill, access: {}, site: `skills.directory ${folder}` });
+      for (const skill of await readSkillFolder(folder, settings.prefix, limits, warn))
+        pending.push({ ...skill, access: {}, site: `skills.directory ${folder}` });
     }
     for (const { instance, methodName, metadata, access, site } of methods) {
       const source = (await (instance as Record<string, () => unknown>)[methodName]!()) as SkillSource;
       for (const item of Array.isArray(source) ? source : [source]) {
         if (typeof item === 'string') {
-          for (const skill of await readSkillFolder(item, metadata.prefix, limits, warn)) pending.push({ ...skill, access, site });
+          for (const skill of await readSkillFolder(item, metadata.prefix, limits, warn))
+            pending.push({ ...skill, access, site });
         } else if (isInlineSkill(item)) {
           pending.push({ ...inlineSkill(item, metadata.prefix, parseYaml, site), access, site });
         } else {
-          throw new SkillDefinitionError(`${site} returned ${JSON.stringify(item)?.slice(0, 80)}: a @Skill() method returns a folder path, { files: { 'SKILL.md': ... } }, or a list of these.`);
+          throw new SkillDefinitionError(
+            `${site} returned ${JSON.stringify(item)?.slice(0, 80)}: a @Skill() method returns a folder path, { files: { 'SKILL.md': ... } }, or a list of these.`,
+          );
         }
       }
     }
     const maxSkills = settings.maxSkills ?? DEFAULT_MAX_SKILLS;
-    if (pending.length > maxSkills) throw new SkillDefinitionError(`McpModule would serve ${pending.length} skills; the limit is ${maxSkills} (skills.maxSkills). Serve fewer or raise the limit.`);
+    if (pending.length > maxSkills)
+      throw new SkillDefinitionError(
+        `McpModule would serve ${pending.length} skills; the limit is ${maxSkills} (skills.maxSkills). Serve fewer or raise the limit.`,
+      );
     const skills: SkillRuntime[] = [];
     const byUri = new Map<string, SkillRuntime>();
     for (const item of pending) {
       const skill = buildSkill({ ...item, limits, parseYaml, warn });
       const clash = byUri.get(skill.uri);
-      if (clash) throw new SkillDefinitionError(`Skill ${skill.uri} is declared twice: by ${clash.site} and by ${skill.site}. Give one a different path or prefix.`);
+      if (clash)
+        throw new SkillDefinitionError(
+          `Skill ${skill.uri} is declared twice: by ${clash.site} and by ${skill.site}. Give one a different path or prefix.`,
+        );
       byUri.set(skill.uri, skill);
       skills.push(skill);
     }
@@ -99,14 +114,35 @@ export class McpSkillsLoader extends McpMethodLoader {
     this.logger.log(`Serving ${skills.length} skill(s): ${skills.map((s) => s.uri).join(', ') || 'none'}`);
   }
 
-  private skillMethods(): Array<{ instance: object; methodName: string; metadata: SkillMetadata; access: McpAccess; site: string }> {
-    const found: Array<{ instance: object; methodName: string; metadata: SkillMetadata; access: McpAccess; site: string }> = [];
+  private skillMethods(): Array<{
+    instance: object;
+    methodName: string;
+    metadata: SkillMetadata;
+    access: McpAccess;
+    site: string;
+  }> {
+    const found: Array<{
+      instance: object;
+      methodName: string;
+      metadata: SkillMetadata;
+      access: McpAccess;
+      site: string;
+    }> = [];
     for (const loaded of this.found) {
-      const metadata = typeof loaded.method === 'function' ? (Reflect.getMetadata(MCP_SKILL_METADATA, loaded.method) as SkillMetadata | undefined) : undefined;
+      const metadata =
+        typeof loaded.method === 'function'
+          ? (Reflect.getMetadata(MCP_SKILL_METADATA, loaded.method) as SkillMetadata | undefined)
+          : undefined;
       if (!metadata) continue;
       // It runs once at bootstrap: there is no request to scope it to.
       const instance = this.instanceOf(loaded, 'a @Skill() method');
-      found.push({ instance, methodName: loaded.methodName, metadata, access: this.accessOf(instance, loaded, loaded.site), site: loaded.site });
+      found.push({
+        instance,
+        methodName: loaded.methodName,
+        metadata,
+        access: this.accessOf(instance, loaded, loaded.site),
+        site: loaded.site,
+      });
     }
     return found;
   }
@@ -155,25 +191,43 @@ function skillLimits(settings: McpSkillsOptions): SkillLimits {
   for (const key of ['maxFilesPerSkill', 'maxBytesPerSkill', 'maxFolderEntries'] as const) {
     const value = settings[key];
     if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 1) throw new SkillDefinitionError(`McpModule option "skills.${key}" must be a positive integer, got ${JSON.stringify(value)}.`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new SkillDefinitionError(
+        `McpModule option "skills.${key}" must be a positive integer, got ${JSON.stringify(value)}.`,
+      );
     limits[key] = value;
   }
   const maxSkills = settings.maxSkills;
-  if (maxSkills !== undefined && (!Number.isSafeInteger(maxSkills) || maxSkills < 1)) throw new SkillDefinitionError(`McpModule option "skills.maxSkills" must be a positive integer, got ${JSON.stringify(maxSkills)}.`);
+  if (maxSkills !== undefined && (!Number.isSafeInteger(maxSkills) || maxSkills < 1))
+    throw new SkillDefinitionError(
+      `McpModule option "skills.maxSkills" must be a positive integer, got ${JSON.stringify(maxSkills)}.`,
+    );
   return limits;
 }
 
 function isInlineSkill(value: unknown): value is InlineSkill {
-  return typeof value === 'object' && value !== null && typeof (value as InlineSkill).files === 'object' && (value as InlineSkill).files !== null;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as InlineSkill).files === 'object' &&
+    (value as InlineSkill).files !== null
+  );
 }
 
-function inlineSkill(skill: InlineSkill, prefix: string | undefined, parseYaml: YamlParse, site: string): { path: string; files: SkillFileInput[] } {
+function inlineSkill(
+  skill: InlineSkill,
+  prefix: string | undefined,
+  parseYaml: YamlParse,
+  site: string,
+): { path: string; files: SkillFileInput[] } {
   const files = Object.entries(skill.files).map(([path, content]) => ({ path, content }));
   let path = skill.path;
   if (path === undefined) {
     const main = skill.files[SKILL_FILE];
-    if (typeof main !== 'string' && !(main instanceof Uint8Array)) throw new SkillDefinitionError(`${site}: the inline skill has no ${SKILL_FILE} in its files.`);
-    path = parseFrontmatter(typeof main === 'string' ? main : Buffer.from(main).toString('utf8'), parseYaml, site).name as string;
+    if (typeof main !== 'string' && !(main instanceof Uint8Array))
+      throw new SkillDefinitionError(`${site}: the inline skill has no ${SKILL_FILE} in its files.`);
+    path = parseFrontmatter(typeof main === 'string' ? main : Buffer.from(main).toString('utf8'), parseYaml, site)
+      .name as string;
   }
   return { path: prefix ? `${prefix}/${path}` : path, files };
 }

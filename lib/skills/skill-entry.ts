@@ -24,7 +24,11 @@ export interface SkillLimits {
   maxFolderEntries: number;
 }
 
-export const DEFAULT_SKILL_LIMITS: SkillLimits = { maxFilesPerSkill: 512, maxBytesPerSkill: 16 * 1024 * 1024, maxFolderEntries: 100_000 };
+export const DEFAULT_SKILL_LIMITS: SkillLimits = {
+  maxFilesPerSkill: 512,
+  maxBytesPerSkill: 16 * 1024 * 1024,
+  maxFolderEntries: 100_000,
+};
 
 /** One file of a skill, as read from disk or returned by a provider. */
 export interface SkillFileInput {
@@ -93,10 +97,13 @@ export function skillPathProblem(path: string): string | undefined {
   if (path.length === 0) return 'it is empty';
   const segments = path.split('/');
   for (const segment of segments) {
-    if (segment === '' || segment === '.' || segment === '..') return `segment ${JSON.stringify(segment)} is empty, "." or ".."`;
-    if (!PATH_SEGMENT.test(segment)) return `segment ${JSON.stringify(segment)} holds characters a URI path segment cannot (use letters, digits, "-", "_", ".")`;
+    if (segment === '' || segment === '.' || segment === '..')
+      return `segment ${JSON.stringify(segment)} is empty, "." or ".."`;
+    if (!PATH_SEGMENT.test(segment))
+      return `segment ${JSON.stringify(segment)} holds characters a URI path segment cannot (use letters, digits, "-", "_", ".")`;
   }
-  if (segments[0]!.includes(':') || segments[0]!.includes('@')) return `the first segment ${JSON.stringify(segments[0])} is the URI authority and cannot hold ":" or "@"`;
+  if (segments[0]!.includes(':') || segments[0]!.includes('@'))
+    return `the first segment ${JSON.stringify(segments[0])} is the URI authority and cannot hold ":" or "@"`;
   return undefined;
 }
 
@@ -154,20 +161,29 @@ function asText(bytes: Uint8Array): string | undefined {
  */
 export function parseFrontmatter(text: string, parse: YamlParse, where: string): JsonObject {
   const match = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).match(FRONTMATTER);
-  if (!match) throw new SkillDefinitionError(`${where}: SKILL.md must begin with a YAML frontmatter block between two "---" lines (name and description at least).`);
+  if (!match)
+    throw new SkillDefinitionError(
+      `${where}: SKILL.md must begin with a YAML frontmatter block between two "---" lines (name and description at least).`,
+    );
   let value: unknown;
   try {
     value = parse(match[1]!);
   } catch (error) {
-    throw new SkillDefinitionError(`${where}: the SKILL.md frontmatter is not valid YAML: ${error instanceof Error ? error.message : String(error)}`);
+    throw new SkillDefinitionError(
+      `${where}: the SKILL.md frontmatter is not valid YAML: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SkillDefinitionError(`${where}: the SKILL.md frontmatter must be a YAML mapping (name: ..., description: ...).`);
+    throw new SkillDefinitionError(
+      `${where}: the SKILL.md frontmatter must be a YAML mapping (name: ..., description: ...).`,
+    );
   }
   const frontmatter = JSON.parse(JSON.stringify(value)) as JsonObject;
   for (const field of ['name', 'description'] as const) {
     if (typeof frontmatter[field] !== 'string' || (frontmatter[field] as string).length === 0) {
-      throw new SkillDefinitionError(`${where}: the SKILL.md frontmatter needs a non-empty string "${field}" (the Agent Skills specification requires it).`);
+      throw new SkillDefinitionError(
+        `${where}: the SKILL.md frontmatter needs a non-empty string "${field}" (the Agent Skills specification requires it).`,
+      );
     }
   }
   return frontmatter;
@@ -198,35 +214,52 @@ export function buildSkill(input: SkillBuildInput): SkillRuntime {
   const pathProblem = skillPathProblem(path);
   if (pathProblem !== undefined) throw new SkillDefinitionError(`${where}: invalid skill path: ${pathProblem}.`);
   if (files.length > limits.maxFilesPerSkill) {
-    throw new SkillDefinitionError(`${where} has ${files.length} files; the limit is ${limits.maxFilesPerSkill} (skills.maxFilesPerSkill, SEP-2640 hosts accept 512). Split the skill or raise the limit.`);
+    throw new SkillDefinitionError(
+      `${where} has ${files.length} files; the limit is ${limits.maxFilesPerSkill} (skills.maxFilesPerSkill, SEP-2640 hosts accept 512). Split the skill or raise the limit.`,
+    );
   }
   const seen = new Set<string>();
   const prepared = files.map((file) => {
     const problem = filePathProblem(file.path);
-    if (problem !== undefined) throw new SkillDefinitionError(`${where}: invalid file path ${JSON.stringify(file.path)}: ${problem}.`);
-    if (seen.has(file.path)) throw new SkillDefinitionError(`${where}: file ${JSON.stringify(file.path)} is given twice.`);
+    if (problem !== undefined)
+      throw new SkillDefinitionError(`${where}: invalid file path ${JSON.stringify(file.path)}: ${problem}.`);
+    if (seen.has(file.path))
+      throw new SkillDefinitionError(`${where}: file ${JSON.stringify(file.path)} is given twice.`);
     seen.add(file.path);
     const bytes = typeof file.content === 'string' ? Buffer.from(file.content, 'utf8') : file.content;
     return { path: file.path, bytes, mimeType: file.mimeType ?? skillFileMimeType(file.path) };
   });
   const total = prepared.reduce((sum, file) => sum + file.bytes.byteLength, 0);
   if (total > limits.maxBytesPerSkill) {
-    throw new SkillDefinitionError(`${where} holds ${total} bytes; the limit is ${limits.maxBytesPerSkill} (skills.maxBytesPerSkill, SEP-2640 hosts accept 16 MiB). Make the files smaller or raise the limit.`);
+    throw new SkillDefinitionError(
+      `${where} holds ${total} bytes; the limit is ${limits.maxBytesPerSkill} (skills.maxBytesPerSkill, SEP-2640 hosts accept 16 MiB). Make the files smaller or raise the limit.`,
+    );
   }
   const main = prepared.find((file) => file.path === SKILL_FILE);
   const mainText = main && asText(main.bytes);
-  if (mainText === undefined) throw new SkillDefinitionError(`${where} has no ${main ? 'UTF-8 ' : ''}${SKILL_FILE} at its root. Every skill needs one (YAML frontmatter with name and description, then the instructions).`);
+  if (mainText === undefined)
+    throw new SkillDefinitionError(
+      `${where} has no ${main ? 'UTF-8 ' : ''}${SKILL_FILE} at its root. Every skill needs one (YAML frontmatter with name and description, then the instructions).`,
+    );
   const frontmatter = parseFrontmatter(mainText, input.parseYaml, where);
   const name = frontmatter.name as string;
   const last = path.slice(path.lastIndexOf('/') + 1);
   if (!SKILL_NAME.test(name)) {
-    throw new SkillDefinitionError(`${where}: name ${JSON.stringify(name)} breaks the Agent Skills naming rules (1-64 lowercase letters, digits and hyphens; no leading, trailing or double hyphen).`);
+    throw new SkillDefinitionError(
+      `${where}: name ${JSON.stringify(name)} breaks the Agent Skills naming rules (1-64 lowercase letters, digits and hyphens; no leading, trailing or double hyphen).`,
+    );
   }
-  if (last !== name) throw new SkillDefinitionError(`${where}: the last path segment "${last}" must equal the frontmatter name "${name}". Rename the directory or the name.`);
+  if (last !== name)
+    throw new SkillDefinitionError(
+      `${where}: the last path segment "${last}" must equal the frontmatter name "${name}". Rename the directory or the name.`,
+    );
   const metadata = frontmatter.metadata;
   if (typeof metadata === 'object' && metadata !== null) {
     const reserved = Object.keys(metadata).filter((key) => key.startsWith('io.modelcontextprotocol/'));
-    if (reserved.length) input.warn(`${where}: frontmatter metadata keys ${reserved.join(', ')} use the prefix io.modelcontextprotocol/, which MCP extensions reserve.`);
+    if (reserved.length)
+      input.warn(
+        `${where}: frontmatter metadata keys ${reserved.join(', ')} use the prefix io.modelcontextprotocol/, which MCP extensions reserve.`,
+      );
   }
   const root = `skill://${path}`;
   const uri = `${root}/${SKILL_FILE}`;
@@ -237,7 +270,14 @@ export function buildSkill(input: SkillBuildInput): SkillRuntime {
   for (const file of ordered) {
     const fileUri = `${root}/${file.path}`;
     resources.push({ uri: fileUri, digest: skillDigest(file.bytes), size: file.bytes.byteLength });
-    runtimes.push(fileResource(fileUri, file, { name, description: frontmatter.description as string, main: file === main }, access));
+    runtimes.push(
+      fileResource(
+        fileUri,
+        file,
+        { name, description: frontmatter.description as string, main: file === main },
+        access,
+      ),
+    );
   }
   return {
     uri,
@@ -259,8 +299,10 @@ function filePathProblem(path: string): string | undefined {
   if (path.includes('\\')) return 'it contains "\\"; use "/" as the separator';
   if (path.startsWith('/')) return 'it is absolute; give it relative to the skill root';
   const segments = path.split('/');
-  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) return 'it has an empty, "." or ".." segment';
-  if (segments.some((segment) => /[\u0000-\u0020\u007f%?#]/.test(segment))) return 'it contains whitespace, control characters, "%", "?" or "#", which cannot appear in a skill:// URI unencoded';
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..'))
+    return 'it has an empty, "." or ".." segment';
+  if (segments.some((segment) => /[\u0000-\u0020\u007f%?#]/.test(segment)))
+    return 'it contains whitespace, control characters, "%", "?" or "#", which cannot appear in a skill:// URI unencoded';
   return undefined;
 }
 
@@ -268,16 +310,32 @@ function filePathProblem(path: string): string | undefined {
  * One file as a resource. Its read runs the skill's guards itself: it is served by the module,
  * not by a decorated method whose pipeline would.
  */
-function fileResource(uri: string, file: { path: string; bytes: Uint8Array; mimeType: string }, skill: { name: string; description: string; main: boolean }, access: McpAccess): ResourceRuntime {
-  const text = file.mimeType.startsWith('text/') || file.mimeType.endsWith('json') || file.mimeType.endsWith('yaml') || file.mimeType.endsWith('xml') ? asText(file.bytes) : undefined;
-  const content: JsonObject = text !== undefined ? { uri, mimeType: file.mimeType, text } : { uri, mimeType: file.mimeType, blob: Buffer.from(file.bytes).toString('base64') };
+function fileResource(
+  uri: string,
+  file: { path: string; bytes: Uint8Array; mimeType: string },
+  skill: { name: string; description: string; main: boolean },
+  access: McpAccess,
+): ResourceRuntime {
+  const text =
+    file.mimeType.startsWith('text/') ||
+    file.mimeType.endsWith('json') ||
+    file.mimeType.endsWith('yaml') ||
+    file.mimeType.endsWith('xml')
+      ? asText(file.bytes)
+      : undefined;
+  const content: JsonObject =
+    text !== undefined
+      ? { uri, mimeType: file.mimeType, text }
+      : { uri, mimeType: file.mimeType, blob: Buffer.from(file.bytes).toString('base64') };
   // Every file says which skill it belongs to: a client listing resources shows a bare
   // "POLICY.md" otherwise, and the model cannot tell when reading it would help.
   const descriptor: ResourceDescriptor = {
     uri,
     name: skill.main ? skill.name : posix.basename(file.path),
     title: skill.main ? `${skill.name} skill` : `${skill.name} skill: ${file.path}`,
-    description: skill.main ? skill.description : `The file ${file.path} of the ${skill.name} skill (${skill.description}).`,
+    description: skill.main
+      ? skill.description
+      : `The file ${file.path} of the ${skill.name} skill (${skill.description}).`,
     mimeType: file.mimeType,
     size: file.bytes.byteLength,
   };
@@ -292,7 +350,15 @@ function fileResource(uri: string, file: { path: string; bytes: Uint8Array; mime
     authorize,
     conceal: true,
     // A caller the guards refuse gets the era's resource-not-found, as for any URI it cannot see.
-    read: (ctx) => defer(() => (authorize ? authorize(ctx, ctx.method).then(() => result, () => null) : of(result))),
+    read: (ctx) =>
+      defer(() =>
+        authorize
+          ? authorize(ctx, ctx.method).then(
+              () => result,
+              () => null,
+            )
+          : of(result),
+      ),
   };
 }
 
@@ -310,9 +376,18 @@ function directoriesOf(root: string, files: readonly ResourceRuntime[]): Map<str
       }
       dir = sub;
     }
-    children.get(dir)!.set(file.uri, { uri: file.uri, name: relative[relative.length - 1]!, mimeType: file.mimeType!, size: file.descriptor.size });
+    children.get(dir)!.set(file.uri, {
+      uri: file.uri,
+      name: relative[relative.length - 1]!,
+      mimeType: file.mimeType!,
+      size: file.descriptor.size,
+    });
   }
   const sorted = new Map<string, DirectoryChild[]>();
-  for (const [dir, entries] of children) sorted.set(dir, [...entries.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+  for (const [dir, entries] of children)
+    sorted.set(
+      dir,
+      [...entries.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    );
   return sorted;
 }

@@ -21,11 +21,19 @@ export interface FolderSkill {
  *   meets more than `limits.maxFolderEntries` entries (a runaway tree fails the bootstrap instead
  *   of exhausting memory).
  */
-export async function readSkillFolder(folder: string, prefix: string | undefined, limits: SkillLimits, warn: (message: string) => void): Promise<FolderSkill[]> {
+export async function readSkillFolder(
+  folder: string,
+  prefix: string | undefined,
+  limits: SkillLimits,
+  warn: (message: string) => void,
+): Promise<FolderSkill[]> {
   const root = resolve(folder);
   // The folder itself may be a link (the app's own choice); links inside it are not followed.
   const info = await stat(root).catch(() => undefined);
-  if (!info?.isDirectory()) throw new SkillDefinitionError(`Skills folder ${JSON.stringify(folder)} (resolved to ${root}) is not a directory. Point it at a folder of skill directories, each with a SKILL.md.`);
+  if (!info?.isDirectory())
+    throw new SkillDefinitionError(
+      `Skills folder ${JSON.stringify(folder)} (resolved to ${root}) is not a directory. Point it at a folder of skill directories, each with a SKILL.md.`,
+    );
   const files: string[] = [];
   let visited = 0;
   const walk = async (relative: string): Promise<void> => {
@@ -34,11 +42,16 @@ export async function readSkillFolder(folder: string, prefix: string | undefined
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       if (++visited > limits.maxFolderEntries) {
-        throw new SkillDefinitionError(`Skills folder ${root} holds more than ${limits.maxFolderEntries} entries (skills.maxFolderEntries). Point it at the skills alone, or raise the limit.`);
+        throw new SkillDefinitionError(
+          `Skills folder ${root} holds more than ${limits.maxFolderEntries} entries (skills.maxFolderEntries). Point it at the skills alone, or raise the limit.`,
+        );
       }
       if (entry.name.startsWith('.')) continue;
       const path = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isSymbolicLink()) warn(`Skills folder ${root}: skipped symbolic link ${path} (links could lead out of the folder; copy the file instead).`);
+      if (entry.isSymbolicLink())
+        warn(
+          `Skills folder ${root}: skipped symbolic link ${path} (links could lead out of the folder; copy the file instead).`,
+        );
       else if (entry.isDirectory()) await walk(path);
       else if (entry.isFile()) files.push(path);
     }
@@ -57,11 +70,19 @@ export async function readSkillFolder(folder: string, prefix: string | undefined
   return skills;
 }
 
-async function collect(root: string, dir: string, path: string, all: readonly string[], limits: SkillLimits): Promise<FolderSkill> {
+async function collect(
+  root: string,
+  dir: string,
+  path: string,
+  all: readonly string[],
+  limits: SkillLimits,
+): Promise<FolderSkill> {
   const under = dir ? all.filter((file) => file.startsWith(`${dir}/`)) : [...all];
   // Counted before anything is read, so an oversized skill costs no memory.
   if (under.length > limits.maxFilesPerSkill) {
-    throw new SkillDefinitionError(`Skill "${path}" in ${root} has ${under.length} files; the limit is ${limits.maxFilesPerSkill} (skills.maxFilesPerSkill). Split the skill or raise the limit.`);
+    throw new SkillDefinitionError(
+      `Skill "${path}" in ${root} has ${under.length} files; the limit is ${limits.maxFilesPerSkill} (skills.maxFilesPerSkill). Split the skill or raise the limit.`,
+    );
   }
   const files: SkillFileInput[] = [];
   let total = 0;
@@ -70,7 +91,9 @@ async function collect(root: string, dir: string, path: string, all: readonly st
     const size = (await lstat(absolute)).size;
     total += size;
     if (total > limits.maxBytesPerSkill) {
-      throw new SkillDefinitionError(`Skill "${path}" in ${root} holds more than ${limits.maxBytesPerSkill} bytes (skills.maxBytesPerSkill). Make its files smaller or raise the limit.`);
+      throw new SkillDefinitionError(
+        `Skill "${path}" in ${root} holds more than ${limits.maxBytesPerSkill} bytes (skills.maxBytesPerSkill). Make its files smaller or raise the limit.`,
+      );
     }
     files.push({ path: dir ? file.slice(dir.length + 1) : file, content: await readFile(absolute) });
   }

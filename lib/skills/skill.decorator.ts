@@ -63,7 +63,11 @@ export interface SkillMetadata extends SkillOptions {
  */
 export function Skill(options: SkillOptions = {}): MethodDecorator {
   return (target, propertyKey, descriptor) => {
-    SetMetadata(MCP_SKILL_METADATA, { ...options, methodName: String(propertyKey) } satisfies SkillMetadata)(target, propertyKey, descriptor);
+    SetMetadata(MCP_SKILL_METADATA, { ...options, methodName: String(propertyKey) } satisfies SkillMetadata)(
+      target,
+      propertyKey,
+      descriptor,
+    );
     return descriptor;
   };
 }

@@ -41,15 +41,26 @@ export interface SkillsFeatureOptions extends McpFeatureOptions {
  */
 export function installSkills(host: McpFeatureHost, catalog: SkillCatalog, options: SkillsFeatureOptions): void {
   host.declareExtension(SKILLS_EXTENSION, options.directoryRead ? { directoryRead: true } : {});
-  const list = host.pagedList('skills', 'skills/list', () => catalog.skills(), (skill) => skill.entry);
+  const list = host.pagedList(
+    'skills',
+    'skills/list',
+    () => catalog.skills(),
+    (skill) => skill.entry,
+  );
   host.define(McpMethods.skillsList, { handler: (params, ctx) => host.listPage(list, params, ctx, ctx.era) });
-  const byUri = (params: JsonObject) => (typeof params.uri === 'string' ? catalog.skill(params.uri)?.requiredScopes : undefined);
+  const byUri = (params: JsonObject) =>
+    typeof params.uri === 'string' ? catalog.skill(params.uri)?.requiredScopes : undefined;
   host.define(McpMethods.skillsGet, {
     scopes: byUri,
     handler: async (params, ctx) => {
-      const uri = requestUri(params, 'skills/get', 'the URI of a skill\'s SKILL.md');
+      const uri = requestUri(params, 'skills/get', "the URI of a skill's SKILL.md");
       const skill = catalog.skill(uri);
-      if (!skill || !(await visible(skill, ctx))) throw unknown(uri, 'skill', 'Call skills/list to see the skills this server offers; a skill URI ends in /SKILL.md.');
+      if (!skill || !(await visible(skill, ctx)))
+        throw unknown(
+          uri,
+          'skill',
+          'Call skills/list to see the skills this server offers; a skill URI ends in /SKILL.md.',
+        );
       return withCache({ skill: skill.entry }, ctx.era, options);
     },
   });
@@ -58,24 +69,41 @@ export function installSkills(host: McpFeatureHost, catalog: SkillCatalog, optio
     if (typeof params.uri !== 'string') return undefined;
     return catalog.directory(params.uri)?.[0]?.skill.requiredScopes;
   };
-  host.define(McpMethods.directoryRead, { scopes: directoryScopes, handler: async (params, ctx) => {
-    const uri = requestUri(params, 'resources/directory/read', 'the URI of a directory resource (mimeType inode/directory), without a trailing slash');
-    const owners = catalog.directory(uri) ?? [];
-    const seen = owners.length ? await Promise.all(owners.map(({ skill }) => visible(skill, ctx))) : [];
-    // Only the children of skills this caller may see: a skill nested in a guarded one's folder
-    // opens that folder's own files to no one the guarded skill hides from.
-    const children = mergeChildren(owners.filter((_, i) => seen[i]).map((owner) => owner.children));
-    if (!seen.some(Boolean)) {
-      throw unknown(uri, 'directory', 'This method lists directory resources only (a skill root such as skill://name, or a folder in it), not files; read files with resources/read.');
-    }
-    const kind = `dir:${createHash('sha256').update(uri).digest('base64url').slice(0, 16)}`;
-    const total = children.length;
-    const offset = decodeCursor(params.cursor, { kind, method: 'resources/directory/read', version: catalog.version, pageSize: options.pageSize, total });
-    const end = offset + options.pageSize;
-    const result: JsonObject = { resources: children.slice(offset, end) };
-    if (end < total) result.nextCursor = encodeCursor(kind, catalog.version, end);
-    return withCache(result, ctx.era, options);
-  } });
+  host.define(McpMethods.directoryRead, {
+    scopes: directoryScopes,
+    handler: async (params, ctx) => {
+      const uri = requestUri(
+        params,
+        'resources/directory/read',
+        'the URI of a directory resource (mimeType inode/directory), without a trailing slash',
+      );
+      const owners = catalog.directory(uri) ?? [];
+      const seen = owners.length ? await Promise.all(owners.map(({ skill }) => visible(skill, ctx))) : [];
+      // Only the children of skills this caller may see: a skill nested in a guarded one's folder
+      // opens that folder's own files to no one the guarded skill hides from.
+      const children = mergeChildren(owners.filter((_, i) => seen[i]).map((owner) => owner.children));
+      if (!seen.some(Boolean)) {
+        throw unknown(
+          uri,
+          'directory',
+          'This method lists directory resources only (a skill root such as skill://name, or a folder in it), not files; read files with resources/read.',
+        );
+      }
+      const kind = `dir:${createHash('sha256').update(uri).digest('base64url').slice(0, 16)}`;
+      const total = children.length;
+      const offset = decodeCursor(params.cursor, {
+        kind,
+        method: 'resources/directory/read',
+        version: catalog.version,
+        pageSize: options.pageSize,
+        total,
+      });
+      const end = offset + options.pageSize;
+      const result: JsonObject = { resources: children.slice(offset, end) };
+      if (end < total) result.nextCursor = encodeCursor(kind, catalog.version, end);
+      return withCache(result, ctx.era, options);
+    },
+  });
 }
 
 /** The children of one directory as several skills list it: once each, in name order. */
@@ -96,9 +124,13 @@ function visible(skill: SkillRuntime, ctx: McpContext): Promise<boolean> {
 
 function requestUri(params: JsonObject, method: string, what: string): string {
   const uri = params.uri;
-  if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, `${method} needs "params.uri", ${what}, as a string.`);
+  if (typeof uri !== 'string')
+    throw new McpError(ErrorCode.InvalidParams, `${method} needs "params.uri", ${what}, as a string.`);
   const problem = uriProblem(uri);
-  if (problem !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid URI ${quote(uri)} for ${method}: ${problem}.`, { uri: uri.slice(0, 1024) });
+  if (problem !== undefined)
+    throw new McpError(ErrorCode.InvalidParams, `Invalid URI ${quote(uri)} for ${method}: ${problem}.`, {
+      uri: uri.slice(0, 1024),
+    });
   return uri;
 }
 
@@ -108,7 +140,9 @@ function unknown(uri: string, what: string, hint: string): McpError {
 
 /** Modern results carry the read cache hints, as `resources/read` does. */
 function withCache(result: JsonObject, era: ProtocolEra, options: McpFeatureOptions): JsonObject {
-  return era === 'modern' ? { ...result, ttlMs: options.readCache.ttlMs, cacheScope: options.readCache.cacheScope } : result;
+  return era === 'modern'
+    ? { ...result, ttlMs: options.readCache.ttlMs, cacheScope: options.readCache.cacheScope }
+    : result;
 }
 
 function quote(text: string): string {

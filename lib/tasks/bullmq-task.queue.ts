@@ -39,7 +39,10 @@ export interface McpBullmqTasksOptions {
 }
 
 type BullmqModule = {
-  Queue: new (name: string, options: Record<string, unknown>) => {
+  Queue: new (
+    name: string,
+    options: Record<string, unknown>,
+  ) => {
     add(name: string, data: unknown, options?: Record<string, unknown>): Promise<unknown>;
     close(): Promise<void>;
     on(event: string, listener: (...args: unknown[]) => void): unknown;
@@ -48,7 +51,11 @@ type BullmqModule = {
     name: string,
     processor: (job: BullmqJob, token?: string) => Promise<void>,
     options: Record<string, unknown>,
-  ) => { close(force?: boolean): Promise<void>; waitUntilReady(): Promise<unknown>; on(event: string, listener: (...args: unknown[]) => void): unknown };
+  ) => {
+    close(force?: boolean): Promise<void>;
+    waitUntilReady(): Promise<unknown>;
+    on(event: string, listener: (...args: unknown[]) => void): unknown;
+  };
   DelayedError: new (message?: string) => Error;
 };
 
@@ -64,7 +71,9 @@ async function loadBullmq(): Promise<BullmqModule> {
   try {
     return (await import('bullmq' as string)) as BullmqModule;
   } catch {
-    throw new Error('McpModule option "tasks.bullmq" needs the "bullmq" package (the queue @nestjs/bullmq runs on): npm install bullmq @nestjs/bullmq');
+    throw new Error(
+      'McpModule option "tasks.bullmq" needs the "bullmq" package (the queue @nestjs/bullmq runs on): npm install bullmq @nestjs/bullmq',
+    );
   }
 }
 
@@ -91,7 +100,10 @@ export class BullmqTaskQueue implements McpTaskQueue {
   private leasesClient?: McpRedisClient;
   private readonly logger = new Logger('McpTasks');
   /** BullMQ reports its connection's failures as events: logged, never left to end the process. */
-  private readonly onError = (error: unknown): void => this.logger.error(`The BullMQ task queue "${this.options.queueName ?? 'mcp-tasks'}" failed: ${error instanceof Error ? error.message : String(error)}`);
+  private readonly onError = (error: unknown): void =>
+    this.logger.error(
+      `The BullMQ task queue "${this.options.queueName ?? 'mcp-tasks'}" failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
 
   constructor(private readonly options: McpBullmqTasksOptions) {}
 
@@ -124,13 +136,20 @@ export class BullmqTaskQueue implements McpTaskQueue {
     this.leasesClient = new Redis({ ...connectionOf(this.options.url), maxRetriesPerRequest: 1 });
     this.leasesClient.on('error', this.onError);
     const queueName = this.options.queueName ?? 'mcp-tasks';
-    const leases = new RedisLeases(this.leasesClient, `${this.options.prefix ?? 'bull'}:${queueName}:running:`, this.options.lockDurationMs ?? 30_000, this.onError);
+    const leases = new RedisLeases(
+      this.leasesClient,
+      `${this.options.prefix ?? 'bull'}:${queueName}:running:`,
+      this.options.lockDurationMs ?? 30_000,
+      this.onError,
+    );
     // BullMQ (without Pro's groups) hands jobs out in order: a caller's job past its running share
     // goes back to the queue, delayed, so the slot takes the next job, of another caller.
     // Deferrals are not runs: the attempt is counted from BullMQ's stalls, not its starts.
     const processor = async (job: BullmqJob, token?: string): Promise<void> => {
       // A share that cannot be counted (Redis away) is not granted: the job waits, it is not lost.
-      const held = await leases.acquire(`caller:${job.data.caller ?? 'local'}`, share).catch((error: unknown) => void this.onError(error));
+      const held = await leases
+        .acquire(`caller:${job.data.caller ?? 'local'}`, share)
+        .catch((error: unknown) => void this.onError(error));
       if (!held?.ok) {
         await job.moveToDelayed(Date.now() + DEFERRAL_MS, token);
         throw new DelayedError();

@@ -5,7 +5,13 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
 import type { McpFeature } from '../discovery/mcp-feature.js';
 import { InMemoryTaskStore, type McpTaskStore } from './task-store.js';
-import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE, McpTaskRunner, TASKS_EXTENSION, type McpTaskSettings } from './tasks.js';
+import {
+  LEGACY_TASKS_CAPABILITY,
+  LEGACY_TASKS_SINCE,
+  McpTaskRunner,
+  TASKS_EXTENSION,
+  type McpTaskSettings,
+} from './tasks.js';
 import { installLegacyTasks, installModernTasks } from './task-methods.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
 import { BullmqTaskQueue, type McpBullmqTasksOptions } from './bullmq-task.queue.js';
@@ -59,7 +65,14 @@ export interface McpTasksOptions {
   advertise?: boolean;
 }
 
-const DEFAULTS = { ttlMs: 3_600_000, maxTtlMs: undefined, pollIntervalMs: 1000, maxTasksPerPrincipal: 100, maxTasks: 10_000, maxResultBytes: 262_144 } as const;
+const DEFAULTS = {
+  ttlMs: 3_600_000,
+  maxTtlMs: undefined,
+  pollIntervalMs: 1000,
+  maxTasksPerPrincipal: 100,
+  maxTasks: 10_000,
+  maxResultBytes: 262_144,
+} as const;
 /** A task's TTL arms a timer that cancels it; Node fires longer timers at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -69,21 +82,42 @@ export function resolveTaskSettings(options: McpTasksOptions | undefined, shared
   for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
     const value = options?.[key] ?? DEFAULTS[key];
     if (value === undefined) continue;
-    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`McpModule option "tasks.${key}" must be a positive integer (milliseconds, a count or bytes), got ${JSON.stringify(value)}.`);
-    if ((key === 'ttlMs' || key === 'maxTtlMs') && value > MAX_TIMER_MS) throw new Error(`McpModule option "tasks.${key}" must be at most ${MAX_TIMER_MS} ms (about 24.8 days), got ${value}.`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new Error(
+        `McpModule option "tasks.${key}" must be a positive integer (milliseconds, a count or bytes), got ${JSON.stringify(value)}.`,
+      );
+    if ((key === 'ttlMs' || key === 'maxTtlMs') && value > MAX_TIMER_MS)
+      throw new Error(
+        `McpModule option "tasks.${key}" must be at most ${MAX_TIMER_MS} ms (about 24.8 days), got ${value}.`,
+      );
     chosen[key] = value;
   }
-  const settings = { ...(chosen as Omit<McpTaskSettings, 'store' | 'maxTtlMs'>), maxTtlMs: chosen.maxTtlMs ?? chosen.ttlMs! };
-  if (settings.ttlMs > settings.maxTtlMs) throw new Error(`McpModule option "tasks.ttlMs" (${settings.ttlMs}) must not exceed "tasks.maxTtlMs" (${settings.maxTtlMs}).`);
+  const settings = {
+    ...(chosen as Omit<McpTaskSettings, 'store' | 'maxTtlMs'>),
+    maxTtlMs: chosen.maxTtlMs ?? chosen.ttlMs!,
+  };
+  if (settings.ttlMs > settings.maxTtlMs)
+    throw new Error(
+      `McpModule option "tasks.ttlMs" (${settings.ttlMs}) must not exceed "tasks.maxTtlMs" (${settings.maxTtlMs}).`,
+    );
   for (const key of ['concurrency', 'maxRunningPerCaller'] as const) {
     const value = options?.bullmq?.[key];
-    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) throw new Error(`McpModule option "tasks.bullmq.${key}" must be a positive integer (a count of jobs), got ${JSON.stringify(value)}.`);
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1))
+      throw new Error(
+        `McpModule option "tasks.bullmq.${key}" must be a positive integer (a count of jobs), got ${JSON.stringify(value)}.`,
+      );
   }
   const store = options?.store ?? shared;
   if (options?.bullmq && !store) {
-    throw new Error('McpModule option "tasks.bullmq" needs a task store every instance shares: set the module\'s "redis" option (or "tasks.store").');
+    throw new Error(
+      'McpModule option "tasks.bullmq" needs a task store every instance shares: set the module\'s "redis" option (or "tasks.store").',
+    );
   }
-  return { ...settings, store: store ?? new InMemoryTaskStore(), ...(options?.bullmq && { queue: new BullmqTaskQueue(options.bullmq) }) };
+  return {
+    ...settings,
+    store: store ?? new InMemoryTaskStore(),
+    ...(options?.bullmq && { queue: new BullmqTaskQueue(options.bullmq) }),
+  };
 }
 
 /**
@@ -126,7 +160,9 @@ export const taskProviders: Provider[] = [
     provide: MCP_TASK_RUNNER,
     useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null) => {
       const logger = new Logger('McpTasks');
-      return new McpTaskRunner(resolveTaskSettings(options.tasks, redis?.tasks), { logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) } });
+      return new McpTaskRunner(resolveTaskSettings(options.tasks, redis?.tasks), {
+        logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
+      });
     },
     inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
   },

@@ -51,5 +51,3 @@ export function jobContext(job: McpTaskJob): McpContext {
   ctx.policiesAdmitted = true;
   return ctx;
 }
-
-

@@ -26,7 +26,10 @@ class TaskRequests {
   async find(params: JsonObject, ctx: McpContext): Promise<McpTaskRecord> {
     const taskId = params.taskId;
     if (typeof taskId !== 'string' || taskId.length === 0) {
-      throw new McpError(ErrorCode.InvalidParams, `${ctx.method} needs "params.taskId", the id the server returned when it created the task.`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `${ctx.method} needs "params.taskId", the id the server returned when it created the task.`,
+      );
     }
     const record = await this.store.get(taskId);
     if (!record || record.owner !== ownerOf(ctx)) {
@@ -42,17 +45,26 @@ class TaskRequests {
   async update(params: JsonObject, ctx: McpContext): Promise<void> {
     const record = await this.find(params, ctx);
     if (!isObject(params.inputResponses)) {
-      throw new McpError(ErrorCode.InvalidParams, 'tasks/update needs "params.inputResponses", an object of answers keyed like the task\'s inputRequests.');
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        'tasks/update needs "params.inputResponses", an object of answers keyed like the task\'s inputRequests.',
+      );
     }
     const outstanding = record.inputRequests ?? {};
     const answers: JsonObject = {};
-    for (const [key, answer] of Object.entries(params.inputResponses)) if (Object.hasOwn(outstanding, key)) answers[key] = answer;
+    for (const [key, answer] of Object.entries(params.inputResponses))
+      if (Object.hasOwn(outstanding, key)) answers[key] = answer;
     if (Object.keys(answers).length === 0 || isTerminal(record.status)) return;
     await this.store.update(record.taskId, (r) => {
       const remaining = { ...r.inputRequests };
       for (const key of Object.keys(answers)) delete remaining[key];
       const open = Object.keys(remaining).length > 0;
-      return { ...r, status: open ? 'input_required' : 'working', inputRequests: open ? remaining : undefined, lastUpdatedAt: Date.now() };
+      return {
+        ...r,
+        status: open ? 'input_required' : 'working',
+        inputRequests: open ? remaining : undefined,
+        lastUpdatedAt: Date.now(),
+      };
     });
     await this.store.signal(record.taskId, { kind: 'input', responses: answers });
   }
@@ -64,7 +76,7 @@ class TaskRequests {
     const cancelled = await this.store.update(record.taskId, (r) => ({
       ...r,
       status: 'cancelled',
-      statusMessage: 'The task was cancelled at the client\'s request.',
+      statusMessage: "The task was cancelled at the client's request.",
       inputRequests: undefined,
       lastUpdatedAt: Date.now(),
     }));
@@ -76,7 +88,11 @@ class TaskRequests {
   async settled(record: McpTaskRecord, signal: AbortSignal): Promise<McpTaskRecord> {
     if (isTerminal(record.status)) return record;
     const store = this.store;
-    if (!store.onChange) throw new McpError(ErrorCode.InternalError, 'The configured task store cannot report task changes, which tasks/result needs.');
+    if (!store.onChange)
+      throw new McpError(
+        ErrorCode.InternalError,
+        'The configured task store cannot report task changes, which tasks/result needs.',
+      );
     return new Promise<McpTaskRecord>((resolve, reject) => {
       const done = (outcome: () => void): void => {
         stop();
@@ -98,7 +114,11 @@ class TaskRequests {
 
   /** One page of the caller's tasks; a caller with neither principal nor session has none to list (its ids are its only keys). */
   async list(params: JsonObject, ctx: McpContext): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
-    if (params.cursor !== undefined && typeof params.cursor !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tasks/list "params.cursor" must be the string a previous page returned as nextCursor.');
+    if (params.cursor !== undefined && typeof params.cursor !== 'string')
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        'tasks/list "params.cursor" must be the string a previous page returned as nextCursor.',
+      );
     const owner = ownerOf(ctx);
     if (owner === BEARER) return { tasks: [] };
     return this.store.list(owner, params.cursor, LIST_PAGE_SIZE);
@@ -125,9 +145,18 @@ export function installModernTasks(host: McpFeatureHost, store: McpTaskStore): v
       return handler(params, ctx);
     };
   const modern = { eras: MODERN, headers: taskNameHeaderProblem };
-  host.define(McpMethods.tasksGet, { ...modern, handler: gated(async (params, ctx) => wireTask(await runner.find(params, ctx), true)) });
-  host.define(McpMethods.tasksUpdate, { ...modern, handler: gated(async (params, ctx) => (await runner.update(params, ctx), {})) });
-  host.define(McpMethods.tasksCancel, { ...modern, handler: gated(async (params, ctx) => (await runner.cancel(params, ctx), {})) });
+  host.define(McpMethods.tasksGet, {
+    ...modern,
+    handler: gated(async (params, ctx) => wireTask(await runner.find(params, ctx), true)),
+  });
+  host.define(McpMethods.tasksUpdate, {
+    ...modern,
+    handler: gated(async (params, ctx) => (await runner.update(params, ctx), {})),
+  });
+  host.define(McpMethods.tasksCancel, {
+    ...modern,
+    handler: gated(async (params, ctx) => (await runner.cancel(params, ctx), {})),
+  });
 }
 
 /**
@@ -137,43 +166,68 @@ export function installModernTasks(host: McpFeatureHost, store: McpTaskStore): v
  */
 export function installLegacyTasks(host: McpFeatureHost, store: McpTaskStore): void {
   const runner = new TaskRequests(store);
-  host.define(McpMethods.tasksGet, { eras: LEGACY, handler: async (params, ctx) => wireTask(await runner.find(params, ctx), false, 'legacy') });
-  host.define(McpMethods.tasksResult, { handler: async (params, ctx) => {
-    const record = await runner.settled(await runner.find(params, ctx), ctx.signal);
-    if (record.status === 'failed') {
-      const error = record.error ?? {};
-      throw new McpError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, String(error.message ?? 'The task failed.'), error.data);
-    }
-    if (record.status === 'cancelled') throw new McpError(ErrorCode.InvalidParams, `Task "${record.taskId}" was cancelled, so it has no result.`);
-    const result = record.result ?? { content: [] };
-    return { ...result, _meta: { ...(isObject(result._meta) ? result._meta : {}), [RELATED_TASK]: { taskId: record.taskId } } };
-  } });
-  host.define(McpMethods.tasksList, { handler: async (params, ctx) => {
-    const page = await runner.list(params, ctx);
-    const result: JsonObject = { tasks: page.tasks.map((task) => wireTask(task, false, 'legacy')) };
-    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
-    return result;
-  } });
-  host.define(McpMethods.tasksCancel, { eras: LEGACY, handler: async (params, ctx) => {
-    const record = await runner.find(params, ctx);
-    if (isTerminal(record.status)) {
-      throw new McpError(ErrorCode.InvalidParams, `Task "${record.taskId}" already ended (${record.status}), so it cannot be cancelled.`);
-    }
-    return wireTask(await runner.cancel(params, ctx), false, 'legacy');
-  } });
+  host.define(McpMethods.tasksGet, {
+    eras: LEGACY,
+    handler: async (params, ctx) => wireTask(await runner.find(params, ctx), false, 'legacy'),
+  });
+  host.define(McpMethods.tasksResult, {
+    handler: async (params, ctx) => {
+      const record = await runner.settled(await runner.find(params, ctx), ctx.signal);
+      if (record.status === 'failed') {
+        const error = record.error ?? {};
+        throw new McpError(
+          typeof error.code === 'number' ? error.code : ErrorCode.InternalError,
+          String(error.message ?? 'The task failed.'),
+          error.data,
+        );
+      }
+      if (record.status === 'cancelled')
+        throw new McpError(ErrorCode.InvalidParams, `Task "${record.taskId}" was cancelled, so it has no result.`);
+      const result = record.result ?? { content: [] };
+      return {
+        ...result,
+        _meta: { ...(isObject(result._meta) ? result._meta : {}), [RELATED_TASK]: { taskId: record.taskId } },
+      };
+    },
+  });
+  host.define(McpMethods.tasksList, {
+    handler: async (params, ctx) => {
+      const page = await runner.list(params, ctx);
+      const result: JsonObject = { tasks: page.tasks.map((task) => wireTask(task, false, 'legacy')) };
+      if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+      return result;
+    },
+  });
+  host.define(McpMethods.tasksCancel, {
+    eras: LEGACY,
+    handler: async (params, ctx) => {
+      const record = await runner.find(params, ctx);
+      if (isTerminal(record.status)) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Task "${record.taskId}" already ended (${record.status}), so it cannot be cancelled.`,
+        );
+      }
+      return wireTask(await runner.cancel(params, ctx), false, 'legacy');
+    },
+  });
 }
 
 const MODERN: readonly ProtocolEra[] = ['modern'];
 const LEGACY: readonly ProtocolEra[] = ['legacy'];
 
-function taskNameHeaderProblem(params: JsonObject, getHeader: (name: string) => string | undefined): string | undefined {
+function taskNameHeaderProblem(
+  params: JsonObject,
+  getHeader: (name: string) => string | undefined,
+): string | undefined {
   const raw = getHeader('mcp-name');
-  if (raw === undefined) return 'Header mismatch: the Mcp-Name header is required on task requests and must equal params.taskId.';
+  if (raw === undefined)
+    return 'Header mismatch: the Mcp-Name header is required on task requests and must equal params.taskId.';
   const decoded = decodeHeaderValue(raw);
-  if (!decoded.ok) return 'Header mismatch: the Mcp-Name header has invalid characters or a malformed =?base64?…?= value.';
+  if (!decoded.ok)
+    return 'Header mismatch: the Mcp-Name header has invalid characters or a malformed =?base64?…?= value.';
   if (typeof params.taskId !== 'string' || decoded.value !== params.taskId.trim()) {
     return `Header mismatch: Mcp-Name header "${truncate(decoded.value)}" does not match params.taskId.`;
   }
   return undefined;
 }
-

@@ -36,9 +36,10 @@ export function callerOf(ctx: McpContext): string {
 
 /** The answer of a call whose task exists: the CreateTaskResult of its era. */
 export function createdResult(record: McpTaskRecord, mode: 'modern' | 'legacy'): Result {
-  return mode === 'modern' ? { resultType: 'task', ...wireTask(record, false) } : { task: wireTask(record, false, 'legacy') };
+  return mode === 'modern'
+    ? { resultType: 'task', ...wireTask(record, false) }
+    : { task: wireTask(record, false, 'legacy') };
 }
-
 
 /**
  * A task on the wire. 2026-07-28: `ttlMs`, `pollIntervalMs` and, when `detailed` (tasks/get), the
@@ -70,8 +71,15 @@ export function wireTask(record: McpTaskRecord, detailed: boolean, era: 'modern'
 export function failedTask(record: McpTaskRecord, error: unknown): McpTaskRecord {
   const rpc: JsonObject =
     error instanceof McpError
-      ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data as JsonObject }) }
-      : { code: ErrorCode.InternalError, message: 'The task failed with an internal error. The server log has the details.' };
+      ? {
+          code: error.code,
+          message: error.message,
+          ...(error.data === undefined ? {} : { data: error.data as JsonObject }),
+        }
+      : {
+          code: ErrorCode.InternalError,
+          message: 'The task failed with an internal error. The server log has the details.',
+        };
   return { ...record, status: 'failed', statusMessage: rpc.message as string, error: rpc, inputRequests: undefined };
 }
 

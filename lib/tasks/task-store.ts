@@ -70,9 +70,16 @@ export interface McpTaskStore {
    * Applies `change` to the stored task and stores the outcome, unless the task is terminal (a
    * terminal task never changes again). Resolves to the task after the change, or undefined.
    */
-  update(taskId: string, change: (record: McpTaskRecord) => McpTaskRecord | undefined): Promise<McpTaskRecord | undefined>;
+  update(
+    taskId: string,
+    change: (record: McpTaskRecord) => McpTaskRecord | undefined,
+  ): Promise<McpTaskRecord | undefined>;
   /** Tasks of one owner, newest first, from `cursor` (an opaque position this store returned). */
-  list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }>;
+  list(
+    owner: string,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }>;
   /** Delivers a signal to the instance running the task (in process: the listeners below). */
   signal(taskId: string, signal: McpTaskSignal): Promise<void>;
   /** Listens to signals for tasks this instance runs. Returns the function that stops listening. */
@@ -166,7 +173,10 @@ export class InMemoryTaskStore implements McpTaskStore {
     if (stored) this.drop(stored);
   }
 
-  async update(taskId: string, change: (record: McpTaskRecord) => McpTaskRecord | undefined): Promise<McpTaskRecord | undefined> {
+  async update(
+    taskId: string,
+    change: (record: McpTaskRecord) => McpTaskRecord | undefined,
+  ): Promise<McpTaskRecord | undefined> {
     const record = this.live(taskId);
     if (!record || isTerminal(record.status)) return record && { ...record };
     const next = change({ ...record });
@@ -176,7 +186,11 @@ export class InMemoryTaskStore implements McpTaskStore {
     return { ...next };
   }
 
-  async list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
+  async list(
+    owner: string,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
     // Only this caller's expired tasks need dropping before its page is cut.
     for (const id of [...(this.byOwner.get(owner) ?? [])]) this.live(id);
     const ids = [...(this.byOwner.get(owner) ?? [])].reverse();
@@ -229,7 +243,10 @@ export class InMemoryTaskStore implements McpTaskStore {
 
 /** The error a tasks/list cursor that names no position of the caller's list gets. */
 export function unknownCursorError(): McpError {
-  return new McpError(ErrorCode.InvalidParams, 'The tasks/list cursor is unknown: its task ended and expired, or it is not from this server. List again without a cursor.');
+  return new McpError(
+    ErrorCode.InvalidParams,
+    'The tasks/list cursor is unknown: its task ended and expired, or it is not from this server. List again without a cursor.',
+  );
 }
 
 function index(map: Map<string, Set<string>>, key: string, taskId: string): void {

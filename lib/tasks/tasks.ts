@@ -10,7 +10,15 @@ import { ErrorCode } from '../protocol/json-rpc.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { McpFeatureOptions } from '../protocol/feature-host.js';
 import { isTerminal, type McpTaskRecord, type McpTaskSignal, type McpTaskStore } from './task-store.js';
-import { callerOf, completedTask, createdResult, failedTask, messageOf, ownerOf, questionLost } from './task-records.js';
+import {
+  callerOf,
+  completedTask,
+  createdResult,
+  failedTask,
+  messageOf,
+  ownerOf,
+  questionLost,
+} from './task-records.js';
 import { jobContext, type McpTaskExecutor, type McpTaskJob, type McpTaskQueue } from './task-jobs.js';
 
 type Result = JsonObject;
@@ -62,7 +70,6 @@ interface Execution {
   /** Called once the task ended here (a durable job then completes). */
   onEnd?: () => void;
 }
-
 
 /**
  * Runs task tools as tasks. A call is decided first (arguments,
@@ -127,7 +134,13 @@ export class McpTaskRunner implements McpToolTasks {
    * 2025-11-25: the task id is handed out first. An invalid or refused call answers with its tool
    * error: on 2026-07-28 in the request, on 2025-11-25 as a task already completed.
    */
-  run(tool: ToolRuntime, mode: 'modern' | 'legacy', params: JsonObject, ctx: McpContext, admit: () => Promise<McpTaskAdmission>): Observable<Result> {
+  run(
+    tool: ToolRuntime,
+    mode: 'modern' | 'legacy',
+    params: JsonObject,
+    ctx: McpContext,
+    admit: () => Promise<McpTaskAdmission>,
+  ): Observable<Result> {
     return new Observable<Result>((subscriber) => {
       let closed = false;
       let exec: Execution | undefined;
@@ -136,8 +149,9 @@ export class McpTaskRunner implements McpToolTasks {
         if (closed) return;
         // A policy's refusal creates nothing: a task record per refused call would let a throttled
         // caller fill the store (2025-11-25 allows a plain result for a task-augmented call).
-        if ('refuse' in admission) return subscriber.next(admission.refuse), subscriber.complete();
-        if ('answer' in admission && mode === 'modern') return subscriber.next(admission.answer), subscriber.complete();
+        if ('refuse' in admission) return (subscriber.next(admission.refuse), subscriber.complete());
+        if ('answer' in admission && mode === 'modern')
+          return (subscriber.next(admission.answer), subscriber.complete());
         const record = await this.create(tool, mode, params, ctx, 'answer' in admission ? admission.answer : undefined);
         // The client left while the store answered: the reservation goes with it.
         if (closed) return void (await this.release(record));
@@ -159,7 +173,14 @@ export class McpTaskRunner implements McpToolTasks {
   }
 
   /** Runs the handler of a reserved task in this process. */
-  private execute(record: McpTaskRecord, tool: ToolRuntime, mode: 'modern' | 'legacy', ctx: McpContext, run: () => Observable<Result>, subscriber: Subscriber<Result>): Execution {
+  private execute(
+    record: McpTaskRecord,
+    tool: ToolRuntime,
+    mode: 'modern' | 'legacy',
+    ctx: McpContext,
+    run: () => Observable<Result>,
+    subscriber: Subscriber<Result>,
+  ): Execution {
     let timer: NodeJS.Immediate | undefined;
     const exec = this.track(record, ctx, false, () => {
       if (timer) clearImmediate(timer);
@@ -177,7 +198,11 @@ export class McpTaskRunner implements McpToolTasks {
       },
       input: (key, method, request) => {
         if (mode === 'legacy') {
-          return Promise.reject(new ToolError(`This tool asks the client for input ("${method}") inside a task, which this server supports on protocol 2026-07-28 only. Call it without the "task" parameter.`));
+          return Promise.reject(
+            new ToolError(
+              `This tool asks the client for input ("${method}") inside a task, which this server supports on protocol 2026-07-28 only. Call it without the "task" parameter.`,
+            ),
+          );
         }
         exec.reveal();
         return this.awaitInput(exec, key, method, request);
@@ -193,12 +218,14 @@ export class McpTaskRunner implements McpToolTasks {
     };
     exec.subscription = lastOf(run(), {
       error: (error: unknown) => {
-        if (early() && (ctx.inputRequired || tool.taskSupport === 'optional')) return this.abandon(exec), subscriber.error(error);
+        if (early() && (ctx.inputRequired || tool.taskSupport === 'optional'))
+          return (this.abandon(exec), subscriber.error(error));
         exec.reveal();
         this.settle(exec, (r) => failedTask(r, error));
       },
       value: (last) => {
-        if (early() && tool.taskSupport === 'optional') return this.abandon(exec), subscriber.next(last ?? {}), subscriber.complete();
+        if (early() && tool.taskSupport === 'optional')
+          return (this.abandon(exec), subscriber.next(last ?? {}), subscriber.complete());
         exec.reveal();
         this.settle(exec, (r) => this.completedTask(r, last));
       },
@@ -210,10 +237,21 @@ export class McpTaskRunner implements McpToolTasks {
 
   /** Registers a task this instance runs: reachable by its signals, cancelled when its TTL passes. */
   private track(record: McpTaskRecord, ctx: McpContext, revealed: boolean, reveal: () => void): Execution {
-    const exec: Execution = { record, ctx, pending: new Map(), queue: Promise.resolve(), revealed, reveal, ended: false };
+    const exec: Execution = {
+      record,
+      ctx,
+      pending: new Map(),
+      queue: Promise.resolve(),
+      revealed,
+      reveal,
+      ended: false,
+    };
     this.running.set(record.taskId, exec);
     // An expired task is gone from the store, so nothing counts it any more: its work stops with it.
-    exec.expiry = setTimeout(() => this.stop(exec, 'expired'), Math.max(0, record.createdAt + record.ttlMs - Date.now()));
+    exec.expiry = setTimeout(
+      () => this.stop(exec, 'expired'),
+      Math.max(0, record.createdAt + record.ttlMs - Date.now()),
+    );
     exec.expiry.unref();
     return exec;
   }
@@ -228,7 +266,10 @@ export class McpTaskRunner implements McpToolTasks {
   /** Stops a running task (cancelled, expired, or its instance shutting down). */
   private stop(exec: Execution, why: 'cancelled' | 'expired' | 'shutdown'): void {
     if (exec.ended) return;
-    if (why === 'expired') this.options.logger.warn(`Task "${exec.record.taskId}" of tool "${exec.record.toolName}" expired (ttl ${exec.record.ttlMs} ms) while its handler ran: the handler is cancelled.`);
+    if (why === 'expired')
+      this.options.logger.warn(
+        `Task "${exec.record.taskId}" of tool "${exec.record.toolName}" expired (ttl ${exec.record.ttlMs} ms) while its handler ran: the handler is cancelled.`,
+      );
     exec.reveal();
     exec.ctx.abortCall(new McpCancelledError());
     exec.subscription?.unsubscribe();
@@ -252,7 +293,9 @@ export class McpTaskRunner implements McpToolTasks {
   /** Deletes a reservation no client will use; a failure is logged and the task expires with its TTL. */
   private release(record: McpTaskRecord): Promise<void> {
     return this.settings.store.delete(record).catch((error: unknown) => {
-      this.options.logger.error(`Task "${record.taskId}" was not handed out, and could not be removed from the task store: ${messageOf(error)}. It counts against the task limits until it expires (ttl ${record.ttlMs} ms).`);
+      this.options.logger.error(
+        `Task "${record.taskId}" was not handed out, and could not be removed from the task store: ${messageOf(error)}. It counts against the task limits until it expires (ttl ${record.ttlMs} ms).`,
+      );
     });
   }
 
@@ -282,7 +325,12 @@ export class McpTaskRunner implements McpToolTasks {
    * version, capabilities, principal and scopes; its questions go to the task; no request to
    * stream to). Resolves once the task ended here.
    */
-  async runJob(job: McpTaskJob, attempt: number, context: (job: McpTaskJob) => McpContext, execute: McpTaskExecutor): Promise<void> {
+  async runJob(
+    job: McpTaskJob,
+    attempt: number,
+    context: (job: McpTaskJob) => McpContext,
+    execute: McpTaskExecutor,
+  ): Promise<void> {
     const record = await this.settings.store.get(job.taskId);
     if (!record || isTerminal(record.status)) return;
     const ctx = context(job);
@@ -326,13 +374,20 @@ export class McpTaskRunner implements McpToolTasks {
     return ended;
   }
 
-  private async create(tool: ToolRuntime, mode: 'modern' | 'legacy', params: JsonObject, ctx: McpContext, answer: Result | undefined): Promise<McpTaskRecord> {
+  private async create(
+    tool: ToolRuntime,
+    mode: 'modern' | 'legacy',
+    params: JsonObject,
+    ctx: McpContext,
+    answer: Result | undefined,
+  ): Promise<McpTaskRecord> {
     const { settings } = this;
     const now = Date.now();
     let ttlMs = settings.ttlMs;
     // 2025-11-25 clients may ask for a TTL; they get it within the server's bounds.
     const asked = isObject(params.task) ? params.task.ttl : undefined;
-    if (mode === 'legacy' && typeof asked === 'number' && Number.isSafeInteger(asked) && asked > 0) ttlMs = Math.min(asked, settings.maxTtlMs);
+    if (mode === 'legacy' && typeof asked === 'number' && Number.isSafeInteger(asked) && asked > 0)
+      ttlMs = Math.min(asked, settings.maxTtlMs);
     let record: McpTaskRecord = {
       taskId: randomBytes(18).toString('base64url'),
       owner: ownerOf(ctx),
@@ -361,7 +416,11 @@ export class McpTaskRunner implements McpToolTasks {
    * failure is logged (once until a write succeeds again), resolves to undefined, and is handed to
    * `onFailure` (a question that cannot be recorded fails instead of waiting forever).
    */
-  private change(exec: Execution, change: (record: McpTaskRecord) => McpTaskRecord | undefined, onFailure?: (error: unknown) => void): Promise<McpTaskRecord | undefined> {
+  private change(
+    exec: Execution,
+    change: (record: McpTaskRecord) => McpTaskRecord | undefined,
+    onFailure?: (error: unknown) => void,
+  ): Promise<McpTaskRecord | undefined> {
     const { taskId, toolName } = exec.record;
     const next = exec.queue
       .then(() =>
@@ -375,7 +434,9 @@ export class McpTaskRunner implements McpToolTasks {
         (error: unknown) => {
           if (!exec.storeFailing) {
             exec.storeFailing = true;
-            this.options.logger.error(`Task "${taskId}" of tool "${toolName}" could not be updated in the task store: ${messageOf(error)}. Further failures of this task are not logged until an update succeeds.`);
+            this.options.logger.error(
+              `Task "${taskId}" of tool "${toolName}" could not be updated in the task store: ${messageOf(error)}. Further failures of this task are not logged until an update succeeds.`,
+            );
           }
           onFailure?.(error);
           return undefined;
@@ -414,7 +475,10 @@ export class McpTaskRunner implements McpToolTasks {
         signal.removeEventListener('abort', onAbort);
         outcome();
       };
-      exec.pending.set(key, { resolve: (answer) => settle(() => resolve(answer)), reject: (error) => settle(() => reject(error)) });
+      exec.pending.set(key, {
+        resolve: (answer) => settle(() => resolve(answer)),
+        reject: (error) => settle(() => reject(error)),
+      });
       // The store's failure is logged by change(); the handler gets the module's own error, which
       // fails the task as it propagates, rather than an exception Nest would log as a crash again.
       void this.change(
@@ -455,7 +519,10 @@ export class McpTaskRunner implements McpToolTasks {
     this.stopListening();
     const running = [...this.running.values()];
     this.running.clear();
-    const lost = new McpError(ErrorCode.InternalError, 'The server instance running this task shut down before the task finished. Call the tool again.');
+    const lost = new McpError(
+      ErrorCode.InternalError,
+      'The server instance running this task shut down before the task finished. Call the tool again.',
+    );
     await Promise.all(
       running.map(async (exec) => {
         this.stop(exec, 'shutdown');

@@ -1,9 +1,18 @@
-import { Observable, Subject, filter } from 'rxjs';
+import { type Observable, Subject, filter } from 'rxjs';
 import { INVALID_OPTIONS } from '../common/mcp.messages.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { McpChangeEvent, McpNotificationBus } from '../protocol/notification-bus.js';
 import type { ProtocolEra } from '../protocol/versions.js';
-import { isToolError, shownSessionId, type McpObservedRequest, type McpObserverSink, type McpRequestProbe, type McpSessionCloseReason, type McpSessionEndFacts, type McpSessionFacts } from './observer.js';
+import {
+  isToolError,
+  shownSessionId,
+  type McpObservedRequest,
+  type McpObserverSink,
+  type McpRequestProbe,
+  type McpSessionCloseReason,
+  type McpSessionEndFacts,
+  type McpSessionFacts,
+} from './observer.js';
 
 /**
  * Options of McpModule's audit and integration events.
@@ -209,7 +218,11 @@ export class McpEvents {
   ) {
     this.includeArguments = options.includeArguments === true;
     if (options.sessionIds !== undefined && options.sessionIds !== 'hashed' && options.sessionIds !== 'raw') {
-      throw new Error(INVALID_OPTIONS(`"events.sessionIds" is ${JSON.stringify(options.sessionIds)}; it must be 'hashed' (the default) or 'raw'`));
+      throw new Error(
+        INVALID_OPTIONS(
+          `"events.sessionIds" is ${JSON.stringify(options.sessionIds)}; it must be 'hashed' (the default) or 'raw'`,
+        ),
+      );
     }
     this.sessionIds = options.sessionIds ?? 'hashed';
     this.stopBus = bus?.subscribe((change) => this.change(change));
@@ -245,7 +258,10 @@ export class McpEvents {
       emitter.emit(mcpEventName(event.type), event);
     } catch (error) {
       const err = error instanceof Error ? error : new Error(String(error));
-      this.onListenerError(`A listener of "${mcpEventName(event.type)}" threw: ${err.message}. McpEvents listeners must not throw; the MCP request went on.`, err.stack);
+      this.onListenerError(
+        `A listener of "${mcpEventName(event.type)}" threw: ${err.message}. McpEvents listeners must not throw; the MCP request went on.`,
+        err.stack,
+      );
     }
   }
 
@@ -266,9 +282,21 @@ export class McpEvents {
 
   private request(facts: McpObservedRequest): McpRequestProbe | undefined {
     const started = this.wants('request.started');
-    if (!started && !this.wants('request.finished') && !this.wants('interaction.requested') && !this.wants('interaction.answered')) return undefined;
+    if (
+      !started &&
+      !this.wants('request.finished') &&
+      !this.wants('interaction.requested') &&
+      !this.wants('interaction.answered')
+    )
+      return undefined;
     const { request } = facts;
-    const fields: McpRequestEventFields = { requestId: facts.requestId, method: facts.method, era: facts.era, protocolVersion: facts.protocolVersion, ...facts.target };
+    const fields: McpRequestEventFields = {
+      requestId: facts.requestId,
+      method: facts.method,
+      era: facts.era,
+      protocolVersion: facts.protocolVersion,
+      ...facts.target,
+    };
     const sessionId = shownSessionId(this.sessionIds, facts.sessionId, facts.sessionRef);
     if (sessionId !== undefined) fields.sessionId = sessionId;
     if (facts.principal !== undefined) fields.principal = facts.principal;
@@ -280,7 +308,14 @@ export class McpEvents {
       interaction: (phase, interaction, action) => {
         const type = phase === 'requested' ? 'interaction.requested' : 'interaction.answered';
         if (!this.wants(type)) return;
-        const event: McpInteractionEvent = { type, at: Date.now(), interaction, requestId: fields.requestId, method: fields.method, era: fields.era };
+        const event: McpInteractionEvent = {
+          type,
+          at: Date.now(),
+          interaction,
+          requestId: fields.requestId,
+          method: fields.method,
+          era: fields.era,
+        };
         if (action !== undefined) event.action = action;
         if (fields.sessionId !== undefined) event.sessionId = fields.sessionId;
         if (fields.principal !== undefined) event.principal = fields.principal;
@@ -291,7 +326,13 @@ export class McpEvents {
         if (ended) return;
         ended = true;
         if (!this.wants('request.finished')) return;
-        const event: McpRequestFinishedEvent = { type: 'request.finished', at: Date.now(), ...fields, outcome: outcomeOf(response), durationMs: performance.now() - t0 };
+        const event: McpRequestFinishedEvent = {
+          type: 'request.finished',
+          at: Date.now(),
+          ...fields,
+          outcome: outcomeOf(response),
+          durationMs: performance.now() - t0,
+        };
         if (late?.protocolVersion) event.protocolVersion = late.protocolVersion;
         const lateSession = shownSessionId(this.sessionIds, late?.sessionId, late?.sessionRef);
         if (lateSession !== undefined) event.sessionId = lateSession;
@@ -310,7 +351,12 @@ export class McpEvents {
 
   private sessionOpened(facts: McpSessionFacts): void {
     if (!this.wants('session.opened')) return;
-    const event: McpSessionOpenedEvent = { type: 'session.opened', at: Date.now(), sessionId: this.sessionIdOf(facts), protocolVersion: facts.protocolVersion };
+    const event: McpSessionOpenedEvent = {
+      type: 'session.opened',
+      at: Date.now(),
+      sessionId: this.sessionIdOf(facts),
+      protocolVersion: facts.protocolVersion,
+    };
     if (facts.principal !== undefined) event.principal = facts.principal;
     if (facts.clientInfo) event.clientInfo = facts.clientInfo;
     this.emit(event);
@@ -318,7 +364,13 @@ export class McpEvents {
 
   private sessionClosed(facts: McpSessionEndFacts): void {
     if (!this.wants('session.closed')) return;
-    const event: McpSessionClosedEvent = { type: 'session.closed', at: Date.now(), sessionId: this.sessionIdOf(facts), reason: facts.reason, protocolVersion: facts.protocolVersion };
+    const event: McpSessionClosedEvent = {
+      type: 'session.closed',
+      at: Date.now(),
+      sessionId: this.sessionIdOf(facts),
+      reason: facts.reason,
+      protocolVersion: facts.protocolVersion,
+    };
     if (facts.principal !== undefined) event.principal = facts.principal;
     if (facts.durationMs !== undefined) event.durationMs = facts.durationMs;
     this.emit(event);

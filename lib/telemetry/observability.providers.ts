@@ -70,7 +70,14 @@ export const observabilityProviders: Provider[] = [
   },
   {
     provide: MCP_OBSERVERS,
-    useFactory: (options: ResolvedMcpOptions, server: McpDispatcher, telemetry: McpObserverSink | null, events: McpEvents, registry: McpRegistry, redis: McpRedisBackend | null) => {
+    useFactory: (
+      options: ResolvedMcpOptions,
+      server: McpDispatcher,
+      telemetry: McpObserverSink | null,
+      events: McpEvents,
+      registry: McpRegistry,
+      redis: McpRedisBackend | null,
+    ) => {
       const sinks = telemetry ? [telemetry, events.sink] : [events.sink];
       // The requestState secret keys the session-id hash: one value per session on every instance.
       const logger = new Logger('McpTelemetry');
@@ -79,7 +86,10 @@ export const observabilityProviders: Provider[] = [
         maxRequestIdLength: options.limits.observedRequestIdLength,
         onError: (error) => {
           const err = error instanceof Error ? error : new Error(String(error));
-          logger.error(`Telemetry failed while observing a request (a span processor, exporter or event sink threw): ${err.message}. The request went on; further failures are reported at most every 10 s.`, err.stack);
+          logger.error(
+            `Telemetry failed while observing a request (a span processor, exporter or event sink threw): ${err.message}. The request went on; further failures are reported at most every 10 s.`,
+            err.stack,
+          );
         },
       });
       return server.observer;

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { McpObservers, UNKNOWN_LABEL, requestTarget, type McpObservedRequest, type McpObserverSink, type McpServerNames, type McpSessionEndFacts } from './observer.js';
+import {
+  McpObservers,
+  UNKNOWN_LABEL,
+  requestTarget,
+  type McpObservedRequest,
+  type McpObserverSink,
+  type McpServerNames,
+  type McpSessionEndFacts,
+} from './observer.js';
 
 /** A server with one tool, `search`, one prompt, one resource and one template. */
 const names: McpServerNames = {
@@ -16,7 +24,10 @@ const request = { jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params: 
 describe('McpObservers', () => {
   it('gives no probe when no sink wants the request, one probe when one does, and nests runs in sink order', () => {
     const none: McpObserverSink = { request: () => undefined };
-    assert.equal(new McpObservers([none, none], 10, names).request({ request, era: 'modern', protocolVersion: '2026-07-28' }), undefined);
+    assert.equal(
+      new McpObservers([none, none], 10, names).request({ request, era: 'modern', protocolVersion: '2026-07-28' }),
+      undefined,
+    );
     const order: string[] = [];
     const sink = (name: string): McpObserverSink => ({
       request: () => ({
@@ -31,8 +42,15 @@ describe('McpObservers', () => {
         end: () => order.push(`end ${name}`),
       }),
     });
-    const probe = new McpObservers([sink('a'), none, sink('b')], 10, names).request({ request, era: 'modern', protocolVersion: '2026-07-28' })!;
-    assert.equal(probe.run!(() => 42), 42);
+    const probe = new McpObservers([sink('a'), none, sink('b')], 10, names).request({
+      request,
+      era: 'modern',
+      protocolVersion: '2026-07-28',
+    })!;
+    assert.equal(
+      probe.run!(() => 42),
+      42,
+    );
     probe.end(undefined);
     assert.deepEqual(order, ['enter a', 'enter b', 'leave b', 'leave a', 'end a', 'end b']);
   });
@@ -92,18 +110,32 @@ describe('McpObservers', () => {
 
   it('caps client-sent names before they are looked up', () => {
     assert.equal(requestTarget({ ...request, params: { name: 'x'.repeat(500) } }).tool?.length, 128);
-    assert.deepEqual(requestTarget({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'a://b' } }), { resource: 'a://b' });
+    assert.deepEqual(requestTarget({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'a://b' } }), {
+      resource: 'a://b',
+    });
     assert.deepEqual(requestTarget({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), {});
   });
 });
 
 describe('resolveTelemetry', () => {
   it('is on when the api loads unless told otherwise, and names a malformed option', () => {
-    assert.deepEqual(resolveTelemetry(undefined), { enabled: 'auto', tracerName: 'nestjs-model-context', sessionIds: 'hashed' });
+    assert.deepEqual(resolveTelemetry(undefined), {
+      enabled: 'auto',
+      tracerName: 'nestjs-model-context',
+      sessionIds: 'hashed',
+    });
     assert.equal(resolveTelemetry(false).enabled, false);
-    assert.deepEqual(resolveTelemetry({ tracerName: 'svc' }), { enabled: 'auto', tracerName: 'svc', tracerVersion: undefined, sessionIds: 'hashed' });
+    assert.deepEqual(resolveTelemetry({ tracerName: 'svc' }), {
+      enabled: 'auto',
+      tracerName: 'svc',
+      tracerVersion: undefined,
+      sessionIds: 'hashed',
+    });
     assert.equal(resolveTelemetry({ sessionIds: 'raw' }).sessionIds, 'raw');
-    assert.throws(() => resolveTelemetry({ sessionIds: 'plain' as never }), /"telemetry\.sessionIds" must be one of 'hashed', 'raw', 'omitted'/);
+    assert.throws(
+      () => resolveTelemetry({ sessionIds: 'plain' as never }),
+      /"telemetry\.sessionIds" must be one of 'hashed', 'raw', 'omitted'/,
+    );
     assert.throws(() => resolveTelemetry({ enabled: 'yes' as never }), /"telemetry\.enabled" must be a boolean/);
   });
 });

@@ -2,7 +2,13 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { declaredMethod, McpMethods } from '../protocol/methods.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/json-rpc.js';
-import type { McpCallObserver, McpObservedCall, McpRequestFacts, McpRequestProbe, McpSessionFacts } from '../protocol/call-facts.js';
+import type {
+  McpCallObserver,
+  McpObservedCall,
+  McpRequestFacts,
+  McpRequestProbe,
+  McpSessionFacts,
+} from '../protocol/call-facts.js';
 
 type McpObservedSource = Omit<McpRequestFacts, 'request'>;
 import { isSupportedLegacyVersion, isSupportedModernVersion, type ProtocolEra } from '../protocol/versions.js';
@@ -42,7 +48,13 @@ export interface McpObservedRequest extends McpRequestFacts {
   readonly requestId: string | number;
 }
 
-export type { McpLateFacts, McpObservedCall, McpRequestFacts, McpRequestProbe, McpSessionFacts } from '../protocol/call-facts.js';
+export type {
+  McpLateFacts,
+  McpObservedCall,
+  McpRequestFacts,
+  McpRequestProbe,
+  McpSessionFacts,
+} from '../protocol/call-facts.js';
 
 /** A session's end, with its duration when this process saw it open. */
 export interface McpSessionEndFacts extends McpSessionFacts {
@@ -95,7 +107,11 @@ export function shownRequestId(id: string | number, max: number): string | numbe
 }
 
 /** The session id a sink shows, by its mode. */
-export function shownSessionId(mode: McpSessionIds, sessionId: string | undefined, sessionRef: string | undefined): string | undefined {
+export function shownSessionId(
+  mode: McpSessionIds,
+  sessionId: string | undefined,
+  sessionRef: string | undefined,
+): string | undefined {
   if (sessionId === undefined || mode === 'omitted') return undefined;
   return mode === 'raw' ? sessionId : sessionRef;
 }
@@ -122,7 +138,9 @@ export class McpObservers implements McpCallObserver {
     private readonly names: McpServerNames,
     private readonly options: { secret?: Buffer; onError?: (error: unknown) => void; maxRequestIdLength?: number } = {},
   ) {
-    this.sessionKey = createHmac('sha256', options.secret ?? randomBytes(32)).update('nestjs-model-context:session-id-label').digest();
+    this.sessionKey = createHmac('sha256', options.secret ?? randomBytes(32))
+      .update('nestjs-model-context:session-id-label')
+      .digest();
   }
 
   /** A request that is no call (`initialize`), from its facts. */
@@ -154,7 +172,14 @@ export class McpObservers implements McpCallObserver {
     const probe = more ? combine(more) : first;
     if (!probe) return undefined;
     // `initialize` learns its session only at the end: sinks get its hash too.
-    return { ...probe, end: (response, late) => probe.end(response, late?.sessionId !== undefined ? { ...late, sessionRef: this.sessionRef(late.sessionId) } : late) };
+    return {
+      ...probe,
+      end: (response, late) =>
+        probe.end(
+          response,
+          late?.sessionId !== undefined ? { ...late, sessionRef: this.sessionRef(late.sessionId) } : late,
+        ),
+    };
   }
 
   sessionOpened(facts: McpSessionFacts): void {
@@ -196,7 +221,9 @@ export class McpObservers implements McpCallObserver {
           }
         : undefined,
       message: message ? (m) => this.safely(() => message.call(probe, m)) : undefined,
-      interaction: interaction ? (phase, method, action) => this.safely(() => interaction.call(probe, phase, method, action)) : undefined,
+      interaction: interaction
+        ? (phase, method, action) => this.safely(() => interaction.call(probe, phase, method, action))
+        : undefined,
       end: (response, late) => this.safely(() => probe.end(response, late)),
     };
   }
@@ -227,11 +254,15 @@ export class McpObservers implements McpCallObserver {
 
   /** @internal */
   labelsOf(era: ProtocolEra, request: JsonRpcRequest): { method: string; target: McpRequestTarget } {
-    if (request.method !== 'initialize' && !this.names.method(era, request.method)) return { method: UNKNOWN_LABEL, target: {} };
+    if (request.method !== 'initialize' && !this.names.method(era, request.method))
+      return { method: UNKNOWN_LABEL, target: {} };
     const raw = requestTarget(request);
     const target: McpRequestTarget = {};
     // A tool of the server's own that bears a call tool's name is itself (tool sets refuse such names at bootstrap).
-    const named = request.method === McpMethods.toolsCall.name && typeof request.params?.name === 'string' ? this.names.tool(bounded(request.params.name)) : undefined;
+    const named =
+      request.method === McpMethods.toolsCall.name && typeof request.params?.name === 'string'
+        ? this.names.tool(bounded(request.params.name))
+        : undefined;
     if (named !== undefined) target.tool = named;
     else if (raw.tool !== undefined) target.tool = this.names.tool(raw.tool) ?? UNKNOWN_LABEL;
     if (raw.prompt !== undefined) target.prompt = this.names.prompt(raw.prompt) ?? UNKNOWN_LABEL;
@@ -272,7 +303,9 @@ class ObservedRequest implements McpObservedRequest {
   }
   get protocolVersion(): string {
     const version = this.facts.protocolVersion;
-    return version === '' || isSupportedLegacyVersion(version) || isSupportedModernVersion(version) ? version : UNKNOWN_LABEL;
+    return version === '' || isSupportedLegacyVersion(version) || isSupportedModernVersion(version)
+      ? version
+      : UNKNOWN_LABEL;
   }
   get method(): string {
     return (this.labels ??= this.observers.labelsOf(this.facts.era, this.request)).method;
@@ -284,7 +317,8 @@ class ObservedRequest implements McpObservedRequest {
 
 function combine(probes: McpRequestProbe[]): McpRequestProbe {
   return {
-    run: <T>(fn: () => T): T => probes.reduceRight<() => T>((inner, probe) => (probe.run ? () => probe.run!(inner) : inner), fn)(),
+    run: <T>(fn: () => T): T =>
+      probes.reduceRight<() => T>((inner, probe) => (probe.run ? () => probe.run!(inner) : inner), fn)(),
     message: (message) => probes.forEach((probe) => probe.message?.(message)),
     interaction: (phase, method, action) => probes.forEach((probe) => probe.interaction?.(phase, method, action)),
     end: (response, late) => probes.forEach((probe) => probe.end(response, late)),
@@ -294,7 +328,12 @@ function combine(probes: McpRequestProbe[]): McpRequestProbe {
 /** What a request is about, as the client named it: the tool, prompt or resource its params name (bounded). */
 export function requestTarget(request: JsonRpcRequest): McpRequestTarget {
   const params: JsonObject = request.params ?? {};
-  if (request.method === McpMethods.toolsCall.name && isCallToolName(params.name) && isRecord(params.arguments) && typeof params.arguments.name === 'string') {
+  if (
+    request.method === McpMethods.toolsCall.name &&
+    isCallToolName(params.name) &&
+    isRecord(params.arguments) &&
+    typeof params.arguments.name === 'string'
+  ) {
     // Progressive mode's call tool runs the tool its arguments name: spans and events name that one.
     return { tool: bounded(params.arguments.name) };
   }

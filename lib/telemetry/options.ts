@@ -50,13 +50,23 @@ export function resolveTelemetry(option: boolean | McpTelemetryOptions | undefin
   if (option === undefined) return { enabled: 'auto', tracerName: MCP_TRACER_NAME, sessionIds: 'hashed' };
   if (typeof option === 'boolean') return { enabled: option, tracerName: MCP_TRACER_NAME, sessionIds: 'hashed' };
   const problems: string[] = [];
-  if (typeof option !== 'object' || option === null) problems.push('"telemetry" must be a boolean or { enabled?, tracerName?, tracerVersion?, sessionIds? }');
+  if (typeof option !== 'object' || option === null)
+    problems.push('"telemetry" must be a boolean or { enabled?, tracerName?, tracerVersion?, sessionIds? }');
   else {
-    if (option.enabled !== undefined && typeof option.enabled !== 'boolean') problems.push('"telemetry.enabled" must be a boolean');
-    if (option.tracerName !== undefined && (typeof option.tracerName !== 'string' || option.tracerName.length === 0)) problems.push('"telemetry.tracerName" must be a non-empty string');
-    if (option.tracerVersion !== undefined && typeof option.tracerVersion !== 'string') problems.push('"telemetry.tracerVersion" must be a string');
-    if (option.sessionIds !== undefined && !isSessionIdMode(option.sessionIds)) problems.push(`"telemetry.sessionIds" must be one of ${SESSION_ID_MODES.map((m) => `'${m}'`).join(', ')}`);
+    if (option.enabled !== undefined && typeof option.enabled !== 'boolean')
+      problems.push('"telemetry.enabled" must be a boolean');
+    if (option.tracerName !== undefined && (typeof option.tracerName !== 'string' || option.tracerName.length === 0))
+      problems.push('"telemetry.tracerName" must be a non-empty string');
+    if (option.tracerVersion !== undefined && typeof option.tracerVersion !== 'string')
+      problems.push('"telemetry.tracerVersion" must be a string');
+    if (option.sessionIds !== undefined && !isSessionIdMode(option.sessionIds))
+      problems.push(`"telemetry.sessionIds" must be one of ${SESSION_ID_MODES.map((m) => `'${m}'`).join(', ')}`);
   }
   if (problems.length) throw new Error(INVALID_OPTIONS(problems.join('; ')));
-  return { enabled: option.enabled ?? 'auto', tracerName: option.tracerName ?? MCP_TRACER_NAME, tracerVersion: option.tracerVersion, sessionIds: option.sessionIds ?? 'hashed' };
+  return {
+    enabled: option.enabled ?? 'auto',
+    tracerName: option.tracerName ?? MCP_TRACER_NAME,
+    tracerVersion: option.tracerVersion,
+    sessionIds: option.sessionIds ?? 'hashed',
+  };
 }

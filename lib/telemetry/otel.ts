@@ -3,7 +3,16 @@ import { declaredMethod } from '../protocol/methods.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { ResolvedMcpTelemetry } from './options.js';
-import { isToolError, shownSessionId, type McpLateFacts, type McpObservedRequest, type McpObserverSink, type McpRequestProbe, type McpSessionEndFacts, type McpSessionFacts } from './observer.js';
+import {
+  isToolError,
+  shownSessionId,
+  type McpLateFacts,
+  type McpObservedRequest,
+  type McpObserverSink,
+  type McpRequestProbe,
+  type McpSessionEndFacts,
+  type McpSessionFacts,
+} from './observer.js';
 
 type Api = typeof OtelApi;
 
@@ -79,8 +88,13 @@ class McpOpenTelemetry implements McpObserverSink {
 
   /** True once an SDK registered a tracer provider (the api's global one is a proxy until then). */
   private hasTracer(): boolean {
-    const provider = this.api.trace.getTracerProvider() as OtelApi.TracerProvider & { getDelegateTracer?(name: string, version?: string): OtelApi.Tracer | undefined };
-    return provider.getDelegateTracer === undefined || provider.getDelegateTracer(this.options.tracerName, this.options.tracerVersion) !== undefined;
+    const provider = this.api.trace.getTracerProvider() as OtelApi.TracerProvider & {
+      getDelegateTracer?(name: string, version?: string): OtelApi.Tracer | undefined;
+    };
+    return (
+      provider.getDelegateTracer === undefined ||
+      provider.getDelegateTracer(this.options.tracerName, this.options.tracerVersion) !== undefined
+    );
   }
 
   /** The api's meters are not proxies: instruments follow the provider registered now. */
@@ -94,12 +108,23 @@ class McpOpenTelemetry implements McpObserverSink {
       this.instruments = {
         operation: meter.createHistogram('mcp.server.operation.duration', {
           unit: 's',
-          description: 'MCP request duration as observed on the receiver from the time it was received until the result is sent.',
+          description:
+            'MCP request duration as observed on the receiver from the time it was received until the result is sent.',
           advice,
         }),
-        session: meter.createHistogram('mcp.server.session.duration', { unit: 's', description: 'The duration of the MCP session as observed on the MCP server.', advice }),
-        inflight: meter.createUpDownCounter('mcp.server.operation.active', { unit: '{request}', description: 'MCP requests in flight on this server.' }),
-        sessions: meter.createUpDownCounter('mcp.server.session.active', { unit: '{session}', description: 'Legacy MCP sessions open on this server.' }),
+        session: meter.createHistogram('mcp.server.session.duration', {
+          unit: 's',
+          description: 'The duration of the MCP session as observed on the MCP server.',
+          advice,
+        }),
+        inflight: meter.createUpDownCounter('mcp.server.operation.active', {
+          unit: '{request}',
+          description: 'MCP requests in flight on this server.',
+        }),
+        sessions: meter.createUpDownCounter('mcp.server.session.active', {
+          unit: '{session}',
+          description: 'Legacy MCP sessions open on this server.',
+        }),
       };
     }
     return this.instruments;
@@ -118,7 +143,12 @@ class McpOpenTelemetry implements McpObserverSink {
     let links: OtelApi.Link[] | undefined;
     const meta = params?._meta;
     // The conventions' order: the client's context from params._meta, the transport's as a link.
-    if (typeof meta === 'object' && meta !== null && !Array.isArray(meta) && typeof (meta as JsonObject).traceparent === 'string') {
+    if (
+      typeof meta === 'object' &&
+      meta !== null &&
+      !Array.isArray(meta) &&
+      typeof (meta as JsonObject).traceparent === 'string'
+    ) {
       const extracted = api.propagation.extract(api.ROOT_CONTEXT, meta as JsonObject, metaGetter);
       if (api.trace.getSpanContext(extracted)) {
         parent = extracted;
@@ -127,16 +157,22 @@ class McpOpenTelemetry implements McpObserverSink {
       }
     } else {
       const headers = headersOf(facts.transportRequest);
-      if (headers?.traceparent !== undefined && !api.trace.getSpanContext(active)) parent = api.propagation.extract(active, headers, headerGetter);
+      if (headers?.traceparent !== undefined && !api.trace.getSpanContext(active))
+        parent = api.propagation.extract(active, headers, headerGetter);
     }
     // Labels, not what the client sent: a made-up method, tool or URI is `_unknown`.
     const { method, target } = facts;
     const name = target.tool ?? target.prompt;
-    const span = this.tracer.startSpan(name === undefined ? method : `${method} ${name}`, { kind: api.SpanKind.SERVER, links }, parent);
+    const span = this.tracer.startSpan(
+      name === undefined ? method : `${method} ${name}`,
+      { kind: api.SpanKind.SERVER, links },
+      parent,
+    );
     const recording = span.isRecording();
     // No SDK: the api's no-op tracer hands out the invalid span context and its meters do nothing,
     // so there is nothing to record, enter or end.
-    const traced = recording || (span.spanContext() !== api.INVALID_SPAN_CONTEXT && api.isSpanContextValid(span.spanContext()));
+    const traced =
+      recording || (span.spanContext() !== api.INVALID_SPAN_CONTEXT && api.isSpanContextValid(span.spanContext()));
     if (!traced && !this.metricsLive) return undefined;
     const operation = declaredMethod(method)?.operation;
     if (recording) {
@@ -204,7 +240,14 @@ class McpOpenTelemetry implements McpObserverSink {
 }
 
 /** The attributes only the answer knows, and the error status. */
-function finishSpan(span: OtelApi.Span, api: Api, response: JsonRpcMessage | undefined, errorType: string | undefined, late: McpLateFacts | undefined, sessionIds: ResolvedMcpTelemetry['sessionIds']): void {
+function finishSpan(
+  span: OtelApi.Span,
+  api: Api,
+  response: JsonRpcMessage | undefined,
+  errorType: string | undefined,
+  late: McpLateFacts | undefined,
+  sessionIds: ResolvedMcpTelemetry['sessionIds'],
+): void {
   if (late?.protocolVersion) span.setAttribute('mcp.protocol.version', late.protocolVersion);
   const sessionId = shownSessionId(sessionIds, late?.sessionId, late?.sessionRef);
   if (sessionId !== undefined) span.setAttribute('mcp.session.id', sessionId);
@@ -226,7 +269,9 @@ function errorTypeOf(response: JsonRpcMessage | undefined): string | undefined {
 
 function errorMessageOf(response: JsonRpcMessage | undefined, errorType: string): string {
   if (response && 'error' in response) return response.error.message;
-  return errorType === 'cancelled' ? 'The request was cancelled before its response.' : 'The tool returned a result with isError: true.';
+  return errorType === 'cancelled'
+    ? 'The request was cancelled before its response.'
+    : 'The tool returned a result with isError: true.';
 }
 
 function messageName(message: JsonRpcMessage): string {

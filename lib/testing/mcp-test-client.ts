@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { Observable, Subject, type Subscription } from 'rxjs';
+import { type Observable, Subject, type Subscription } from 'rxjs';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import { ErrorCode } from '../protocol/json-rpc.js';
 import { McpMethods } from '../protocol/methods.js';
@@ -9,13 +9,25 @@ import type { ReadResourceResult } from '../protocol/resource-contents.js';
 import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
 import type { CompletionResult } from '../protocol/completion.js';
 import type { SamplingRequest } from '../protocol/interaction.js';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, isSupportedModernVersion } from '../protocol/versions.js';
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  isSupportedModernVersion,
+} from '../protocol/versions.js';
 import { McpInProcessTransport, type McpInProcessSendOptions } from '../transport/in-process.transport.js';
 import { McpEndpointAuth, McpEndpointRefusal } from '../transport/endpoint-auth.js';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import { MCP_AUTHENTICATOR } from '../common/mcp.constants.js';
-import type { McpTestCallOptions, McpTestClientOptions, McpTestCompletionRef, McpTestElicitation, McpTestEra } from './interfaces.js';
+import type {
+  McpTestCallOptions,
+  McpTestClientOptions,
+  McpTestCompletionRef,
+  McpTestElicitation,
+  McpTestEra,
+} from './interfaces.js';
 import { McpTestError } from './mcp-test-error.js';
 
 type Json = Record<string, any>;
@@ -98,13 +110,18 @@ export class McpTestClient {
   private static callerOf(target: INestApplicationContext, options: McpTestClientOptions): McpTestClient['caller'] {
     if (options.authenticate) {
       if (options.principal !== undefined || options.user !== undefined) {
-        throw new Error('McpTestClient: "authenticate" runs the app\'s own auth, which decides the user and the principal; give it with "headers" only, or drop it and give "principal" / "user".');
+        throw new Error(
+          'McpTestClient: "authenticate" runs the app\'s own auth, which decides the user and the principal; give it with "headers" only, or drop it and give "principal" / "user".',
+        );
       }
       return McpEndpointAuth.forApp(target);
     }
     if (options.user === undefined) return { principal: options.principal };
     const auth = target.get<symbol, McpAuthenticator | null>(MCP_AUTHENTICATOR, { strict: false });
-    return { principal: options.principal ?? auth?.principalOf(requestOf(options.headers, options.user)), user: options.user };
+    return {
+      principal: options.principal ?? auth?.principalOf(requestOf(options.headers, options.user)),
+      user: options.user,
+    };
   }
 
   /** Every tool, following `nextCursor`. */
@@ -157,12 +174,24 @@ export class McpTestClient {
   }
 
   /** Gets a prompt; arguments are strings, as the protocol sends them. */
-  async getPrompt(name: string, args: Record<string, string> = {}, options: McpTestCallOptions = {}): Promise<GetPromptResult> {
-    return (await this.request(McpMethods.promptsGet.name, { name, arguments: args }, options)) as unknown as GetPromptResult;
+  async getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options: McpTestCallOptions = {},
+  ): Promise<GetPromptResult> {
+    return (await this.request(
+      McpMethods.promptsGet.name,
+      { name, arguments: args },
+      options,
+    )) as unknown as GetPromptResult;
   }
 
   /** `completion/complete` for a prompt argument or a resource template variable. */
-  async complete(ref: McpTestCompletionRef, argument: { name: string; value: string }, context?: Record<string, string>): Promise<CompletionResult> {
+  async complete(
+    ref: McpTestCompletionRef,
+    argument: { name: string; value: string },
+    context?: Record<string, string>,
+  ): Promise<CompletionResult> {
     const params: JsonObject = { ref, argument };
     if (context) params.context = { arguments: context };
     return (await this.request(McpMethods.complete.name, params)).completion as CompletionResult;
@@ -188,7 +217,12 @@ export class McpTestClient {
       if (!this.modern || result.resultType !== 'input_required') return result;
       const max = this.options.maxInputRounds ?? 10;
       if (rounds + 1 >= max) {
-        throw new McpTestError(ErrorCode.InternalError, `${method} still asked for input after ${max} rounds (McpTestClient's maxInputRounds): does the handler ask again for an answer it was given?`, result, method);
+        throw new McpTestError(
+          ErrorCode.InternalError,
+          `${method} still asked for input after ${max} rounds (McpTestClient's maxInputRounds): does the handler ask again for an answer it was given?`,
+          result,
+          method,
+        );
       }
       const inputResponses: JsonObject = {};
       for (const [key, ask] of Object.entries((result.inputRequests ?? {}) as Record<string, Json>)) {
@@ -218,20 +252,28 @@ export class McpTestClient {
       }
       return;
     }
-    this.streams.add(this.transport.notifications.subscribe((message) => this.changes.next(message as unknown as JsonObject)));
+    this.streams.add(
+      this.transport.notifications.subscribe((message) => this.changes.next(message as unknown as JsonObject)),
+    );
     const init = await this.exchange('initialize', {
       protocolVersion: this.protocolVersion,
       capabilities: this.capabilities(),
       clientInfo: this.clientInfo(),
     });
     if (init.protocolVersion !== this.protocolVersion) {
-      throw new McpTestError(ErrorCode.InvalidRequest, `The server answered initialize with protocol version ${String(init.protocolVersion)}, not the era ${this.protocolVersion} the test asked for.`, init, 'initialize');
+      throw new McpTestError(
+        ErrorCode.InvalidRequest,
+        `The server answered initialize with protocol version ${String(init.protocolVersion)}, not the era ${this.protocolVersion} the test asked for.`,
+        init,
+        'initialize',
+      );
     }
     this.serverInfo = init.serverInfo ?? {};
     this.serverCapabilities = init.capabilities ?? {};
     this.instructions = init.instructions;
     await this.notify('notifications/initialized');
-    if (this.serverCapabilities.logging) await this.exchange(McpMethods.setLogLevel.name, { level: this.options.logLevel ?? 'debug' });
+    if (this.serverCapabilities.logging)
+      await this.exchange(McpMethods.setLogLevel.name, { level: this.options.logLevel ?? 'debug' });
   }
 
   /** Opens a `subscriptions/listen` stream into {@link notifications}; resolves once acknowledged. */
@@ -239,16 +281,18 @@ export class McpTestClient {
     const send = await this.sendOptions(McpMethods.subscriptionsListen.name);
     return new Promise<void>((resolve, reject) => {
       const id = this.nextId++;
-      const stream = this.transport.send(this.message(id, McpMethods.subscriptionsListen.name, { notifications: filter }, {}), send).subscribe({
-        next: (message) => {
-          const m = message as Json;
-          if (m.method === 'notifications/subscriptions/acknowledged') resolve();
-          else if (m.method) this.changes.next(m);
-          else if (m.error) reject(protocolError(m.error, McpMethods.subscriptionsListen.name));
-        },
-        error: reject,
-        complete: () => this.streams.delete(stream),
-      });
+      const stream = this.transport
+        .send(this.message(id, McpMethods.subscriptionsListen.name, { notifications: filter }, {}), send)
+        .subscribe({
+          next: (message) => {
+            const m = message as Json;
+            if (m.method === 'notifications/subscriptions/acknowledged') resolve();
+            else if (m.method) this.changes.next(m);
+            else if (m.error) reject(protocolError(m.error, McpMethods.subscriptionsListen.name));
+          },
+          error: reject,
+          complete: () => this.streams.delete(stream),
+        });
       this.streams.add(stream);
     });
   }
@@ -288,10 +332,19 @@ export class McpTestClient {
             settle(() => ('error' in m ? reject(protocolError(m.error, method)) : resolve(m.result)));
           } else if (m.method === 'notifications/progress') options.onProgress?.(m.params);
           else if (m.method === 'notifications/message') options.onLog?.(m.params);
-          else if (m.method !== undefined && m.id !== undefined) this.answerServerRequest(method, m, options).catch(fail);
+          else if (m.method !== undefined && m.id !== undefined)
+            this.answerServerRequest(method, m, options).catch(fail);
         },
         error: fail,
-        complete: () => fail(new McpTestError(ErrorCode.InternalError, `The server ended ${method} without a response.`, undefined, method)),
+        complete: () =>
+          fail(
+            new McpTestError(
+              ErrorCode.InternalError,
+              `The server ended ${method} without a response.`,
+              undefined,
+              method,
+            ),
+          ),
       });
       if (settled) subscription.unsubscribe();
     });
@@ -300,12 +353,19 @@ export class McpTestClient {
   /** Legacy eras: the server asked on the call's stream; the answer goes back as a message. */
   private async answerServerRequest(call: string, request: Json, options: McpTestCallOptions): Promise<void> {
     const result = await this.answer(call, request.method, request.params ?? {}, options);
-    this.transport.send({ jsonrpc: '2.0', id: request.id, result } as JsonRpcMessage, await this.sendOptions(call)).subscribe();
+    this.transport
+      .send({ jsonrpc: '2.0', id: request.id, result } as JsonRpcMessage, await this.sendOptions(call))
+      .subscribe();
   }
 
   private async answer(call: string, method: string, params: Json, options: McpTestCallOptions): Promise<JsonObject> {
     const missing = (option: string): McpTestError =>
-      new McpTestError(ErrorCode.MethodNotFound, `${call} sent "${method}" to the client, and the test gave no ${option} handler: pass { ${option} } to callTool() or McpTestClient.create().`, params, call);
+      new McpTestError(
+        ErrorCode.MethodNotFound,
+        `${call} sent "${method}" to the client, and the test gave no ${option} handler: pass { ${option} } to callTool() or McpTestClient.create().`,
+        params,
+        call,
+      );
     switch (method) {
       case 'elicitation/create': {
         const handler = options.onElicit ?? this.options.onElicit;
@@ -325,7 +385,12 @@ export class McpTestClient {
       case 'ping':
         return {};
       default:
-        throw new McpTestError(ErrorCode.MethodNotFound, `${call} sent "${method}" to the client, which McpTestClient does not answer.`, params, call);
+        throw new McpTestError(
+          ErrorCode.MethodNotFound,
+          `${call} sent "${method}" to the client, which McpTestClient does not answer.`,
+          params,
+          call,
+        );
     }
   }
 
@@ -337,7 +402,13 @@ export class McpTestClient {
       const page = await this.page<T>(method, key, cursor);
       items.push(...page.items);
       if (page.nextCursor === undefined) return items;
-      if (seen.has(page.nextCursor)) throw new McpTestError(ErrorCode.InternalError, `${method} returned the cursor ${JSON.stringify(page.nextCursor)} twice.`, undefined, method);
+      if (seen.has(page.nextCursor))
+        throw new McpTestError(
+          ErrorCode.InternalError,
+          `${method} returned the cursor ${JSON.stringify(page.nextCursor)} twice.`,
+          undefined,
+          method,
+        );
       seen.add((cursor = page.nextCursor));
     }
     throw new McpTestError(ErrorCode.InternalError, `${method} had more than ${MAX_PAGES} pages.`, undefined, method);
@@ -345,7 +416,10 @@ export class McpTestClient {
 
   private async page<T>(method: string, key: string, cursor?: string): Promise<McpTestPage<T>> {
     const result = await this.request(method, cursor === undefined ? {} : { cursor });
-    return { items: (result[key] ?? []) as T[], ...(typeof result.nextCursor === 'string' ? { nextCursor: result.nextCursor } : {}) };
+    return {
+      items: (result[key] ?? []) as T[],
+      ...(typeof result.nextCursor === 'string' ? { nextCursor: result.nextCursor } : {}),
+    };
   }
 
   private message(id: number, method: string, params: JsonObject, options: McpTestCallOptions): JsonRpcMessage {
@@ -366,13 +440,19 @@ export class McpTestClient {
     const caller = this.caller;
     // A request object per message, as per HTTP request: guards may write to it, and a
     // request-scoped provider's instance is bound to it.
-    if (!(caller instanceof McpEndpointAuth)) return { headers: this.options.headers, principal: caller.principal, request: requestOf(this.options.headers, caller.user) };
+    if (!(caller instanceof McpEndpointAuth))
+      return {
+        headers: this.options.headers,
+        principal: caller.principal,
+        request: requestOf(this.options.headers, caller.user),
+      };
     const request = requestOf(this.options.headers, undefined);
     try {
       const principal = await caller.authenticate(request);
       return { headers: this.options.headers, principal, request };
     } catch (error) {
-      if (error instanceof McpEndpointRefusal) throw new McpTestError(error.code, error.message, { status: error.status }, method);
+      if (error instanceof McpEndpointRefusal)
+        throw new McpTestError(error.code, error.message, { status: error.status }, method);
       throw error;
     }
   }
@@ -387,8 +467,13 @@ export class McpTestClient {
 }
 
 /** An HTTP-shaped request: lower-case header names, and `user` when the app's auth set one. */
-function requestOf(headers: Record<string, string> | undefined, user: unknown): { headers: Record<string, string>; user?: unknown } {
-  const request: { headers: Record<string, string>; user?: unknown } = { headers: Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])) };
+function requestOf(
+  headers: Record<string, string> | undefined,
+  user: unknown,
+): { headers: Record<string, string>; user?: unknown } {
+  const request: { headers: Record<string, string>; user?: unknown } = {
+    headers: Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
+  };
   if (user !== undefined) request.user = user;
   return request;
 }

@@ -11,7 +11,28 @@ export interface SearchHit<T> {
 
 const MAX_QUERY_TERMS = 16;
 const MAX_QUERY_LENGTH = 512;
-const STOP_WORDS = new Set(['a', 'an', 'and', 'the', 'of', 'to', 'for', 'in', 'on', 'or', 'by', 'with', 'is', 'it', 'be', 'as', 'at', 'from', 'this', 'that']);
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'the',
+  'of',
+  'to',
+  'for',
+  'in',
+  'on',
+  'or',
+  'by',
+  'with',
+  'is',
+  'it',
+  'be',
+  'as',
+  'at',
+  'from',
+  'this',
+  'that',
+]);
 
 /**
  * Words of a text: camelCase and snake_case split, lower-cased, a plural `s` dropped, stop words

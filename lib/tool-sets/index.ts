@@ -1,3 +1,8 @@
 export { ToolSets } from './tool-sets.decorator.js';
-export type { McpToolSetCaller, McpToolSetDefinition, McpToolListMode, McpToolSetsOptions } from './tool-sets.options.js';
+export type {
+  McpToolSetCaller,
+  McpToolSetDefinition,
+  McpToolListMode,
+  McpToolSetsOptions,
+} from './tool-sets.options.js';
 export { McpToolSets } from './mcp-tool-sets.service.js';

@@ -27,7 +27,10 @@ export class McpToolSets {
    */
   refresh(principalId?: string): void {
     const gate = gateOf(this.server);
-    if (!gate) throw new Error('McpToolSets.refresh(): this McpModule has no "toolSets" option, so it caches no tool sets. Configure toolSets in McpModule.forRoot().');
+    if (!gate)
+      throw new Error(
+        'McpToolSets.refresh(): this McpModule has no "toolSets" option, so it caches no tool sets. Configure toolSets in McpModule.forRoot().',
+      );
     gate.selector.forget(principalId);
     this.registry.notifyListChanged('tools');
   }

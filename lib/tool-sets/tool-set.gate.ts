@@ -12,7 +12,14 @@ import type { PagedList } from '../protocol/paging.js';
 import { toolErrorResult, unknownToolError, type McpToolGate } from '../protocol/tools.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import { Bm25Index } from './bm25.js';
-import { CALL_TOOLS, LIST_TOOL_SETS, SEARCH_TOOLS, isCallToolName, isDiscoveryName, type CallToolName } from './discovery-names.js';
+import {
+  CALL_TOOLS,
+  LIST_TOOL_SETS,
+  SEARCH_TOOLS,
+  isCallToolName,
+  isDiscoveryName,
+  type CallToolName,
+} from './discovery-names.js';
 import { ToolSetSelector, type ToolSelection } from './tool-set.selector.js';
 import type { ResolvedToolSetsOptions } from './tool-sets.options.js';
 
@@ -69,11 +76,17 @@ export class ToolSetGate implements McpToolGate {
     private readonly features: Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>,
   ) {
     this.selector = new ToolSetSelector(options, features.logger);
-    this.allTools = host.pagedList('tools', McpMethods.toolsList.name, () => catalog.tools(), (tool, era) => tool.descriptors[era]);
+    this.allTools = host.pagedList(
+      'tools',
+      McpMethods.toolsList.name,
+      () => catalog.tools(),
+      (tool, era) => tool.descriptors[era],
+    );
   }
 
   /** For the engine: decides the sets of a body holding a tools/call before its scope and header checks run (they cannot wait). */
-  readonly prepare = (caller: McpCaller, body: unknown): void | Promise<void> => (callsTool(body) ? this.selector.prepare(caller) : undefined);
+  readonly prepare = (caller: McpCaller, body: unknown): void | Promise<void> =>
+    callsTool(body) ? this.selector.prepare(caller) : undefined;
 
   /** Fails the bootstrap on a set nobody defined, or a tool named as a discovery tool. */
   checkTool(tool: ToolRuntime, site: string): void {
@@ -104,7 +117,9 @@ export class ToolSetGate implements McpToolGate {
       if (selection.mode === 'progressive') return this.host.listPage(this.discoveryList(), params, ctx, era);
       return then(this.shapeFor(tools, selection, ctx), (shape) =>
         then(this.host.listPage(shape.list, params, ctx, era), (page) =>
-          era === 'modern' && shape.personal && page.cacheScope !== 'private' ? { ...page, cacheScope: 'private' } : page,
+          era === 'modern' && shape.personal && page.cacheScope !== 'private'
+            ? { ...page, cacheScope: 'private' }
+            : page,
         ),
       );
     });
@@ -113,14 +128,18 @@ export class ToolSetGate implements McpToolGate {
   call(params: JsonObject, ctx: McpContext, run: RunCall): Observable<Result> | Result {
     const selection = this.selectionOf(ctx);
     const go = (chosen: ToolSelection): Observable<Result> | Result => {
-      if (chosen.mode === 'progressive' && isDiscoveryName(params.name)) return this.discover(params.name, { params, ctx, selection: chosen, run });
+      if (chosen.mode === 'progressive' && isDiscoveryName(params.name))
+        return this.discover(params.name, { params, ctx, selection: chosen, run });
       return run(params, (tool) => this.exists(tool, chosen));
     };
     if (!(selection instanceof Promise)) return go(selection);
     return from(selection).pipe(switchMap((chosen) => asObservable(go(chosen))));
   }
 
-  target(params: JsonObject, caller: McpCaller | undefined): { name: string | undefined; viaDiscovery: boolean; exists?: boolean } {
+  target(
+    params: JsonObject,
+    caller: McpCaller | undefined,
+  ): { name: string | undefined; viaDiscovery: boolean; exists?: boolean } {
     const selection = this.selector.peek(caller);
     let name = typeof params.name === 'string' ? params.name : undefined;
     let viaDiscovery = false;
@@ -144,7 +163,14 @@ export class ToolSetGate implements McpToolGate {
     }
     const restricted = tools.restricted().filter((tool) => this.exists(tool, selection));
     const finish = (hidden: ReadonlySet<ToolRuntime> | undefined): Shape => {
-      const key = `${selection.key}|${hidden?.size ? restricted.filter((tool) => hidden.has(tool)).map((tool) => tool.name).join(',') : ''}`;
+      const key = `${selection.key}|${
+        hidden?.size
+          ? restricted
+              .filter((tool) => hidden.has(tool))
+              .map((tool) => tool.name)
+              .join(',')
+          : ''
+      }`;
       let shape = this.shapes.get(key);
       if (shape) {
         this.shapes.delete(key);
@@ -167,7 +193,12 @@ export class ToolSetGate implements McpToolGate {
     const items: Listed[] = visible.map((tool) => ({ descriptors: tool.descriptors, listCache: tool.listCache }));
     const uniform = selection.key === '*' && !restricted && !this.options.select && this.options.default === 'all';
     return {
-      list: this.host.pagedList('tools', McpMethods.toolsList.name, () => items, (item, era) => item.descriptors[era]),
+      list: this.host.pagedList(
+        'tools',
+        McpMethods.toolsList.name,
+        () => items,
+        (item, era) => item.descriptors[era],
+      ),
       tools: visible,
       personal: !uniform,
     };
@@ -184,7 +215,12 @@ export class ToolSetGate implements McpToolGate {
     const items = discoveryDescriptors(this.catalog.tools(), this.options.maxSearchResults).map(
       (descriptor): DiscoveryItem => ({ descriptors: { legacy: descriptor, modern: descriptor } }),
     );
-    const list = this.host.pagedList<DiscoveryItem>('tools', McpMethods.toolsList.name, () => items, (item, era) => item.descriptors[era]);
+    const list = this.host.pagedList<DiscoveryItem>(
+      'tools',
+      McpMethods.toolsList.name,
+      () => items,
+      (item, era) => item.descriptors[era],
+    );
     this.discovery = { version, list };
     return list;
   }
@@ -195,15 +231,23 @@ export class ToolSetGate implements McpToolGate {
     if (isCallToolName(name)) return this.callThrough(name, args, call);
     const { selection, ctx } = call;
     return from(Promise.resolve(this.shapeFor(this.allTools, selection, ctx))).pipe(
-      switchMap((shape) => of(name === LIST_TOOL_SETS ? this.listSets(shape, selection) : this.search(shape, args, selection, ctx.era))),
+      switchMap((shape) =>
+        of(name === LIST_TOOL_SETS ? this.listSets(shape, selection) : this.search(shape, args, selection, ctx.era)),
+      ),
     );
   }
 
   /** A call tool: the real tool, if it exists for the caller and its tier is this call tool's or milder, through tools/call's path. */
-  private callThrough(via: CallToolName, args: JsonObject, { params, ctx, selection, run }: DiscoveryCall): Observable<Result> | Result {
+  private callThrough(
+    via: CallToolName,
+    args: JsonObject,
+    { params, ctx, selection, run }: DiscoveryCall,
+  ): Observable<Result> | Result {
     const realName = args.name;
     if (typeof realName !== 'string' || realName.length === 0) {
-      return errorResult(`"${via}" needs "name": the name of a tool that search_tools found, and "arguments" as its input schema says.`) as Result;
+      return errorResult(
+        `"${via}" needs "name": the name of a tool that search_tools found, and "arguments" as its input schema says.`,
+      ) as Result;
     }
     const inner = args.arguments === undefined ? {} : args.arguments;
     const real: JsonObject = { ...params, name: realName, arguments: inner as JsonObject['arguments'] };
@@ -230,7 +274,10 @@ export class ToolSetGate implements McpToolGate {
   }
 
   private listSets(shape: Shape, selection: ToolSelection): Result {
-    const names = selection.sets === null ? [...this.options.sets.keys()] : [...this.options.sets.keys()].filter((set) => selection.sets!.has(set));
+    const names =
+      selection.sets === null
+        ? [...this.options.sets.keys()]
+        : [...this.options.sets.keys()].filter((set) => selection.sets!.has(set));
     const sets = names.map((set) => {
       const definition = this.options.sets.get(set)!;
       return {
@@ -246,13 +293,17 @@ export class ToolSetGate implements McpToolGate {
 
   private search(shape: Shape, args: JsonObject, selection: ToolSelection, era: ProtocolEra): Result {
     const { query, set, limit } = args;
-    if (query !== undefined && typeof query !== 'string') return errorResult('"query" must be a string of words.') as Result;
-    if (set !== undefined && typeof set !== 'string') return errorResult('"set" must be the name of a tool set (see list_tool_sets).') as Result;
-    if (limit !== undefined && (!Number.isSafeInteger(limit) || (limit as number) < 1)) return errorResult('"limit" must be a positive integer.') as Result;
+    if (query !== undefined && typeof query !== 'string')
+      return errorResult('"query" must be a string of words.') as Result;
+    if (set !== undefined && typeof set !== 'string')
+      return errorResult('"set" must be the name of a tool set (see list_tool_sets).') as Result;
+    if (limit !== undefined && (!Number.isSafeInteger(limit) || (limit as number) < 1))
+      return errorResult('"limit" must be a positive integer.') as Result;
     const max = Math.min((limit as number | undefined) ?? this.options.maxSearchResults, this.options.maxSearchResults);
     // A set the caller may not use filters like an unknown one: nothing.
     const allowedSet = set === undefined || selection.sets === null || selection.sets.has(set) ? set : '\u0000';
-    const accept = (tool: ToolRuntime): boolean => allowedSet === undefined || (tool.sets?.includes(allowedSet) ?? false);
+    const accept = (tool: ToolRuntime): boolean =>
+      allowedSet === undefined || (tool.sets?.includes(allowedSet) ?? false);
     let found: ToolRuntime[];
     let total: number;
     if (query?.trim()) {
@@ -338,8 +389,16 @@ function discoveryDescriptors(tools: readonly ToolRuntime[], maxResults: number)
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     callTool('call_tool_read', 'a read-only tool', { readOnlyHint: true, openWorldHint: openWorld[0] }),
-    callTool('call_tool_write', 'a tool that changes but destroys nothing', { readOnlyHint: false, destructiveHint: false, openWorldHint: openWorld[1] }),
-    callTool('call_tool_destructive', 'any tool, destructive ones included', { readOnlyHint: false, destructiveHint: true, openWorldHint: openWorld[2] }),
+    callTool('call_tool_write', 'a tool that changes but destroys nothing', {
+      readOnlyHint: false,
+      destructiveHint: false,
+      openWorldHint: openWorld[1],
+    }),
+    callTool('call_tool_destructive', 'any tool, destructive ones included', {
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: openWorld[2],
+    }),
   ];
 }
 
@@ -371,7 +430,9 @@ function structured(value: JsonObject): Result {
 
 /** Whether a body (one message or a batch) holds a tools/call. */
 function callsTool(body: unknown): boolean {
-  return Array.isArray(body) ? body.some((message) => isRecord(message) && message.method === McpMethods.toolsCall.name) : isRecord(body) && body.method === McpMethods.toolsCall.name;
+  return Array.isArray(body)
+    ? body.some((message) => isRecord(message) && message.method === McpMethods.toolsCall.name)
+    : isRecord(body) && body.method === McpMethods.toolsCall.name;
 }
 
 function isRecord(value: unknown): value is JsonObject {

@@ -147,14 +147,18 @@ export class ToolSetSelector {
     if (id === undefined) return;
     this.principals.delete(id);
     this.principals.set(id, { sets, expires: this.now() + this.options.ttlMs });
-    while (this.principals.size > this.options.maxPrincipals) this.principals.delete(this.principals.keys().next().value!);
+    while (this.principals.size > this.options.maxPrincipals)
+      this.principals.delete(this.principals.keys().next().value!);
   }
 
   private failure(error: unknown): McpError {
     const ref = randomUUID();
     const err = error instanceof Error ? error : new Error(String(error));
     this.logger.error(`toolSets.select failed (ref ${ref}): ${err.message}`, err.stack);
-    return new McpError(ErrorCode.InternalError, `The tool sets of this caller could not be decided (reference ${ref}). The server log has the details.`);
+    return new McpError(
+      ErrorCode.InternalError,
+      `The tool sets of this caller could not be decided (reference ${ref}). The server log has the details.`,
+    );
   }
 
   /** The app's sets narrowed by the URL's, or the URL's, or the default; and the mode. */
@@ -177,7 +181,11 @@ export class ToolSetSelector {
     const params = new URLSearchParams(url.slice(url.indexOf('?') + 1));
     const out: { sets?: string[]; mode?: McpToolListMode } = {};
     const named = queryParam === false ? null : params.get(queryParam);
-    if (named !== null) out.sets = named.split(',', MAX_QUERY_NAMES).map((name) => name.trim()).filter(Boolean);
+    if (named !== null)
+      out.sets = named
+        .split(',', MAX_QUERY_NAMES)
+        .map((name) => name.trim())
+        .filter(Boolean);
     const mode = modeParam === false ? null : params.get(modeParam);
     if (mode === 'progressive' || mode === 'full') out.mode = mode;
     return out;
@@ -188,11 +196,15 @@ export class ToolSetSelector {
 function checkAnswer(sets: unknown, defined: ReadonlyMap<string, unknown>): readonly string[] | undefined {
   if (sets === undefined || sets === null) return undefined;
   if (!Array.isArray(sets) || sets.some((name) => typeof name !== 'string')) {
-    throw new TypeError('toolSets.select must return an array of set names, or undefined to fall through to the URL and the default.');
+    throw new TypeError(
+      'toolSets.select must return an array of set names, or undefined to fall through to the URL and the default.',
+    );
   }
   const unknown = (sets as string[]).find((name) => !defined.has(name));
   if (unknown !== undefined) {
-    throw new Error(`toolSets.select returned set "${unknown}", which "toolSets.sets" does not define (defined: ${[...defined.keys()].join(', ') || 'none'}). Return only defined set names.`);
+    throw new Error(
+      `toolSets.select returned set "${unknown}", which "toolSets.sets" does not define (defined: ${[...defined.keys()].join(', ') || 'none'}). Return only defined set names.`,
+    );
   }
   return sets as readonly string[];
 }
@@ -205,7 +217,10 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`toolSets.select did not answer within ${ms} ms (the toolSets.selectTimeoutMs option).`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`toolSets.select did not answer within ${ms} ms (the toolSets.selectTimeoutMs option).`)),
+      ms,
+    );
   });
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }

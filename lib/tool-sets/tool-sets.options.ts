@@ -85,17 +85,23 @@ const SET_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 /** Checks the option at bootstrap, naming what is wrong and how to fix it. @internal */
 export function resolveToolSetsOptions(options: McpToolSetsOptions): ResolvedToolSetsOptions {
   const problems: string[] = [];
-  if (typeof options.sets !== 'object' || options.sets === null) problems.push('"toolSets.sets" must be an object of set definitions by name');
+  if (typeof options.sets !== 'object' || options.sets === null)
+    problems.push('"toolSets.sets" must be an object of set definitions by name');
   const sets = new Map<string, McpToolSetDefinition>();
   for (const [name, definition] of Object.entries(options.sets ?? {})) {
-    if (!SET_NAME.test(name)) problems.push(`set name ${JSON.stringify(name)} must be 1-64 letters, digits, "_", "-" or "."`);
+    if (!SET_NAME.test(name))
+      problems.push(`set name ${JSON.stringify(name)} must be 1-64 letters, digits, "_", "-" or "."`);
     else sets.set(name, Object.freeze({ ...(definition ?? {}) }));
   }
-  if (options.select !== undefined && typeof options.select !== 'function') problems.push('"toolSets.select" must be a function (caller) => set names');
+  if (options.select !== undefined && typeof options.select !== 'function')
+    problems.push('"toolSets.select" must be a function (caller) => set names');
   const fallback = options.default ?? 'all';
   if (fallback !== 'all') {
     if (!Array.isArray(fallback)) problems.push('"toolSets.default" must be "all" or an array of set names');
-    else for (const name of fallback) if (!sets.has(name)) problems.push(`"toolSets.default" names set "${name}", which "toolSets.sets" does not define`);
+    else
+      for (const name of fallback)
+        if (!sets.has(name))
+          problems.push(`"toolSets.default" names set "${name}", which "toolSets.sets" does not define`);
   }
   const mode = options.mode ?? 'full';
   if (mode !== 'full' && mode !== 'progressive') problems.push('"toolSets.mode" must be "full" or "progressive"');
@@ -117,6 +123,9 @@ export function resolveToolSetsOptions(options: McpToolSetsOptions): ResolvedToo
     maxSearchResults: positive(options.maxSearchResults, 10, 'maxSearchResults'),
     selectTimeoutMs: positive(options.selectTimeoutMs, 5_000, 'selectTimeoutMs'),
   };
-  if (problems.length) throw new Error(`McpModule: invalid "toolSets" option: ${problems.join('; ')}. Fix the toolSets option of McpModule.forRoot().`);
+  if (problems.length)
+    throw new Error(
+      `McpModule: invalid "toolSets" option: ${problems.join('; ')}. Fix the toolSets option of McpModule.forRoot().`,
+    );
   return resolved;
 }

@@ -14,8 +14,13 @@ const refuse = (status: number, code: number, message: string): BodyRefusal => (
 export const BodyRefusals = {
   notJson: (): BodyRefusal => refuse(400, ErrorCode.ParseError, 'Parse error: the request body is not valid JSON.'),
   empty: (): BodyRefusal =>
-    refuse(400, ErrorCode.ParseError, 'Parse error: the request body is empty; send one JSON-RPC message (or, for 2025-03-26 sessions, a batch) as JSON.'),
-  notAMessage: (): BodyRefusal => refuse(400, ErrorCode.InvalidRequest, 'Invalid Request: a JSON-RPC message must be a JSON object.'),
+    refuse(
+      400,
+      ErrorCode.ParseError,
+      'Parse error: the request body is empty; send one JSON-RPC message (or, for 2025-03-26 sessions, a batch) as JSON.',
+    ),
+  notAMessage: (): BodyRefusal =>
+    refuse(400, ErrorCode.InvalidRequest, 'Invalid Request: a JSON-RPC message must be a JSON object.'),
   undecodable: (encoding: string, detail: string): BodyRefusal =>
     refuse(
       400,
@@ -29,7 +34,12 @@ export const BodyRefusals = {
       `Unsupported Media Type: an MCP POST body is JSON; send it with "Content-Type: application/json" (got ${JSON.stringify(got ?? 'none')}).`,
     ),
   /** The framework's own limit refused the body before McpModule saw it: that limit is the one to raise. */
-  overFrameworkLimit: (what: string, limit: number | undefined, howToRaise: string, maxBodyBytes: number): BodyRefusal =>
+  overFrameworkLimit: (
+    what: string,
+    limit: number | undefined,
+    howToRaise: string,
+    maxBodyBytes: number,
+  ): BodyRefusal =>
     refuse(
       413,
       ErrorCode.InvalidRequest,

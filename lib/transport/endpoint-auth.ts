@@ -55,19 +55,29 @@ export class McpEndpointAuth {
   static forApp(app: INestApplicationContext): McpEndpointAuth {
     const server = app.get(MCP_DISPATCHER, { strict: false }) as object;
     const auth = app.get<symbol, McpAuthenticator | null>(MCP_AUTHENTICATOR, { strict: false });
-    const container = (app.get(ExternalContextCreator, { strict: false }) as unknown as { container: NestContainer }).container;
+    const container = (app.get(ExternalContextCreator, { strict: false }) as unknown as { container: NestContainer })
+      .container;
     for (const [moduleKey, module] of container.getModules()) {
       if (module.providers.get(MCP_DISPATCHER)?.instance !== server) continue;
       for (const wrapper of module.controllers.values()) {
         const controller = wrapper.instance;
         if (!(controller instanceof McpController)) continue;
         const handler = McpController.prototype.post as (...args: unknown[]) => unknown;
-        const guards = new GuardsContextCreator(container, container.applicationConfig).create(controller, handler, moduleKey);
+        const guards = new GuardsContextCreator(container, container.applicationConfig).create(
+          controller,
+          handler,
+          moduleKey,
+        );
         const consumer = new GuardsConsumer();
-        return new McpEndpointAuth((request) => consumer.tryActivate(guards, [request, inertResponse()], controller, handler, 'http'), auth);
+        return new McpEndpointAuth(
+          (request) => consumer.tryActivate(guards, [request, inertResponse()], controller, handler, 'http'),
+          auth,
+        );
       }
     }
-    throw new Error('McpModule has no HTTP endpoint in this application to authenticate against: import McpModule.forRoot({ name, version }) in the module under test.');
+    throw new Error(
+      'McpModule has no HTTP endpoint in this application to authenticate against: import McpModule.forRoot({ name, version }) in the module under test.',
+    );
   }
 
   /**
@@ -82,7 +92,10 @@ export class McpEndpointAuth {
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
       const status = error.getStatus();
-      const message = status === 401 || status === 403 ? guardRefusalMessage(status, httpExceptionMessage(error), bearer, this.auth?.resource) : (httpExceptionMessage(error) ?? error.message);
+      const message =
+        status === 401 || status === 403
+          ? guardRefusalMessage(status, httpExceptionMessage(error), bearer, this.auth?.resource)
+          : (httpExceptionMessage(error) ?? error.message);
       throw new McpEndpointRefusal(status, message);
     }
     if (!this.auth) return undefined;

@@ -31,7 +31,12 @@ interface FastifyRouteOptionsLike {
   preParsing?: PreParsingHook | PreParsingHook[];
 }
 
-type PreParsingHook = (request: FastifyRequestLike, reply: FastifyReplyLike, payload: Readable, done: (err: Error | null, payload?: Readable) => void) => void;
+type PreParsingHook = (
+  request: FastifyRequestLike,
+  reply: FastifyReplyLike,
+  payload: Readable,
+  done: (err: Error | null, payload?: Readable) => void,
+) => void;
 
 export interface FastifyInstanceLike {
   addHook(name: 'onRoute', hook: (route: FastifyRouteOptionsLike) => void): unknown;
@@ -61,7 +66,9 @@ export function assertSupportedPlatform(type: string | undefined): void {
 
 /** A Fastify reply, as a `@Res()` parameter or an exception filter's response is on that platform. */
 export function isFastifyReply(res: unknown): res is FastifyReplyLike {
-  return typeof res === 'object' && res !== null && 'raw' in res && typeof (res as FastifyReplyLike).hijack === 'function';
+  return (
+    typeof res === 'object' && res !== null && 'raw' in res && typeof (res as FastifyReplyLike).hijack === 'function'
+  );
 }
 
 /**
@@ -80,7 +87,11 @@ export function nodeHttpOf(req: unknown, res: unknown): { req: IncomingMessage; 
   const raw = request.raw as IncomingMessage & { body?: unknown; ip?: string };
   // The handler reads a string body as unparsed text; a JSON string Fastify already parsed
   // (`"just a string"`) goes back to its JSON text, so it is refused as a non-object message.
-  if (request.body !== undefined) raw.body = typeof request.body === 'string' && isJsonType(request.headers['content-type']) ? JSON.stringify(request.body) : request.body;
+  if (request.body !== undefined)
+    raw.body =
+      typeof request.body === 'string' && isJsonType(request.headers['content-type'])
+        ? JSON.stringify(request.body)
+        : request.body;
   if (request.ip !== undefined) raw.ip = request.ip;
   return { req: raw, res: hijack(res), request };
 }
@@ -121,7 +132,9 @@ export function scopeFastifyMcpRoutes(instance: FastifyInstanceLike, options: Fa
   // belongs to the longer path only, and gets one decoder and one error handler.
   instance.addHook('onRoute', (route) => {
     const url = route.url.replace(/\/+$/, '');
-    const owner = all.filter((e) => url === `/${e.path}` || url.endsWith(`/${e.path}`)).sort((a, b) => b.path.length - a.path.length)[0];
+    const owner = all
+      .filter((e) => url === `/${e.path}` || url.endsWith(`/${e.path}`))
+      .sort((a, b) => b.path.length - a.path.length)[0];
     if (owner === undefined || String(route.method).toUpperCase() === 'HEAD') return;
     scopeRoute(route, instance, owner);
   });
@@ -130,7 +143,11 @@ export function scopeFastifyMcpRoutes(instance: FastifyInstanceLike, options: Fa
 /** The MCP endpoints of each Fastify instance (an app may import McpModule more than once). */
 const endpoints = new WeakMap<FastifyInstanceLike, FastifyMcpRouteOptions[]>();
 
-function scopeRoute(route: FastifyRouteOptionsLike, instance: FastifyInstanceLike, options: FastifyMcpRouteOptions): void {
+function scopeRoute(
+  route: FastifyRouteOptionsLike,
+  instance: FastifyInstanceLike,
+  options: FastifyMcpRouteOptions,
+): void {
   const ownHandler = route.errorHandler;
   route.errorHandler = (error, request, reply) => {
     const answer = parserErrorAnswer(error, request, instance.initialConfig?.bodyLimit, options.maxBodyBytes);
@@ -144,7 +161,8 @@ function scopeRoute(route: FastifyRouteOptionsLike, instance: FastifyInstanceLik
     res.writeHead(answer.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
   };
-  const hooks = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
+  const hooks =
+    route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
   route.preParsing = [...hooks, skipEmptyBodyOfGetAndDelete, decodeContentEncoding];
 }
 
@@ -156,7 +174,11 @@ function scopeRoute(route: FastifyRouteOptionsLike, instance: FastifyInstanceLik
 const skipEmptyBodyOfGetAndDelete: PreParsingHook = (request, _reply, payload, done) => {
   const headers = request.raw.headers;
   const method = request.raw.method;
-  if ((method === 'DELETE' || method === 'GET') && headers['transfer-encoding'] === undefined && (headers['content-length'] ?? '0') === '0') {
+  if (
+    (method === 'DELETE' || method === 'GET') &&
+    headers['transfer-encoding'] === undefined &&
+    (headers['content-length'] ?? '0') === '0'
+  ) {
     delete headers['content-type'];
   }
   done(null, payload);
@@ -174,7 +196,11 @@ const decodeContentEncoding: PreParsingHook = (request, _reply, payload, done) =
   if (encoding === undefined || encoding === '' || encoding === 'identity') return done(null, payload);
   const create = DECODERS[encoding];
   if (!create) {
-    const error: FastifyErrorLike = Object.assign(new Error(`Unsupported Content-Encoding "${encoding}"`), { statusCode: 415, code: 'MCP_UNSUPPORTED_ENCODING', mcpEncoding: encoding });
+    const error: FastifyErrorLike = Object.assign(new Error(`Unsupported Content-Encoding "${encoding}"`), {
+      statusCode: 415,
+      code: 'MCP_UNSUPPORTED_ENCODING',
+      mcpEncoding: encoding,
+    });
     return done(error);
   }
   const decoder = create() as NodeJS.ReadWriteStream & { receivedEncodedLength: number };
@@ -204,7 +230,12 @@ function parserErrorAnswer(
   maxBodyBytes: number,
 ): { status: number; code: number; message: string } | undefined {
   if (error.mcpEncoding !== undefined) {
-    if (error.statusCode === 415) return { status: 415, code: ErrorCode.InvalidRequest, message: `Unsupported Content-Encoding "${error.mcpEncoding}": send the body uncompressed, or compressed with gzip, deflate or br.` };
+    if (error.statusCode === 415)
+      return {
+        status: 415,
+        code: ErrorCode.InvalidRequest,
+        message: `Unsupported Content-Encoding "${error.mcpEncoding}": send the body uncompressed, or compressed with gzip, deflate or br.`,
+      };
     return BodyRefusals.undecodable(error.mcpEncoding, error.message);
   }
   switch (error.code) {
@@ -213,11 +244,20 @@ function parserErrorAnswer(
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return BodyRefusals.notJson();
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return BodyRefusals.overFrameworkLimit("Fastify's bodyLimit", bodyLimit, 'new FastifyAdapter({ bodyLimit })', maxBodyBytes);
+      return BodyRefusals.overFrameworkLimit(
+        "Fastify's bodyLimit",
+        bodyLimit,
+        'new FastifyAdapter({ bodyLimit })',
+        maxBodyBytes,
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return BodyRefusals.notJsonContentType(headerOf(request, 'content-type'));
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return { status: 400, code: ErrorCode.ParseError, message: 'Parse error: the request body is shorter or longer than its Content-Length header says.' };
+      return {
+        status: 400,
+        code: ErrorCode.ParseError,
+        message: 'Parse error: the request body is shorter or longer than its Content-Length header says.',
+      };
   }
   // Fastify 4's JSON parser passed its SyntaxError on; Fastify 5 raises FST_ERR_CTP_INVALID_JSON_BODY.
   if (error instanceof SyntaxError) return BodyRefusals.notJson();

@@ -118,7 +118,9 @@ export class McpHttpHandler {
       relay: options.relay,
       maxSessions: options.maxSessions,
       hooks: options.hooks,
-      checkScopes: auth ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id) : undefined,
+      checkScopes: auth
+        ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id)
+        : undefined,
       // legacySse.maxRequestsInFlight is the option's former name.
       maxRequestsInFlight: options.legacySse?.maxRequestsInFlight ?? this.limits.maxRequestsInFlight,
     });
@@ -129,7 +131,9 @@ export class McpHttpHandler {
         maxSessions: options.maxSessions ?? 10_000,
         keepAliveMs: options.keepAliveMs,
         defaultLogLevel: options.defaultLogLevel,
-        checkScopes: auth ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id) : undefined,
+        checkScopes: auth
+          ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id)
+          : undefined,
         hooks: options.hooks,
       });
     }
@@ -159,7 +163,8 @@ export class McpHttpHandler {
           const body = this.post(req);
           const outcome = body instanceof Promise ? await body : body;
           // Client answers and notifications still land: calls finishing here may await them.
-          if (this.draining && outcome.ok && carriesRequest(outcome.value)) return this.refuseDraining(sink, outcome.value);
+          if (this.draining && outcome.ok && carriesRequest(outcome.value))
+            return this.refuseDraining(sink, outcome.value);
           return await this.engine.message(outcome, facts, sink);
         }
         case 'GET':
@@ -168,18 +173,24 @@ export class McpHttpHandler {
         case 'DELETE':
           return await this.engine.end(facts, sink);
         default:
-          return sink.json(405, failure(null, ErrorCode.InvalidRequest, `Method ${req.method} is not allowed on the MCP endpoint.`), {
-            Allow: allowedMethods(this.options.sessions),
-          });
+          return sink.json(
+            405,
+            failure(null, ErrorCode.InvalidRequest, `Method ${req.method} is not allowed on the MCP endpoint.`),
+            {
+              Allow: allowedMethods(this.options.sessions),
+            },
+          );
       }
     } catch (error) {
       // The engine answers these itself; this covers a path that reached a store before it.
       if (error instanceof McpStoreUnavailableError) {
-        if (!res.headersSent) sink.json(503, storeUnavailableFailure(null, error), { 'Retry-After': String(error.retryAfterS) });
+        if (!res.headersSent)
+          sink.json(503, storeUnavailableFailure(null, error), { 'Retry-After': String(error.retryAfterS) });
         else res.end();
         return;
       }
-      if (!res.headersSent) sink.json(500, failure(null, ErrorCode.InternalError, 'Internal error while handling the MCP request.'));
+      if (!res.headersSent)
+        sink.json(500, failure(null, ErrorCode.InternalError, 'Internal error while handling the MCP request.'));
       else res.end();
       throw error;
     }
@@ -190,19 +201,35 @@ export class McpHttpHandler {
    * `messages`: the POSTs into it), behind the same Origin/Host policy, authentication and body
    * rules as Streamable HTTP.
    */
-  async handleLegacySse(req: IncomingMessage, res: ServerResponse, route: 'stream' | 'messages', appRequest: object = req): Promise<void> {
+  async handleLegacySse(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: 'stream' | 'messages',
+    appRequest: object = req,
+  ): Promise<void> {
     const transport = this.legacySse;
     const sink = new NodeResponseSink(res);
-    if (!transport) return sink.json(404, failure(null, ErrorCode.InvalidRequest, 'Not Found: the legacy SSE transport is off. Enable it with McpModule.forRoot({ legacySse: true }).'));
+    if (!transport)
+      return sink.json(
+        404,
+        failure(
+          null,
+          ErrorCode.InvalidRequest,
+          'Not Found: the legacy SSE transport is off. Enable it with McpModule.forRoot({ legacySse: true }).',
+        ),
+      );
     try {
       const admitted = await this.admit(req, res, sink, appRequest);
       if (!admitted.ok) return;
       if (route === 'stream' && this.draining) return this.refuseDraining(sink, undefined);
       const clientAddress = new NodeTransportFacts(req, appRequest, undefined, true).clientAddress;
       if (route === 'stream') return transport.open(req, res, admitted.principal, clientAddress);
-      return await transport.post(req, res, { principal: admitted.principal, clientAddress, request: appRequest }, () => this.post(req));
+      return await transport.post(req, res, { principal: admitted.principal, clientAddress, request: appRequest }, () =>
+        this.post(req),
+      );
     } catch (error) {
-      if (!res.headersSent) sink.json(500, failure(null, ErrorCode.InternalError, 'Internal error while handling the MCP request.'));
+      if (!res.headersSent)
+        sink.json(500, failure(null, ErrorCode.InternalError, 'Internal error while handling the MCP request.'));
       else res.end();
       throw error;
     }
@@ -223,24 +250,39 @@ export class McpHttpHandler {
   }
 
   /** The Origin/Host policy and bearer authentication every route passes; false once refused. */
-  private admit(req: IncomingMessage, res: ServerResponse, sink: NodeResponseSink, appRequest: object): Admission | Promise<Admission> {
+  private admit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    sink: NodeResponseSink,
+    appRequest: object,
+  ): Admission | Promise<Admission> {
     const verdict = this.options.originPolicy.check(req);
     if (!verdict.ok) {
       sink.json(403, failure(null, ErrorCode.InvalidRequest, `Forbidden: ${verdict.reason}`));
       return { ok: false };
     }
     // Browser clients can read these only when exposed.
-    if (req.headers.origin !== undefined) res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version, DPoP-Nonce');
+    if (req.headers.origin !== undefined)
+      res.setHeader(
+        'Access-Control-Expose-Headers',
+        'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version, DPoP-Nonce',
+      );
     // Without auth there is nothing to await: most calls then answer synchronously.
     if (!this.options.auth) {
       if (!this.userWithoutAuthTold && (appRequest as { user?: unknown }).user != null) this.tellUserWithoutAuth();
       return ADMITTED;
     }
-    return this.options.auth.authenticate(req, res, appRequest).then((outcome) => (outcome.ok ? { ok: true, principal: outcome.principal } : { ok: false }));
+    return this.options.auth
+      .authenticate(req, res, appRequest)
+      .then((outcome) => (outcome.ok ? { ok: true, principal: outcome.principal } : { ok: false }));
   }
 
   /** Maps a body-parser failure (raised before the controller runs) to the JSON-RPC error it is. */
-  handleParserError(error: { type?: string; status?: number; body?: unknown; limit?: number; message?: string }, res: ServerResponse, req?: IncomingMessage): boolean {
+  handleParserError(
+    error: { type?: string; status?: number; body?: unknown; limit?: number; message?: string },
+    res: ServerResponse,
+    req?: IncomingMessage,
+  ): boolean {
     const outcome = parserErrorOutcome(error, req?.headers['content-encoding'], this.options.maxBodyBytes);
     if (!outcome) return false;
     new NodeResponseSink(res).json(outcome.status, failure(null, outcome.code, outcome.message));
@@ -267,11 +309,16 @@ export class McpHttpHandler {
   }
 
   private refuseDraining(sink: NodeResponseSink, value: unknown): void {
-    const id = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;
+    const id =
+      typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;
     const retryAfter = this.options.shutdownRetryAfterS ?? 1;
     sink.json(
       503,
-      failure(typeof id === 'string' || typeof id === 'number' ? id : null, ErrorCode.ServerBusy, `Server shutting down: this instance takes no new sessions, calls or streams. Retry after ${retryAfter} s; another instance (or this one, restarted) will serve it, and a stream resumes there with Last-Event-ID.`),
+      failure(
+        typeof id === 'string' || typeof id === 'number' ? id : null,
+        ErrorCode.ServerBusy,
+        `Server shutting down: this instance takes no new sessions, calls or streams. Retry after ${retryAfter} s; another instance (or this one, restarted) will serve it, and a stream resumes there with Last-Event-ID.`,
+      ),
       { 'Retry-After': String(retryAfter) },
     );
   }
@@ -295,7 +342,12 @@ export class McpHttpHandler {
 
   private facts(req: IncomingMessage, appRequest: object, principal: McpPrincipal | undefined): McpTransportFacts {
     const accept = header(req, 'accept');
-    return new NodeTransportFacts(req, appRequest, principal, accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*'));
+    return new NodeTransportFacts(
+      req,
+      appRequest,
+      principal,
+      accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*'),
+    );
   }
 
   /**
@@ -340,7 +392,8 @@ export class McpHttpHandler {
 
 /** A request (or a batch holding one): what a draining server refuses. */
 function carriesRequest(value: unknown): boolean {
-  const isRequest = (item: unknown): boolean => typeof item === 'object' && item !== null && 'method' in item && 'id' in item;
+  const isRequest = (item: unknown): boolean =>
+    typeof item === 'object' && item !== null && 'method' in item && 'id' in item;
   return Array.isArray(value) ? value.some(isRequest) : isRequest(value);
 }
 
@@ -367,10 +420,20 @@ export function parserErrorOutcome(
     return typeof error.body === 'string' && isJson(error.body) ? BodyRefusals.notAMessage() : BodyRefusals.notJson();
   }
   if (error.type === 'entity.too.large' || error.status === 413) {
-    return BodyRefusals.overFrameworkLimit("the app's JSON body-parser limit", error.limit, "app.useBodyParser('json', { limit }) (Express)", maxBodyBytes);
+    return BodyRefusals.overFrameworkLimit(
+      "the app's JSON body-parser limit",
+      error.limit,
+      "app.useBodyParser('json', { limit }) (Express)",
+      maxBodyBytes,
+    );
   }
   if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
-    return { ok: false, status: 415, code: ErrorCode.InvalidRequest, message: 'Unsupported body encoding: send UTF-8 JSON.' };
+    return {
+      ok: false,
+      status: 415,
+      code: ErrorCode.InvalidRequest,
+      message: 'Unsupported body encoding: send UTF-8 JSON.',
+    };
   }
   // A decompression failure (zlib/brotli) carries no body-parser type, only the codec's message.
   const encoding = contentEncoding?.trim().toLowerCase();
@@ -393,4 +456,3 @@ function isJson(text: string): boolean {
     return false;
   }
 }
-

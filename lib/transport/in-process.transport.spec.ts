@@ -75,14 +75,19 @@ class InProcessTools {
     McpModule.forRoot({
       name: 'in-process-spec',
       version: '1.0.0',
-      auth: { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://auth.example.com'], verifyToken: () => null },
+      auth: {
+        resource: 'https://mcp.example.com/mcp',
+        authorizationServers: ['https://auth.example.com'],
+        verifyToken: () => null,
+      },
     }),
   ],
   providers: [InProcessTools],
 })
 class InProcessSpecModule {}
 
-const all = (messages: ReturnType<McpInProcessTransport['send']>): Promise<Json[]> => lastValueFrom(messages.pipe(toArray())) as Promise<Json[]>;
+const all = (messages: ReturnType<McpInProcessTransport['send']>): Promise<Json[]> =>
+  lastValueFrom(messages.pipe(toArray())) as Promise<Json[]>;
 const alice = { id: 'alice', scopes: ['admin'] };
 
 describe('McpInProcessTransport', () => {
@@ -99,15 +104,28 @@ describe('McpInProcessTransport', () => {
 
     it('calls a tool without a session, and streams its progress before the result', async () => {
       const messages = await all(
-        mcp.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'steps', arguments: {}, _meta: { ...modernMeta(), progressToken: 'p' } } }),
+        mcp.send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'steps', arguments: {}, _meta: { ...modernMeta(), progressToken: 'p' } },
+        }),
       );
-      assert.deepEqual(messages.slice(0, 2).map((m) => m.params.progress), [1, 2]);
+      assert.deepEqual(
+        messages.slice(0, 2).map((m) => m.params.progress),
+        [1, 2],
+      );
       assert.equal(messages[2].id, 1);
       assert.deepEqual(messages[2].result.content, [{ type: 'text', text: 'stepped' }]);
     });
 
     it('checks scopes against the principal of the send', async () => {
-      const call = { jsonrpc: '2.0' as const, id: 2, method: 'tools/call', params: { name: 'admin', arguments: {}, _meta: modernMeta() } };
+      const call = {
+        jsonrpc: '2.0' as const,
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'admin', arguments: {}, _meta: modernMeta() },
+      };
       const [denied] = await all(mcp.send(call, { principal: { id: 'bob', scopes: [] } }));
       assert.equal(denied.error.code, -32600);
       assert.match(denied.error.message, /scope\(s\) admin/);
@@ -117,7 +135,10 @@ describe('McpInProcessTransport', () => {
 
     it('applies the Streamable HTTP header rules when asked to', async () => {
       const [refused] = await all(
-        mcp.send({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: modernMeta() } }, { headers: { 'MCP-Protocol-Version': '2026-07-28' }, headerRules: true }),
+        mcp.send(
+          { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: modernMeta() } },
+          { headers: { 'MCP-Protocol-Version': '2026-07-28' }, headerRules: true },
+        ),
       );
       assert.equal(refused.error.code, -32020);
       assert.match(refused.error.message, /Mcp-Method/);
@@ -127,7 +148,14 @@ describe('McpInProcessTransport', () => {
       const tools = app.get(InProcessTools);
       const before = tools.cancelled;
       const started = new Promise<void>((resolve) => (tools.onStarted = resolve));
-      const subscription = mcp.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wait', arguments: {}, _meta: modernMeta() } }).subscribe();
+      const subscription = mcp
+        .send({
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'tools/call',
+          params: { name: 'wait', arguments: {}, _meta: modernMeta() },
+        })
+        .subscribe();
       await started;
       const stopped = new Promise<void>((resolve) => (tools.onCancelled = resolve));
       subscription.unsubscribe();
@@ -145,28 +173,56 @@ describe('McpInProcessTransport', () => {
       const [early] = await all(mcp.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { principal: alice }));
       assert.match(early.error.message, /before initialize/);
       const [init] = await all(
-        mcp.send({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } } }, { principal: alice }),
+        mcp.send(
+          {
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-06-18',
+              capabilities: { elicitation: {} },
+              clientInfo: { name: 't', version: '1' },
+            },
+          },
+          { principal: alice },
+        ),
       );
       assert.equal(init.result.protocolVersion, '2025-06-18');
-      assert.deepEqual(await all(mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { principal: alice })), []);
+      assert.deepEqual(
+        await all(mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { principal: alice })),
+        [],
+      );
       const [list] = await all(mcp.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { principal: alice }));
-      assert.deepEqual(list.result.tools.map((t: Json) => t.name), ['steps', 'echo', 'greet', 'admin', 'wait']);
+      assert.deepEqual(
+        list.result.tools.map((t: Json) => t.name),
+        ['steps', 'echo', 'greet', 'admin', 'wait'],
+      );
     });
 
     it('sends elicitation/create on the call and resumes it with the answer sent back', async () => {
       const seen: Json[] = [];
       const done = new Promise<void>((resolve, reject) => {
-        mcp.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'greet', arguments: {} } }, { principal: alice }).subscribe({
-          next: (message: JsonRpcMessage) => {
-            const m = message as Json;
-            seen.push(m);
-            if (m.method === 'elicitation/create') {
-              mcp.send({ jsonrpc: '2.0', id: m.id, result: { action: 'accept', content: { name: 'Ada' } } }, { principal: alice }).subscribe();
-            }
-          },
-          complete: resolve,
-          error: reject,
-        });
+        mcp
+          .send(
+            { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'greet', arguments: {} } },
+            { principal: alice },
+          )
+          .subscribe({
+            next: (message: JsonRpcMessage) => {
+              const m = message as Json;
+              seen.push(m);
+              if (m.method === 'elicitation/create') {
+                mcp
+                  .send(
+                    { jsonrpc: '2.0', id: m.id, result: { action: 'accept', content: { name: 'Ada' } } },
+                    { principal: alice },
+                  )
+                  .subscribe();
+              }
+            },
+            complete: resolve,
+            error: reject,
+          });
       });
       await done;
       assert.equal(seen[0].params.message, 'Your name?');
@@ -174,7 +230,12 @@ describe('McpInProcessTransport', () => {
     });
 
     it('tells the session when the tool list changes', async () => {
-      const changed = firstValueFrom(mcp.notifications.pipe(filter((m) => (m as Json).method === 'notifications/tools/list_changed'), take(1)));
+      const changed = firstValueFrom(
+        mcp.notifications.pipe(
+          filter((m) => (m as Json).method === 'notifications/tools/list_changed'),
+          take(1),
+        ),
+      );
       app.get(McpRegistry).addTool({ name: 'late_tool', description: 'Added at runtime.', handler: () => 'late' });
       await changed;
       assert.equal(app.get(McpRegistry).removeTool('late_tool'), true);

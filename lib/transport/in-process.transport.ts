@@ -5,7 +5,12 @@ import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import { McpConnection } from '../engine/connection.js';
 import type { McpScopeCheck } from '../engine/sink.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_AUTHENTICATOR, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../common/mcp.constants.js';
+import {
+  MCP_AUTHENTICATOR,
+  MCP_NOTIFICATION_BUS,
+  MCP_RESOLVED_OPTIONS,
+  MCP_DISPATCHER,
+} from '../common/mcp.constants.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
@@ -87,14 +92,18 @@ export class McpInProcessTransport {
     try {
       server = app.get<symbol, McpDispatcher>(MCP_DISPATCHER, { strict: false });
     } catch {
-      throw new Error('McpInProcessTransport.forApp() found no McpModule in this application: import McpModule.forRoot({ name, version }) in the module under test.');
+      throw new Error(
+        'McpInProcessTransport.forApp() found no McpModule in this application: import McpModule.forRoot({ name, version }) in the module under test.',
+      );
     }
     const resolved = app.get<symbol, ResolvedMcpOptions>(MCP_RESOLVED_OPTIONS, { strict: false });
     const auth = app.get<symbol, McpAuthenticator | null>(MCP_AUTHENTICATOR, { strict: false });
     return new McpInProcessTransport(server, {
       bus: app.get<symbol, McpNotificationBus>(MCP_NOTIFICATION_BUS, { strict: false }),
       defaultLogLevel: resolved.defaultLogLevel,
-      checkScopes: auth ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id) : undefined,
+      checkScopes: auth
+        ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id)
+        : undefined,
     });
   }
 
@@ -105,7 +114,10 @@ export class McpInProcessTransport {
    * without a message. Unsubscribing before the response cancels the call, as a client closing
    * its HTTP response does.
    */
-  send(message: JsonRpcMessage | readonly JsonRpcMessage[], options: McpInProcessSendOptions = {}): Observable<JsonRpcMessage> {
+  send(
+    message: JsonRpcMessage | readonly JsonRpcMessage[],
+    options: McpInProcessSendOptions = {},
+  ): Observable<JsonRpcMessage> {
     return new Observable<JsonRpcMessage>((subscriber) => {
       if (this.closed) {
         subscriber.error(new Error('McpInProcessTransport.send() after close(): create a new transport.'));

@@ -1,4 +1,15 @@
-import { Controller, Get, Inject, Logger, Post, Req, Res, UseFilters, VERSION_NEUTRAL, type Type } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Inject,
+  Logger,
+  Post,
+  Req,
+  Res,
+  UseFilters,
+  VERSION_NEUTRAL,
+  type Type,
+} from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_HTTP_HANDLER } from '../common/mcp.constants.js';
 import type { McpEndpointVersion } from './endpoint-version.js';

@@ -42,11 +42,16 @@ export interface ResolvedLegacySseOptions {
   maxRequestsInFlight?: number;
 }
 
-export function resolveLegacySse(option: boolean | McpLegacySseOptions | undefined): ResolvedLegacySseOptions | undefined {
+export function resolveLegacySse(
+  option: boolean | McpLegacySseOptions | undefined,
+): ResolvedLegacySseOptions | undefined {
   if (option === undefined || option === false) return undefined;
   const given = option === true ? {} : option;
   const trim = (p: string): string => p.replace(/^\/+|\/+$/g, '');
-  const resolved: ResolvedLegacySseOptions = { path: trim(given.path ?? 'sse'), messagesPath: trim(given.messagesPath ?? 'messages') };
+  const resolved: ResolvedLegacySseOptions = {
+    path: trim(given.path ?? 'sse'),
+    messagesPath: trim(given.messagesPath ?? 'messages'),
+  };
   if (given.maxRequestsInFlight !== undefined) {
     if (!Number.isSafeInteger(given.maxRequestsInFlight) || given.maxRequestsInFlight < 1) {
       throw new Error(
@@ -112,11 +117,23 @@ export class LegacySseTransport {
   ) {}
 
   /** GET on the stream path: opens a session and announces its POST endpoint. */
-  open(req: IncomingMessage, res: ServerResponse, principal: McpPrincipal | undefined, clientAddress: string | undefined): void {
+  open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: McpPrincipal | undefined,
+    clientAddress: string | undefined,
+  ): void {
     const sink = new NodeResponseSink(res);
     const accept = req.headers.accept;
     if (accept !== undefined && !accept.includes('text/event-stream') && !accept.includes('*/*')) {
-      return sink.json(406, failure(null, ErrorCode.InvalidRequest, 'Not Acceptable: the legacy SSE endpoint answers with an event stream. Send Accept: text/event-stream.'));
+      return sink.json(
+        406,
+        failure(
+          null,
+          ErrorCode.InvalidRequest,
+          'Not Acceptable: the legacy SSE endpoint answers with an event stream. Send Accept: text/event-stream.',
+        ),
+      );
     }
     if (this.sessions.size >= this.options.maxSessions) {
       return sink.json(
@@ -131,7 +148,8 @@ export class LegacySseTransport {
     }
     const principalId = principal?.id ?? null;
     const owner = principalId !== null ? `principal:${principalId}` : `address:${addressOwner(clientAddress)}`;
-    const cap = principalId !== null ? this.options.limits.sessionsPerPrincipal : this.options.limits.sessionsPerAddress;
+    const cap =
+      principalId !== null ? this.options.limits.sessionsPerPrincipal : this.options.limits.sessionsPerAddress;
     // As on Streamable HTTP, an owner at its cap loses its oldest session rather than its newest.
     const held = this.owners.get(owner) ?? [];
     for (const oldest of [...held]) {
@@ -157,7 +175,8 @@ export class LegacySseTransport {
     const id = newSessionId();
     const write = (data: string): void => void writeFlushed(res, `event: message\ndata: ${data}\n\n`);
     const output: McpMessageOutput = {
-      message: (message) => write(Array.isArray(message) ? JSON.stringify(message) : serializeMessage(message as JsonRpcMessage)),
+      message: (message) =>
+        write(Array.isArray(message) ? JSON.stringify(message) : serializeMessage(message as JsonRpcMessage)),
       serialized: write,
     };
     const connection = new McpConnection(this.server, {
@@ -219,19 +238,37 @@ export class LegacySseTransport {
   async post(
     req: IncomingMessage,
     res: ServerResponse,
-    caller: { principal?: McpPrincipal; clientAddress?: string; /** The request the app's guards saw (Fastify's, not `req.raw`). */ request?: unknown },
+    caller: {
+      principal?: McpPrincipal;
+      clientAddress?: string;
+      /** The request the app's guards saw (Fastify's, not `req.raw`). */ request?: unknown;
+    },
     readBody: () => McpBodyOutcome | Promise<McpBodyOutcome>,
   ): Promise<void> {
     const sink = new NodeResponseSink(res);
     const sessionId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('sessionId');
     if (sessionId === null || sessionId === '') {
-      return sink.json(400, failure(null, ErrorCode.InvalidRequest, `Bad Request: the sessionId query parameter is required. Open the event stream with GET /${this.options.path} and POST to the URL its endpoint event names.`));
+      return sink.json(
+        400,
+        failure(
+          null,
+          ErrorCode.InvalidRequest,
+          `Bad Request: the sessionId query parameter is required. Open the event stream with GET /${this.options.path} and POST to the URL its endpoint event names.`,
+        ),
+      );
     }
     const session = this.sessions.get(sessionId);
     const { principal, clientAddress } = caller;
     // A session belongs to the principal that opened its stream; to anyone else it does not exist.
     if (!session || session.principal !== (principal?.id ?? null)) {
-      return sink.json(404, failure(null, ErrorCode.InvalidRequest, `Session not found: no open event stream has this sessionId for this caller. Open a new one with GET /${this.options.path}.`));
+      return sink.json(
+        404,
+        failure(
+          null,
+          ErrorCode.InvalidRequest,
+          `Session not found: no open event stream has this sessionId for this caller. Open a new one with GET /${this.options.path}.`,
+        ),
+      );
     }
     const read = readBody();
     const body = read instanceof Promise ? await read : read;
@@ -239,7 +276,12 @@ export class LegacySseTransport {
     // The session's engine bounds its requests in flight (limits.maxRequestsInFlight); a refusal
     // travels on the stream, where the client waits for answers, and the POST itself is accepted,
     // as every client of this transport expects.
-    await session.connection.receive(body.value, { principal, clientAddress, transportRequest: caller.request ?? req, headers: headersOf(req) });
+    await session.connection.receive(body.value, {
+      principal,
+      clientAddress,
+      transportRequest: caller.request ?? req,
+      headers: headersOf(req),
+    });
     sink.empty(202);
   }
 
@@ -268,6 +310,7 @@ export class LegacySseTransport {
 /** A request's headers by lower-case name, repeated ones joined (as `sessions.onSession` reads them on Streamable HTTP). */
 function headersOf(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   return headers;
 }

@@ -17,7 +17,10 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
   constructor(@Optional() @Inject(MCP_AUTHENTICATOR) private readonly auth?: McpAuthenticator | null) {}
 
   catch(exception: HttpException, host: ArgumentsHost): void {
-    const { req, res } = nodeHttpOf(host.switchToHttp().getRequest<IncomingMessage>(), host.switchToHttp().getResponse<ServerResponse>());
+    const { req, res } = nodeHttpOf(
+      host.switchToHttp().getRequest<IncomingMessage>(),
+      host.switchToHttp().getResponse<ServerResponse>(),
+    );
     if (res.headersSent) return void res.end();
     const status = exception.getStatus();
     const guardMessage = httpExceptionMessage(exception);
@@ -25,7 +28,13 @@ export class McpHttpExceptionFilter implements ExceptionFilter {
     if (status === 401 || status === 403) {
       const message = guardRefusalMessage(status, guardMessage, bearer, this.auth?.resource);
       // RFC 6750 §3.1: a request that carried no credentials gets a challenge without an error code.
-      if (this.auth) return this.auth.challenge(res, status, status === 403 ? 'insufficient_scope' : bearer ? 'invalid_token' : undefined, message);
+      if (this.auth)
+        return this.auth.challenge(
+          res,
+          status,
+          status === 403 ? 'insufficient_scope' : bearer ? 'invalid_token' : undefined,
+          message,
+        );
       return this.write(res, status, message);
     }
     this.write(res, status, guardMessage ?? exception.message);

@@ -1,8 +1,25 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_ENDPOINT_PATH, MCP_ENDPOINT_VERSION, MCP_HTTP_HANDLER, MCP_LEGACY_SSE, MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER, MCP_SESSION_STORE } from '../common/mcp.constants.js';
+import {
+  MCP_ENDPOINT_PATH,
+  MCP_ENDPOINT_VERSION,
+  MCP_HTTP_HANDLER,
+  MCP_LEGACY_SSE,
+  MCP_NOTIFICATION_BUS,
+  MCP_RESOLVED_OPTIONS,
+  MCP_DISPATCHER,
+  MCP_SESSION_STORE,
+} from '../common/mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { assertSupportedPlatform, scopeFastifyMcpRoutes, type FastifyInstanceLike } from './fastify.adapter.js';
 import { routeBases } from './route-bases.js';
@@ -23,7 +40,9 @@ type ErrorMiddleware = (err: unknown, req: IncomingMessage, res: ServerResponse,
  * after the routes (and before Nest's own error handler) answers those for the MCP path.
  */
 @Injectable()
-export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+export class McpTransportLifecycle
+  implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger('McpModule');
   private changes?: Subscription;
   private stopDelivery?: () => void;
@@ -48,12 +67,17 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
    */
   onApplicationBootstrap(): void {
     const server = this.adapterHost?.httpAdapter?.getHttpServer?.() as
-      | { once?(event: 'listening', listener: () => void): void; address?(): AddressInfo | string | null; listening?: boolean }
+      | {
+          once?(event: 'listening', listener: () => void): void;
+          address?(): AddressInfo | string | null;
+          listening?: boolean;
+        }
       | undefined;
     if (!server?.once || !server.address) return;
     const announce = (): void => {
       const address = server.address?.();
-      if (address && typeof address === 'object') this.logger.log(`MCP endpoint at ${this.endpointUrl(address, server)}`);
+      if (address && typeof address === 'object')
+        this.logger.log(`MCP endpoint at ${this.endpointUrl(address, server)}`);
     };
     if (server.listening) announce();
     else server.once('listening', announce);
@@ -67,7 +91,11 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
   private endpointUrl(address: AddressInfo, server: object): string {
     const scheme = 'setSecureContext' in server ? 'https' : 'http';
     const unspecified = address.address === '::' || address.address === '0.0.0.0';
-    const host = unspecified ? 'localhost' : address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+    const host = unspecified
+      ? 'localhost'
+      : address.family === 'IPv6' || address.address.includes(':')
+        ? `[${address.address}]`
+        : address.address;
     return `${scheme}://${host}:${address.port}${this.routePath()}`;
   }
 
@@ -82,9 +110,16 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
     const type = adapter.getType?.();
     assertSupportedPlatform(type);
     if (type === 'fastify') {
-      scopeFastifyMcpRoutes(adapter.getInstance<FastifyInstanceLike>(), { path: this.path, maxBodyBytes: this.options.maxBodyBytes });
+      scopeFastifyMcpRoutes(adapter.getInstance<FastifyInstanceLike>(), {
+        path: this.path,
+        maxBodyBytes: this.options.maxBodyBytes,
+      });
       // The legacy transport's POSTs carry messages too: their body errors are JSON-RPC errors.
-      if (this.legacySse) scopeFastifyMcpRoutes(adapter.getInstance<FastifyInstanceLike>(), { path: this.legacySse.messagesPath, maxBodyBytes: this.options.maxBodyBytes });
+      if (this.legacySse)
+        scopeFastifyMcpRoutes(adapter.getInstance<FastifyInstanceLike>(), {
+          path: this.legacySse.messagesPath,
+          maxBodyBytes: this.options.maxBodyBytes,
+        });
     }
   }
 
@@ -108,7 +143,11 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
     const suffixes = [`/${this.path}`, ...(this.legacySse ? [`/${this.legacySse.messagesPath}`] : [])];
     const middleware: ErrorMiddleware = (err, req, res, next) => {
       const pathname = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
-      if (suffixes.some((suffix) => pathname.endsWith(suffix)) && !res.headersSent && this.handler.handleParserError(err as { type?: string; body?: unknown }, res, req)) {
+      if (
+        suffixes.some((suffix) => pathname.endsWith(suffix)) &&
+        !res.headersSent &&
+        this.handler.handleParserError(err as { type?: string; body?: unknown }, res, req)
+      ) {
         return;
       }
       next(err);
@@ -123,7 +162,9 @@ export class McpTransportLifecycle implements OnModuleInit, OnApplicationBootstr
    */
   async beforeApplicationShutdown(signal?: string): Promise<void> {
     if (signal === undefined) return;
-    this.logger.log(`${signal}: draining the MCP endpoint (up to ${this.options.shutdown.graceMs} ms for running calls)`);
+    this.logger.log(
+      `${signal}: draining the MCP endpoint (up to ${this.options.shutdown.graceMs} ms for running calls)`,
+    );
     await this.handler.drain(this.options.shutdown.graceMs);
   }
 

@@ -1,4 +1,18 @@
-import { Controller, Delete, Get, Inject, Logger, Patch, Post, Put, Req, Res, UseFilters, VERSION_NEUTRAL, type Type } from '@nestjs/common';
+import {
+  Controller,
+  Delete,
+  Get,
+  Inject,
+  Logger,
+  Patch,
+  Post,
+  Put,
+  Req,
+  Res,
+  UseFilters,
+  VERSION_NEUTRAL,
+  type Type,
+} from '@nestjs/common';
 import type { McpEndpointVersion } from './endpoint-version.js';
 import { McpHttpExceptionFilter } from './mcp-http-exception.filter.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -18,7 +18,11 @@ export class NodeResponseSink implements McpResponseSink {
 
   json(status: number, body: JsonRpcMessage | readonly JsonRpcMessage[], headers?: McpAnswerHeaders): void {
     const payload = Array.isArray(body) ? JSON.stringify(body) : serializeMessage(body as JsonRpcMessage);
-    this.res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) });
+    this.res.writeHead(status, {
+      ...headers,
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(payload),
+    });
     this.res.end(payload);
   }
 
@@ -55,7 +59,10 @@ class NodeEventSink implements McpEventSink {
   }
 
   event(data: string, id?: string): boolean {
-    return writeFlushed(this.res, id === undefined ? `event: message\ndata: ${data}\n\n` : `id: ${id}\nevent: message\ndata: ${data}\n\n`);
+    return writeFlushed(
+      this.res,
+      id === undefined ? `event: message\ndata: ${data}\n\n` : `id: ${id}\nevent: message\ndata: ${data}\n\n`,
+    );
   }
 
   hold(bytes: number): boolean {

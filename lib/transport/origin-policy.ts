@@ -89,6 +89,9 @@ export class OriginPolicy {
         return { ok: true };
       }
     }
-    return { ok: false, reason: `Origin "${origin}" is not allowed to call this MCP endpoint. Add it to allowedOrigins to accept it.` };
+    return {
+      ok: false,
+      reason: `Origin "${origin}" is not allowed to call this MCP endpoint. Add it to allowedOrigins to accept it.`,
+    };
   }
 }

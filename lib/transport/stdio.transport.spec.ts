@@ -116,7 +116,10 @@ class Wire {
     const seen = this.received.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(this.received)}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(this.received)}`)),
+        timeoutMs,
+      );
       this.waiters.push({ match, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
   }
@@ -163,13 +166,19 @@ describe('McpStdioServer, 2026-07-28 messages', () => {
   });
 
   it('calls a tool with resultType on the result', async () => {
-    const { result } = await wire.request(2, 'tools/call', { name: 'echo', arguments: { text: 'hi' }, _meta: modernMeta() });
+    const { result } = await wire.request(2, 'tools/call', {
+      name: 'echo',
+      arguments: { text: 'hi' },
+      _meta: modernMeta(),
+    });
     assert.deepEqual(result.content, [{ type: 'text', text: 'hi' }]);
     assert.equal(result.resultType, 'complete');
   });
 
   it('refuses a _meta without clientCapabilities with -32602', async () => {
-    const { error } = await wire.request(3, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } });
+    const { error } = await wire.request(3, 'tools/list', {
+      _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN },
+    });
     assert.equal(error.code, -32602);
     assert.match(error.message, /clientCapabilities/);
   });
@@ -188,24 +197,43 @@ describe('McpStdioServer, 2026-07-28 messages', () => {
   });
 
   it('returns input_required instead of sending a request to the client', async () => {
-    const { result } = await wire.request(6, 'tools/call', { name: 'greet', arguments: {}, _meta: modernMeta({ elicitation: {} }) });
+    const { result } = await wire.request(6, 'tools/call', {
+      name: 'greet',
+      arguments: {},
+      _meta: modernMeta({ elicitation: {} }),
+    });
     assert.equal(result.resultType, 'input_required');
     assert.equal(result.inputRequests.name.method, 'elicitation/create');
-    assert.equal(wire.received.some((m) => 'method' in m && 'id' in m), false);
+    assert.equal(
+      wire.received.some((m) => 'method' in m && 'id' in m),
+      false,
+    );
   });
 
   it('sends logs only at the level the request asked for', async () => {
     const before = wire.received.length;
-    await wire.request(7, 'tools/call', { name: 'chatty', arguments: {}, _meta: { ...modernMeta(), 'io.modelcontextprotocol/logLevel': 'info' } });
+    await wire.request(7, 'tools/call', {
+      name: 'chatty',
+      arguments: {},
+      _meta: { ...modernMeta(), 'io.modelcontextprotocol/logLevel': 'info' },
+    });
     const logs = wire.received.slice(before).filter((m) => m.method === 'notifications/message');
-    assert.deepEqual(logs.map((m) => m.params.level), ['info']);
+    assert.deepEqual(
+      logs.map((m) => m.params.level),
+      ['info'],
+    );
   });
 
   it('stops an in-flight call on notifications/cancelled and never answers it', async () => {
     const tools = app.get(StdioTools);
     const cancelledBefore = tools.cancelled;
     const started = guard(once(tools.waits, 'started'), 'the wait tool never started');
-    wire.send({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'wait', arguments: {}, _meta: modernMeta() } });
+    wire.send({
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: { name: 'wait', arguments: {}, _meta: modernMeta() },
+    });
     await started;
     const cancelled = guard(once(tools.waits, 'cancelled'), 'notifications/cancelled never aborted the call');
     wire.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 8, _meta: modernMeta() } });
@@ -213,9 +241,16 @@ describe('McpStdioServer, 2026-07-28 messages', () => {
     assert.equal(tools.cancelled, cancelledBefore + 1);
     // A marker call sent after the abort goes through the same pipeline: once it is answered, an
     // answer to the cancelled call would have been written before it.
-    const marker = await wire.request(80, 'tools/call', { name: 'echo', arguments: { text: 'after' }, _meta: modernMeta() });
+    const marker = await wire.request(80, 'tools/call', {
+      name: 'echo',
+      arguments: { text: 'after' },
+      _meta: modernMeta(),
+    });
     assert.equal(marker.result.content[0].text, 'after');
-    assert.equal(wire.received.some((m) => m.id === 8), false);
+    assert.equal(
+      wire.received.some((m) => m.id === 8),
+      false,
+    );
   });
 
   it('answers malformed lines with -32700 and invalid messages with -32600', async () => {
@@ -258,11 +293,23 @@ describe('McpStdioServer, legacy session', () => {
   it('keeps the log level logging/setLevel chose for the process', async () => {
     let before = wire.received.length;
     await wire.request(5, 'tools/call', { name: 'chatty', arguments: {} });
-    assert.deepEqual(wire.received.slice(before).filter((m) => m.method === 'notifications/message').map((m) => m.params.level), ['info']);
+    assert.deepEqual(
+      wire.received
+        .slice(before)
+        .filter((m) => m.method === 'notifications/message')
+        .map((m) => m.params.level),
+      ['info'],
+    );
     assert.deepEqual((await wire.request(6, 'logging/setLevel', { level: 'debug' })).result, {});
     before = wire.received.length;
     await wire.request(7, 'tools/call', { name: 'chatty', arguments: {} });
-    assert.deepEqual(wire.received.slice(before).filter((m) => m.method === 'notifications/message').map((m) => m.params.level), ['debug', 'info']);
+    assert.deepEqual(
+      wire.received
+        .slice(before)
+        .filter((m) => m.method === 'notifications/message')
+        .map((m) => m.params.level),
+      ['debug', 'info'],
+    );
   });
 
   it('sends elicitation/create on stdout and resumes the call with the answer from stdin', async () => {
@@ -283,13 +330,22 @@ describe('McpStdioServer, legacy session', () => {
 
   it('refuses a batch on a session negotiated after 2025-03-26, as over HTTP', async () => {
     wire.send([{ jsonrpc: '2.0', id: 'n1', method: 'ping' }]);
-    const refused = await wire.next((m) => m.error?.code === -32600 && m.id === null && /batches/.test(m.error.message));
+    const refused = await wire.next(
+      (m) => m.error?.code === -32600 && m.id === null && /batches/.test(m.error.message),
+    );
     assert.match(refused.error.message, /2025-03-26/);
-    assert.equal(wire.received.some((m) => m.id === 'n1'), false);
+    assert.equal(
+      wire.received.some((m) => m.id === 'n1'),
+      false,
+    );
   });
 
   it('answers a batch with one array', async () => {
-    const { result } = await wire.request(30, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'old-client', version: '1' } });
+    const { result } = await wire.request(30, 'initialize', {
+      protocolVersion: '2025-03-26',
+      capabilities: {},
+      clientInfo: { name: 'old-client', version: '1' },
+    });
     assert.equal(result.protocolVersion, '2025-03-26');
     wire.send([
       { jsonrpc: '2.0', id: 'b1', method: 'ping' },
@@ -323,12 +379,20 @@ describe('McpStdio.serve lifecycle', () => {
   it('refuses calls that need scopes when told to (stdio carries no token)', async () => {
     const app = await NestFactory.createApplicationContext(StdioSpecModule, { logger: false });
     const wire = new Wire();
-    const stdio = new McpStdioServer(app.get<symbol, McpDispatcher>(MCP_DISPATCHER), { input: wire.input, output: wire.output, refuseScopedCalls: true }).listen();
+    const stdio = new McpStdioServer(app.get<symbol, McpDispatcher>(MCP_DISPATCHER), {
+      input: wire.input,
+      output: wire.output,
+      refuseScopedCalls: true,
+    }).listen();
     try {
       const denied = await wire.request(1, 'tools/call', { name: 'admin', arguments: {}, _meta: modernMeta() });
       assert.equal(denied.error.code, -32600);
       assert.match(denied.error.message, /scopes/);
-      const allowed = await wire.request(2, 'tools/call', { name: 'echo', arguments: { text: 'ok' }, _meta: modernMeta() });
+      const allowed = await wire.request(2, 'tools/call', {
+        name: 'echo',
+        arguments: { text: 'ok' },
+        _meta: modernMeta(),
+      });
       assert.equal(allowed.result.content[0].text, 'ok');
     } finally {
       stdio.close();
@@ -341,7 +405,10 @@ describe('McpStdio.serve lifecycle', () => {
     class Empty {}
     const app = await NestFactory.createApplicationContext(Empty, { logger: false });
     try {
-      await assert.rejects(McpStdio.serve(app, { input: new PassThrough(), output: new PassThrough() }), /import McpModule\.forRoot/);
+      await assert.rejects(
+        McpStdio.serve(app, { input: new PassThrough(), output: new PassThrough() }),
+        /import McpModule\.forRoot/,
+      );
     } finally {
       await app.close();
     }

@@ -111,17 +111,33 @@ export class McpStdioServer {
   private onLine(line: string): void {
     if (this.finished || line.trim() === '') return;
     if (Buffer.byteLength(line) > this.maxMessageBytes) {
-      this.write(failure(null, ErrorCode.InvalidRequest, `Invalid Request: the message exceeds ${this.maxMessageBytes} bytes. Raise maxBodyBytes to accept it.`));
+      this.write(
+        failure(
+          null,
+          ErrorCode.InvalidRequest,
+          `Invalid Request: the message exceeds ${this.maxMessageBytes} bytes. Raise maxBodyBytes to accept it.`,
+        ),
+      );
       return;
     }
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      this.write(failure(null, ErrorCode.ParseError, 'Parse error: the line is not valid JSON. Send one JSON-RPC message per line.'));
+      this.write(
+        failure(
+          null,
+          ErrorCode.ParseError,
+          'Parse error: the line is not valid JSON. Send one JSON-RPC message per line.',
+        ),
+      );
       return;
     }
-    void this.connection.receive(value).catch((error: unknown) => this.warn(`a message failed: ${error instanceof Error ? error.message : String(error)}`));
+    void this.connection
+      .receive(value)
+      .catch((error: unknown) =>
+        this.warn(`a message failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
   }
 
   private write(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
@@ -219,7 +235,8 @@ export const McpStdio = {
     const resolved = app.get<symbol, ResolvedMcpOptions>(MCP_RESOLVED_OPTIONS, { strict: false });
     const bus = app.get<symbol, McpNotificationBus>(MCP_NOTIFICATION_BUS, { strict: false });
     const output = options.output ?? process.stdout;
-    const restoreConsole = output === process.stdout && options.redirectConsole !== false ? redirectConsoleToStderr() : undefined;
+    const restoreConsole =
+      output === process.stdout && options.redirectConsole !== false ? redirectConsoleToStderr() : undefined;
     const stdio = new McpStdioServer(server, {
       input: options.input,
       output,

@@ -22,7 +22,9 @@ export class TasksService {
 
   list(filter: { done?: boolean; priority?: Priority } = {}): TaskDto[] {
     return [...this.tasks.values()].filter(
-      (t) => (filter.done === undefined || t.done === filter.done) && (filter.priority === undefined || t.priority === filter.priority),
+      (t) =>
+        (filter.done === undefined || t.done === filter.done) &&
+        (filter.priority === undefined || t.priority === filter.priority),
     );
   }
 

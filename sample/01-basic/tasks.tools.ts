@@ -8,7 +8,12 @@ import { TasksService } from './tasks.service.js';
 export class TasksTools {
   constructor(private readonly tasks: TasksService) {}
 
-  @Tool({ title: 'Create a task', description: 'Create a task and return it.', output: TaskDto, annotations: { destructiveHint: false } })
+  @Tool({
+    title: 'Create a task',
+    description: 'Create a task and return it.',
+    output: TaskDto,
+    annotations: { destructiveHint: false },
+  })
   createTask(@Args() input: CreateTaskDto): TaskDto {
     return this.tasks.create(input);
   }

@@ -44,7 +44,8 @@ export class ReportTools {
       }, 200);
       return () => {
         clearInterval(timer);
-        if (done < sections) this.logger.log(`Report "${title}" cancelled after ${done}/${sections} sections; work stopped.`);
+        if (done < sections)
+          this.logger.log(`Report "${title}" cancelled after ${done}/${sections} sections; work stopped.`);
       };
     });
   }

@@ -37,16 +37,27 @@ export class SummarizeDto {
 export class ProjectTools {
   private readonly projects = new Set(['apollo', 'gemini', 'mercury']);
 
-  @Tool({ title: 'Delete a project', description: 'Delete a project after the user confirms it.', annotations: { destructiveHint: true } })
+  @Tool({
+    title: 'Delete a project',
+    description: 'Delete a project after the user confirms it.',
+    annotations: { destructiveHint: true },
+  })
   async deleteProject(@Args() { name }: ProjectNameDto, @Ctx() ctx: McpContext): Promise<string> {
     if (!this.projects.has(name)) return `There is no project "${name}".`;
-    const answer = await ctx.elicit<ConfirmDeletionDto>(`Delete project "${name}" and all its data?`, ConfirmDeletionDto);
+    const answer = await ctx.elicit<ConfirmDeletionDto>(
+      `Delete project "${name}" and all its data?`,
+      ConfirmDeletionDto,
+    );
     if (answer.action !== 'accept' || !answer.content.confirm) return `Kept project "${name}".`;
     this.projects.delete(name);
     return `Deleted project "${name}"${answer.content.reason ? ` (${answer.content.reason})` : ''}.`;
   }
 
-  @Tool({ title: 'Summarize a text', description: "Summarize a text with the client's own model (sampling).", annotations: { readOnlyHint: true } })
+  @Tool({
+    title: 'Summarize a text',
+    description: "Summarize a text with the client's own model (sampling).",
+    annotations: { readOnlyHint: true },
+  })
   async summarize(@Args() { text }: SummarizeDto, @Ctx() ctx: McpContext): Promise<string> {
     const reply = await ctx.sample({
       messages: [{ role: 'user', content: { type: 'text', text: `Summarize in one sentence:\n\n${text}` } }],

@@ -12,7 +12,8 @@ import { NotesTools } from './notes.tools.js';
       name: 'notes',
       version: '1.0.0',
       title: 'Notes',
-      instructions: 'Notes and docs as resources (notes://index, notes://{folder}/{id}, docs://{+path}, a paged archive under archive://notes/), prompts to summarize and draft notes.',
+      instructions:
+        'Notes and docs as resources (notes://index, notes://{folder}/{id}, docs://{+path}, a paged archive under archive://notes/), prompts to summarize and draft notes.',
       cache: { reads: { ttlMs: 5_000, cacheScope: 'public' } },
     }),
   ],

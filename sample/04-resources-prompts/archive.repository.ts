@@ -1,4 +1,9 @@
-import { ResourceRepository, type McpRepositoryPageRequest, type McpResourcePage, type McpResourceRepository } from 'nestjs-model-context';
+import {
+  ResourceRepository,
+  type McpRepositoryPageRequest,
+  type McpResourcePage,
+  type McpResourceRepository,
+} from 'nestjs-model-context';
 
 const PREFIX = 'archive://notes/';
 
@@ -17,7 +22,12 @@ export class NotesArchive implements McpResourceRepository {
     const resources = [];
     // Each description names its note: a model choosing among a thousand needs them to differ.
     for (let n = offset; n < end; n++) {
-      resources.push({ uri: `${PREFIX}${n}`, name: `archived_${n}`, title: `Archived note ${n}`, description: `Old note number ${n}, kept read-only in the archive for the record.` });
+      resources.push({
+        uri: `${PREFIX}${n}`,
+        name: `archived_${n}`,
+        title: `Archived note ${n}`,
+        description: `Old note number ${n}, kept read-only in the archive for the record.`,
+      });
     }
     // The repository's own cursor: the client sees it only inside the module's signed one.
     return { resources, ...(end < NotesArchive.SIZE ? { nextCursor: String(end) } : {}) };

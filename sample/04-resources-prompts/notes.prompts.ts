@@ -13,15 +13,26 @@ export class NotesPrompts {
   summarizeFolder(@Args() { folder, style = 'bullets', maxWords = 100 }: SummarizeFolderDto) {
     const notes = this.notes.list(folder);
     return [
-      PromptMessage.user(`Summarize these ${notes.length} notes from the "${folder}" folder as ${style === 'bullets' ? 'bullet points' : 'one paragraph'}, in at most ${maxWords} words.`),
+      PromptMessage.user(
+        `Summarize these ${notes.length} notes from the "${folder}" folder as ${style === 'bullets' ? 'bullet points' : 'one paragraph'}, in at most ${maxWords} words.`,
+      ),
       ...notes.map((n) =>
-        PromptMessage.user(Content.resource({ uri: `notes://${n.folder}/${n.id}`, mimeType: 'text/markdown', text: `# ${n.title}\n\n${n.body}` })),
+        PromptMessage.user(
+          Content.resource({
+            uri: `notes://${n.folder}/${n.id}`,
+            mimeType: 'text/markdown',
+            text: `# ${n.title}\n\n${n.body}`,
+          }),
+        ),
       ),
     ];
   }
 
   /** A plain string becomes one user message. */
-  @Prompt('draft_note', { title: 'Draft a note', description: 'Draft a new note about a topic, in the style of the existing ones.' })
+  @Prompt('draft_note', {
+    title: 'Draft a note',
+    description: 'Draft a new note about a topic, in the style of the existing ones.',
+  })
   draft(@Args() { topic, folder }: DraftNoteDto): string {
     return `Draft a short note about "${topic}"${folder ? ` for the ${folder} folder` : ''}. Start with a one-line title.`;
   }

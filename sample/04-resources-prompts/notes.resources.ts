@@ -17,7 +17,12 @@ import {
 import { Folder, NoteRefDto } from './dto/notes.dto.js';
 import { NotesService } from './notes.service.js';
 
-const MIME_TYPES: Record<string, string> = { '.md': 'text/markdown', '.txt': 'text/plain', '.json': 'application/json', '.png': 'image/png' };
+const MIME_TYPES: Record<string, string> = {
+  '.md': 'text/markdown',
+  '.txt': 'text/plain',
+  '.json': 'application/json',
+  '.png': 'image/png',
+};
 
 /** Where docs://{+path} reads from: $DOCS_ROOT, else the sample's docs/ folder in the source tree. */
 export function docsRoot(): string {
@@ -46,7 +51,14 @@ export class NotesResources {
     annotations: { audience: ['assistant'], priority: 0.8 },
   })
   index() {
-    return this.notes.list().map(({ id, folder, title, tags, updatedAt }) => ({ id, folder, title, tags, updatedAt, uri: `notes://${folder}/${id}` }));
+    return this.notes.list().map(({ id, folder, title, tags, updatedAt }) => ({
+      id,
+      folder,
+      title,
+      tags,
+      updatedAt,
+      uri: `notes://${folder}/${id}`,
+    }));
   }
 
   /** One URI per record. The DTO casts and validates {folder} and {id}; undefined = not found. */
@@ -76,13 +88,19 @@ export class NotesResources {
    * Files under the docs folder. `{+path}` may contain "/", so the value goes through
    * resolveSafePath: "..", absolute paths and NUL bytes are refused before touching the disk.
    */
-  @ResourceTemplate({ uriTemplate: 'docs://{+path}', name: 'docs', title: 'Sample docs', description: 'Files of the sample docs folder, e.g. docs://guides/getting-started.md' })
+  @ResourceTemplate({
+    uriTemplate: 'docs://{+path}',
+    name: 'docs',
+    title: 'Sample docs',
+    description: 'Files of the sample docs folder, e.g. docs://guides/getting-started.md',
+  })
   async doc(@Args('path') path: string) {
     let file: string;
     try {
       file = resolveSafePath(this.root, path);
     } catch (error) {
-      if (error instanceof UnsafePathError) throw new McpError(ErrorCode.InvalidParams, `Invalid docs path: ${error.message}`);
+      if (error instanceof UnsafePathError)
+        throw new McpError(ErrorCode.InvalidParams, `Invalid docs path: ${error.message}`);
       throw error;
     }
     const info = await stat(file).catch(() => undefined);

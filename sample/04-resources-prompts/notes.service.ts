@@ -8,9 +8,19 @@ export class NotesService {
   private nextId = 1;
 
   constructor() {
-    this.add({ folder: Folder.Work, title: 'Release checklist', body: 'Bump the version, tag, publish, announce.', tags: ['release', 'process'] });
+    this.add({
+      folder: Folder.Work,
+      title: 'Release checklist',
+      body: 'Bump the version, tag, publish, announce.',
+      tags: ['release', 'process'],
+    });
     this.add({ folder: Folder.Work, title: 'Retro notes', body: 'Fewer meetings; more pairing.', tags: ['team'] });
-    this.add({ folder: Folder.Ideas, title: 'Resource templates', body: 'Serve records by URI: notes://{folder}/{id}.', tags: ['mcp', 'design'] });
+    this.add({
+      folder: Folder.Ideas,
+      title: 'Resource templates',
+      body: 'Serve records by URI: notes://{folder}/{id}.',
+      tags: ['mcp', 'design'],
+    });
     this.add({ folder: Folder.Personal, title: 'Groceries', body: 'Milk, bread, coffee.', tags: ['shopping'] });
   }
 

@@ -11,7 +11,11 @@ export class NotesTools {
     private readonly registry: McpRegistry,
   ) {}
 
-  @Tool({ title: 'Add a note', description: 'Add a note. It is readable at once as notes://{folder}/{id}.', annotations: { destructiveHint: false } })
+  @Tool({
+    title: 'Add a note',
+    description: 'Add a note. It is readable at once as notes://{folder}/{id}.',
+    annotations: { destructiveHint: false },
+  })
   addNote(@Args() input: AddNoteDto) {
     const note = this.notes.add(input);
     // The index resource's content changed: clients subscribed to it are told to read it again.
@@ -19,7 +23,11 @@ export class NotesTools {
     return { id: note.id, uri: `notes://${note.folder}/${note.id}` };
   }
 
-  @Tool({ title: 'Pin a note', description: 'Pin a note: it gets its own entry in resources/list, as pinned://{id}.', annotations: { idempotentHint: true } })
+  @Tool({
+    title: 'Pin a note',
+    description: 'Pin a note: it gets its own entry in resources/list, as pinned://{id}.',
+    annotations: { idempotentHint: true },
+  })
   pinNote(@Args() { id }: PinNoteDto): string {
     const note = this.notes.get(id);
     if (!note) throw new ToolError(`Note ${id} does not exist. Read notes://index to see the notes.`);

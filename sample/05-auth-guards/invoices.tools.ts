@@ -30,7 +30,11 @@ export class InvoiceTools {
     return `${this.count} invoice(s); you are ${ctx.principal}.`;
   }
 
-  @Tool({ title: 'Create an invoice', description: 'Create an invoice (write scope).', annotations: { destructiveHint: false } })
+  @Tool({
+    title: 'Create an invoice',
+    description: 'Create an invoice (write scope).',
+    annotations: { destructiveHint: false },
+  })
   @RequireScopes('invoices:write')
   @UseFilters(QuotaFilter)
   createInvoice(@Args() { customer, amount }: CreateInvoiceDto): string {
@@ -39,7 +43,11 @@ export class InvoiceTools {
     return this.audit.record(`created invoice for ${customer} (${amount})`);
   }
 
-  @Tool({ title: 'Wipe invoices', description: 'Wipe all invoices (admins only).', annotations: { destructiveHint: true } })
+  @Tool({
+    title: 'Wipe invoices',
+    description: 'Wipe all invoices (admins only).',
+    annotations: { destructiveHint: true },
+  })
   @Roles('admin')
   wipeInvoices(): string {
     this.count = 0;

@@ -43,7 +43,13 @@ export class CallLoggingInterceptor implements NestInterceptor {
     if (!mcp.isMcp()) return next.handle();
     const started = Date.now();
     const call = mcp.getCall();
-    return next.handle().pipe(tap(() => this.logger.log(`${mcp.getPrincipal()?.id ?? '?'} called ${call.name} in ${Date.now() - started} ms`)));
+    return next
+      .handle()
+      .pipe(
+        tap(() =>
+          this.logger.log(`${mcp.getPrincipal()?.id ?? '?'} called ${call.name} in ${Date.now() - started} ms`),
+        ),
+      );
   }
 }
 
@@ -53,6 +59,9 @@ export class QuotaExceededError extends Error {}
 @Catch(QuotaExceededError)
 export class QuotaFilter implements ExceptionFilter {
   catch(error: QuotaExceededError, _host: ArgumentsHost) {
-    return { content: [{ type: 'text', text: `Quota exceeded: ${error.message}. Ask an admin to raise it.` }], isError: true };
+    return {
+      content: [{ type: 'text', text: `Quota exceeded: ${error.message}. Ask an admin to raise it.` }],
+      isError: true,
+    };
   }
 }

@@ -30,7 +30,8 @@ export class ClusterTools {
 
   @Tool({
     title: 'Which instance answered',
-    description: 'Says which instance answered this call: call it twice through the balancer to see the instances alternate.',
+    description:
+      'Says which instance answered this call: call it twice through the balancer to see the instances alternate.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   })
   whoami(): string {
@@ -39,7 +40,8 @@ export class ClusterTools {
 
   @Tool({
     title: 'Weather forecast',
-    description: 'A made-up weather forecast for a region, naming the instance that answered (no real weather service is called).',
+    description:
+      'A made-up weather forecast for a region, naming the instance that answered (no real weather service is called).',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   })
   forecast(@Args() { region, days = 3 }: ForecastDto): string {
@@ -48,25 +50,37 @@ export class ClusterTools {
 
   @Tool({
     title: 'Register a demo tool',
-    description: 'Registers a new demo tool on this instance; every session on every instance hears tools/list_changed.',
+    description:
+      'Registers a new demo tool on this instance; every session on every instance hears tools/list_changed.',
     // Each call adds one more tool; nothing is removed or overwritten.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   })
   announce(): string {
     const name = `added_${++this.added}_${process.pid}`;
-    this.registry.addTool({ name, description: `Added at runtime by ${INSTANCE}.`, handler: () => `hello from ${name}` });
+    this.registry.addTool({
+      name,
+      description: `Added at runtime by ${INSTANCE}.`,
+      handler: () => `hello from ${name}`,
+    });
     return `registered ${name} on ${INSTANCE}`;
   }
 
   @Tool({
     title: 'Ask the user to confirm',
-    description: 'Asks the user a yes/no question through elicitation and reports the answer; the answer may reach any instance.',
+    description:
+      'Asks the user a yes/no question through elicitation and reports the answer; the answer may reach any instance.',
     // It only asks: nothing on the server changes whatever the answer.
     annotations: { readOnlyHint: true, openWorldHint: false },
   })
   async confirm(@Ctx() ctx: McpContext): Promise<string> {
-    const outcome = await ctx.elicit('Go ahead?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
-    return outcome.action === 'accept' ? `${INSTANCE} was told ok=${(outcome.content as { ok: boolean }).ok}` : `${INSTANCE} was told ${outcome.action}`;
+    const outcome = await ctx.elicit('Go ahead?', {
+      type: 'object',
+      properties: { ok: { type: 'boolean' } },
+      required: ['ok'],
+    });
+    return outcome.action === 'accept'
+      ? `${INSTANCE} was told ok=${(outcome.content as { ok: boolean }).ok}`
+      : `${INSTANCE} was told ${outcome.action}`;
   }
 }
 

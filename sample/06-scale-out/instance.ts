@@ -9,4 +9,6 @@ const port = Number(process.env.PORT ?? 3001);
 const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
 app.enableShutdownHooks();
 await app.listen(port, host);
-console.log(`${INSTANCE}: MCP endpoint http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/mcp (state in ${process.env.REDIS_URL ? 'Redis' : 'memory'})`);
+console.log(
+  `${INSTANCE}: MCP endpoint http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/mcp (state in ${process.env.REDIS_URL ? 'Redis' : 'memory'})`,
+);

@@ -18,13 +18,24 @@ const backends: Backend[] = [
 ];
 const children: ChildProcess[] = backends.map((backend, i) =>
   spawn(process.execPath, [instanceJs], {
-    env: { ...process.env, REDIS_URL: redisUrl, PORT: String(backend.port), HOST: host, INSTANCE: `instance ${String.fromCharCode(65 + i)} (:${backend.port})` },
+    env: {
+      ...process.env,
+      REDIS_URL: redisUrl,
+      PORT: String(backend.port),
+      HOST: host,
+      INSTANCE: `instance ${String.fromCharCode(65 + i)} (:${backend.port})`,
+    },
     stdio: 'inherit',
   }),
 );
 
-const proxy = roundRobinProxy(backends, process.env.VERBOSE ? (method, backend) => console.log(`proxy: ${method} → :${backend.port}`) : undefined);
-proxy.listen(port, host, () => console.log(`round-robin proxy: http://${host}:${port}/mcp → :${port + 1}, :${port + 2} (Redis ${redisUrl})`));
+const proxy = roundRobinProxy(
+  backends,
+  process.env.VERBOSE ? (method, backend) => console.log(`proxy: ${method} → :${backend.port}`) : undefined,
+);
+proxy.listen(port, host, () =>
+  console.log(`round-robin proxy: http://${host}:${port}/mcp → :${port + 1}, :${port + 2} (Redis ${redisUrl})`),
+);
 
 let stopping = false;
 const stop = (): void => {

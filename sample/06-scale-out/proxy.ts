@@ -20,12 +20,15 @@ export function roundRobinProxy(backends: Backend[], onRoute?: (method: string, 
       const body = Buffer.concat(chunks);
       const attempt = (tries: number): void => {
         const backend = backends[next++ % backends.length];
-        const upstream = request({ ...backend, method: req.method, path: req.url, headers: req.headers }, (answer: IncomingMessage) => {
-          onRoute?.(req.method ?? '?', backend);
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          answer.on('aborted', () => res.destroy());
-        });
+        const upstream = request(
+          { ...backend, method: req.method, path: req.url, headers: req.headers },
+          (answer: IncomingMessage) => {
+            onRoute?.(req.method ?? '?', backend);
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+            answer.on('aborted', () => res.destroy());
+          },
+        );
         upstream.on('error', (error: NodeJS.ErrnoException) => {
           if (!res.headersSent && error.code === 'ECONNREFUSED' && tries < backends.length) return attempt(tries + 1);
           if (!res.headersSent) res.writeHead(502).end();

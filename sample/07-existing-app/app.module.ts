@@ -4,7 +4,13 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { McpModule } from 'nestjs-model-context';
 import type { McpExposeOptions } from 'nestjs-model-context/options';
 import { AuditInterceptor, AuditLog, BearerAuthGuard, OrderIdPipe } from './orders/audit.js';
-import { GetOrderStatsHandler, GetOrderStatsQuery, PlaceOrderCommand, PlaceOrderHandler, PlaceOrderInput } from './orders/cqrs.js';
+import {
+  GetOrderStatsHandler,
+  GetOrderStatsQuery,
+  PlaceOrderCommand,
+  PlaceOrderHandler,
+  PlaceOrderInput,
+} from './orders/cqrs.js';
 import { OrdersController } from './orders/orders.controller.js';
 import { OrdersService } from './orders/orders.service.js';
 import { ReceiptsController } from './orders/receipts.controller.js';
@@ -21,7 +27,10 @@ import { ReceiptsController } from './orders/receipts.controller.js';
     OrderIdPipe,
     PlaceOrderHandler,
     GetOrderStatsHandler,
-    { provide: APP_PIPE, useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }) },
+    {
+      provide: APP_PIPE,
+      useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }),
+    },
   ],
 })
 export class OrdersAppModule {}
@@ -32,7 +41,11 @@ export const exposeOptions: McpExposeOptions = {
     {
       controllers: [OrdersController],
       tools: {
-        list: { name: 'list_orders', title: 'List orders', description: 'Lists orders a page at a time (page from 1, pageSize up to 50), optionally by status.' },
+        list: {
+          name: 'list_orders',
+          title: 'List orders',
+          description: 'Lists orders a page at a time (page from 1, pageSize up to 50), optionally by status.',
+        },
         get: {
           name: 'get_order',
           title: 'Get an order',
@@ -64,7 +77,8 @@ export const exposeOptions: McpExposeOptions = {
       decorators: [UseGuards(BearerAuthGuard)],
       // The model sends the input; who places the order comes from the user the guard authenticated.
       input: PlaceOrderInput,
-      create: (input: PlaceOrderInput, { request }) => new PlaceOrderCommand(input.customerEmail, input.sku, input.quantity, request.user.id),
+      create: (input: PlaceOrderInput, { request }) =>
+        new PlaceOrderCommand(input.customerEmail, input.sku, input.quantity, request.user.id),
       name: 'place_order',
       title: 'Place an order',
       description: 'Places a one-line order through the CommandBus.',

@@ -17,7 +17,8 @@ const STEPS = ['Collecting orders', 'Aggregating revenue', 'Rendering charts'];
 export class ReportTools {
   @Tool({
     title: 'Generate the quarterly report',
-    description: 'Generates the quarterly sales report, asks for approval, then publishes it. Takes a while: run it as a task and poll it.',
+    description:
+      'Generates the quarterly sales report, asks for approval, then publishes it. Takes a while: run it as a task and poll it.',
     // Publishing changes what the board sees, but adds a report rather than removing anything.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     task: 'optional',

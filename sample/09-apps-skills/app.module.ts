@@ -13,7 +13,8 @@ import { OrderTools } from './orders.tools.js';
     McpModule.forRoot({
       name: 'orders',
       version: '1.0.0',
-      instructions: 'Order desk. Load skill://order-dashboard/SKILL.md before showing orders, skill://order-shipping/SKILL.md before shipping.',
+      instructions:
+        'Order desk. Load skill://order-dashboard/SKILL.md before showing orders, skill://order-shipping/SKILL.md before shipping.',
       skills: { directory: fileURLToPath(new URL('../../../sample/09-apps-skills/skills/', import.meta.url)) },
     }),
   ],

@@ -29,7 +29,8 @@ export class OrderTools {
 
   @Tool({
     title: 'Order dashboard',
-    description: 'Show the orders and their status as a dashboard; hosts with MCP Apps render it as an interactive view.',
+    description:
+      'Show the orders and their status as a dashboard; hosts with MCP Apps render it as an interactive view.',
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   })
   @McpApp({
@@ -62,6 +63,9 @@ export class OrderTools {
     const shipped = this.orders.ship(input.id);
     if (!shipped) throw new ToolError(`No order ${input.id}. Call order_dashboard to see the orders.`);
     const orders = this.orders.list();
-    return appResult<DashboardData>({ orders, shipped: shipped.id }, `Order ${shipped.id} is shipped.\n${summary(orders)}`);
+    return appResult<DashboardData>(
+      { orders, shipped: shipped.id },
+      `Order ${shipped.id} is shipped.\n${summary(orders)}`,
+    );
   }
 }

@@ -10,7 +10,10 @@ import { JwtAuthGuard, Roles, RolesGuard } from '../05-auth-guards/guards.js';
 import { JwtStrategy } from '../05-auth-guards/jwt.strategy.js';
 
 /** The official reference server, run from node_modules (`npx @modelcontextprotocol/server-everything` in an app). */
-const everything = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+const everything = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist/index.js',
+);
 
 /**
  * A governed MCP gateway: one endpoint behind the app's bearer auth, fronting the official
@@ -37,7 +40,10 @@ const everything = join(dirname(createRequire(import.meta.url).resolve('@modelco
     McpClientModule.forRoot({
       clients: [
         // The child gets only the official client's safe environment: never this app's secrets.
-        { name: 'everything', transport: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' } },
+        {
+          name: 'everything',
+          transport: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' },
+        },
         { name: 'reports', transport: { type: 'http', url: process.env.REPORTS_URL ?? 'http://127.0.0.1:3002/mcp' } },
       ],
     }),

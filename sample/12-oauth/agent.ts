@@ -17,7 +17,11 @@ export class DpopKey {
   }
 
   /** A proof for one request: `htm` and `htu` name it, `ath` binds it to the access token. */
-  proof(htm: string, htu: string, options: { accessToken?: string; nonce?: string; iat?: number; jti?: string } = {}): Promise<string> {
+  proof(
+    htm: string,
+    htu: string,
+    options: { accessToken?: string; nonce?: string; iat?: number; jti?: string } = {},
+  ): Promise<string> {
     const claims: Record<string, unknown> = { htm, htu, jti: options.jti ?? randomUUID() };
     if (options.accessToken) claims.ath = createHash('sha256').update(options.accessToken).digest('base64url');
     if (options.nonce) claims.nonce = options.nonce;
@@ -45,10 +49,17 @@ export async function clientCredentialsToken(
   const response = await fetch(tokenEndpoint, {
     method: 'POST',
     headers,
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource: request.resource, scope: request.scope }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      resource: request.resource,
+      scope: request.scope,
+    }).toString(),
   });
   const body = (await response.json()) as { access_token?: string; error?: string; error_description?: string };
-  if (!response.ok || !body.access_token) throw new Error(`The token request failed: HTTP ${response.status} ${body.error ?? ''} ${body.error_description ?? ''}`);
+  if (!response.ok || !body.access_token)
+    throw new Error(
+      `The token request failed: HTTP ${response.status} ${body.error ?? ''} ${body.error_description ?? ''}`,
+    );
   return body.access_token;
 }
 

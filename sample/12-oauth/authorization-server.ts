@@ -63,7 +63,14 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     id_token_signed_response_alg: 'ES256',
   }));
   if (options.resourceServer) {
-    clients.push({ client_id: options.resourceServer.clientId, client_secret: options.resourceServer.clientSecret, grant_types: [], redirect_uris: [], response_types: [], id_token_signed_response_alg: 'ES256' });
+    clients.push({
+      client_id: options.resourceServer.clientId,
+      client_secret: options.resourceServer.clientSecret,
+      grant_types: [],
+      redirect_uris: [],
+      response_types: [],
+      id_token_signed_response_alg: 'ES256',
+    });
   }
   const provider = new Provider(issuer, {
     clients,
@@ -73,7 +80,10 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true, allowedPolicy: async (ctx) => ctx.oidc.client?.clientId === options.resourceServer?.clientId },
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (ctx) => ctx.oidc.client?.clientId === options.resourceServer?.clientId,
+      },
       dPoP: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -82,12 +92,16 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
           scope: options.scopes.join(' '),
           audience: resource,
           accessTokenTTL: 600,
-          ...(opaque.has(resource) ? { accessTokenFormat: 'opaque' as const } : { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'ES256' } } }),
+          ...(opaque.has(resource)
+            ? { accessTokenFormat: 'opaque' as const }
+            : { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: 'ES256' } } }),
         }),
       },
     },
   });
-  handler = provider.callback();
+  const callback = provider.callback();
+  // Koa answers its own errors (ctx.onerror): the promise of a request never rejects.
+  handler = (req, res) => void callback(req, res);
   return {
     issuer,
     tokenEndpoint: `${issuer}/token`,

@@ -27,19 +27,26 @@ export class ConformancePrompts {
   @Prompt({ description: 'A prompt that embeds the resource it is given.' })
   testPromptWithEmbeddedResource(@Args() { resourceUri }: EmbeddedResourcePromptDto) {
     return [
-      PromptMessage.user(Content.resource({ uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' })),
+      PromptMessage.user(
+        Content.resource({ uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' }),
+      ),
       PromptMessage.user('Please process the embedded resource above.'),
     ];
   }
 
   @Prompt({ description: 'A prompt with an image.' })
   testPromptWithImage() {
-    return [PromptMessage.user(Content.image(PNG_1X1_BASE64, 'image/png')), PromptMessage.user('Please analyze the image above.')];
+    return [
+      PromptMessage.user(Content.image(PNG_1X1_BASE64, 'image/png')),
+      PromptMessage.user('Please analyze the image above.'),
+    ];
   }
 
   @Prompt({ description: 'Asks the user for context before it renders (2026-07-28: input_required).' })
   async testInputRequiredResultPrompt(@Ctx() ctx: McpContext): Promise<string> {
-    const outcome = await ctx.elicit('Please provide context for the prompt.', PromptContextDto, { key: 'prompt_context' });
+    const outcome = await ctx.elicit('Please provide context for the prompt.', PromptContextDto, {
+      key: 'prompt_context',
+    });
     const context = outcome.action === 'accept' ? outcome.content.context : '(none given)';
     return `Use this context to answer: ${context}`;
   }

@@ -19,7 +19,8 @@ export class ConformanceSkills {
   refunds() {
     return {
       files: {
-        'SKILL.md': '---\nname: refunds\ndescription: Process customer refund requests per company policy\n---\n\nRefund within 30 days; see examples/email.md for the reply.\n',
+        'SKILL.md':
+          '---\nname: refunds\ndescription: Process customer refund requests per company policy\n---\n\nRefund within 30 days; see examples/email.md for the reply.\n',
         'examples/email.md': 'Dear customer, your refund is on its way.\n',
       },
     };

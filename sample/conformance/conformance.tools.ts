@@ -105,7 +105,10 @@ export class ConformanceTools {
 
   @Tool({ description: 'Asks the client’s model to answer a prompt (sampling) and returns its text.' })
   async testSampling(@Args() { prompt }: SamplingPromptDto, @Ctx() ctx: McpContext): Promise<string> {
-    const result = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
+    const result = await ctx.sample({
+      messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+      maxTokens: 100,
+    });
     const content = Array.isArray(result.content) ? result.content[0] : result.content;
     return `LLM response: ${typeof content?.text === 'string' ? content.text : JSON.stringify(content)}`;
   }
@@ -148,11 +151,16 @@ export class ConformanceTools {
 
   @Tool({ description: 'Needs the client’s sampling capability (2026-07-28: -32021 without it).' })
   async testMissingCapability(@Ctx() ctx: McpContext): Promise<string> {
-    const result = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi.' } }], maxTokens: 10 });
+    const result = await ctx.sample({
+      messages: [{ role: 'user', content: { type: 'text', text: 'Say hi.' } }],
+      maxTokens: 10,
+    });
     return `Sampled with model ${result.model}`;
   }
 
-  @Tool({ description: 'Asks for a confirmation without ever sending a request on its stream (2026-07-28: input_required).' })
+  @Tool({
+    description: 'Asks for a confirmation without ever sending a request on its stream (2026-07-28: input_required).',
+  })
   async testStreamingElicitation(@Ctx() ctx: McpContext): Promise<string> {
     const outcome = await ctx.elicit('Please confirm to continue.', ConfirmDto, { key: 'confirmation' });
     return describeOutcome(outcome);
@@ -161,7 +169,11 @@ export class ConformanceTools {
   @Tool({ description: 'Adds and removes a throwaway tool, so clients are told the tool list changed.' })
   testTriggerToolChange(): string {
     const name = `throwaway_tool_${++this.throwaway}`;
-    this.registry.addTool({ name, description: 'Exists for an instant, to announce a list change.', handler: () => 'gone' });
+    this.registry.addTool({
+      name,
+      description: 'Exists for an instant, to announce a list change.',
+      handler: () => 'gone',
+    });
     this.registry.removeTool(name);
     return 'Triggered notifications/tools/list_changed';
   }
@@ -169,7 +181,11 @@ export class ConformanceTools {
   @Tool({ description: 'Adds and removes a throwaway prompt, so clients are told the prompt list changed.' })
   testTriggerPromptChange(): string {
     const name = `throwaway_prompt_${++this.throwaway}`;
-    this.registry.addPrompt({ name, description: 'Exists for an instant, to announce a list change.', handler: () => 'gone' });
+    this.registry.addPrompt({
+      name,
+      description: 'Exists for an instant, to announce a list change.',
+      handler: () => 'gone',
+    });
     this.registry.removePrompt(name);
     return 'Triggered notifications/prompts/list_changed';
   }
@@ -183,7 +199,10 @@ export class ConformanceTools {
   @Tool({ description: 'Asks the client’s model for a completion (2026-07-28: input_required).' })
   async testInputRequiredResultSampling(@Ctx() ctx: McpContext): Promise<string> {
     const result = await ctx.sample(
-      { messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 },
+      {
+        messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }],
+        maxTokens: 100,
+      },
       { key: 'capital_question' },
     );
     return `The model answered: ${JSON.stringify(result.content)}`;
@@ -206,7 +225,10 @@ export class ConformanceTools {
     // Started together, so one round collects all three questions.
     const [name, sample, roots] = await Promise.all([
       ctx.elicit('What is your name?', NameDto, { key: 'user_name' }),
-      ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Greet the user.' } }], maxTokens: 100 }, { key: 'greeting' }),
+      ctx.sample(
+        { messages: [{ role: 'user', content: { type: 'text', text: 'Greet the user.' } }], maxTokens: 100 },
+        { key: 'greeting' },
+      ),
       ctx.roots({ key: 'client_roots' }),
     ]);
     return `name=${describeOutcome(name)}; model=${sample.model}; roots=${roots.length}`;

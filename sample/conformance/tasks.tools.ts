@@ -3,8 +3,15 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Args, Ctx, ErrorCode, McpContext, McpError, Tool, ToolError } from 'nestjs-model-context';
 
 const NAME = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
-const CONFIRM = { type: 'object', properties: { confirm: { type: 'boolean', description: 'True to go ahead' } }, required: ['confirm'] } as const;
-const NAME_AND_CONFIRM = { type: 'object', properties: { name: { type: 'string' }, confirm: { type: 'boolean' } } } as const;
+const CONFIRM = {
+  type: 'object',
+  properties: { confirm: { type: 'boolean', description: 'True to go ahead' } },
+  required: ['confirm'],
+} as const;
+const NAME_AND_CONFIRM = {
+  type: 'object',
+  properties: { name: { type: 'string' }, confirm: { type: 'boolean' } },
+} as const;
 
 /**
  * The tools the conformance suite's `io.modelcontextprotocol/tasks` scenarios call (SEP-2663):
@@ -21,15 +28,26 @@ export class ConformanceTaskTools {
   @Tool({
     name: 'slow_compute',
     description: 'Waits the given number of seconds, then answers; a task when the client supports tasks.',
-    input: { type: 'object', properties: { seconds: { type: 'number', minimum: 0 }, label: { type: 'string' } }, required: ['seconds'] },
+    input: {
+      type: 'object',
+      properties: { seconds: { type: 'number', minimum: 0 }, label: { type: 'string' } },
+      required: ['seconds'],
+    },
     task: 'optional',
   })
-  async slowCompute(@Args() { seconds, label }: { seconds: number; label?: string }, @Ctx() ctx: McpContext): Promise<string> {
+  async slowCompute(
+    @Args() { seconds, label }: { seconds: number; label?: string },
+    @Ctx() ctx: McpContext,
+  ): Promise<string> {
     if (seconds > 0) await delay(seconds * 1000, undefined, { signal: ctx.signal });
     return `Computed ${label ?? 'result'} after ${seconds} s.`;
   }
 
-  @Tool({ name: 'failing_job', description: 'Runs as a task and ends with a tool error after about a second.', task: 'required' })
+  @Tool({
+    name: 'failing_job',
+    description: 'Runs as a task and ends with a tool error after about a second.',
+    task: 'required',
+  })
   async failingJob(@Ctx() ctx: McpContext): Promise<never> {
     await delay(1000, undefined, { signal: ctx.signal });
     throw new ToolError('The job failed: the input could not be processed.');
@@ -54,13 +72,23 @@ export class ConformanceTaskTools {
 
   @Tool({ name: 'multi_input', description: 'Asks two questions at once inside the task.', task: 'optional' })
   async multiInput(@Ctx() ctx: McpContext): Promise<string> {
-    const answers = await Promise.all([ctx.elicit('First answer?', NAME_AND_CONFIRM), ctx.elicit('Second answer?', NAME_AND_CONFIRM)]);
+    const answers = await Promise.all([
+      ctx.elicit('First answer?', NAME_AND_CONFIRM),
+      ctx.elicit('Second answer?', NAME_AND_CONFIRM),
+    ]);
     return `Got ${answers.map((a) => a.action).join(' and ')}.`;
   }
 
-  @Tool({ name: 'test_tool_with_task', description: 'Asks for a name with MRTR, then greets in a task.', task: 'required' })
+  @Tool({
+    name: 'test_tool_with_task',
+    description: 'Asks for a name with MRTR, then greets in a task.',
+    task: 'required',
+  })
   async toolWithTask(@Ctx() ctx: McpContext): Promise<string> {
-    const answer = await ctx.elicit<{ name: string }>('What is your name?', NAME, { key: 'user_name', beforeTask: true });
+    const answer = await ctx.elicit<{ name: string }>('What is your name?', NAME, {
+      key: 'user_name',
+      beforeTask: true,
+    });
     const name = answer.action === 'accept' ? answer.content.name : 'stranger';
     await delay(100, undefined, { signal: ctx.signal });
     return `Hello, ${name}! Your task is done.`;

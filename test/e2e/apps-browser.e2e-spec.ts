@@ -117,44 +117,79 @@ main().catch((error) => { document.getElementById('host-status').textContent = '
 </script>
 </body></html>`;
 
-describe('MCP Apps: the sample dashboard view in headless Chromium through a minimal host page', { skip: browserAvailable() ? false : 'Chromium is not installed (/usr/bin/chromium)' }, () => {
-  let server: RunningApp;
-  let browser: TestBrowser;
-  let page: Page;
+describe(
+  'MCP Apps: the sample dashboard view in headless Chromium through a minimal host page',
+  { skip: browserAvailable() ? false : 'Chromium is not installed (/usr/bin/chromium)' },
+  () => {
+    let server: RunningApp;
+    let browser: TestBrowser;
+    let page: Page;
 
-  before(async () => {
-    server = await startApp(AppModule);
-    browser = await launchBrowser();
-    page = await browser.context.newPage();
-    // The host page is served at the server's own origin, so its fetches to /mcp are same-origin.
-    await page.route(`${server.base}/host.html`, (route) => route.fulfill({ contentType: 'text/html', body: HOST_PAGE }));
-    await page.goto(`${server.base}/host.html`);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+    before(async () => {
+      server = await startApp(AppModule);
+      browser = await launchBrowser();
+      page = await browser.context.newPage();
+      // The host page is served at the server's own origin, so its fetches to /mcp are same-origin.
+      await page.route(`${server.base}/host.html`, (route) =>
+        route.fulfill({ contentType: 'text/html', body: HOST_PAGE }),
+      );
+      await page.goto(`${server.base}/host.html`);
+    });
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
 
-  it('renders the tool result the host passes to the sandboxed view', async () => {
-    const iframe = page.locator('iframe[title="view"]');
-    assert.equal(await iframe.getAttribute('sandbox'), 'allow-scripts', 'the view has no same-origin access to the host');
-    const view = page.frameLocator('iframe[title="view"]');
-    await view.locator('tr[data-order="A-1001"] td.open').waitFor();
-    assert.deepEqual(await view.locator('tbody tr').evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: { order: string } }).dataset.order)), ['A-1001', 'A-1002', 'A-1003']);
-    assert.equal(await view.locator('tr[data-order="A-1003"] td.shipped').textContent(), 'shipped');
-    assert.equal(await page.locator('#host-status').textContent(), 'result sent');
-    assert.match(await page.evaluate(() => (globalThis as unknown as { viewCsp: string }).viewCsp), /^default-src 'none'; script-src 'self' 'unsafe-inline' ; .*connect-src 'self' ; .*frame-src 'none'; object-src 'none'; base-uri 'self'$/);
-  });
+    it('renders the tool result the host passes to the sandboxed view', async () => {
+      const iframe = page.locator('iframe[title="view"]');
+      assert.equal(
+        await iframe.getAttribute('sandbox'),
+        'allow-scripts',
+        'the view has no same-origin access to the host',
+      );
+      const view = page.frameLocator('iframe[title="view"]');
+      await view.locator('tr[data-order="A-1001"] td.open').waitFor();
+      assert.deepEqual(
+        await view
+          .locator('tbody tr')
+          .evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: { order: string } }).dataset.order)),
+        ['A-1001', 'A-1002', 'A-1003'],
+      );
+      assert.equal(await view.locator('tr[data-order="A-1003"] td.shipped').textContent(), 'shipped');
+      assert.equal(await page.locator('#host-status').textContent(), 'result sent');
+      assert.match(
+        await page.evaluate(() => (globalThis as unknown as { viewCsp: string }).viewCsp),
+        /^default-src 'none'; script-src 'self' 'unsafe-inline' ; .*connect-src 'self' ; .*frame-src 'none'; object-src 'none'; base-uri 'self'$/,
+      );
+    });
 
-  it("the view's Ship button calls the app-only ship_order through the host and the real endpoint", async () => {
-    const view = page.frameLocator('iframe[title="view"]');
-    await view.locator('tr[data-order="A-1001"] button', { hasText: 'Ship' }).click();
-    await view.locator('tr[data-order="A-1001"] td.shipped').waitFor();
-    assert.equal(await view.locator('#status').textContent(), 'Order A-1001 shipped.');
-    const forwarded = await page.evaluate(() => (globalThis as unknown as { forwarded: Array<{ name: string; arguments: unknown; result: { structuredContent: { shipped: string } } }> }).forwarded);
-    assert.deepEqual(forwarded.map((f) => [f.name, f.arguments, f.result.structuredContent.shipped]), [['ship_order', { id: 'A-1001' }, 'A-1001']]);
-    // The server's own state changed: the call went through the endpoint, not around it.
-    const order = server.app.get(OrdersService).list().find((o) => o.id === 'A-1001');
-    assert.equal(order?.status, 'shipped');
-  });
-});
+    it("the view's Ship button calls the app-only ship_order through the host and the real endpoint", async () => {
+      const view = page.frameLocator('iframe[title="view"]');
+      await view.locator('tr[data-order="A-1001"] button', { hasText: 'Ship' }).click();
+      await view.locator('tr[data-order="A-1001"] td.shipped').waitFor();
+      assert.equal(await view.locator('#status').textContent(), 'Order A-1001 shipped.');
+      const forwarded = await page.evaluate(
+        () =>
+          (
+            globalThis as unknown as {
+              forwarded: Array<{
+                name: string;
+                arguments: unknown;
+                result: { structuredContent: { shipped: string } };
+              }>;
+            }
+          ).forwarded,
+      );
+      assert.deepEqual(
+        forwarded.map((f) => [f.name, f.arguments, f.result.structuredContent.shipped]),
+        [['ship_order', { id: 'A-1001' }, 'A-1001']],
+      );
+      // The server's own state changed: the call went through the endpoint, not around it.
+      const order = server.app
+        .get(OrdersService)
+        .list()
+        .find((o) => o.id === 'A-1001');
+      assert.equal(order?.status, 'shipped');
+    });
+  },
+);

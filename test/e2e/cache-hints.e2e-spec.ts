@@ -34,7 +34,10 @@ describe('list cache hints per item (issue 18 item 4)', () => {
 
   it('a page carries the shortest TTL of the list and its items', async () => {
     const first = await modernList(server.url, 'tools/list');
-    assert.deepEqual(first.tools.map((t: Json) => t.name), ['plain', 'hot']);
+    assert.deepEqual(
+      first.tools.map((t: Json) => t.name),
+      ['plain', 'hot'],
+    );
     assert.equal(first.ttlMs, 5_000);
     assert.equal(first.cacheScope, 'public');
   });
@@ -44,7 +47,10 @@ describe('list cache hints per item (issue 18 item 4)', () => {
     const before = computed.count;
     const a = await modernListAs(server.url, 'tools/list', 'tenant-b', first.nextCursor);
     const b = await modernListAs(server.url, 'tools/list', 'tenant-a', first.nextCursor);
-    assert.deepEqual(a.tools.map((t: Json) => t.name), ['per_call']);
+    assert.deepEqual(
+      a.tools.map((t: Json) => t.name),
+      ['per_call'],
+    );
     assert.equal(computed.count, before + 2, 'the hint function runs once per request');
     assert.equal(a.ttlMs, 1_000 + before + 1);
     assert.equal(b.ttlMs, 1_000 + before + 2);
@@ -64,17 +70,27 @@ describe('list cache hints per item (issue 18 item 4)', () => {
   it('sends no cache hints on the legacy era (2025-11-25 results have no such fields)', async () => {
     const conn = await connectSdkClient(server.url);
     try {
-      const res = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, {
-        sessionId: conn.sessionId,
-        headers: { 'MCP-Protocol-Version': '2025-11-25' },
-      });
+      const res = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+        {
+          sessionId: conn.sessionId,
+          headers: { 'MCP-Protocol-Version': '2025-11-25' },
+        },
+      );
       const result = ((res.json ?? res.events?.[0]?.data) as Json).result;
-      assert.deepEqual(result.tools.map((t: Json) => t.name), ['plain', 'hot']);
+      assert.deepEqual(
+        result.tools.map((t: Json) => t.name),
+        ['plain', 'hot'],
+      );
       assert.equal(result.ttlMs, undefined);
       assert.equal(result.cacheScope, undefined);
       // The same tools list and call there as on 2026.
       const listed = await conn.client.listTools();
-      assert.deepEqual(listed.tools.map((t) => t.name), ['plain', 'hot']);
+      assert.deepEqual(
+        listed.tools.map((t) => t.name),
+        ['plain', 'hot'],
+      );
     } finally {
       await conn.close();
     }
@@ -93,7 +109,10 @@ describe('list cache hints under guards (issue 18 item 4)', () => {
     assert.equal(first.cacheScope, 'private');
     assert.equal(first.ttlMs, 5_000, 'item TTLs still apply');
     const second = await modernList(server.url, 'tools/list', first.nextCursor);
-    assert.deepEqual(second.tools.map((t: Json) => t.name), ['per_call', 'guarded']);
+    assert.deepEqual(
+      second.tools.map((t: Json) => t.name),
+      ['per_call', 'guarded'],
+    );
     assert.equal(second.cacheScope, 'private');
   });
 });
@@ -107,7 +126,9 @@ describe('list cache hints per list (issue 18 item 4)', () => {
         cache: {
           lists: (list, ctx) => {
             seen.push(`${list}:${ctx.method}`);
-            return list === 'prompts' ? { ttlMs: 1_234, cacheScope: 'public' } : { ttlMs: 90_000, cacheScope: 'public' };
+            return list === 'prompts'
+              ? { ttlMs: 1_234, cacheScope: 'public' }
+              : { ttlMs: 90_000, cacheScope: 'public' };
           },
         },
       }),

@@ -8,7 +8,15 @@ import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { trace } from '@opentelemetry/api';
-import { InjectMcpClient, McpClient, McpClientError, McpClientHealthIndicator, McpClientModule, McpClients, type McpClientOptions } from 'nestjs-model-context/client';
+import {
+  InjectMcpClient,
+  McpClient,
+  McpClientError,
+  McpClientHealthIndicator,
+  McpClientModule,
+  McpClients,
+  type McpClientOptions,
+} from 'nestjs-model-context/client';
 import { ClientUpstreamModule } from '../fixtures/client-upstream.module.js';
 import { InteractiveModule, fixtureEvents } from '../fixtures/interactive.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
@@ -26,7 +34,9 @@ type UpstreamTools = {
 
 /** A client straight from its options, closed by the caller. */
 async function withClient<T>(options: McpClientOptions, run: (client: McpClient<any>) => Promise<T>): Promise<T> {
-  const moduleRef = await Test.createTestingModule({ imports: [McpClientModule.forRoot({ clients: [options] })] }).compile();
+  const moduleRef = await Test.createTestingModule({
+    imports: [McpClientModule.forRoot({ clients: [options] })],
+  }).compile();
   await moduleRef.init();
   try {
     return await run(moduleRef.get(McpClients).get(options.name));
@@ -43,7 +53,9 @@ describe('McpClientModule: the official server-everything over stdio (legacy era
   let moduleRef: Awaited<ReturnType<ReturnType<typeof Test.createTestingModule>['compile']>>;
   let everything: McpClient;
   before(async () => {
-    moduleRef = await Test.createTestingModule({ imports: [McpClientModule.forRoot({ clients: [{ name: 'everything', transport: everythingStdio() }] })] }).compile();
+    moduleRef = await Test.createTestingModule({
+      imports: [McpClientModule.forRoot({ clients: [{ name: 'everything', transport: everythingStdio() }] })],
+    }).compile();
     await moduleRef.init();
     everything = moduleRef.get(McpClients).get('everything');
   });
@@ -71,7 +83,11 @@ describe('McpClientModule: the official server-everything over stdio (legacy era
 
   it('reports progress of a long-running tool', async () => {
     const progress: number[] = [];
-    await everything.callTool('trigger-long-running-operation', { duration: 1, steps: 3 }, { onProgress: (p) => progress.push(p.progress) });
+    await everything.callTool(
+      'trigger-long-running-operation',
+      { duration: 1, steps: 3 },
+      { onProgress: (p) => progress.push(p.progress) },
+    );
     // The last step's notification races the result inside the official client; the earlier ones do not.
     assert.deepEqual(progress.slice(0, 2), [1, 2]);
   });
@@ -96,19 +112,30 @@ describe('McpClientModule: server-everything over Streamable HTTP', () => {
       assert.equal(info.era, 'legacy');
       assert.match(textOf(await client.callTool('echo', { message: 'over http' })), /over http/);
       const progress: number[] = [];
-      await client.callTool('trigger-long-running-operation', { duration: 1, steps: 2 }, { onProgress: (p) => progress.push(p.progress) });
+      await client.callTool(
+        'trigger-long-running-operation',
+        { duration: 1, steps: 2 },
+        { onProgress: (p) => progress.push(p.progress) },
+      );
       assert.deepEqual(progress, [1, 2]);
     });
   });
 
   it('a pinned 2026-07-28 client refuses a legacy-only server with a clear error', async () => {
-    await withClient({ name: 'pinned', transport: { type: 'http', url: server.url }, era: '2026-07-28', retry: false }, async (client) => {
-      await assert.rejects(client.ping(), (error: unknown) => error instanceof McpClientError && error.client === 'pinned' && /pinned/.test(error.message));
-    });
+    await withClient(
+      { name: 'pinned', transport: { type: 'http', url: server.url }, era: '2026-07-28', retry: false },
+      async (client) => {
+        await assert.rejects(
+          client.ping(),
+          (error: unknown) =>
+            error instanceof McpClientError && error.client === 'pinned' && /pinned/.test(error.message),
+        );
+      },
+    );
   });
 });
 
-describe('McpClientModule: this project\'s own server over HTTP (both eras) and in process', () => {
+describe("McpClientModule: this project's own server over HTTP (both eras) and in process", () => {
   let upstream: RunningApp;
   let interactive: RunningApp;
   before(async () => {
@@ -126,13 +153,16 @@ describe('McpClientModule: this project\'s own server over HTTP (both eras) and 
       assert.equal(info.era, 'modern');
       assert.equal(info.protocolVersion, '2026-07-28');
     });
-    await withClient({ name: 'legacy', transport: { type: 'http', url: upstream.url }, era: 'legacy' }, async (client) => {
-      const info = await client.info();
-      assert.equal(info.era, 'legacy');
-      const typed = client as McpClient<UpstreamTools>;
-      const result = await typed.callTool('echo', { text: 'legacy era' });
-      assert.equal(result.structuredContent?.text, 'legacy era');
-    });
+    await withClient(
+      { name: 'legacy', transport: { type: 'http', url: upstream.url }, era: 'legacy' },
+      async (client) => {
+        const info = await client.info();
+        assert.equal(info.era, 'legacy');
+        const typed = client as McpClient<UpstreamTools>;
+        const result = await typed.callTool('echo', { text: 'legacy era' });
+        assert.equal(result.structuredContent?.text, 'legacy era');
+      },
+    );
   });
 
   it('typed calls return the structured result', async () => {
@@ -150,34 +180,67 @@ describe('McpClientModule: this project\'s own server over HTTP (both eras) and 
         const controller = new AbortController();
         const teardown = nextEvent(fixtureEvents, 'slow:teardown', 'the upstream never saw the cancellation');
         const call = client.callTool('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() });
-        await assert.rejects(call, (error: unknown) => error instanceof McpClientError && error.kind === 'aborted' && /cancelled by the caller/.test(error.message));
+        await assert.rejects(
+          call,
+          (error: unknown) =>
+            error instanceof McpClientError &&
+            error.kind === 'aborted' &&
+            /cancelled by the caller/.test(error.message),
+        );
         await teardown;
       });
     });
   }
 
   it('a timeout fails the call with a message naming the upstream and the option, and cancels upstream', async () => {
-    await withClient({ name: 'slowpoke', transport: { type: 'http', url: interactive.url }, timeoutMs: 300 }, async (client) => {
-      const teardown = nextEvent(fixtureEvents, 'slow:teardown', 'the upstream never saw the timed-out call end');
-      await assert.rejects(client.callTool('slow', {}), (error: unknown) => error instanceof McpClientError && error.kind === 'timeout' && /"slowpoke"/.test(error.message) && /timeoutMs/.test(error.message));
-      await teardown;
-    });
+    await withClient(
+      { name: 'slowpoke', transport: { type: 'http', url: interactive.url }, timeoutMs: 300 },
+      async (client) => {
+        const teardown = nextEvent(fixtureEvents, 'slow:teardown', 'the upstream never saw the timed-out call end');
+        await assert.rejects(
+          client.callTool('slow', {}),
+          (error: unknown) =>
+            error instanceof McpClientError &&
+            error.kind === 'timeout' &&
+            /"slowpoke"/.test(error.message) &&
+            /timeoutMs/.test(error.message),
+        );
+        await teardown;
+      },
+    );
   });
 
   it('a JSON-RPC error is a protocol error, not retried', async () => {
     await withClient({ name: 'modern', transport: { type: 'http', url: upstream.url } }, async (client) => {
-      await assert.rejects(client.getPrompt('no-such-prompt'), (error: unknown) => error instanceof McpClientError && error.kind === 'protocol' && typeof error.code === 'number');
+      await assert.rejects(
+        client.getPrompt('no-such-prompt'),
+        (error: unknown) =>
+          error instanceof McpClientError && error.kind === 'protocol' && typeof error.code === 'number',
+      );
     });
   });
 
   it('retries an unreachable upstream with backoff, then names it', async () => {
     const port = await freePort();
-    await withClient({ name: 'nowhere', transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp` }, retry: { attempts: 2, baseDelayMs: 1 } }, async (client) => {
-      await assert.rejects(client.listTools(), (error: unknown) => error instanceof McpClientError && error.kind === 'transport' && /"nowhere" could not be reached/.test(error.message));
-    });
+    await withClient(
+      {
+        name: 'nowhere',
+        transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
+        retry: { attempts: 2, baseDelayMs: 1 },
+      },
+      async (client) => {
+        await assert.rejects(
+          client.listTools(),
+          (error: unknown) =>
+            error instanceof McpClientError &&
+            error.kind === 'transport' &&
+            /"nowhere" could not be reached/.test(error.message),
+        );
+      },
+    );
   });
 
-  it('the in-process transport of the testing kit runs the app\'s pipeline without a port', async () => {
+  it("the in-process transport of the testing kit runs the app's pipeline without a port", async () => {
     const app = await NestFactory.createApplicationContext(InteractiveModule.register(), { logger: false });
     try {
       await withClient({ name: 'local', transport: { type: 'in-process', app } }, async (client) => {
@@ -188,14 +251,24 @@ describe('McpClientModule: this project\'s own server over HTTP (both eras) and 
         assert.match(textOf(result), /counted to 3/);
         assert.deepEqual(progress, [1, 2, 3]);
         const controller = new AbortController();
-        const teardown = nextEvent(fixtureEvents, 'slow:teardown', 'the in-process upstream never saw the cancellation');
-        await assert.rejects(client.callTool('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() }), (error: unknown) => error instanceof McpClientError && error.kind === 'aborted');
+        const teardown = nextEvent(
+          fixtureEvents,
+          'slow:teardown',
+          'the in-process upstream never saw the cancellation',
+        );
+        await assert.rejects(
+          client.callTool('slow', {}, { signal: controller.signal, onProgress: () => controller.abort() }),
+          (error: unknown) => error instanceof McpClientError && error.kind === 'aborted',
+        );
         await teardown;
       });
-      await withClient({ name: 'local-legacy', transport: { type: 'in-process', app }, era: 'legacy' }, async (client) => {
-        assert.equal((await client.info()).era, 'legacy');
-        assert.match(textOf(await client.callTool('count', { n: 2 })), /counted to 2/);
-      });
+      await withClient(
+        { name: 'local-legacy', transport: { type: 'in-process', app }, era: 'legacy' },
+        async (client) => {
+          assert.equal((await client.info()).era, 'legacy');
+          assert.match(textOf(await client.callTool('count', { n: 2 })), /counted to 2/);
+        },
+      );
     } finally {
       await app.close();
     }
@@ -219,12 +292,16 @@ describe('McpClientModule: this project\'s own server over HTTP (both eras) and 
     }
   });
 
-  it('one of this project\'s samples as the upstream: 02-streaming\'s progress', async () => {
+  it("one of this project's samples as the upstream: 02-streaming's progress", async () => {
     const sample = await startApp(StreamingSample);
     try {
       await withClient({ name: 'reports', transport: { type: 'http', url: sample.url } }, async (client) => {
         const progress: number[] = [];
-        const result = await client.callTool('build_report', { title: 'Q3', sections: 2 }, { onProgress: (p) => progress.push(p.progress) });
+        const result = await client.callTool(
+          'build_report',
+          { title: 'Q3', sections: 2 },
+          { onProgress: (p) => progress.push(p.progress) },
+        );
         assert.equal(result.isError, undefined);
         assert.deepEqual(progress, [1, 2]);
       });
@@ -251,14 +328,22 @@ describe('McpClientModule: the module', () => {
           names: ['up', 'down'],
           imports: [ConfigModule],
           inject: ['URL'],
-          useFactory: (url: string) => ({ clients: [{ name: 'up', transport: { type: 'http', url } }, { name: 'down', transport: { type: 'http', url: `http://127.0.0.1:${dead}/mcp` }, retry: false }] }),
+          useFactory: (url: string) => ({
+            clients: [
+              { name: 'up', transport: { type: 'http', url } },
+              { name: 'down', transport: { type: 'http', url: `http://127.0.0.1:${dead}/mcp` }, retry: false },
+            ],
+          }),
         }),
       ],
       providers: [Consumer],
     }).compile();
     try {
       await moduleRef.init();
-      assert.equal((await moduleRef.get(Consumer).up.listTools()).some((tool) => tool.name === 'echo'), true);
+      assert.equal(
+        (await moduleRef.get(Consumer).up.listTools()).some((tool) => tool.name === 'echo'),
+        true,
+      );
       const health = moduleRef.get(McpClientHealthIndicator);
       assert.deepEqual((await health.isHealthy('up')).up.status, 'up', JSON.stringify(await health.isHealthy('up')));
       const down = (await health.isHealthy('down')).down;
@@ -272,10 +357,28 @@ describe('McpClientModule: the module', () => {
 
   it('fails fast on a names mismatch, a duplicate name and an unknown name', async () => {
     await assert.rejects(
-      Test.createTestingModule({ imports: [McpClientModule.forRootAsync({ names: ['a'], useFactory: () => ({ clients: [{ name: 'b', transport: { type: 'http', url: 'http://127.0.0.1:1/mcp' } }] }) })] }).compile(),
+      Test.createTestingModule({
+        imports: [
+          McpClientModule.forRootAsync({
+            names: ['a'],
+            useFactory: () => ({
+              clients: [{ name: 'b', transport: { type: 'http', url: 'http://127.0.0.1:1/mcp' } }],
+            }),
+          }),
+        ],
+      }).compile(),
       /"names" lists \["a"\] but the factory configured \["b"\]/,
     );
-    assert.throws(() => McpClientModule.forRoot({ clients: [{ name: 'a', transport: { type: 'http', url: 'http://x/mcp' } }, { name: 'a', transport: { type: 'http', url: 'http://y/mcp' } }] }), /"a" is configured twice/);
+    assert.throws(
+      () =>
+        McpClientModule.forRoot({
+          clients: [
+            { name: 'a', transport: { type: 'http', url: 'http://x/mcp' } },
+            { name: 'a', transport: { type: 'http', url: 'http://y/mcp' } },
+          ],
+        }),
+      /"a" is configured twice/,
+    );
     const moduleRef = await Test.createTestingModule({ imports: [McpClientModule.forRoot({ clients: [] })] }).compile();
     assert.throws(() => moduleRef.get(McpClients).get('ghost'), /no client named "ghost"/);
     await moduleRef.close();
@@ -283,7 +386,13 @@ describe('McpClientModule: the module', () => {
 
   it('refuses credentials on a stdio upstream at bootstrap', async () => {
     await assert.rejects(
-      Test.createTestingModule({ imports: [McpClientModule.forRoot({ clients: [{ name: 'child', transport: everythingStdio(), auth: { type: 'pass-through', audience: 'x' } }] })] }).compile(),
+      Test.createTestingModule({
+        imports: [
+          McpClientModule.forRoot({
+            clients: [{ name: 'child', transport: everythingStdio(), auth: { type: 'pass-through', audience: 'x' } }],
+          }),
+        ],
+      }).compile(),
       /"child" has "auth" but its transport is not "http"/,
     );
   });
@@ -293,14 +402,25 @@ describe('the nestjs-model-context/client subpath', () => {
   const require = createRequire(import.meta.url);
 
   it('resolves import to dist/lib and require to dist/cjs; the CommonJS client loads the official SDK and calls', async () => {
-    assert.equal(fileURLToPath(import.meta.resolve('nestjs-model-context/client')), fileURLToPath(new URL('../../lib/client/index.js', import.meta.url)));
-    assert.equal(require.resolve('nestjs-model-context/client'), fileURLToPath(new URL('../../cjs/client/index.js', import.meta.url)));
-    const cjs = require('nestjs-model-context/client') as { McpClient: new (options: McpClientOptions) => McpClient; McpClientModule: unknown };
+    assert.equal(
+      fileURLToPath(import.meta.resolve('nestjs-model-context/client')),
+      fileURLToPath(new URL('../../lib/client/index.js', import.meta.url)),
+    );
+    assert.equal(
+      require.resolve('nestjs-model-context/client'),
+      fileURLToPath(new URL('../../cjs/client/index.js', import.meta.url)),
+    );
+    const cjs = require('nestjs-model-context/client') as {
+      McpClient: new (options: McpClientOptions) => McpClient;
+      McpClientModule: unknown;
+    };
     assert.equal(typeof cjs.McpClientModule, 'function');
     const upstream = await startApp(ClientUpstreamModule.register());
     const client = new cjs.McpClient({ name: 'cjs', transport: { type: 'http', url: upstream.url } });
     try {
-      assert.deepEqual((await client.callTool('echo', { text: 'from require' })).structuredContent, { text: 'from require' });
+      assert.deepEqual((await client.callTool('echo', { text: 'from require' })).structuredContent, {
+        text: 'from require',
+      });
       assert.equal((await client.info()).era, 'modern');
     } finally {
       await client.close();
@@ -311,9 +431,16 @@ describe('the nestjs-model-context/client subpath', () => {
   it('keeps the client and the official SDK out of the main entry', () => {
     for (const build of ['lib', 'cjs']) {
       const dir = fileURLToPath(new URL(`../../${build}/`, import.meta.url));
-      const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.js') && !f.startsWith('client'));
+      const files = (readdirSync(dir, { recursive: true }) as string[]).filter(
+        (f) => f.endsWith('.js') && !f.startsWith('client'),
+      );
       assert.ok(files.includes('index.js'));
-      for (const file of files) assert.doesNotMatch(readFileSync(join(dir, file), 'utf8'), /@modelcontextprotocol\/client|client\/index\.js/, `dist/${build}/${file} loads the client`);
+      for (const file of files)
+        assert.doesNotMatch(
+          readFileSync(join(dir, file), 'utf8'),
+          /@modelcontextprotocol\/client|client\/index\.js/,
+          `dist/${build}/${file} loads the client`,
+        );
     }
   });
 });

@@ -20,7 +20,14 @@ describe('official MCP conformance suite, SEP-2640 skills scenarios, against sam
       it(`${scenario} on leg ${leg}: no FAILURE, nothing skipped as not declared`, async () => {
         const [lib, server, outDir] = [harness.lib(), harness.server(), harness.outDir(`skills-${leg}`)];
         // Extension scenarios sit outside the spec timeline: --force runs them on the leg's wire.
-        const run = await lib.runConformance({ url: server.url, leg, scenario, outDir, stream: false, extraArgs: ['--force'] });
+        const run = await lib.runConformance({
+          url: server.url,
+          leg,
+          scenario,
+          outDir,
+          stream: false,
+          extraArgs: ['--force'],
+        });
         const checks = scenarioChecks(outDir, scenario);
         const tally = new Map<string, number>();
         for (const check of checks) tally.set(check.status, (tally.get(check.status) ?? 0) + 1);
@@ -28,11 +35,26 @@ describe('official MCP conformance suite, SEP-2640 skills scenarios, against sam
         console.log(`conformance ${leg} ${scenario}: ${run.total || '(no summary line)'} [${counts}]`);
         if (run.failures.length > 0) console.log(lib.formatIssues(run.failures));
         if (run.warnings.length > 0) console.log(lib.formatIssues(run.warnings));
-        assert.ok(checks.length > 0, `the suite wrote no checks; its output:\n${lib.stripAnsi(run.output).slice(-2000)}`);
-        assert.deepEqual(run.failures.map((f) => `${f.id}: ${f.message ?? f.description}`), [], 'FAILURE checks (details printed above)');
-        assert.deepEqual(run.warnings.map((w) => `${w.id}: ${w.message ?? w.description}`), [], 'WARNING checks (details printed above)');
+        assert.ok(
+          checks.length > 0,
+          `the suite wrote no checks; its output:\n${lib.stripAnsi(run.output).slice(-2000)}`,
+        );
+        assert.deepEqual(
+          run.failures.map((f) => `${f.id}: ${f.message ?? f.description}`),
+          [],
+          'FAILURE checks (details printed above)',
+        );
+        assert.deepEqual(
+          run.warnings.map((w) => `${w.id}: ${w.message ?? w.description}`),
+          [],
+          'WARNING checks (details printed above)',
+        );
         const undeclared = checks.filter((c) => c.status === 'SKIPPED' && NOT_DECLARED.test(c.errorMessage ?? ''));
-        assert.deepEqual(undeclared.map((c) => c.id), [], 'checks skipped because the extension was not declared');
+        assert.deepEqual(
+          undeclared.map((c) => c.id),
+          [],
+          'checks skipped because the extension was not declared',
+        );
         assert.equal(run.exitCode, 0, 'the suite exit code');
       });
     }

@@ -32,7 +32,11 @@ describe('official MCP conformance suite: io.modelcontextprotocol/tasks scenario
     const root = new URL('../../../', import.meta.url);
     const lib = harness.lib();
     const bin = lib.conformanceBin('@modelcontextprotocol/conformance');
-    const listed = execFileSync(process.execPath, ['--import', new URL('scripts/conformance-register.mjs', root).href, bin, 'list', '--server'], { encoding: 'utf8' });
+    const listed = execFileSync(
+      process.execPath,
+      ['--import', new URL('scripts/conformance-register.mjs', root).href, bin, 'list', '--server'],
+      { encoding: 'utf8' },
+    );
     const names = [...lib.stripAnsi(listed).matchAll(/^\s*-\s+(tasks-[a-z-]+)/gm)].map((m) => m[1]).sort();
     assert.deepEqual(names, Object.keys(SCENARIOS).sort());
   });
@@ -45,8 +49,16 @@ describe('official MCP conformance suite: io.modelcontextprotocol/tasks scenario
       if (run.failures.length > 0) console.log(lib.formatIssues(run.failures));
       if (run.warnings.length > 0) console.log(lib.formatIssues(run.warnings));
       assert.ok(run.checked > 0, `the suite wrote no checks; its output:\n${lib.stripAnsi(run.output).slice(-2000)}`);
-      assert.deepEqual(run.failures.map((f) => `${f.id}: ${f.message ?? f.description}`), [], 'FAILURE checks (details printed above)');
-      assert.deepEqual(run.warnings.map((w) => `${w.id}: ${w.message ?? w.description}`), [], 'WARNING checks (details printed above)');
+      assert.deepEqual(
+        run.failures.map((f) => `${f.id}: ${f.message ?? f.description}`),
+        [],
+        'FAILURE checks (details printed above)',
+      );
+      assert.deepEqual(
+        run.warnings.map((w) => `${w.id}: ${w.message ?? w.description}`),
+        [],
+        'WARNING checks (details printed above)',
+      );
       const passed = scenarioChecks(outDir, scenario).filter((check) => check.status === 'SUCCESS').length;
       assert.ok(passed >= successes, `${scenario}: ${passed} SUCCESS checks, expected at least ${successes}`);
       assert.equal(run.exitCode, 0);

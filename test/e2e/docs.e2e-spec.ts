@@ -16,7 +16,16 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
@@ -28,12 +37,19 @@ const docsDir = join(root, 'docs');
 
 /** The pages whose snippets are compiled. */
 function snippetPages(): string[] {
-  return ['README.md', ...readdirSync(docsDir).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+  return [
+    'README.md',
+    ...readdirSync(docsDir)
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ];
 }
 
 /** The pages whose links are checked. */
 function linkedPages(): string[] {
-  const samples = readdirSync(join(root, 'sample')).map((name) => `sample/${name}/README.md`).filter((path) => existsSync(join(root, path)));
+  const samples = readdirSync(join(root, 'sample'))
+    .map((name) => `sample/${name}/README.md`)
+    .filter((path) => existsSync(join(root, path)));
   return [...snippetPages(), 'SECURITY.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...samples];
 }
 
@@ -82,13 +98,20 @@ describe('Docs', () => {
       const lines = readFileSync(join(docsDir, name), 'utf8').split('\n');
       assert.match(lines[0]!, /^# \S/, `docs/${name} starts with its "# Title"`);
       const first = lines.slice(1).find((line) => line.trim() !== '' && !/^<!--.*-->$/.test(line.trim()));
-      assert.match(first ?? '', /^```\w+/, `docs/${name}: the first thing under the title is a code block, not: ${first}`);
+      assert.match(
+        first ?? '',
+        /^```\w+/,
+        `docs/${name}: the first thing under the title is a code block, not: ${first}`,
+      );
     }
   });
 
   it('the anchors follow GitHub: lower case, punctuation dropped, spaces to hyphens, repeats numbered', () => {
     assert.equal(slug('DTO → JSON Schema'), 'dto--json-schema');
-    assert.equal(slug('`@Tool()` options, parameters, results and errors'), 'tool-options-parameters-results-and-errors');
+    assert.equal(
+      slug('`@Tool()` options, parameters, results and errors'),
+      'tool-options-parameters-results-and-errors',
+    );
     assert.equal(slug("Behind the app's auth guard"), 'behind-the-apps-auth-guard');
     assert.equal(slug('Legacy HTTP+SSE transport (2024-11-05)'), 'legacy-httpsse-transport-2024-11-05');
     assert.equal(slug('Routing on arguments: `@McpHeader`'), 'routing-on-arguments-mcpheader');
@@ -96,15 +119,23 @@ describe('Docs', () => {
   });
 
   it('every sample has a README saying how to run it', () => {
-    for (const name of readdirSync(join(root, 'sample')).filter((entry) => statSync(join(root, 'sample', entry)).isDirectory())) {
+    for (const name of readdirSync(join(root, 'sample')).filter((entry) =>
+      statSync(join(root, 'sample', entry)).isDirectory(),
+    )) {
       const readme = join(root, 'sample', name, 'README.md');
       assert.ok(existsSync(readme), `sample/${name} has no README.md`);
-      assert.match(readFileSync(readme, 'utf8'), /npm run [\w:-]+/, `sample/${name}/README.md does not say how to run it`);
+      assert.match(
+        readFileSync(readme, 'utf8'),
+        /npm run [\w:-]+/,
+        `sample/${name}/README.md does not say how to run it`,
+      );
     }
   });
 
   it("the README's map of the docs links every docs/ page", () => {
-    const linked = new Set(links(readFileSync(join(root, 'README.md'), 'utf8')).map(({ target }) => target.split('#')[0]));
+    const linked = new Set(
+      links(readFileSync(join(root, 'README.md'), 'utf8')).map(({ target }) => target.split('#')[0]),
+    );
     const missing = readdirSync(docsDir).filter((name) => name.endsWith('.md') && !linked.has(`docs/${name}`));
     assert.deepEqual(missing, [], 'docs pages the README does not link to');
   });
@@ -129,8 +160,12 @@ describe('Docs', () => {
           continue;
         }
         if (hash !== undefined) {
-          if (!resolved.endsWith('.md') || statSync(resolved).isDirectory()) broken.push(`${page}:${line}: ${target} (an anchor into a file that is not Markdown)`);
-          else if (!anchorsOf(resolved).has(hash)) broken.push(`${page}:${line}: ${target} (no heading with the anchor #${hash} in ${relative(root, resolved)})`);
+          if (!resolved.endsWith('.md') || statSync(resolved).isDirectory())
+            broken.push(`${page}:${line}: ${target} (an anchor into a file that is not Markdown)`);
+          else if (!anchorsOf(resolved).has(hash))
+            broken.push(
+              `${page}:${line}: ${target} (no heading with the anchor #${hash} in ${relative(root, resolved)})`,
+            );
         }
       }
     }
@@ -139,7 +174,9 @@ describe('Docs', () => {
   });
 
   it('every `npm run <script>` the pages name is a script of package.json', () => {
-    const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     const unknown: string[] = [];
     for (const page of linkedPages()) {
       for (const match of readFileSync(join(root, page), 'utf8').matchAll(/npm run ([\w:-]+)/g)) {
@@ -153,9 +190,17 @@ describe('Docs', () => {
     for (const { page, block } of tsSnippets()) {
       const found = directive(block);
       if (!found) continue;
-      assert.ok(['prelude', 'excerpt-of', 'checked-by', 'not-compiled'].includes(found.kind), `${page}:${block.line}: unknown directive "${found.kind}"`);
-      if (found.kind === 'not-compiled') assert.ok(found.value.length >= 10, `${page}:${block.line}: not-compiled needs a reason`);
-      if (found.kind === 'prelude') assert.ok(existsSync(join(docsDir, 'preludes', `${found.value}.ts`)), `${page}:${block.line}: no docs/preludes/${found.value}.ts`);
+      assert.ok(
+        ['prelude', 'excerpt-of', 'checked-by', 'not-compiled'].includes(found.kind),
+        `${page}:${block.line}: unknown directive "${found.kind}"`,
+      );
+      if (found.kind === 'not-compiled')
+        assert.ok(found.value.length >= 10, `${page}:${block.line}: not-compiled needs a reason`);
+      if (found.kind === 'prelude')
+        assert.ok(
+          existsSync(join(docsDir, 'preludes', `${found.value}.ts`)),
+          `${page}:${block.line}: no docs/preludes/${found.value}.ts`,
+        );
       if (found.kind === 'checked-by') {
         assert.equal(found.value, 'readme.e2e-spec', `${page}:${block.line}`);
         const section = sectionOf(page, block.line);
@@ -166,7 +211,10 @@ describe('Docs', () => {
       }
     }
     const skipped = tsSnippets().filter(({ block }) => directive(block)?.kind === 'not-compiled');
-    assert.ok(skipped.length <= 3, `not-compiled is for the rare block that cannot compile; ${skipped.length} are marked`);
+    assert.ok(
+      skipped.length <= 3,
+      `not-compiled is for the rare block that cannot compile; ${skipped.length} are marked`,
+    );
   });
 
   it('every excerpt is, part by part and in order, in the file it names', () => {
@@ -184,9 +232,14 @@ describe('Docs', () => {
       }
       const file = readFileSync(join(root, found.value, path), 'utf8');
       let from = 0;
-      for (const chunk of chunks.map((part) => part.join('\n').replace(/^\n+|\n+$/g, '')).filter((part) => part !== '')) {
+      for (const chunk of chunks
+        .map((part) => part.join('\n').replace(/^\n+|\n+$/g, ''))
+        .filter((part) => part !== '')) {
         const at = file.indexOf(chunk, from);
-        assert.ok(at >= 0, `${page}:${block.line}: this part of ${found.value}/${path} is not in the file (or not in this order):\n${chunk}`);
+        assert.ok(
+          at >= 0,
+          `${page}:${block.line}: this part of ${found.value}/${path} is not in the file (or not in this order):\n${chunk}`,
+        );
         from = at + chunk.length;
       }
       count++;
@@ -206,26 +259,49 @@ describe('Docs', () => {
         .map((block) => /^\/\/ ([\w./-]+\.ts)\n/.exec(block.text)?.[1]),
     );
     const walk = (dir: string): string[] =>
-      readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : []));
-    const users = [...walk(join(app, 'src')), ...walk(join(app, 'test'))].filter((file) => /from 'nestjs-model-context(?:\/testing)?'/.test(readFileSync(file, 'utf8')));
+      readdirSync(dir).flatMap((name) =>
+        statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : [],
+      );
+    const users = [...walk(join(app, 'src')), ...walk(join(app, 'test'))].filter((file) =>
+      /from 'nestjs-model-context(?:\/testing)?'/.test(readFileSync(file, 'utf8')),
+    );
     assert.ok(users.length >= 3, 'the enterprise app imports the package in its module, its tools and its tests');
     for (const file of users) {
       const path = relative(app, file);
-      assert.ok(excerpted.has(path), `docs/existing-app.md has no excerpt of ${path}, which imports nestjs-model-context`);
-      for (const match of readFileSync(file, 'utf8').matchAll(/import \{([^}]*)\} from 'nestjs-model-context(?:\/testing)?'/g)) {
-        for (const name of match[1]!.split(',').map((part) => part.trim().replace(/^type\s+/, '')).filter(Boolean)) {
-          assert.ok(new RegExp(`\\b${name}\\b`).test(page), `docs/existing-app.md never shows ${name}, which ${path} imports`);
+      assert.ok(
+        excerpted.has(path),
+        `docs/existing-app.md has no excerpt of ${path}, which imports nestjs-model-context`,
+      );
+      for (const match of readFileSync(file, 'utf8').matchAll(
+        /import \{([^}]*)\} from 'nestjs-model-context(?:\/testing)?'/g,
+      )) {
+        for (const name of match[1]!
+          .split(',')
+          .map((part) => part.trim().replace(/^type\s+/, ''))
+          .filter(Boolean)) {
+          assert.ok(
+            new RegExp(`\\b${name}\\b`).test(page),
+            `docs/existing-app.md never shows ${name}, which ${path} imports`,
+          );
         }
       }
     }
-    const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     const install = /`npm install (nestjs-model-context[^`]*)`/.exec(page)?.[1];
     assert.ok(install, 'docs/existing-app.md gives the install command');
     for (const dependency of ['nestjs-model-context', 'light-my-request']) {
       assert.ok(dependency in manifest.dependencies, `the enterprise app depends on ${dependency}`);
       assert.match(install, new RegExp(`\\b${dependency}\\b`), `the install command names ${dependency}`);
     }
-    assert.match(install, new RegExp(`light-my-request@${manifest.dependencies['light-my-request']!.replace(/\.\d+$/, '').replace('.', '\\.')}\\b`), 'the install command pins the light-my-request the app uses');
+    assert.match(
+      install,
+      new RegExp(
+        `light-my-request@${manifest.dependencies['light-my-request']!.replace(/\.\d+$/, '').replace('.', '\\.')}\\b`,
+      ),
+      'the install command pins the light-my-request the app uses',
+    );
   });
 
   it('every other ```ts block compiles as an ES module against the built package', async () => {
@@ -244,7 +320,9 @@ describe('Docs', () => {
       let offset = 0;
       if (isModule(block.text)) {
         // A whole module: a prelude only adds declarations after it (its own imports come first).
-        text = found ? `${block.text}\n${readFileSync(join(docsDir, 'preludes', `${found.value}.ts`), 'utf8')}` : block.text;
+        text = found
+          ? `${block.text}\n${readFileSync(join(docsDir, 'preludes', `${found.value}.ts`), 'utf8')}`
+          : block.text;
       } else {
         const wrapper = found ? readFileSync(join(docsDir, 'preludes', `${found.value}.ts`), 'utf8') : '// <snippet>\n';
         const [head, tail = ''] = wrapper.split(/^\s*\/\/ <snippet>\s*$/m) as [string, string?];
@@ -256,7 +334,10 @@ describe('Docs', () => {
       origins.set(name, { page, blockLine: block.line, offset });
       compiled++;
     }
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...appCompilerOptions, noEmit: true, lib: ['ES2023'] }, include: ['*.ts'] }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { ...appCompilerOptions, noEmit: true, lib: ['ES2023'] }, include: ['*.ts'] }),
+    );
     const result = await tscRun(join(dir, 'tsconfig.json'), dir);
     const errors = result.output
       .split('\n')
@@ -266,7 +347,9 @@ describe('Docs', () => {
         const origin = at && origins.get(at[1]!);
         if (!at || !origin) return line;
         const inBlock = Number(at[2]) - origin.offset;
-        return inBlock >= 1 ? `${origin.page}:${origin.blockLine + inBlock}: ${at[4]}` : `${origin.page}:${origin.blockLine} (in its prelude, line ${at[2]}): ${at[4]}`;
+        return inBlock >= 1
+          ? `${origin.page}:${origin.blockLine + inBlock}: ${at[4]}`
+          : `${origin.page}:${origin.blockLine} (in its prelude, line ${at[2]}): ${at[4]}`;
       });
     assert.equal(result.code, 0, `snippets that do not compile:\n${errors.join('\n') || result.output}`);
     assert.ok(compiled >= 30, `only ${compiled} snippets compiled`);
@@ -275,19 +358,36 @@ describe('Docs', () => {
   it('docs/options.md is what scripts/gen-options-doc.mjs generates from the options types, and names every option', async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
-        execFile(process.execPath, [join(root, 'scripts/gen-options-doc.mjs'), ...args], { cwd: root, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-          done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        execFile(
+          process.execPath,
+          [join(root, 'scripts/gen-options-doc.mjs'), ...args],
+          { cwd: root, maxBuffer: 16 * 1024 * 1024 },
+          (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
         ),
       );
     const listed = await run(['--list']);
     assert.equal(listed.code, 0, listed.stderr);
     const options = JSON.parse(listed.stdout) as string[];
-    for (const expected of ['name', 'path', 'controllerDecorators', 'limits.maxBatchLength', 'sessions.idleTtlMs', 'redis.keyPrefix', 'tasks.maxResultBytes', 'skills.maxFilesPerSkill', 'auth.resource']) {
+    for (const expected of [
+      'name',
+      'path',
+      'controllerDecorators',
+      'limits.maxBatchLength',
+      'sessions.idleTtlMs',
+      'redis.keyPrefix',
+      'tasks.maxResultBytes',
+      'skills.maxFilesPerSkill',
+      'auth.resource',
+    ]) {
       assert.ok(options.includes(expected), `the generator did not find the option ${expected} in the options types`);
     }
     const page = readFileSync(join(docsDir, 'options.md'), 'utf8');
     const missing = options.filter((option) => !page.includes(`| \`${option}\` |`));
-    assert.deepEqual(missing, [], `docs/options.md has no row for: ${missing.join(', ')}. Run: node scripts/gen-options-doc.mjs`);
+    assert.deepEqual(
+      missing,
+      [],
+      `docs/options.md has no row for: ${missing.join(', ')}. Run: node scripts/gen-options-doc.mjs`,
+    );
     const checked = await run(['--check']);
     assert.equal(checked.code, 0, `docs/options.md is stale:\n${checked.stderr}`);
   });

@@ -28,14 +28,23 @@ function exportedNames(source: string): string[] {
   const text = readFileSync(join(root, source), 'utf8');
   assert.doesNotMatch(text, /export\s+\*/, `${source} re-exports a whole module: its names could not be counted`);
   return [...text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)].flatMap((m) =>
-    m[1].split(',').map((name) => name.trim().replace(/^type\s+/, '')).filter(Boolean),
+    m[1]
+      .split(',')
+      .map((name) => name.trim().replace(/^type\s+/, ''))
+      .filter(Boolean),
   );
 }
 
 describe('dual package', () => {
   it('resolves import to dist/lib (what tests load) and require to dist/cjs', () => {
-    assert.equal(fileURLToPath(import.meta.resolve('nestjs-model-context')), fileURLToPath(new URL('../../lib/index.js', import.meta.url)));
-    assert.equal(require.resolve('nestjs-model-context'), fileURLToPath(new URL('../../cjs/index.js', import.meta.url)));
+    assert.equal(
+      fileURLToPath(import.meta.resolve('nestjs-model-context')),
+      fileURLToPath(new URL('../../lib/index.js', import.meta.url)),
+    );
+    assert.equal(
+      require.resolve('nestjs-model-context'),
+      fileURLToPath(new URL('../../cjs/index.js', import.meta.url)),
+    );
   });
 
   it('gives both builds the same DI tokens, metadata keys and emission marker', async () => {
@@ -49,8 +58,14 @@ describe('dual package', () => {
   });
 
   it('resolves the testing subpath in both builds, each on its own copy of the library', () => {
-    assert.equal(fileURLToPath(import.meta.resolve('nestjs-model-context/testing')), fileURLToPath(new URL('../../lib/testing/index.js', import.meta.url)));
-    assert.equal(require.resolve('nestjs-model-context/testing'), fileURLToPath(new URL('../../cjs/testing/index.js', import.meta.url)));
+    assert.equal(
+      fileURLToPath(import.meta.resolve('nestjs-model-context/testing')),
+      fileURLToPath(new URL('../../lib/testing/index.js', import.meta.url)),
+    );
+    assert.equal(
+      require.resolve('nestjs-model-context/testing'),
+      fileURLToPath(new URL('../../cjs/testing/index.js', import.meta.url)),
+    );
     const cjs = require('nestjs-model-context/testing') as Record<string, unknown>;
     assert.equal(typeof cjs.McpTestClient, 'function');
     assert.equal(typeof cjs.McpTestError, 'function');
@@ -63,35 +78,66 @@ describe('dual package', () => {
       const dir = fileURLToPath(new URL(`../../${build}/`, import.meta.url));
       // The catalog command (cli/, the package's bin) takes the lists through the testing client;
       // it is an entry of its own that nothing under the main entry imports.
-      const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.js') && !f.startsWith('testing') && !f.startsWith('cli'));
+      const files = (readdirSync(dir, { recursive: true }) as string[]).filter(
+        (f) => f.endsWith('.js') && !f.startsWith('testing') && !f.startsWith('cli'),
+      );
       assert.ok(files.includes('index.js'));
-      for (const file of files) assert.doesNotMatch(readFileSync(join(dir, file), 'utf8'), /testing\/(index|mcp-test-client)\.js/, `dist/${build}/${file} loads the testing kit`);
+      for (const file of files)
+        assert.doesNotMatch(
+          readFileSync(join(dir, file), 'utf8'),
+          /testing\/(index|mcp-test-client)\.js/,
+          `dist/${build}/${file} loads the testing kit`,
+        );
     }
   });
 
   it('keeps the root entry to what an app author writes against: under 80 names, types included', async () => {
     const names = exportedNames('lib/index.ts');
     assert.equal(new Set(names).size, names.length, 'a name is exported twice');
-    assert.ok(names.length < 80, `the root entry exports ${names.length} names (80 or more): move what is not an app author's to a subpath`);
+    assert.ok(
+      names.length < 80,
+      `the root entry exports ${names.length} names (80 or more): move what is not an app author's to a subpath`,
+    );
     // Every runtime value of the built entry is among the counted names, so the count misses none.
     const values = Object.keys(await import('nestjs-model-context'));
-    assert.deepEqual(values.filter((value) => !names.includes(value)), []);
+    assert.deepEqual(
+      values.filter((value) => !names.includes(value)),
+      [],
+    );
   });
 
   it('resolves every subpath in both builds, with typings for NodeNext and for moduleResolution node', async () => {
-    assert.deepEqual(subpaths.sort(), ['./catalog', './client', './options', './protocol', './redis', './sessions', './stores', './telemetry', './testing', './transports']);
+    assert.deepEqual(subpaths.sort(), [
+      './catalog',
+      './client',
+      './options',
+      './protocol',
+      './redis',
+      './sessions',
+      './stores',
+      './telemetry',
+      './testing',
+      './transports',
+    ]);
     const homes = new Map<string, string>(Object.keys(await import('nestjs-model-context')).map((name) => [name, '.']));
     for (const subpath of subpaths) {
       const specifier = `nestjs-model-context${subpath.slice(1)}`;
       const target = manifest.exports[subpath] as Conditions;
       assert.equal(fileURLToPath(import.meta.resolve(specifier)), join(root, target.import.default), specifier);
       assert.equal(require.resolve(specifier), join(root, target.require.default), specifier);
-      for (const typings of [target.import.types, target.require.types]) assert.ok(existsSync(join(root, typings)), `${typings} is missing`);
+      for (const typings of [target.import.types, target.require.types])
+        assert.ok(existsSync(join(root, typings)), `${typings} is missing`);
       // TypeScript's `moduleResolution: node` reads no `exports`: typesVersions carries the subpath.
-      assert.deepEqual(manifest.typesVersions['*'][subpath.slice(2)], [target.require.types], `typesVersions of ${subpath}`);
+      assert.deepEqual(
+        manifest.typesVersions['*'][subpath.slice(2)],
+        [target.require.types],
+        `typesVersions of ${subpath}`,
+      );
 
       const esm = Object.keys(await import(specifier)).sort();
-      const cjs = Object.keys(require(specifier) as object).filter((key) => key !== '__esModule').sort();
+      const cjs = Object.keys(require(specifier) as object)
+        .filter((key) => key !== '__esModule')
+        .sort();
       assert.ok(esm.length > 0, `${specifier} exports no value`);
       assert.deepEqual(cjs, esm, `${specifier}: require and import give the same names`);
       // One home per runtime value: an entry is chosen by intent, not by where a name was handy.

@@ -9,7 +9,14 @@ import { after, before, describe, it } from 'node:test';
 import { Injectable, Module } from '@nestjs/common';
 import { Ctx, McpModule, Tool, type McpContext } from '../../lib/index.js';
 import { startApp, type RunningApp } from '../utils/app.js';
-import { META_KEYS, connectModernClient, connectSdkClient, modernRpc, type ElicitationParams, type InputHandlers } from '../utils/clients.js';
+import {
+  META_KEYS,
+  connectModernClient,
+  connectSdkClient,
+  modernRpc,
+  type ElicitationParams,
+  type InputHandlers,
+} from '../utils/clients.js';
 
 type Json = Record<string, any>;
 
@@ -19,7 +26,9 @@ const LINK_URL = 'https://auth.example.com/link?state=e2e';
 class AccountTools {
   @Tool('link_account', { description: 'Sends the user to the provider to link their account.' })
   async link(@Ctx() ctx: McpContext): Promise<string> {
-    const outcome = await ctx.elicitUrl('Sign in at the provider to link your account.', LINK_URL, { elicitationId: 'link-e2e' });
+    const outcome = await ctx.elicitUrl('Sign in at the provider to link your account.', LINK_URL, {
+      elicitationId: 'link-e2e',
+    });
     return `link: ${outcome.action}`;
   }
 }
@@ -31,11 +40,20 @@ interface AnyClient {
   callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<Json>;
 }
 
-type Connect = (url: string, options: InputHandlers & { capabilities?: Record<string, Record<string, unknown>> }) => Promise<{ client: AnyClient; close(): Promise<void> }>;
+type Connect = (
+  url: string,
+  options: InputHandlers & { capabilities?: Record<string, Record<string, unknown>> },
+) => Promise<{ client: AnyClient; close(): Promise<void> }>;
 
 const eras: Array<{ era: string; connect: Connect }> = [
-  { era: '2025-11-25 (@modelcontextprotocol/sdk 1.32)', connect: (url, options) => connectSdkClient(url, options) as never },
-  { era: '2026-07-28 (@modelcontextprotocol/client 2.4)', connect: (url, options) => connectModernClient(url, options) as never },
+  {
+    era: '2025-11-25 (@modelcontextprotocol/sdk 1.32)',
+    connect: (url, options) => connectSdkClient(url, options) as never,
+  },
+  {
+    era: '2026-07-28 (@modelcontextprotocol/client 2.4)',
+    connect: (url, options) => connectModernClient(url, options) as never,
+  },
 ];
 
 const URL_CAPABLE = { elicitation: { form: {}, url: {} } };
@@ -105,10 +123,14 @@ describe('URL-mode elicitation', () => {
 
   it('puts the 2026-07-28 URL request on the wire without the elicitationId that revision dropped', async () => {
     const caps = { [META_KEYS.clientCapabilities]: URL_CAPABLE };
-    const first = (await modernRpc(server.url, 'tools/call', { name: 'link_account', arguments: {}, _meta: caps })).json as Json;
+    const first = (await modernRpc(server.url, 'tools/call', { name: 'link_account', arguments: {}, _meta: caps }))
+      .json as Json;
     assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
     const requests = Object.values(first.result.inputRequests) as Json[];
     assert.equal(requests.length, 1);
-    assert.deepEqual(requests[0], { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in at the provider to link your account.', url: LINK_URL } });
+    assert.deepEqual(requests[0], {
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Sign in at the provider to link your account.', url: LINK_URL },
+    });
   });
 });

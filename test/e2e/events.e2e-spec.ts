@@ -17,10 +17,19 @@ type Json = Record<string, any>;
 const LEGACY = '2025-11-25';
 
 async function openSession(url: string, id: string): Promise<string> {
-  const res = await rpc(url, { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'audit-test', version: '3' } } });
+  const res = await rpc(url, {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'audit-test', version: '3' } },
+  });
   assert.equal(res.status, 200);
   const sessionId = res.headers.get('mcp-session-id')!;
-  await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers: { 'MCP-Protocol-Version': LEGACY } });
+  await rpc(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { sessionId, headers: { 'MCP-Protocol-Version': LEGACY } },
+  );
   return sessionId;
 }
 
@@ -42,22 +51,32 @@ describe('McpEvents: audit and integration events', () => {
   let audit: AuditLog;
   let listener: EmitterListener;
   before(async () => {
-    server = await startApp(ObservabilityModule.register({}, { imports: [EventEmitterModule.forRoot()], providers: [EmitterListener] }));
+    server = await startApp(
+      ObservabilityModule.register({}, { imports: [EventEmitterModule.forRoot()], providers: [EmitterListener] }),
+    );
     audit = server.app.get(AuditLog);
     listener = server.app.get(EmitterListener);
   });
   after(() => server.close());
   /** What events carry for a session: its keyed hash (events.sessionIds defaults to 'hashed'). */
-  const shown = (sessionId: string | undefined): string => server.app.get<symbol, McpDispatcher>(MCP_SERVER, { strict: false }).observer!.sessionRef(sessionId!);
+  const shown = (sessionId: string | undefined): string =>
+    server.app.get<symbol, McpDispatcher>(MCP_SERVER, { strict: false }).observer!.sessionRef(sessionId!);
 
   it('an audit subscriber sees every call of a mixed run exactly once, with the right outcome', async () => {
     const sessionId = await openSession(server.url, 'mix-init');
     const expected: string[] = ['legacy mix-init initialize - ok'];
     const calls: Array<Promise<unknown>> = [];
     for (let i = 0; i < 8; i++) {
-      calls.push(modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: `m${i}` } }, { id: `mix-m-ok-${i}` }));
+      calls.push(
+        modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: `m${i}` } }, { id: `mix-m-ok-${i}` }),
+      );
       expected.push(`modern mix-m-ok-${i} tools/call echo ok`);
-      calls.push(legacyCall(server.url, sessionId, `mix-l-ok-${i}`, 'tools/call', { name: 'echo', arguments: { text: `l${i}` } }));
+      calls.push(
+        legacyCall(server.url, sessionId, `mix-l-ok-${i}`, 'tools/call', {
+          name: 'echo',
+          arguments: { text: `l${i}` },
+        }),
+      );
       expected.push(`legacy mix-l-ok-${i} tools/call echo ok`);
     }
     for (let i = 0; i < 3; i++) {
@@ -69,7 +88,9 @@ describe('McpEvents: audit and integration events', () => {
     calls.push(modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 42 } }, { id: 'mix-m-bad' }));
     calls.push(legacyCall(server.url, sessionId, 'mix-l-bad', 'tools/call', { name: 'nope', arguments: {} }));
     calls.push(legacyCall(server.url, sessionId, 'mix-l-nf', 'no/such/method'));
-    calls.push(modernRpc(server.url, 'prompts/get', { name: 'greet', arguments: { text: 'Ada' } }, { id: 'mix-m-prompt' }));
+    calls.push(
+      modernRpc(server.url, 'prompts/get', { name: 'greet', arguments: { text: 'Ada' } }, { id: 'mix-m-prompt' }),
+    );
     calls.push(legacyCall(server.url, sessionId, 'mix-l-read', 'resources/read', { uri: 'obs://readme' }));
     const answers = (await Promise.all(calls)) as Array<{ json?: Json }>;
     const codeOf = (id: string) => answers.find((a) => a.json?.id === id)!.json!.error.code as number;
@@ -87,7 +108,9 @@ describe('McpEvents: audit and integration events', () => {
     assert.deepEqual([...seen].sort(), [...expected].sort());
     assert.equal(new Set(seen).size, seen.length, 'no call reported twice');
     // Nest's EventEmitter2 got the same events.
-    const forwarded = listener.finished.filter((e) => String(e.requestId).startsWith('mix-')).map((e) => String(e.requestId));
+    const forwarded = listener.finished
+      .filter((e) => String(e.requestId).startsWith('mix-'))
+      .map((e) => String(e.requestId));
     assert.deepEqual(forwarded.sort(), seen.map((line) => line.split(' ')[1]!).sort());
     await rpc(server.url, null, { httpMethod: 'DELETE', sessionId });
   });
@@ -97,7 +120,12 @@ describe('McpEvents: audit and integration events', () => {
     server.app.get(EventEmitter2).on('mcp.request.started', (event: { requestId: unknown }) => {
       if (event.requestId === 'throws') throw new Error('listener bug');
     });
-    const res = await modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 'still' } }, { id: 'throws' });
+    const res = await modernRpc(
+      server.url,
+      'tools/call',
+      { name: 'echo', arguments: { text: 'still' } },
+      { id: 'throws' },
+    );
     assert.equal((res.json as Json).result.content[0].text, 'still');
     assert.ok(audit.lines.some((line) => line.startsWith('modern throws tools/call echo ok')));
   });
@@ -105,7 +133,9 @@ describe('McpEvents: audit and integration events', () => {
   it('request events carry method, tool, era, duration and no argument values by default', async () => {
     await modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 'secret-value' } }, { id: 'shape-1' });
     const started = audit.events.find((e) => e.type === 'request.started' && e.requestId === 'shape-1');
-    const finished = audit.events.find((e): e is McpRequestFinishedEvent => e.type === 'request.finished' && e.requestId === 'shape-1')!;
+    const finished = audit.events.find(
+      (e): e is McpRequestFinishedEvent => e.type === 'request.finished' && e.requestId === 'shape-1',
+    )!;
     assert.ok(started);
     assert.equal(finished.method, 'tools/call');
     assert.equal(finished.tool, 'echo');
@@ -119,18 +149,45 @@ describe('McpEvents: audit and integration events', () => {
 
   it('in process: the principal id is on the events, and a call cancelled before its response is "cancelled"', async () => {
     const mcp = McpInProcessTransport.forApp(server.app);
-    const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const _meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
     try {
-      await lastValueFrom(mcp.send({ jsonrpc: '2.0', id: 'ip-1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'p' }, _meta } }, { principal: { id: 'alice' } }).pipe(toArray()));
-      const ok = audit.events.find((e) => e.type === 'request.finished' && e.requestId === 'ip-1') as McpRequestFinishedEvent;
+      await lastValueFrom(
+        mcp
+          .send(
+            {
+              jsonrpc: '2.0',
+              id: 'ip-1',
+              method: 'tools/call',
+              params: { name: 'echo', arguments: { text: 'p' }, _meta },
+            },
+            { principal: { id: 'alice' } },
+          )
+          .pipe(toArray()),
+      );
+      const ok = audit.events.find(
+        (e) => e.type === 'request.finished' && e.requestId === 'ip-1',
+      ) as McpRequestFinishedEvent;
       assert.equal(ok.principal, 'alice');
       assert.equal(ok.outcome, 'ok');
       const started = nextEvent(hangEvents, 'started', 'the hang tool to start');
-      const subscription = mcp.send({ jsonrpc: '2.0', id: 'ip-2', method: 'tools/call', params: { name: 'hang', arguments: {}, _meta } }, { principal: { id: 'alice' } }).subscribe();
+      const subscription = mcp
+        .send(
+          { jsonrpc: '2.0', id: 'ip-2', method: 'tools/call', params: { name: 'hang', arguments: {}, _meta } },
+          { principal: { id: 'alice' } },
+        )
+        .subscribe();
       await started;
       subscription.unsubscribe();
-      const cancelled = audit.events.filter((e) => e.type === 'request.finished' && e.requestId === 'ip-2') as McpRequestFinishedEvent[];
-      assert.deepEqual(cancelled.map((e) => [e.outcome, e.principal, e.tool]), [['cancelled', 'alice', 'hang']]);
+      const cancelled = audit.events.filter(
+        (e) => e.type === 'request.finished' && e.requestId === 'ip-2',
+      ) as McpRequestFinishedEvent[];
+      assert.deepEqual(
+        cancelled.map((e) => [e.outcome, e.principal, e.tool]),
+        [['cancelled', 'alice', 'hang']],
+      );
     } finally {
       mcp.close();
     }
@@ -139,11 +196,23 @@ describe('McpEvents: audit and integration events', () => {
   it('session.opened and session.closed (DELETE) with protocol version, client and duration', async () => {
     const sessionId = await openSession(server.url, 'sess-init');
     const opened = audit.events.find((e) => e.type === 'session.opened' && e.sessionId === shown(sessionId));
-    assert.deepEqual({ ...opened, at: 0 }, { type: 'session.opened', at: 0, sessionId: shown(sessionId), protocolVersion: LEGACY, clientInfo: { name: 'audit-test', version: '3' } });
+    assert.deepEqual(
+      { ...opened, at: 0 },
+      {
+        type: 'session.opened',
+        at: 0,
+        sessionId: shown(sessionId),
+        protocolVersion: LEGACY,
+        clientInfo: { name: 'audit-test', version: '3' },
+      },
+    );
     assert.equal(JSON.stringify(audit.events).includes(sessionId), false, 'an event carries the raw session id');
     const del = await rpc(server.url, null, { httpMethod: 'DELETE', sessionId });
     assert.equal(del.status, 200);
-    const closed = audit.events.find((e) => e.type === 'session.closed' && e.sessionId === shown(sessionId)) as Extract<McpEvent, { type: 'session.closed' }>;
+    const closed = audit.events.find((e) => e.type === 'session.closed' && e.sessionId === shown(sessionId)) as Extract<
+      McpEvent,
+      { type: 'session.closed' }
+    >;
     assert.equal(closed.reason, 'deleted');
     assert.equal(closed.protocolVersion, LEGACY);
     assert.equal(typeof closed.durationMs, 'number');
@@ -155,15 +224,24 @@ describe('McpEvents: audit and integration events', () => {
     assert.equal(registry.disable('echo'), true);
     assert.equal(registry.enable('echo'), true);
     const changes = audit.events.filter((e) => e.type === 'list.changed').slice(before);
-    assert.deepEqual(changes.map((e) => (e as Extract<McpEvent, { type: 'list.changed' }>).kind), ['tools', 'tools']);
+    assert.deepEqual(
+      changes.map((e) => (e as Extract<McpEvent, { type: 'list.changed' }>).kind),
+      ['tools', 'tools'],
+    );
   });
 
   it('an elicitation round trip is reported as requested, then answered with its action (never its content)', async () => {
-    const conn = await connectSdkClient(server.url, { onElicit: async () => ({ action: 'accept', content: { name: 'Grace-private' } }) });
+    const conn = await connectSdkClient(server.url, {
+      onElicit: async () => ({ action: 'accept', content: { name: 'Grace-private' } }),
+    });
     try {
       const result = (await conn.client.callTool({ name: 'ask_name', arguments: {} })) as Json;
       assert.equal(result.content[0].text, 'hi Grace-private');
-      const round = audit.events.filter((e) => (e.type === 'interaction.requested' || e.type === 'interaction.answered') && e.sessionId === shown(conn.sessionId));
+      const round = audit.events.filter(
+        (e) =>
+          (e.type === 'interaction.requested' || e.type === 'interaction.answered') &&
+          e.sessionId === shown(conn.sessionId),
+      );
       assert.deepEqual(
         round.map((e) => [e.type, (e as Json).interaction, (e as Json).action, (e as Json).tool]),
         [
@@ -183,7 +261,9 @@ describe('events.includeArguments', () => {
     const server = await startApp(ObservabilityModule.register({ events: { includeArguments: true } }));
     try {
       await modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 'kept' } }, { id: 'args-1' });
-      const finished = server.app.get(AuditLog).events.find((e) => e.type === 'request.finished' && e.requestId === 'args-1') as McpRequestFinishedEvent;
+      const finished = server.app
+        .get(AuditLog)
+        .events.find((e) => e.type === 'request.finished' && e.requestId === 'args-1') as McpRequestFinishedEvent;
       assert.deepEqual(finished.arguments, { text: 'kept' });
     } finally {
       await server.close();

@@ -48,7 +48,11 @@ describe('sample 07-existing-app: routes and CQRS handlers as tools', () => {
   });
   after(() => server.close());
 
-  async function call(name: string, args: Record<string, unknown>, headers: Record<string, string> = AUTH): Promise<Json> {
+  async function call(
+    name: string,
+    args: Record<string, unknown>,
+    headers: Record<string, string> = AUTH,
+  ): Promise<Json> {
     const connection = await connectSdkClient(server.url, { headers });
     try {
       return (await connection.client.callTool({ name, arguments: args })) as Json;
@@ -61,7 +65,15 @@ describe('sample 07-existing-app: routes and CQRS handlers as tools', () => {
     const connection = await connectSdkClient(server.url, { headers: AUTH });
     try {
       const { tools } = await connection.client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['cancel_order', 'create_order', 'get_order', 'get_receipt', 'list_orders', 'order_stats', 'place_order']);
+      assert.deepEqual(tools.map((t) => t.name).sort(), [
+        'cancel_order',
+        'create_order',
+        'get_order',
+        'get_receipt',
+        'list_orders',
+        'order_stats',
+        'place_order',
+      ]);
     } finally {
       await connection.close();
     }
@@ -79,7 +91,9 @@ describe('sample 07-existing-app: routes and CQRS handlers as tools', () => {
       const lines = create.inputSchema.properties.lines;
       assert.equal(lines.type, 'array');
       assert.equal(lines.minItems, 1);
-      const line = lines.items.$ref ? create.inputSchema.$defs[String(lines.items.$ref).split('/').pop()!] : lines.items;
+      const line = lines.items.$ref
+        ? create.inputSchema.$defs[String(lines.items.$ref).split('/').pop()!]
+        : lines.items;
       assert.deepEqual([...line.required].sort(), ['quantity', 'sku']);
       assert.equal(line.properties.quantity.type, 'integer');
       assert.equal(line.properties.quantity.minimum, 1);
@@ -100,10 +114,23 @@ describe('sample 07-existing-app: routes and CQRS handlers as tools', () => {
       const cancel = tools.get('cancel_order')!;
       assert.deepEqual(cancel.inputSchema.required, ['id']);
       // POST implies nothing; the option's annotations say what the verb cannot.
-      assert.deepEqual(cancel.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
-      assert.deepEqual(tools.get('create_order')!.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+      assert.deepEqual(cancel.annotations, {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
+      assert.deepEqual(tools.get('create_order')!.annotations, {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      });
       // Path tokens have no DTO property: the option describes them.
-      assert.equal(cancel.inputSchema.properties.id.description, 'The id of the order to cancel, for example ORD-1 (case does not matter).');
+      assert.equal(
+        cancel.inputSchema.properties.id.description,
+        'The id of the order to cancel, for example ORD-1 (case does not matter).',
+      );
 
       const receipt = tools.get('get_receipt')!;
       assert.deepEqual(receipt.inputSchema.required, ['orderId']);
@@ -154,7 +181,11 @@ describe('sample 07-existing-app: routes and CQRS handlers as tools', () => {
   });
 
   it('creates through the body DTO, with @Req() seeing the principal the guard set', async () => {
-    const result = await call('create_order', { customerEmail: 'bob@example.com', lines: [{ sku: 'PEN-2', quantity: 3 }], priority: 'express' });
+    const result = await call('create_order', {
+      customerEmail: 'bob@example.com',
+      lines: [{ sku: 'PEN-2', quantity: 3 }],
+      priority: 'express',
+    });
     assert.equal(result.isError, undefined, textOf(result));
     assert.equal(result.structuredContent.customerEmail, 'bob@example.com');
     assert.equal(result.structuredContent.priority, 'express');
@@ -169,12 +200,18 @@ describe('sample 07-existing-app: routes and CQRS handlers as tools', () => {
 
   it("reports the route's validation failure as an isError result naming the field", async () => {
     const start = audit.entries.length;
-    const result = await call('create_order', { customerEmail: 'not-an-email', lines: [{ sku: 'PEN-2', quantity: 0 }] });
+    const result = await call('create_order', {
+      customerEmail: 'not-an-email',
+      lines: [{ sku: 'PEN-2', quantity: 0 }],
+    });
     assert.equal(result.isError, true);
     assert.match(textOf(result), /customerEmail must be an email/);
     assert.match(textOf(result), /lines\.0\.quantity must not be less than 1/);
     // The guard and interceptor ran before the pipe refused, as for an HTTP request.
-    assert.deepEqual(audit.entries.slice(start), ['guard http POST /orders', 'interceptor before OrdersController.create']);
+    assert.deepEqual(audit.entries.slice(start), [
+      'guard http POST /orders',
+      'interceptor before OrdersController.create',
+    ]);
   });
 
   it('turns an HttpException of the route into an isError result with its message', async () => {
@@ -213,7 +250,10 @@ describe('sample 07-existing-app: routes and CQRS handlers as tools', () => {
   it('serves the same tools to the 2026-07-28 client', async () => {
     const connection = await connectModernClient(server.url, { headers: AUTH });
     try {
-      const result = (await connection.client.callTool({ name: 'get_receipt', arguments: { orderId: 'ORD-1' } })) as Json;
+      const result = (await connection.client.callTool({
+        name: 'get_receipt',
+        arguments: { orderId: 'ORD-1' },
+      })) as Json;
       assert.equal(result.isError, undefined);
       assert.match(textOf(result), /Receipt ORD-1 for ada@example.com: 2 x BOOK-1/);
     } finally {
@@ -241,9 +281,19 @@ describe('sample 07-existing-app: the REST API answers exactly as without McpMod
     { method: 'GET', path: '/orders' },
     { method: 'GET', path: '/orders/ord-1', headers: AUTH },
     { method: 'GET', path: '/orders/ORD-99', headers: AUTH },
-    { method: 'POST', path: '/orders', headers: AUTH, body: { customerEmail: 'bob@example.com', lines: [{ sku: 'PEN-2', quantity: 3 }] } },
+    {
+      method: 'POST',
+      path: '/orders',
+      headers: AUTH,
+      body: { customerEmail: 'bob@example.com', lines: [{ sku: 'PEN-2', quantity: 3 }] },
+    },
     { method: 'POST', path: '/orders', headers: AUTH, body: { customerEmail: 'nope', lines: [] } },
-    { method: 'POST', path: '/orders', headers: AUTH, body: { customerEmail: 'bob@example.com', lines: [{ sku: 'A', quantity: 1 }], extra: true } },
+    {
+      method: 'POST',
+      path: '/orders',
+      headers: AUTH,
+      body: { customerEmail: 'bob@example.com', lines: [{ sku: 'A', quantity: 1 }], extra: true },
+    },
     { method: 'POST', path: '/orders/ORD-2/cancel', headers: AUTH },
     { method: 'GET', path: '/receipts/ORD-2', headers: AUTH },
     { method: 'GET', path: '/receipts/ORD-2' },
@@ -266,7 +316,10 @@ describe('sample 07-existing-app: the REST API answers exactly as without McpMod
     const actual = await run(withMcp);
     assert.deepEqual(actual, expected);
     // The sequence covers success, validation, not-found and auth failures.
-    assert.deepEqual(expected.map((a) => a.status), [200, 200, 400, 401, 200, 404, 201, 400, 400, 200, 200, 401]);
+    assert.deepEqual(
+      expected.map((a) => a.status),
+      [200, 200, 400, 401, 200, 404, 201, 400, 400, 200, 200, 401],
+    );
   });
 });
 
@@ -294,10 +347,17 @@ class ClashController {
 
 describe('route tools that cannot be: bootstrap errors', () => {
   it('refuses a route that takes @Res(), naming the controller, the method and the fix', async () => {
-    @Module({ imports: [McpModule.forRoot({ name: 'x', version: '1', expose: { routes: [{ controllers: [FilesController] }] } })], controllers: [FilesController] })
+    @Module({
+      imports: [
+        McpModule.forRoot({ name: 'x', version: '1', expose: { routes: [{ controllers: [FilesController] }] } }),
+      ],
+      controllers: [FilesController],
+    })
     class ResModule {}
     await assert.rejects(
-      NestFactory.create(ResModule, { logger: false, abortOnError: false }).then((app) => app.init().finally(() => app.close())),
+      NestFactory.create(ResModule, { logger: false, abortOnError: false }).then((app) =>
+        app.init().finally(() => app.close()),
+      ),
       (error: Error) => {
         assert.match(error.message, /route FilesController#download cannot be a tool/);
         assert.match(error.message, /@Res\(\)/);
@@ -311,7 +371,9 @@ describe('route tools that cannot be: bootstrap errors', () => {
     @Module({ imports: [McpModule.forRoot({ name: 'x', version: '1' })], controllers: [ClashController] })
     class ClashModule {}
     await assert.rejects(
-      NestFactory.create(ClashModule, { logger: false, abortOnError: false }).then((app) => app.init().finally(() => app.close())),
+      NestFactory.create(ClashModule, { logger: false, abortOnError: false }).then((app) =>
+        app.init().finally(() => app.close()),
+      ),
       (error: Error) => {
         assert.match(error.message, /route ClashController#update cannot be a tool/);
         assert.match(error.message, /"id" comes from both @Body\(\) ClashDto and @Query\('id'\)/);
@@ -322,20 +384,36 @@ describe('route tools that cannot be: bootstrap errors', () => {
   });
 
   it('refuses an argumentDescriptions entry for an argument the route does not have, listing the ones it has', async () => {
-    const expose = { routes: [{ controllers: [ItemsController], include: ['GET /items/:id'], tools: { one: { argumentDescriptions: { itemId: 'The item.' } } } }] };
+    const expose = {
+      routes: [
+        {
+          controllers: [ItemsController],
+          include: ['GET /items/:id'],
+          tools: { one: { argumentDescriptions: { itemId: 'The item.' } } },
+        },
+      ],
+    };
     @Module({ imports: [McpModule.forRoot({ name: 'x', version: '1', expose })], controllers: [ItemsController] })
     class TypoModule {}
     await assert.rejects(
-      NestFactory.create(TypoModule, { logger: false, abortOnError: false }).then((app) => app.init().finally(() => app.close())),
+      NestFactory.create(TypoModule, { logger: false, abortOnError: false }).then((app) =>
+        app.init().finally(() => app.close()),
+      ),
       /route ItemsController#one has no argument "itemId" to describe \(its arguments: id\)\. Fix the name in "argumentDescriptions"\./,
     );
   });
 
   it('refuses an expose.routes entry that is not a controller of the app', async () => {
-    @Module({ imports: [McpModule.forRoot({ name: 'x', version: '1', expose: { routes: [{ controllers: [FilesController] }] } })] })
+    @Module({
+      imports: [
+        McpModule.forRoot({ name: 'x', version: '1', expose: { routes: [{ controllers: [FilesController] }] } }),
+      ],
+    })
     class MissingModule {}
     await assert.rejects(
-      NestFactory.create(MissingModule, { logger: false, abortOnError: false }).then((app) => app.init().finally(() => app.close())),
+      NestFactory.create(MissingModule, { logger: false, abortOnError: false }).then((app) =>
+        app.init().finally(() => app.close()),
+      ),
       /lists FilesController, which is not a controller of the application/,
     );
   });
@@ -349,7 +427,11 @@ class ItemDto {
 @Catch(ImATeapotException)
 class TeapotFilter implements ExceptionFilter {
   catch(_exception: ImATeapotException, host: ArgumentsHost): void {
-    host.switchToHttp().getResponse<{ status(code: number): { json(body: unknown): void } }>().status(418).json({ message: 'short and stout' });
+    host
+      .switchToHttp()
+      .getResponse<{ status(code: number): { json(body: unknown): void } }>()
+      .status(418)
+      .json({ message: 'short and stout' });
   }
 }
 
@@ -427,11 +509,18 @@ describe('expose.routes selection, verbs, prefix and results', () => {
   }
 
   it('selects by METHOD /path, names from the handler or the map, and derives annotations from the verb', async () => {
-    const tools = await withClient(async (client) => new Map(((await client.listTools()).tools as Json[]).map((t) => [t.name, t])));
+    const tools = await withClient(
+      async (client) => new Map(((await client.listTools()).tools as Json[]).map((t) => [t.name, t])),
+    );
     assert.deepEqual([...tools.keys()].sort(), ['all', 'brew', 'delete_item', 'one', 'replace']);
     assert.deepEqual(tools.get('all')!.annotations, { readOnlyHint: true });
     assert.deepEqual(tools.get('replace')!.annotations, { readOnlyHint: false, idempotentHint: true });
-    assert.deepEqual(tools.get('delete_item')!.annotations, { readOnlyHint: false, idempotentHint: true, destructiveHint: true, openWorldHint: false });
+    assert.deepEqual(tools.get('delete_item')!.annotations, {
+      readOnlyHint: false,
+      idempotentHint: true,
+      destructiveHint: true,
+      openWorldHint: false,
+    });
     // The description names the route as served, global prefix included.
     assert.equal(tools.get('delete_item')!.description, 'DELETE /api/items/:id (ItemsController.remove).');
     assert.equal(tools.get('one')!.inputSchema.properties.id.type, 'integer');
@@ -486,7 +575,10 @@ describe('a route returning a StreamableFile', () => {
       try {
         const result = (await connection.client.callTool({ name: 'download', arguments: {} })) as Json;
         assert.equal(result.isError, true);
-        assert.match(textOf(result), /returned application\/octet-stream content \(a file or binary stream, such as a StreamableFile\), which a tool cannot return/);
+        assert.match(
+          textOf(result),
+          /returned application\/octet-stream content \(a file or binary stream, such as a StreamableFile\), which a tool cannot return/,
+        );
       } finally {
         await connection.close();
       }
@@ -497,10 +589,19 @@ describe('a route returning a StreamableFile', () => {
 });
 
 describe('sample 07 with the official clients on Express and Fastify', () => {
-  const flavours: Array<{ label: string; connect: (url: string) => Promise<{ client: Json; close(): Promise<void> }> }> = [
+  const flavours: Array<{
+    label: string;
+    connect: (url: string) => Promise<{ client: Json; close(): Promise<void> }>;
+  }> = [
     { label: '@modelcontextprotocol/sdk 1.32', connect: (url) => connectSdkClient(url, { headers: AUTH }) as never },
-    { label: '@modelcontextprotocol/sdk 1.12 (legacy)', connect: (url) => connectSdkClient(url, { version: 'legacy', headers: AUTH }) as never },
-    { label: '@modelcontextprotocol/client 2.4 (2026-07-28)', connect: (url) => connectModernClient(url, { headers: AUTH }) as never },
+    {
+      label: '@modelcontextprotocol/sdk 1.12 (legacy)',
+      connect: (url) => connectSdkClient(url, { version: 'legacy', headers: AUTH }) as never,
+    },
+    {
+      label: '@modelcontextprotocol/client 2.4 (2026-07-28)',
+      connect: (url) => connectModernClient(url, { headers: AUTH }) as never,
+    },
   ];
   for (const platform of ['express', 'fastify'] as const) {
     describe(platform, () => {
@@ -518,10 +619,16 @@ describe('sample 07 with the official clients on Express and Fastify', () => {
             assert.equal(tools.length, 7);
             const order = await connection.client.callTool({ name: 'get_order', arguments: { id: 'ord-1' } });
             assert.match(textOf(order), /"id":\s*"ORD-1"/);
-            const invalid = await connection.client.callTool({ name: 'create_order', arguments: { customerEmail: 'x', lines: [] } });
+            const invalid = await connection.client.callTool({
+              name: 'create_order',
+              arguments: { customerEmail: 'x', lines: [] },
+            });
             assert.equal(invalid.isError, true);
             assert.match(textOf(invalid), /customerEmail must be an email/);
-            const placed = await connection.client.callTool({ name: 'place_order', arguments: { customerEmail: 'z@example.com', sku: 'S', quantity: 1 } });
+            const placed = await connection.client.callTool({
+              name: 'place_order',
+              arguments: { customerEmail: 'z@example.com', sku: 'S', quantity: 1 },
+            });
             assert.match(textOf(placed), /ORD-\d+/);
             const stats = await connection.client.callTool({ name: 'order_stats', arguments: {} });
             assert.match(textOf(stats), /"open":\s*\d+/);
@@ -545,21 +652,29 @@ describe('sample 07 with the official clients on Express and Fastify', () => {
  * typescript ^5.5 || ^6), so these helpers write the metadata its decorators write, under its
  * keys ('swagger/apiOperation', 'swagger/apiResponse', ...), the way its decorators do.
  */
-const ApiOperation = (options: { summary?: string; description?: string }): MethodDecorator => (_t, _k, d) => {
-  Reflect.defineMetadata('swagger/apiOperation', options, d.value as object);
-};
-const ApiOkResponse = (options: { type: Function }): MethodDecorator => (_t, _k, d) => {
-  Reflect.defineMetadata('swagger/apiResponse', { '200': { description: '', ...options } }, d.value as object);
-};
+const ApiOperation =
+  (options: { summary?: string; description?: string }): MethodDecorator =>
+  (_t, _k, d) => {
+    Reflect.defineMetadata('swagger/apiOperation', options, d.value as object);
+  };
+const ApiOkResponse =
+  (options: { type: Function }): MethodDecorator =>
+  (_t, _k, d) => {
+    Reflect.defineMetadata('swagger/apiResponse', { '200': { description: '', ...options } }, d.value as object);
+  };
 const ApiExcludeEndpoint = (): MethodDecorator => (_t, _k, d) => {
   Reflect.defineMetadata('swagger/apiExcludeEndpoint', { disable: true }, d.value as object);
 };
-const ApiTags = (...tags: string[]): MethodDecorator => (_t, _k, d) => {
-  Reflect.defineMetadata('swagger/apiUseTags', tags, d.value as object);
-};
-const ApiProperty = (options: { description?: string; example?: unknown }): PropertyDecorator => (target, key) => {
-  Reflect.defineMetadata('swagger/apiModelProperties', options, target, key);
-};
+const ApiTags =
+  (...tags: string[]): MethodDecorator =>
+  (_t, _k, d) => {
+    Reflect.defineMetadata('swagger/apiUseTags', tags, d.value as object);
+  };
+const ApiProperty =
+  (options: { description?: string; example?: unknown }): PropertyDecorator =>
+  (target, key) => {
+    Reflect.defineMetadata('swagger/apiModelProperties', options, target, key);
+  };
 
 class NoteDto {
   @ApiProperty({ description: 'The note text', example: 'buy milk' })
@@ -598,7 +713,13 @@ class NotesController {
 describe('Swagger metadata on exposed routes', () => {
   it('takes title, description, property docs and output schema from it, and selects by tag and exclusion', async () => {
     @Module({
-      imports: [McpModule.forRoot({ name: 'notes', version: '1', expose: { routes: [{ controllers: [NotesController], tags: ['notes'] }] } })],
+      imports: [
+        McpModule.forRoot({
+          name: 'notes',
+          version: '1',
+          expose: { routes: [{ controllers: [NotesController], tags: ['notes'] }] },
+        }),
+      ],
       controllers: [NotesController],
     })
     class NotesModule {}
@@ -607,7 +728,10 @@ describe('Swagger metadata on exposed routes', () => {
       const connection = await connectSdkClient(server.url);
       try {
         const { tools } = (await connection.client.listTools()) as { tools: Json[] };
-        assert.deepEqual(tools.map((t) => t.name), ['add']);
+        assert.deepEqual(
+          tools.map((t) => t.name),
+          ['add'],
+        );
         const [add] = tools;
         assert.equal(add!.title, 'Add a note');
         assert.equal(add!.description, 'Adds a note and returns it.');
@@ -629,8 +753,17 @@ describe('Swagger metadata on exposed routes', () => {
 class MeController {
   @Get(':section')
   @ExposeRoute()
-  me(@Param('section') section: string, @Req() request: { user?: { id: string }; headers: Record<string, string>; url: string; method: string }): Json {
-    return { section, user: request.user?.id, trace: request.headers['x-trace'], url: request.url, method: request.method };
+  me(
+    @Param('section') section: string,
+    @Req() request: { user?: { id: string }; headers: Record<string, string>; url: string; method: string },
+  ): Json {
+    return {
+      section,
+      user: request.user?.id,
+      trace: request.headers['x-trace'],
+      url: request.url,
+      method: request.method,
+    };
   }
 
   @Get(':section/admin')
@@ -652,7 +785,13 @@ describe('@Req() of a route tool', () => {
             verifyToken: (token) => (token === 'alice-token' ? { id: 'alice', scopes: ['orders:read'] } : null),
           },
           expose: {
-            routes: [{ controllers: [MeController], include: ['GET /me/:section/admin'], tools: { 'GET /me/:section/admin': { name: 'me_admin', requiredScopes: ['admin'] } } }],
+            routes: [
+              {
+                controllers: [MeController],
+                include: ['GET /me/:section/admin'],
+                tools: { 'GET /me/:section/admin': { name: 'me_admin', requiredScopes: ['admin'] } },
+              },
+            ],
             queries: [{ message: GetOrderStatsQuery, requiredScopes: ['orders:read'] }],
           },
         }),
@@ -664,18 +803,30 @@ describe('@Req() of a route tool', () => {
     class MeModule {}
     const server = await startApp(MeModule);
     try {
-      const connection = await connectSdkClient(server.url, { headers: { Authorization: 'Bearer alice-token', 'X-Trace': 'trace-42' } });
+      const connection = await connectSdkClient(server.url, {
+        headers: { Authorization: 'Bearer alice-token', 'X-Trace': 'trace-42' },
+      });
       try {
         const result = (await connection.client.callTool({ name: 'me', arguments: { section: 'profile' } })) as Json;
         // No guard of the app authenticates this route: over HTTP it has no user, and none is made up.
-        assert.deepEqual(result.structuredContent, { section: 'profile', trace: 'trace-42', url: '/me/profile', method: 'GET' });
+        assert.deepEqual(result.structuredContent, {
+          section: 'profile',
+          trace: 'trace-42',
+          url: '/me/profile',
+          method: 'GET',
+        });
         // requiredScopes of the options: granted for the query, missing for the admin route.
         const stats = (await connection.client.callTool({ name: 'get_order_stats', arguments: {} })) as Json;
         assert.equal(stats.isError, undefined, textOf(stats));
       } finally {
         await connection.close();
       }
-      const refused = await modernRpc(server.url, 'tools/call', { name: 'me_admin', arguments: { section: 'x' } }, { headers: { Authorization: 'Bearer alice-token' } });
+      const refused = await modernRpc(
+        server.url,
+        'tools/call',
+        { name: 'me_admin', arguments: { section: 'x' } },
+        { headers: { Authorization: 'Bearer alice-token' } },
+      );
       assert.equal(refused.status, 403);
       assert.match(refused.headers.get('www-authenticate')!, /error="insufficient_scope", scope="admin"/);
     } finally {

@@ -43,7 +43,11 @@ class FormTools {
         stops: {
           type: 'array',
           description: 'Cities on the way.',
-          items: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer', default: 1 } }, required: ['city'] },
+          items: {
+            type: 'object',
+            properties: { city: { type: 'string' }, days: { type: 'integer', default: 1 } },
+            required: ['city'],
+          },
         },
       },
       required: ['start'],
@@ -62,7 +66,10 @@ function sha256(text: string): string {
 }
 
 /** What a served page must be: self-contained, hash-pinned CSP, no cache, its endpoint named. */
-function assertPage(page: { status: number; headers: Record<string, string | string[] | undefined>; body: string }, endpoint: string): void {
+function assertPage(
+  page: { status: number; headers: Record<string, string | string[] | undefined>; body: string },
+  endpoint: string,
+): void {
   assert.equal(page.status, 200, page.body);
   assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
   const csp = String(page.headers['content-security-policy']);
@@ -109,9 +116,17 @@ describe('explorer page over HTTP', () => {
   }
 
   it('follows the global prefix and URI versioning of the endpoint, and a path of its own', async () => {
-    @Module({ imports: [McpModule.forRoot({ name: 'versioned', version: '1.0.0', endpointVersion: '1', explorer: true })], providers: [ReportTools] })
+    @Module({
+      imports: [McpModule.forRoot({ name: 'versioned', version: '1.0.0', endpointVersion: '1', explorer: true })],
+      providers: [ReportTools],
+    })
     class VersionedModule {}
-    @Module({ imports: [McpModule.forRoot({ name: 'own-path', version: '1.0.0', path: 'tools/mcp', explorer: { path: 'dev/try' } })], providers: [ReportTools] })
+    @Module({
+      imports: [
+        McpModule.forRoot({ name: 'own-path', version: '1.0.0', path: 'tools/mcp', explorer: { path: 'dev/try' } }),
+      ],
+      providers: [ReportTools],
+    })
     class OwnPathModule {}
     const versioned = await startApp(VersionedModule, {
       configure: (app) => {
@@ -131,7 +146,9 @@ describe('explorer page over HTTP', () => {
   });
 });
 
-const browserReason = browserAvailable() ? false : 'Debian chromium is not installed at /usr/bin/chromium (apt-get install chromium)';
+const browserReason = browserAvailable()
+  ? false
+  : 'Debian chromium is not installed at /usr/bin/chromium (apt-get install chromium)';
 
 describe('explorer page in a real browser', { skip: browserReason }, () => {
   let browser: TestBrowser;
@@ -159,7 +176,11 @@ describe('explorer page in a real browser', { skip: browserReason }, () => {
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     page.on('console', (m) => {
       // The browser logs each HTTP error status it gets; an error shown on purpose is not a fault.
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource: the server responded with a status of')) problems.push(`console: ${m.text()}`);
+      if (
+        m.type() === 'error' &&
+        !m.text().startsWith('Failed to load resource: the server responded with a status of')
+      )
+        problems.push(`console: ${m.text()}`);
     });
     await page.goto(`${server.url}/explorer`);
     await page.waitForSelector('body[data-ready]');
@@ -168,7 +189,11 @@ describe('explorer page in a real browser', { skip: browserReason }, () => {
 
   function assertSameOrigin(server: RunningApp, requests: string[], problems: string[]): void {
     assert.ok(requests.length > 1, 'the page called its endpoint');
-    assert.deepEqual(requests.filter((url) => !url.startsWith(`${server.base}/`)), [], 'no request outside the page origin');
+    assert.deepEqual(
+      requests.filter((url) => !url.startsWith(`${server.base}/`)),
+      [],
+      'no request outside the page origin',
+    );
     assert.deepEqual(problems, [], 'no script error and no CSP violation');
   }
 
@@ -176,7 +201,12 @@ describe('explorer page in a real browser', { skip: browserReason }, () => {
     const { page, requests, problems } = await open(streaming);
     try {
       assert.equal(await page.locator('#status').innerText(), 'reports 1.0.0');
-      assert.deepEqual(await page.locator('#catalog section h2').allInnerTexts(), ['TOOLS (1)', 'RESOURCES (0)', 'RESOURCE TEMPLATES (0)', 'PROMPTS (0)']);
+      assert.deepEqual(await page.locator('#catalog section h2').allInnerTexts(), [
+        'TOOLS (1)',
+        'RESOURCES (0)',
+        'RESOURCE TEMPLATES (0)',
+        'PROMPTS (0)',
+      ]);
       await page.click('button.entry[data-name="build_report"]');
       assert.equal(await page.locator('#detail h2').innerText(), 'Build a report');
       assert.match(await page.locator('#detail').innerText(), /The title printed on the report\./);
@@ -188,10 +218,16 @@ describe('explorer page in a real browser', { skip: browserReason }, () => {
         w.seen = seen;
         new w.MutationObserver((records: any[]) => {
           for (const record of records) {
-            for (const node of Array.from(record.addedNodes as ArrayLike<any>)) if (node.matches?.('.events li')) seen.push(node.className);
+            for (const node of Array.from(record.addedNodes as ArrayLike<any>))
+              if (node.matches?.('.events li')) seen.push(node.className);
             if (record.type === 'attributes' && record.target.hasAttribute('data-done')) seen.push('done');
           }
-        }).observe(w.document.getElementById('detail'), { subtree: true, childList: true, attributes: true, attributeFilter: ['data-done'] });
+        }).observe(w.document.getElementById('detail'), {
+          subtree: true,
+          childList: true,
+          attributes: true,
+          attributeFilter: ['data-done'],
+        });
       });
       await page.fill('#detail [name="title"]', 'Quarterly');
       await page.fill('#detail [name="sections"]', '4');
@@ -199,8 +235,14 @@ describe('explorer page in a real browser', { skip: browserReason }, () => {
       await page.waitForSelector('#detail .result[data-done]');
       const seen = await page.evaluate(() => (globalThis as any).seen as string[]);
       assert.deepEqual(seen, ['progress', 'progress', 'progress', 'progress', 'log', 'done']);
-      assert.deepEqual(await page.locator('.events li.progress').allInnerTexts(), [1, 2, 3, 4].map((n) => `progress ${n}/4: Section ${n} of 4`));
-      assert.equal(await page.locator('.events li.log').innerText(), '[info] reports Report "Quarterly" built with 4 sections.');
+      assert.deepEqual(
+        await page.locator('.events li.progress').allInnerTexts(),
+        [1, 2, 3, 4].map((n) => `progress ${n}/4: Section ${n} of 4`),
+      );
+      assert.equal(
+        await page.locator('.events li.log').innerText(),
+        '[info] reports Report "Quarterly" built with 4 sections.',
+      );
       assert.equal(await page.locator('progress').evaluate((p: any) => `${p.value}/${p.max}`), '4/4');
       const structured = JSON.parse(await page.locator('.result pre.json').innerText()) as Record<string, unknown>;
       assert.deepEqual(structured, { title: 'Quarterly', sections: 4, summary: '"Quarterly" has 4 sections.' });
@@ -212,7 +254,10 @@ describe('explorer page in a real browser', { skip: browserReason }, () => {
       await page.waitForSelector('#detail .result[data-done]');
       // Invalid arguments are the tool's isError result, shown as an error with the reason.
       assert.equal(await page.locator('.result [role="alert"]').innerText(), 'The tool reported an error (isError).');
-      assert.equal(await page.locator('.result pre.text').innerText(), 'Invalid arguments for tool "build_report":\n- sections: must not be less than 1 (min)');
+      assert.equal(
+        await page.locator('.result pre.text').innerText(),
+        'Invalid arguments for tool "build_report":\n- sections: must not be less than 1 (min)',
+      );
       await page.screenshot({ path: join(artifacts, 'explorer-sample-02-error.png'), fullPage: true });
 
       // The pasted token goes to the endpoint as a bearer token.
@@ -228,14 +273,22 @@ describe('explorer page in a real browser', { skip: browserReason }, () => {
   });
 
   it('renders forms from input schemas (nested objects, arrays, enums, formats, defaults) and shows image results', async () => {
-    @Module({ imports: [McpModule.forRoot({ name: 'forms', version: '1.0.0', explorer: true })], providers: [TasksService, TasksTools, FormTools] })
+    @Module({
+      imports: [McpModule.forRoot({ name: 'forms', version: '1.0.0', explorer: true })],
+      providers: [TasksService, TasksTools, FormTools],
+    })
     class FormsModule {}
     const server = await startApp(FormsModule);
     const { page, requests, problems } = await open(server);
     try {
       // Sample 01's create_task: an enum, an array of strings, a nested object with an email.
       await page.click('button.entry[data-name="create_task"]');
-      assert.deepEqual(await page.locator('#detail select[name="priority"] option').allInnerTexts(), ['(none)', 'low', 'medium', 'high']);
+      assert.deepEqual(await page.locator('#detail select[name="priority"] option').allInnerTexts(), [
+        '(none)',
+        'low',
+        'medium',
+        'high',
+      ]);
       assert.equal(await page.locator('#detail input[name="assignee.email"]').getAttribute('type'), 'email');
       await page.fill('#detail [name="title"]', 'Write the explorer docs');
       await page.selectOption('#detail select[name="priority"]', { label: 'high' });
@@ -248,7 +301,17 @@ describe('explorer page in a real browser', { skip: browserReason }, () => {
       await page.click('#run');
       await page.waitForSelector('#detail .result[data-done]');
       const task = JSON.parse(await page.locator('.result pre.json').innerText()) as Record<string, unknown>;
-      assert.deepEqual({ ...task, id: typeof task.id }, { id: 'string', title: 'Write the explorer docs', priority: 'high', tags: ['docs', 'ui'], assignee: { name: 'Ada', email: 'ada@example.com' }, done: false });
+      assert.deepEqual(
+        { ...task, id: typeof task.id },
+        {
+          id: 'string',
+          title: 'Write the explorer docs',
+          priority: 'high',
+          tags: ['docs', 'ui'],
+          assignee: { name: 'Ada', email: 'ada@example.com' },
+          done: false,
+        },
+      );
 
       // Defaults fill the form; a date input for format "date"; an array of objects.
       await page.click('button.entry[data-name="plan_trip"]');
@@ -260,9 +323,19 @@ describe('explorer page in a real browser', { skip: browserReason }, () => {
       await page.fill('#detail [name="stops[0].city"]', 'Lyon');
       await page.click('#run');
       await page.waitForSelector('#detail .result[data-done]');
-      assert.deepEqual(JSON.parse(await page.locator('.result pre.json').innerText()), { start: '2026-05-01', nights: 3, pace: 'slow', flexible: false, stops: [{ city: 'Lyon', days: 1 }] });
+      assert.deepEqual(JSON.parse(await page.locator('.result pre.json').innerText()), {
+        start: '2026-05-01',
+        nights: 3,
+        pace: 'slow',
+        flexible: false,
+        stops: [{ city: 'Lyon', days: 1 }],
+      });
       assert.equal(await page.locator('.result img.image').getAttribute('src'), `data:image/png;base64,${PIXEL}`);
-      assert.equal(await page.locator('.result img.image').evaluate((img: any) => img.naturalWidth), 1, 'the image decoded under the CSP');
+      assert.equal(
+        await page.locator('.result img.image').evaluate((img: any) => img.naturalWidth),
+        1,
+        'the image decoded under the CSP',
+      );
       assertSameOrigin(server, requests, problems);
     } finally {
       await page.close();
@@ -285,7 +358,10 @@ describe('explorer page in a real browser', { skip: browserReason }, () => {
       await page.screenshot({ path: join(artifacts, 'explorer-sample-03-elicitation.png'), fullPage: true });
       await ask.locator('button[type="submit"]').click();
       await page.waitForSelector('#detail .result[data-done]');
-      assert.equal(await page.locator('.result pre.text').innerText(), 'Deleted project "apollo" (moved to a new repo).');
+      assert.equal(
+        await page.locator('.result pre.text').innerText(),
+        'Deleted project "apollo" (moved to a new repo).',
+      );
 
       await page.fill('#detail [name="name"]', 'gemini');
       await page.click('#run');

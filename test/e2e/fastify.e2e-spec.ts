@@ -13,7 +13,16 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { Body, Controller, Injectable, Module, Post, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Injectable,
+  Module,
+  Post,
+  UnauthorizedException,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -34,7 +43,12 @@ const FASTIFY11 = join(ROOT, 'test/fastify11');
 const FASTIFY11_SERVER = join(ROOT, 'dist/test/fastify11/server.js');
 
 const ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 /** One app under test, wherever it runs, with a way to await a fixture side effect. */
 interface Target {
@@ -67,7 +81,8 @@ function nextInProcessEvent(name: string): Promise<void> {
 async function startFastify12(): Promise<Target> {
   const server = await startApp(InteractiveModule.register(), { platform: 'fastify' });
   const require = createRequire(import.meta.url);
-  const version = (pkg: string) => (JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), 'utf8')) as { version: string }).version;
+  const version = (pkg: string) =>
+    (JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), 'utf8')) as { version: string }).version;
   return {
     url: server.url,
     versions: { platformFastify: version('@nestjs/platform-fastify'), nestCore: version('@nestjs/core') },
@@ -80,16 +95,23 @@ async function startFastify12(): Promise<Target> {
 function installFastify11(): void {
   if (existsSync(join(FASTIFY11, 'node_modules/@nestjs/platform-fastify/package.json'))) return;
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: FASTIFY11, encoding: 'utf8' });
+  const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], {
+    cwd: FASTIFY11,
+    encoding: 'utf8',
+  });
   assert.equal(result.status, 0, `npm ci in test/fastify11 failed:\n${result.stdout}\n${result.stderr}`);
 }
 
 async function startFastify11(): Promise<Target> {
   installFastify11();
-  const child: ChildProcess = spawn(process.execPath, ['--import', join(FASTIFY11, 'register.mjs'), ...GUARDED_NODE_ARGS, FASTIFY11_SERVER], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', join(FASTIFY11, 'register.mjs'), ...GUARDED_NODE_ARGS, FASTIFY11_SERVER],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
   const listeners = new Set<(line: Json) => void>();
@@ -148,9 +170,12 @@ const legs = [
 for (const leg of legs) {
   describe(`McpModule on ${leg.label}`, () => {
     let target: Target;
-    before(async () => {
-      target = await leg.start();
-    }, { timeout: 300_000 });
+    before(
+      async () => {
+        target = await leg.start();
+      },
+      { timeout: 300_000 },
+    );
     after(() => target?.close());
 
     it('runs on the Nest and platform-fastify major it claims', () => {
@@ -163,20 +188,30 @@ for (const leg of legs) {
       const res = await fetch(target.url, {
         method: 'POST',
         headers: legacyHeaders(sessionId),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'count', arguments: { n: 3 }, _meta: { progressToken: 'p' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'c',
+          method: 'tools/call',
+          params: { name: 'count', arguments: { n: 3 }, _meta: { progressToken: 'p' } },
+        }),
       });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type')!, /^text\/event-stream/);
       const { events: stream, timedOut } = await readSse(res.body, { timeoutMs: 5000 });
       assert.equal(timedOut, false, 'the stream ends with the result');
       const messages = stream.map((e) => e.data as Json).filter((m) => typeof m === 'object' && m !== null);
-      assert.deepEqual(messages.filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress), [1, 2, 3]);
+      assert.deepEqual(
+        messages.filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress),
+        [1, 2, 3],
+      );
       assert.equal(messages.at(-1)!.result.content[0].text, 'counted to 3');
 
       const sdk = await connectSdkClient(target.url);
       try {
         const seen: number[] = [];
-        const result = await sdk.client.callTool({ name: 'count', arguments: { n: 4 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
+        const result = await sdk.client.callTool({ name: 'count', arguments: { n: 4 } }, undefined, {
+          onprogress: (p) => seen.push(p.progress),
+        });
         assert.equal(sdk.protocolVersion, '2025-11-25');
         assert.deepEqual(seen, [1, 2, 3, 4]);
         assert.equal((result.content as Json[])[0].text, 'counted to 4');
@@ -186,7 +221,10 @@ for (const leg of legs) {
       const modern = await connectModernClient(target.url);
       try {
         const seen: number[] = [];
-        const result = await modern.client.callTool({ name: 'count', arguments: { n: 2 } }, { onprogress: (p: { progress: number }) => seen.push(p.progress) });
+        const result = await modern.client.callTool(
+          { name: 'count', arguments: { n: 2 } },
+          { onprogress: (p: { progress: number }) => seen.push(p.progress) },
+        );
         assert.deepEqual(seen, [1, 2]);
         assert.equal((result.content as Json[])[0].text, 'counted to 2');
       } finally {
@@ -199,19 +237,33 @@ for (const leg of legs) {
       const res = await fetch(target.url, {
         method: 'POST',
         headers: legacyHeaders(sessionId),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 'resumable', arguments: {}, _meta: { progressToken: 'rt' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'r',
+          method: 'tools/call',
+          params: { name: 'resumable', arguments: {}, _meta: { progressToken: 'rt' } },
+        }),
       });
       const first = await readSse(res.body, { timeoutMs: 5000 });
       assert.equal(first.timedOut, false, 'the server closes the stream itself');
       const [priming, ...rest] = first.events;
       assert.ok(priming.id, 'the priming event carries an id');
       assert.equal(priming.data, '');
-      assert.deepEqual(rest.map((e) => (e.data as Json).params.progress), [1]);
-      const resumed = await fetch(target.url, { method: 'GET', headers: { ...legacyHeaders(sessionId), 'Last-Event-ID': rest.at(-1)!.id! } });
+      assert.deepEqual(
+        rest.map((e) => (e.data as Json).params.progress),
+        [1],
+      );
+      const resumed = await fetch(target.url, {
+        method: 'GET',
+        headers: { ...legacyHeaders(sessionId), 'Last-Event-ID': rest.at(-1)!.id! },
+      });
       assert.equal(resumed.status, 200);
       const second = await readSse(resumed.body, { timeoutMs: 5000 });
       const messages = second.events.map((e) => e.data as Json).filter((m) => typeof m === 'object' && m !== null);
-      assert.deepEqual(messages.filter((m) => m.method).map((m) => m.params.progress), [2, 3, 4]);
+      assert.deepEqual(
+        messages.filter((m) => m.method).map((m) => m.params.progress),
+        [2, 3, 4],
+      );
       assert.equal(messages.filter((m) => m.id === 'r').length, 1);
       assert.equal(messages.at(-1)!.result.content[0].text, 'resumed');
       const ids = [...first.events, ...second.events].map((e: SseEvent) => e.id).filter((id) => id !== undefined);
@@ -220,15 +272,27 @@ for (const leg of legs) {
 
     it('keeps legacy sessions: 400 without the id, served with it, ended by DELETE, 404 after', async () => {
       const sessionId = await legacySession(target.url);
-      const missing = await rpc(target.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { headers: { 'MCP-Protocol-Version': '2025-11-25' } });
+      const missing = await rpc(
+        target.url,
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { headers: { 'MCP-Protocol-Version': '2025-11-25' } },
+      );
       assert.equal(missing.status, 400);
       assert.equal((missing.json as Json).error.code, -32600);
-      const list = await rpc(target.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { sessionId, headers: { 'MCP-Protocol-Version': '2025-11-25' } });
+      const list = await rpc(
+        target.url,
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { sessionId, headers: { 'MCP-Protocol-Version': '2025-11-25' } },
+      );
       assert.equal(list.status, 200);
       assert.ok(((list.json as Json).result.tools as Json[]).some((t) => t.name === 'count'));
       const ended = await fetch(target.url, { method: 'DELETE', headers: legacyHeaders(sessionId) });
       assert.equal(ended.status, 200);
-      const after = await rpc(target.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { sessionId, headers: { 'MCP-Protocol-Version': '2025-11-25' } });
+      const after = await rpc(
+        target.url,
+        { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+        { sessionId, headers: { 'MCP-Protocol-Version': '2025-11-25' } },
+      );
       assert.equal(after.status, 404);
       assert.match((after.json as Json).error.message, /Session not found/);
     });
@@ -239,7 +303,12 @@ for (const leg of legs) {
       const res = await fetch(target.url, {
         method: 'POST',
         headers: legacyHeaders(sessionId),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'q' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          params: { name: 'slow', arguments: {}, _meta: { progressToken: 'q' } },
+        }),
         signal: controller.signal,
       });
       const reader = res.body!.getReader();
@@ -260,14 +329,24 @@ for (const leg of legs) {
         assert.match((empty.json as Json).error.message, /empty/);
       }
       const init = JSON.stringify(INIT);
-      for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', 'application/xml', undefined]) {
+      for (const type of [
+        'application/x-www-form-urlencoded',
+        'text/plain',
+        'multipart/form-data; boundary=x',
+        'application/xml',
+        undefined,
+      ]) {
         const res = await rpc(target.url, init, { headers: { 'Content-Type': type } });
         assert.equal(res.status, 415, `${type}: ${res.text}`);
         assert.equal(res.headers.get('mcp-session-id'), null, 'no session was opened');
         assert.equal((res.json as Json).error.code, -32600);
         assert.match((res.json as Json).error.message, /Content-Type: application\/json/);
       }
-      const gzip = await fetch(target.url, { method: 'POST', body: gzipSync(Buffer.from(init)), headers: { ...ACCEPT, 'Content-Encoding': 'gzip' } });
+      const gzip = await fetch(target.url, {
+        method: 'POST',
+        body: gzipSync(Buffer.from(init)),
+        headers: { ...ACCEPT, 'Content-Encoding': 'gzip' },
+      });
       assert.equal(gzip.status, 200);
       assert.equal(((await gzip.json()) as Json).result.protocolVersion, '2025-11-25');
       const undecodable = await rpc(target.url, init, { headers: { 'Content-Encoding': 'br' } });
@@ -275,7 +354,12 @@ for (const leg of legs) {
       assert.equal((undecodable.json as Json).error.code, -32700);
       assert.match((undecodable.json as Json).error.message, /Content-Encoding "br"/);
       // Fastify's default bodyLimit (1 MiB) is below McpModule's default maxBodyBytes (4 MiB).
-      const big = await rpc(target.url, { jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(1_100_000) } });
+      const big = await rpc(target.url, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'ping',
+        params: { pad: 'x'.repeat(1_100_000) },
+      });
       assert.equal(big.status, 413, big.text);
       assert.equal((big.json as Json).error.code, -32600);
       assert.match((big.json as Json).error.message, /Fastify's bodyLimit of 1048576 bytes/);
@@ -307,12 +391,19 @@ class EchoController {
   }
 }
 
-@Module({ imports: [InteractiveModule.register()], controllers: [EchoController], providers: [{ provide: APP_GUARD, useClass: DenyOnHeaderGuard }] })
+@Module({
+  imports: [InteractiveModule.register()],
+  controllers: [EchoController],
+  providers: [{ provide: APP_GUARD, useClass: DenyOnHeaderGuard }],
+})
 class GuardedModule {}
 
 describe('McpModule on Fastify 12: the app around the endpoint', () => {
   it('names both limits in a 413: Fastify bodyLimit before, McpModule maxBodyBytes after', async (t) => {
-    const server = await startApp(SecurityWireModule.register({ maxBodyBytes: 16_384 }), { platform: 'fastify', fastifyOptions: { bodyLimit: 65_536 } });
+    const server = await startApp(SecurityWireModule.register({ maxBodyBytes: 16_384 }), {
+      platform: 'fastify',
+      fastifyOptions: { bodyLimit: 65_536 },
+    });
     t.after(() => server.close());
     const alice = { Authorization: 'Bearer alice-token' };
     const big = (bytes: number) => ({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(bytes) } });
@@ -335,7 +426,10 @@ describe('McpModule on Fastify 12: the app around the endpoint', () => {
     assert.equal(other.status, 404);
     const missing = await rpc(server.url, INIT);
     assert.equal(missing.status, 401);
-    assert.match(missing.headers.get('www-authenticate')!, /^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/mcp"/);
+    assert.match(
+      missing.headers.get('www-authenticate')!,
+      /^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
   });
 
   it("answers an app guard's HttpException on the MCP route as a JSON-RPC error", async (t) => {
@@ -350,7 +444,12 @@ describe('McpModule on Fastify 12: the app around the endpoint', () => {
   });
 
   it('keeps the headers that hooks and plugins (CORS) set on the reply, on JSON and SSE answers', async (t) => {
-    type Hooked = { addHook(name: 'onRequest', hook: (req: unknown, reply: { header(n: string, v: string): void }, done: () => void) => void): void };
+    type Hooked = {
+      addHook(
+        name: 'onRequest',
+        hook: (req: unknown, reply: { header(n: string, v: string): void }, done: () => void) => void,
+      ): void;
+    };
     const server = await startApp(InteractiveModule.register(), {
       platform: 'fastify',
       configure: (app) => {
@@ -368,11 +467,24 @@ describe('McpModule on Fastify 12: the app around the endpoint', () => {
     assert.equal(json.headers.get('access-control-allow-origin'), origin);
     assert.equal(json.headers.get('x-probe'), 'kept');
     const sessionId = json.headers.get('mcp-session-id')!;
-    await rpc(server.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers: { Origin: origin } });
-    const sse = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'count', arguments: { n: 2 }, _meta: { progressToken: 'o' } } }, {
-      sessionId,
-      headers: { Origin: origin, 'MCP-Protocol-Version': '2025-11-25' },
-    });
+    await rpc(
+      server.url,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { sessionId, headers: { Origin: origin } },
+    );
+    const sse = await rpc(
+      server.url,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'count', arguments: { n: 2 }, _meta: { progressToken: 'o' } },
+      },
+      {
+        sessionId,
+        headers: { Origin: origin, 'MCP-Protocol-Version': '2025-11-25' },
+      },
+    );
     assert.match(sse.headers.get('content-type')!, /^text\/event-stream/);
     assert.equal(sse.headers.get('access-control-allow-origin'), origin);
     assert.equal(sse.headers.get('x-probe'), 'kept');
@@ -394,9 +506,17 @@ describe('McpModule on Fastify 12: the app around the endpoint', () => {
   it("leaves body errors of the app's other routes to Fastify and Nest", async (t) => {
     const server = await startApp(GuardedModule, { platform: 'fastify' });
     t.after(() => server.close());
-    const echoed = await fetch(`${server.base}/echo`, { method: 'POST', body: '{"a":1}', headers: { 'Content-Type': 'application/json' } });
+    const echoed = await fetch(`${server.base}/echo`, {
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.deepEqual(await echoed.json(), { a: 1 });
-    const res = await fetch(`${server.base}/echo`, { method: 'POST', body: '{oops', headers: { 'Content-Type': 'application/json' } });
+    const res = await fetch(`${server.base}/echo`, {
+      method: 'POST',
+      body: '{oops',
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.equal(res.status, 400);
     const body = (await res.json()) as Json;
     assert.equal(body.jsonrpc, undefined, 'not a JSON-RPC body');
@@ -417,9 +537,16 @@ describe('McpModule twice on one Fastify 12 app (paths mcp and agents/mcp)', () 
   it('scopes each endpoint to its own routes: one decoding, its own maxBodyBytes named', async (t) => {
     const server = await startApp(TwoEndpointsModule, { platform: 'fastify', fastifyOptions: { bodyLimit: 4096 } });
     t.after(() => server.close());
-    for (const [path, name] of [['mcp', 'root'], ['agents/mcp', 'agents']] as const) {
+    for (const [path, name] of [
+      ['mcp', 'root'],
+      ['agents/mcp', 'agents'],
+    ] as const) {
       const url = `${server.base}/${path}`;
-      const gzip = await fetch(url, { method: 'POST', body: gzipSync(Buffer.from(JSON.stringify(INIT))), headers: { ...ACCEPT, 'Content-Encoding': 'gzip' } });
+      const gzip = await fetch(url, {
+        method: 'POST',
+        body: gzipSync(Buffer.from(JSON.stringify(INIT))),
+        headers: { ...ACCEPT, 'Content-Encoding': 'gzip' },
+      });
       assert.equal(gzip.status, 200, `${path}: ${await gzip.clone().text()}`);
       assert.equal(((await gzip.json()) as Json).result.serverInfo.name, name);
     }
@@ -436,7 +563,10 @@ describe('McpModule twice on one Fastify 12 app (paths mcp and agents/mcp)', () 
 describe("McpModule on Fastify 12 behind a proxy (Fastify's trustProxy)", () => {
   it("counts anonymous sessions per client address as Fastify's request.ip tells it", async (t) => {
     const server = await startApp(
-      { module: class SessionsApp {}, imports: [McpModule.forRoot({ name: 'sessions', version: '1', limits: { sessionsPerAddress: 1 } })] },
+      {
+        module: class SessionsApp {},
+        imports: [McpModule.forRoot({ name: 'sessions', version: '1', limits: { sessionsPerAddress: 1 } })],
+      },
       { platform: 'fastify', fastifyOptions: { trustProxy: true } },
     );
     t.after(() => server.close());
@@ -446,7 +576,13 @@ describe("McpModule on Fastify 12 behind a proxy (Fastify's trustProxy)", () => 
       return res.headers.get('mcp-session-id')!;
     };
     const ping = async (ip: string, sessionId: string): Promise<number> =>
-      (await rpc(server.url, { jsonrpc: '2.0', id: 2, method: 'ping' }, { sessionId, headers: { 'X-Forwarded-For': ip, 'MCP-Protocol-Version': '2025-11-25' } })).status;
+      (
+        await rpc(
+          server.url,
+          { jsonrpc: '2.0', id: 2, method: 'ping' },
+          { sessionId, headers: { 'X-Forwarded-For': ip, 'MCP-Protocol-Version': '2025-11-25' } },
+        )
+      ).status;
     const victim = await initialize('10.0.0.1');
     const first = await initialize('10.0.0.2');
     const second = await initialize('10.0.0.2');
@@ -464,7 +600,10 @@ describe('McpModule on an unsupported HTTP platform', () => {
       }
     }
     const app = await NestFactory.create(InteractiveModule.register(), new OtherAdapter(), { logger: false });
-    await assert.rejects(app.init(), /McpModule cannot serve MCP on the "h3" HTTP platform: it supports "express" \(@nestjs\/platform-express\) and "fastify" \(@nestjs\/platform-fastify\)/);
+    await assert.rejects(
+      app.init(),
+      /McpModule cannot serve MCP on the "h3" HTTP platform: it supports "express" \(@nestjs\/platform-express\) and "fastify" \(@nestjs\/platform-fastify\)/,
+    );
     await app.close();
   });
 });

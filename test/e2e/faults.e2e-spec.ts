@@ -43,7 +43,11 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 /** A promise with its resolver, for "wait until the load loop sees X". */
 function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; fired: boolean } {
   let resolve!: (value: T) => void;
-  const s = { promise: new Promise<T>((r) => (resolve = r)), resolve: (value: T) => ((s.fired = true), resolve(value)), fired: false };
+  const s = {
+    promise: new Promise<T>((r) => (resolve = r)),
+    resolve: (value: T) => ((s.fired = true), resolve(value)),
+    fired: false,
+  };
   return s;
 }
 
@@ -110,16 +114,31 @@ function legacyHeaders(sessionId: string, accept = JSON_ACCEPT): Record<string, 
   return { ...accept, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' };
 }
 
-function startTick(url: string, sessionId: string, count: number, intervalMs: number, token: string): Promise<Response> {
+function startTick(
+  url: string,
+  sessionId: string,
+  count: number,
+  intervalMs: number,
+  token: string,
+): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: legacyHeaders(sessionId, SSE_ACCEPT),
-    body: JSON.stringify({ jsonrpc: '2.0', id: `tick-${nextId++}`, method: 'tools/call', params: { name: 'tick', arguments: { count, intervalMs }, _meta: { progressToken: token } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: `tick-${nextId++}`,
+      method: 'tools/call',
+      params: { name: 'tick', arguments: { count, intervalMs }, _meta: { progressToken: token } },
+    }),
   });
 }
 
-const messagesOf = (events: SseEvent[]): Json[] => events.filter((e) => typeof e.data === 'object' && e.data !== null).map((e) => e.data as Json);
-const progressOf = (events: SseEvent[]): number[] => messagesOf(events).filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress as number);
+const messagesOf = (events: SseEvent[]): Json[] =>
+  events.filter((e) => typeof e.data === 'object' && e.data !== null).map((e) => e.data as Json);
+const progressOf = (events: SseEvent[]): number[] =>
+  messagesOf(events)
+    .filter((m) => m.method === 'notifications/progress')
+    .map((m) => m.params.progress as number);
 
 describe('faults: Redis unreachable for 5 s under load', () => {
   const unhandled: unknown[] = [];
@@ -138,7 +157,12 @@ describe('faults: Redis unreachable for 5 s under load', () => {
         McpModule.forRoot({
           name: 'faults',
           version: '1.0.0',
-          redis: { url: redis.url, keyPrefix: `mcp-faults:${randomBytes(6).toString('hex')}:`, commandTimeoutMs: 1_000, retryAfterS: 1 },
+          redis: {
+            url: redis.url,
+            keyPrefix: `mcp-faults:${randomBytes(6).toString('hex')}:`,
+            commandTimeoutMs: 1_000,
+            retryAfterS: 1,
+          },
           keepAliveMs: 1_000,
         }),
       ],
@@ -157,7 +181,11 @@ describe('faults: Redis unreachable for 5 s under load', () => {
 
   it('answers 503 + Retry-After + a JSON-RPC error naming Redis while it is down, keeps 2026-07-28 calls working, and recovers without a restart', async () => {
     const sessionId = await legacySession(url, 'faults');
-    const ok = await rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'echo', arguments: { text: 'before' } } }, { headers: legacyHeaders(sessionId) });
+    const ok = await rpc(
+      url,
+      { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'echo', arguments: { text: 'before' } } },
+      { headers: legacyHeaders(sessionId) },
+    );
     assert.equal(ok.status, 200);
 
     // A resumable progress stream in flight when Redis dies.
@@ -165,7 +193,14 @@ describe('faults: Redis unreachable for 5 s under load', () => {
     await inflight.until((events) => progressOf(events).length >= 3, 60_000, 'progress before the outage');
 
     // Load: legacy calls (need Redis for the session) and 2026-07-28 calls (need nothing).
-    type Outcome = { era: 'legacy' | 'modern'; phase: string; id: number | string; status: number | 'no answer'; retryAfter: string | null; body: Json | undefined };
+    type Outcome = {
+      era: 'legacy' | 'modern';
+      phase: string;
+      id: number | string;
+      status: number | 'no answer';
+      retryAfter: string | null;
+      body: Json | undefined;
+    };
     const outcomes: Outcome[] = [];
     let phase = 'up';
     let stopped = false;
@@ -174,7 +209,8 @@ describe('faults: Redis unreachable for 5 s under load', () => {
     const record = (outcome: Outcome): void => {
       outcomes.push(outcome);
       if (outcome.era === 'legacy' && outcome.status === 503) first503.resolve(outcome);
-      if (outcome.era === 'legacy' && outcome.status === 200 && phase === 'restarted') firstLegacyOkAfterRestart.resolve(outcome);
+      if (outcome.era === 'legacy' && outcome.status === 200 && phase === 'restarted')
+        firstLegacyOkAfterRestart.resolve(outcome);
     };
     const worker = async (era: 'legacy' | 'modern'): Promise<void> => {
       while (!stopped) {
@@ -184,19 +220,34 @@ describe('faults: Redis unreachable for 5 s under load', () => {
         try {
           res =
             era === 'legacy'
-              ? await rpc(url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `l${id}` } } }, { headers: legacyHeaders(sessionId), timeoutMs: 60_000 })
-              : await modernRpc(url, 'tools/call', { name: 'echo', arguments: { text: `m${id}` } }, { id, headers: { Accept: 'application/json' }, timeoutMs: 60_000 });
+              ? await rpc(
+                  url,
+                  { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: `l${id}` } } },
+                  { headers: legacyHeaders(sessionId), timeoutMs: 60_000 },
+                )
+              : await modernRpc(
+                  url,
+                  'tools/call',
+                  { name: 'echo', arguments: { text: `m${id}` } },
+                  { id, headers: { Accept: 'application/json' }, timeoutMs: 60_000 },
+                );
         } catch {
           // No response within the guard: a hang, which the assertions below refuse.
         }
-        record({ era, phase: at, id, status: res?.status ?? 'no answer', retryAfter: res?.headers.get('retry-after') ?? null, body: res?.json as Json | undefined });
+        record({
+          era,
+          phase: at,
+          id,
+          status: res?.status ?? 'no answer',
+          retryAfter: res?.headers.get('retry-after') ?? null,
+          body: res?.json as Json | undefined,
+        });
         // Pacing of the load generator, not synchronisation: 503s come back at once.
         await delay(5);
       }
     };
     const workers = [worker('legacy'), worker('legacy'), worker('modern')];
     try {
-
       // A call that answers a few seconds from now, in the outage: its answer cannot be stored.
       const slow = follow(await startTick(url, sessionId, 1, 3_000, 'slow'));
       await slow.until((events) => events.length >= 1, 60_000, 'the priming event of the slow call');
@@ -211,7 +262,12 @@ describe('faults: Redis unreachable for 5 s under load', () => {
       assert.equal(refused.body?.jsonrpc, '2.0');
       assert.equal(refused.body?.id, refused.id, 'the error answers the request it refuses');
       assert.equal(refused.body?.error?.code, -32000);
-      assert.match(refused.body?.error?.message, new RegExp(`the session store \\(Redis at 127\\.0\\.0\\.1:${redis.port}\\) is unreachable: .+\\. Retry shortly`));
+      assert.match(
+        refused.body?.error?.message,
+        new RegExp(
+          `the session store \\(Redis at 127\\.0\\.0\\.1:${redis.port}\\) is unreachable: .+\\. Retry shortly`,
+        ),
+      );
 
       // The stream in flight ends (server close), it does not hang.
       const inflightEnd = await within(inflight.done, 60_000, 'the in-flight progress stream ending');
@@ -220,15 +276,27 @@ describe('faults: Redis unreachable for 5 s under load', () => {
       assert.equal(slowEnd.timedOut, false);
 
       // Opening a session, a GET stream and a DELETE need Redis too.
-      const init = await rpc(url, { jsonrpc: '2.0', id: 'init-down', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'faults', version: '1' } } });
+      const init = await rpc(url, {
+        jsonrpc: '2.0',
+        id: 'init-down',
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'faults', version: '1' } },
+      });
       assert.equal(init.status, 503);
       assert.equal(init.headers.get('retry-after'), '1');
       assert.equal((init.json as Json).id, 'init-down');
-      const get = await fetch(url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' } });
+      const get = await fetch(url, {
+        headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' },
+      });
       assert.equal(get.status, 503);
       assert.equal(get.headers.get('retry-after'), '1');
       assert.match(((await get.json()) as Json).error.message, /is unreachable/);
-      const modernDuring = await modernRpc(url, 'tools/call', { name: 'echo', arguments: { text: 'stateless' } }, { headers: { Accept: 'application/json' } });
+      const modernDuring = await modernRpc(
+        url,
+        'tools/call',
+        { name: 'echo', arguments: { text: 'stateless' } },
+        { headers: { Accept: 'application/json' } },
+      );
       assert.equal(modernDuring.status, 200);
       assert.equal((modernDuring.json as Json).result.content[0].text, 'stateless');
 
@@ -243,7 +311,11 @@ describe('faults: Redis unreachable for 5 s under load', () => {
     }
 
     // Nothing hung; legacy requests got 200 or 503 only, modern ones 200 throughout.
-    assert.deepEqual(outcomes.filter((o) => o.status === 'no answer'), [], 'every request was answered');
+    assert.deepEqual(
+      outcomes.filter((o) => o.status === 'no answer'),
+      [],
+      'every request was answered',
+    );
     const legacy = outcomes.filter((o) => o.era === 'legacy');
     assert.deepEqual([...new Set(legacy.map((o) => o.status))].sort(), [200, 503]);
     for (const o of legacy.filter((o) => o.status === 503)) {
@@ -252,11 +324,22 @@ describe('faults: Redis unreachable for 5 s under load', () => {
       assert.match(o.body?.error?.message, /Redis at 127\.0\.0\.1:\d+\) is unreachable/);
     }
     const modern = outcomes.filter((o) => o.era === 'modern');
-    assert.ok(modern.some((o) => o.phase === 'down'), 'modern calls were made during the outage');
-    assert.deepEqual(modern.filter((o) => o.status !== 200), [], '2026-07-28 calls never needed Redis');
+    assert.ok(
+      modern.some((o) => o.phase === 'down'),
+      'modern calls were made during the outage',
+    );
+    assert.deepEqual(
+      modern.filter((o) => o.status !== 200),
+      [],
+      '2026-07-28 calls never needed Redis',
+    );
 
     // Full service: the old session (restored from the dump), a new one, a resumable stream.
-    const again = await rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'echo', arguments: { text: 'after' } } }, { headers: legacyHeaders(sessionId) });
+    const again = await rpc(
+      url,
+      { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'echo', arguments: { text: 'after' } } },
+      { headers: legacyHeaders(sessionId) },
+    );
     assert.equal(again.status, 200);
     assert.equal((again.json as Json).result.content[0].text, 'after');
     const fresh = await legacySession(url, 'faults');
@@ -265,7 +348,10 @@ describe('faults: Redis unreachable for 5 s under load', () => {
     assert.equal(tickedEnd.ended, true);
     assert.deepEqual(progressOf(ticked.events), [1, 2, 3, 4, 5]);
     assert.equal(messagesOf(ticked.events).find((m) => 'result' in m)?.result.content[0].text, 'ticked 5');
-    assert.ok(ticked.events.every((e) => e.data === '' || e.id), 'the stream is resumable again (every event has an id)');
+    assert.ok(
+      ticked.events.every((e) => e.data === '' || e.id),
+      'the stream is resumable again (every event has an id)',
+    );
 
     // One log line when the outage began, one when it ended; nothing per request.
     const outageLines = logger.lines.filter((l) => /is unreachable/.test(l.message));
@@ -279,7 +365,14 @@ describe('faults: Redis unreachable for 5 s under load', () => {
 });
 
 function openGet(url: string, sessionId: string, lastEventId: string): Promise<Response> {
-  return fetch(url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25', 'Last-Event-ID': lastEventId } });
+  return fetch(url, {
+    headers: {
+      Accept: 'text/event-stream',
+      'Mcp-Session-Id': sessionId,
+      'MCP-Protocol-Version': '2025-11-25',
+      'Last-Event-ID': lastEventId,
+    },
+  });
 }
 
 describe('faults: an instance killed (SIGKILL) in the middle of a progress stream', () => {
@@ -319,15 +412,26 @@ describe('faults: an instance killed (SIGKILL) in the middle of a progress strea
     const resumedEnd = await within(resumed.done, 60_000, 'the resumed stream on B ending');
     assert.deepEqual(resumedEnd, { ended: true, timedOut: false, failed: false }, 'B closed the stream itself');
     const all = [...seenProgress, ...progressOf(resumed.events)];
-    assert.deepEqual(all, Array.from({ length: all.length }, (_, i) => i + 1), 'every event once, no gap, no duplicate');
-    assert.equal(messagesOf(resumed.events).some((m) => 'result' in m || 'error' in m), false, 'no answer can come: its producer died');
+    assert.deepEqual(
+      all,
+      Array.from({ length: all.length }, (_, i) => i + 1),
+      'every event once, no gap, no duplicate',
+    );
+    assert.equal(
+      messagesOf(resumed.events).some((m) => 'result' in m || 'error' in m),
+      false,
+      'no answer can come: its producer died',
+    );
     const ids = [...seen, ...resumed.events].map((e) => e.id).filter((id) => id !== undefined && !id.endsWith('.0'));
     assert.equal(new Set(ids).size, ids.length, 'event ids are unique');
 
     // "Every event" is what A stored: resuming again from the same id gives the same events.
     const replayed = follow(await openGet(b.url, sessionId, lastId));
     assert.equal((await within(replayed.done, 60_000, 'a second resume ending')).ended, true);
-    assert.deepEqual(replayed.events.map((e) => e.id), resumed.events.map((e) => e.id));
+    assert.deepEqual(
+      replayed.events.map((e) => e.id),
+      resumed.events.map((e) => e.id),
+    );
 
     // Resuming after the last stored event: nothing more, closed at once rather than held open.
     const tailId = [...seen, ...resumed.events].filter((e) => e.id !== undefined).at(-1)!.id!;
@@ -336,7 +440,11 @@ describe('faults: an instance killed (SIGKILL) in the middle of a progress strea
     assert.deepEqual(progressOf(empty.events), []);
 
     // B lives on and serves the session.
-    const whoami = await rpc(b.url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { headers: legacyHeaders(sessionId) });
+    const whoami = await rpc(
+      b.url,
+      { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+      { headers: legacyHeaders(sessionId) },
+    );
     assert.equal((whoami.json as Json).result.content[0].text, 'B');
     assert.equal(b.alive, true);
     assert.doesNotMatch(b.stderr, /unhandled|uncaught/i);

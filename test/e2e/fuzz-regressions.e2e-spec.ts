@@ -9,18 +9,33 @@ import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
 
 type Json = Record<string, any>;
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 /** A value whose `toString` is not a function: `String(value)` and template literals throw on it. */
 const UNPRINTABLE = { toString: [] };
 
-async function post(url: string, body: Json, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+async function post(
+  url: string,
+  body: Json,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Json }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text) as Json };
 }
 
 function modernHeaders(method: string, name?: string): Record<string, string> {
-  return { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...(name === undefined ? {} : { 'Mcp-Name': name }) };
+  return {
+    'MCP-Protocol-Version': '2026-07-28',
+    'Mcp-Method': method,
+    ...(name === undefined ? {} : { 'Mcp-Name': name }),
+  };
 }
 
 for (const platform of ['express', 'fastify'] as TestPlatform[]) {
@@ -44,7 +59,11 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
         [stateless, 'POST'],
       ] as const) {
         for (const method of ['PUT', 'PATCH']) {
-          const res = await fetch(server.url, { method, headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+          const res = await fetch(server.url, {
+            method,
+            headers: { 'Content-Type': 'application/json' },
+            body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+          });
           const text = await res.text();
           assert.equal(res.status, 405, `${method}: ${text}`);
           assert.equal(res.headers.get('allow'), allow, method);
@@ -59,12 +78,16 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
     // Found as a -32603 "Internal error" for completion/complete with ref.type { toString: [] }:
     // the refusal printed the unknown type with String(), which throws on such a value.
     it('refuses a completion ref whose type is not a string with -32602, not an internal error', async () => {
-      const res = await post(stateless.url, {
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'completion/complete',
-        params: { ref: { type: UNPRINTABLE, name: 'greet' }, argument: { name: 'name', value: 'p' }, _meta: META },
-      }, modernHeaders('completion/complete'));
+      const res = await post(
+        stateless.url,
+        {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'completion/complete',
+          params: { ref: { type: UNPRINTABLE, name: 'greet' }, argument: { name: 'name', value: 'p' }, _meta: META },
+        },
+        modernHeaders('completion/complete'),
+      );
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.id, 7);
       assert.equal(res.body.error?.code, -32602, JSON.stringify(res.body));
@@ -76,7 +99,12 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
     it('compares a boolean Mcp-Param header with a non-boolean argument as a mismatch (-32020), not a 500', async () => {
       const res = await post(
         stateless.url,
-        { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'flag', arguments: { dryRun: UNPRINTABLE }, _meta: META } },
+        {
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'tools/call',
+          params: { name: 'flag', arguments: { dryRun: UNPRINTABLE }, _meta: META },
+        },
         { ...modernHeaders('tools/call', 'flag'), 'Mcp-Param-Dry-Run': 'true' },
       );
       assert.equal(res.status, 400, JSON.stringify(res.body));

@@ -58,13 +58,19 @@ const count = (key: string): void => void (counts[key] = (counts[key] ?? 0) + 1)
 /** How the answers came out (result, or error code), printed so a run shows what it reached. */
 const outcomes: Record<string, number> = {};
 const outcome = (response: Json): void => {
-  const key = 'result' in response ? (response.result?.isError === true ? 'tool isError' : 'result') : String(response.error?.code);
+  const key =
+    'result' in response
+      ? response.result?.isError === true
+        ? 'tool isError'
+        : 'result'
+      : String(response.error?.code);
   outcomes[key] = (outcomes[key] ?? 0) + 1;
 };
 
 /** What must never happen in the whole process while the fuzz spec runs. */
 const escaped: string[] = [];
-const onRejection = (reason: unknown): void => void escaped.push(`unhandledRejection: ${String((reason as Error)?.stack ?? reason)}`);
+const onRejection = (reason: unknown): void =>
+  void escaped.push(`unhandledRejection: ${String((reason as Error)?.stack ?? reason)}`);
 const onException = (error: Error): void => void escaped.push(`uncaughtException: ${error.stack ?? error.message}`);
 
 /** Error logs of the app (an internal error is logged there before it becomes a -32603). */
@@ -85,7 +91,9 @@ async function check(name: string, property: fc.IAsyncProperty<any>, numRuns: nu
   } catch (error) {
     const cause = (error as Error).cause as Error | undefined;
     const why = cause ? `\nCause: ${cause.stack ?? String(cause)}` : '';
-    throw new Error(`${name}: ${(error as Error).message}${why}\nReproduce with FUZZ_SEED=${SEED} node --test dist/test/e2e/fuzz.e2e-spec.js`);
+    throw new Error(
+      `${name}: ${(error as Error).message}${why}\nReproduce with FUZZ_SEED=${SEED} node --test dist/test/e2e/fuzz.e2e-spec.js`,
+    );
   }
 }
 
@@ -97,7 +105,8 @@ function isPlainObject(value: unknown): value is Json {
 
 /** The id of a well-formed request (what its answer must echo), or undefined. */
 function requestIdOf(body: unknown): string | number | undefined {
-  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string' || body.method === '') return undefined;
+  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string' || body.method === '')
+    return undefined;
   if (body.params !== undefined && !isPlainObject(body.params)) return undefined;
   const id = body.id;
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : undefined;
@@ -106,7 +115,10 @@ function requestIdOf(body: unknown): string | number | undefined {
 /** Every readable id of a body (single or batch): an answer may carry one of them, or null. */
 function idsOf(body: unknown): unknown[] {
   const items = Array.isArray(body) ? body : [body];
-  return items.filter(isPlainObject).map((m) => m.id).filter((id) => typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)));
+  return items
+    .filter(isPlainObject)
+    .map((m) => m.id)
+    .filter((id) => typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)));
 }
 
 /** Asserts one message the server sent is valid JSON-RPC 2.0; returns it if it is a response. */
@@ -127,10 +139,17 @@ function assertMessage(message: unknown, sent: unknown, label: string): Json | u
     assert.ok(isPlainObject(error), `${label}: error must be an object`);
     assert.ok(Number.isInteger(error.code), `${label}: error.code must be an integer: ${JSON.stringify(error)}`);
     assert.equal(typeof error.message, 'string', `${label}: error.message must be a string`);
-    assert.notEqual(error.code, -32603, `${label}: internal error for ${JSON.stringify(sent)?.slice(0, 500)}: ${JSON.stringify(error)}`);
+    assert.notEqual(
+      error.code,
+      -32603,
+      `${label}: internal error for ${JSON.stringify(sent)?.slice(0, 500)}: ${JSON.stringify(error)}`,
+    );
   }
   const id = message.id;
-  assert.ok(id === null || idsOf(sent).some((sentId) => sentId === id), `${label}: id ${JSON.stringify(id)} was not sent (${JSON.stringify(idsOf(sent))})`);
+  assert.ok(
+    id === null || idsOf(sent).some((sentId) => sentId === id),
+    `${label}: id ${JSON.stringify(id)} was not sent (${JSON.stringify(idsOf(sent))})`,
+  );
   return message;
 }
 
@@ -141,7 +160,11 @@ function assertExchange(messages: unknown[], sent: unknown, label: string): void
   const id = requestIdOf(sent);
   if (id !== undefined) {
     assert.equal(responses.length, 1, `${label}: a request gets exactly one response, got ${JSON.stringify(messages)}`);
-    assert.equal(responses[0].id, id, `${label}: the response must echo id ${JSON.stringify(id)}: ${JSON.stringify(responses[0])}`);
+    assert.equal(
+      responses[0].id,
+      id,
+      `${label}: the response must echo id ${JSON.stringify(id)}: ${JSON.stringify(responses[0])}`,
+    );
   }
   if (Array.isArray(sent)) {
     // Each request of a batch is answered at most once (a client may reuse an id; each use counts).
@@ -150,7 +173,10 @@ function assertExchange(messages: unknown[], sent: unknown, label: string): void
     for (const response of responses) {
       if (response.id === null) continue;
       const left = budget.get(response.id) ?? 0;
-      assert.ok(left > 0, `${label}: a batch answered id ${JSON.stringify(response.id)} more often than it was sent: ${JSON.stringify(responses)}`);
+      assert.ok(
+        left > 0,
+        `${label}: a batch answered id ${JSON.stringify(response.id)} more often than it was sent: ${JSON.stringify(responses)}`,
+      );
       budget.set(response.id, left - 1);
     }
   }
@@ -165,10 +191,23 @@ interface HttpAnswer {
 }
 
 /** Sends one request; resolves with the response (body not yet read). */
-function open(agent: http.Agent, url: URL, method: string, headers: Record<string, string>, body?: string): Promise<http.IncomingMessage> {
+function open(
+  agent: http.Agent,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent, headers: body === undefined ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } });
-    const timer = setTimeout(() => req.destroy(new Error(`no response headers within ${GUARD_MS} ms for ${method} ${body?.slice(0, 300)}`)), GUARD_MS);
+    const req = http.request(url, {
+      method,
+      agent,
+      headers: body === undefined ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+    });
+    const timer = setTimeout(
+      () => req.destroy(new Error(`no response headers within ${GUARD_MS} ms for ${method} ${body?.slice(0, 300)}`)),
+      GUARD_MS,
+    );
     req.on('response', (res) => {
       clearTimeout(timer);
       resolve(res);
@@ -187,7 +226,11 @@ function readAll(res: http.IncomingMessage, label: string): Promise<HttpAnswer> 
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       res.destroy();
-      reject(new Error(`${label}: the response (${res.statusCode}, ${res.headers['content-type']}) did not end within ${GUARD_MS} ms; got ${Buffer.concat(chunks).toString('utf8').slice(0, 500)}`));
+      reject(
+        new Error(
+          `${label}: the response (${res.statusCode}, ${res.headers['content-type']}) did not end within ${GUARD_MS} ms; got ${Buffer.concat(chunks).toString('utf8').slice(0, 500)}`,
+        ),
+      );
     }, GUARD_MS);
     res.on('data', (chunk: Buffer) => chunks.push(chunk));
     res.on('end', () => {
@@ -208,14 +251,20 @@ function headersOf(entries: Record<string, string | undefined>): Record<string, 
 /** Asserts an HTTP answer: no 5xx; JSON-RPC in JSON or SSE bodies; a 4xx says why in JSON-RPC. */
 function assertHttp(answer: HttpAnswer, sent: unknown, label: string, httpMethod = 'POST'): Json[] {
   const where = `${label} (${answer.status} ${answer.headers['content-type'] ?? ''})`;
-  assert.ok(answer.status < 500, `${where}: a 5xx for ${JSON.stringify(sent)?.slice(0, 500)}: ${answer.text.slice(0, 500)}`);
+  assert.ok(
+    answer.status < 500,
+    `${where}: a 5xx for ${JSON.stringify(sent)?.slice(0, 500)}: ${answer.text.slice(0, 500)}`,
+  );
   assert.ok(answer.status >= 200, `${where}: unexpected status`);
   const type = String(answer.headers['content-type'] ?? '');
   // HEAD has no body by definition; OPTIONS is the app's (CORS preflight), not MCP's.
   if (httpMethod === 'HEAD' || httpMethod === 'OPTIONS') return [];
   if (answer.text === '') {
     assert.ok([200, 202, 204].includes(answer.status), `${where}: an error status must carry a JSON-RPC error body`);
-    assert.ok(requestIdOf(sent) === undefined || answer.status !== 200 || httpMethod !== 'POST', `${where}: a request got an empty answer`);
+    assert.ok(
+      requestIdOf(sent) === undefined || answer.status !== 200 || httpMethod !== 'POST',
+      `${where}: a request got an empty answer`,
+    );
     return [];
   }
   let messages: unknown[];
@@ -223,17 +272,22 @@ function assertHttp(answer: HttpAnswer, sent: unknown, label: string, httpMethod
     assert.ok(answer.status < 300, `${where}: a stream with an error status`);
     const parser = new SseParser();
     const events = [...parser.push(answer.text), ...parser.end()];
-    messages = events.filter((e) => e.rawData !== '').map((e) => {
-      assert.ok(typeof e.data === 'object', `${where}: SSE data is not JSON: ${e.rawData.slice(0, 200)}`);
-      return e.data;
-    });
+    messages = events
+      .filter((e) => e.rawData !== '')
+      .map((e) => {
+        assert.ok(typeof e.data === 'object', `${where}: SSE data is not JSON: ${e.rawData.slice(0, 200)}`);
+        return e.data;
+      });
   } else {
     assert.match(type, /application\/json/, `${where}: body is neither JSON nor SSE: ${answer.text.slice(0, 300)}`);
     let parsed: unknown;
     assert.doesNotThrow(() => (parsed = JSON.parse(answer.text)), `${where}: body is not JSON`);
     messages = Array.isArray(parsed) ? parsed : [parsed];
     if (answer.status >= 400) {
-      assert.ok(isPlainObject(parsed) && 'error' in parsed, `${where}: a 4xx must be one JSON-RPC error: ${answer.text.slice(0, 300)}`);
+      assert.ok(
+        isPlainObject(parsed) && 'error' in parsed,
+        `${where}: a 4xx must be one JSON-RPC error: ${answer.text.slice(0, 300)}`,
+      );
     }
   }
   if (httpMethod === 'POST' && answer.status < 300) assertExchange(messages, sent, where);
@@ -282,7 +336,9 @@ describe('fuzz: both eras, in process and over HTTP', () => {
     process.off('unhandledRejection', onRejection);
     process.off('uncaughtException', onException);
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    console.log(`fuzz: seed ${SEED}, ${total} cases in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(counts)}; answers: ${JSON.stringify(outcomes)}`);
+    console.log(
+      `fuzz: seed ${SEED}, ${total} cases in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(counts)}; answers: ${JSON.stringify(outcomes)}`,
+    );
   });
 
   const assertClean = (): void => {
@@ -293,7 +349,9 @@ describe('fuzz: both eras, in process and over HTTP', () => {
   it(`in process, 2026-07-28: ${RUNS.inProcess} raw messages through McpInProcessTransport`, async () => {
     const mcp = McpInProcessTransport.forApp(app);
     const property = fc.asyncProperty(
-      envelope('modern', cursors).chain(({ first, body }) => fc.record({ body: fc.constant(body), headers: modernHeaders(first), headerRules: fc.boolean() })),
+      envelope('modern', cursors).chain(({ first, body }) =>
+        fc.record({ body: fc.constant(body), headers: modernHeaders(first), headerRules: fc.boolean() }),
+      ),
       async ({ body, headers, headerRules }) => {
         count('inProcess/2026-07-28');
         const messages = await collect(mcp, body, { headers, headerRules });
@@ -312,16 +370,29 @@ describe('fuzz: both eras, in process and over HTTP', () => {
     const connections = new Map<LegacyVersion, McpInProcessTransport>();
     for (const version of LEGACY_VERSIONS) {
       const mcp = McpInProcessTransport.forApp(app);
-      const [init] = (await collect(mcp, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } }, {})) as Json[];
+      const [init] = (await collect(
+        mcp,
+        {
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+        },
+        {},
+      )) as Json[];
       assert.equal(init.result?.protocolVersion, version);
       await collect(mcp, { jsonrpc: '2.0', method: 'notifications/initialized' }, {});
       connections.set(version, mcp);
     }
-    const property = fc.asyncProperty(fc.constantFrom(...LEGACY_VERSIONS), envelope('legacy', cursors), async (version, { body }) => {
-      count(`inProcess/${version}`);
-      const messages = await collect(connections.get(version)!, body, {});
-      assertExchange(messages, body, `in-process ${version}`);
-    });
+    const property = fc.asyncProperty(
+      fc.constantFrom(...LEGACY_VERSIONS),
+      envelope('legacy', cursors),
+      async (version, { body }) => {
+        count(`inProcess/${version}`);
+        const messages = await collect(connections.get(version)!, body, {});
+        assertExchange(messages, body, `in-process ${version}`);
+      },
+    );
     try {
       await check('in-process legacy', property, RUNS.inProcess);
     } finally {
@@ -358,7 +429,13 @@ describe('fuzz: both eras, in process and over HTTP', () => {
       async ({ body, raw, headers, common, session, httpMethod: method }) => {
         count('http/2026-07-28');
         const sent = raw.text === undefined ? body : raw.sent;
-        const res = await open(agent, url, method, headersOf({ ...common, ...headers, 'Mcp-Session-Id': session }), method === 'GET' || method === 'DELETE' ? undefined : (raw.text ?? JSON.stringify(body)));
+        const res = await open(
+          agent,
+          url,
+          method,
+          headersOf({ ...common, ...headers, 'Mcp-Session-Id': session }),
+          method === 'GET' || method === 'DELETE' ? undefined : (raw.text ?? JSON.stringify(body)),
+        );
         assertHttp(await readAll(res, 'http modern'), sent, 'http modern', method);
       },
     );
@@ -377,8 +454,14 @@ describe('fuzz: both eras, in process and over HTTP', () => {
             body: fc.constant(body),
             raw: rawBody(body),
             common: commonHeaders(),
-            session: header(sessions.get(version), fc.oneof(headerValue, fc.uuid(), fc.constantFrom(...sessions.values()))),
-            versionHeader: header(version, fc.oneof(headerValue, fc.constantFrom(...LEGACY_VERSIONS, MODERN, '2024-11-05'))),
+            session: header(
+              sessions.get(version),
+              fc.oneof(headerValue, fc.uuid(), fc.constantFrom(...sessions.values())),
+            ),
+            versionHeader: header(
+              version,
+              fc.oneof(headerValue, fc.constantFrom(...LEGACY_VERSIONS, MODERN, '2024-11-05')),
+            ),
             lastEventId: header(undefined),
             httpMethod: httpMethod(),
           }),
@@ -388,9 +471,25 @@ describe('fuzz: both eras, in process and over HTTP', () => {
         count(`http/${version}`);
         const sent = raw.text === undefined ? body : raw.sent;
         // GET and DELETE on a live session are the streams property's (a GET stream is long-lived).
-        const sessionId = method === 'GET' || method === 'DELETE' ? (session === sessions.get(version) ? 'not-a-session' : session) : session;
-        const headers = headersOf({ ...common, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': versionHeader, 'Last-Event-ID': lastEventId });
-        const res = await open(agent, url, method, headers, method === 'GET' || method === 'DELETE' ? undefined : (raw.text ?? JSON.stringify(body)));
+        const sessionId =
+          method === 'GET' || method === 'DELETE'
+            ? session === sessions.get(version)
+              ? 'not-a-session'
+              : session
+            : session;
+        const headers = headersOf({
+          ...common,
+          'Mcp-Session-Id': sessionId,
+          'MCP-Protocol-Version': versionHeader,
+          'Last-Event-ID': lastEventId,
+        });
+        const res = await open(
+          agent,
+          url,
+          method,
+          headers,
+          method === 'GET' || method === 'DELETE' ? undefined : (raw.text ?? JSON.stringify(body)),
+        );
         assertHttp(await readAll(res, `http ${version}`), sent, `http ${version}`, method);
       },
     );
@@ -403,8 +502,15 @@ describe('fuzz: both eras, in process and over HTTP', () => {
       fc.record({
         version: fc.constantFrom(...LEGACY_VERSIONS),
         accept: fc.oneof({ weight: 6, arbitrary: fc.constant('text/event-stream') }, { weight: 1, arbitrary: ACCEPT }),
-        lastEventId: fc.oneof(fc.constant(undefined), headerValue, fc.nat().map((n) => `stream.${n}`)),
-        versionHeader: fc.oneof({ weight: 4, arbitrary: fc.constant('same') }, { weight: 1, arbitrary: fc.option(headerValue, { nil: undefined }) }),
+        lastEventId: fc.oneof(
+          fc.constant(undefined),
+          headerValue,
+          fc.nat().map((n) => `stream.${n}`),
+        ),
+        versionHeader: fc.oneof(
+          { weight: 4, arbitrary: fc.constant('same') },
+          { weight: 1, arbitrary: fc.option(headerValue, { nil: undefined }) },
+        ),
         toolFirst: fc.boolean(),
       }),
       async ({ version, accept, lastEventId, versionHeader, toolFirst }) => {
@@ -414,8 +520,22 @@ describe('fuzz: both eras, in process and over HTTP', () => {
         let eventId = lastEventId;
         if (toolFirst) {
           // A streamed call leaves events a GET may resume after.
-          const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'steps', arguments: {}, _meta: { progressToken: 'p' } } };
-          const answer = await readAll(await open(agent, url, 'POST', { ...base, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, JSON.stringify(call)), 'streamed call');
+          const call = {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'steps', arguments: {}, _meta: { progressToken: 'p' } },
+          };
+          const answer = await readAll(
+            await open(
+              agent,
+              url,
+              'POST',
+              { ...base, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+              JSON.stringify(call),
+            ),
+            'streamed call',
+          );
           const events = [...new SseParser().push(answer.text)];
           assertHttp(answer, call, 'streamed call');
           const ids = events.map((e) => e.id).filter((id): id is string => id !== undefined && id !== '');
@@ -449,29 +569,51 @@ function modernRequest(id: number, method: string, params: Json): JsonRpcMessage
 }
 
 /** Sends in process and collects the exchange; a call that never completes fails the case. */
-function collect(mcp: McpInProcessTransport, body: unknown, options: { headers?: Record<string, string>; headerRules?: boolean }): Promise<unknown[]> {
+function collect(
+  mcp: McpInProcessTransport,
+  body: unknown,
+  options: { headers?: Record<string, string>; headerRules?: boolean },
+): Promise<unknown[]> {
   const headers = options.headers && Object.keys(options.headers).length > 0 ? options.headers : undefined;
   return lastValueFrom(
     mcp.send(body as JsonRpcMessage, { headers, headerRules: options.headerRules }).pipe(
       toArray(),
-      rxTimeout({ first: GUARD_MS, with: () => Promise.reject(new Error(`in process: no completion within ${GUARD_MS} ms for ${JSON.stringify(body)?.slice(0, 500)}`)) }),
+      rxTimeout({
+        first: GUARD_MS,
+        with: () =>
+          Promise.reject(
+            new Error(`in process: no completion within ${GUARD_MS} ms for ${JSON.stringify(body)?.slice(0, 500)}`),
+          ),
+      }),
     ),
   );
 }
 
 /** The Streamable HTTP headers of a 2026-07-28 request: right, bent or missing. */
 function modernHeaders(first: FuzzMessage): fc.Arbitrary<Record<string, string>> {
-  const version = typeof first.metaVersion === 'string' && /^[\x20-\x7e]*$/.test(first.metaVersion) ? first.metaVersion : MODERN;
-  const region = isPlainObject(first.args) && typeof first.args.region === 'string' ? (first.args.region as string) : undefined;
+  const version =
+    typeof first.metaVersion === 'string' && /^[\x20-\x7e]*$/.test(first.metaVersion) ? first.metaVersion : MODERN;
+  const region =
+    isPlainObject(first.args) && typeof first.args.region === 'string' ? (first.args.region as string) : undefined;
   return fc
     .record({
       'MCP-Protocol-Version': header(version, fc.oneof(headerValue, fc.constantFrom(...LEGACY_VERSIONS, `${MODERN} `))),
-      'Mcp-Method': header(first.method !== undefined && /^[\x20-\x7e]*$/.test(first.method) ? first.method : undefined, fc.oneof(headerValue, fc.constant(asciiOr(first.method?.toUpperCase(), 'TOOLS/LIST')))),
+      'Mcp-Method': header(
+        first.method !== undefined && /^[\x20-\x7e]*$/.test(first.method) ? first.method : undefined,
+        fc.oneof(headerValue, fc.constant(asciiOr(first.method?.toUpperCase(), 'TOOLS/LIST'))),
+      ),
       'Mcp-Name': nameHeader(first.name),
-      'Mcp-Param-Region': first.method === 'tools/call' && first.name === 'region' ? nameHeader(region) : header(undefined),
+      'Mcp-Param-Region':
+        first.method === 'tools/call' && first.name === 'region' ? nameHeader(region) : header(undefined),
       'Mcp-Param-Dry-Run':
-        first.method === 'tools/call' && first.name === 'flag' && isPlainObject(first.args) && first.args.dryRun !== undefined
-          ? header(typeof first.args.dryRun === 'boolean' ? String(first.args.dryRun) : 'true', fc.oneof(headerValue, fc.constantFrom('TRUE', '1', 'false')))
+        first.method === 'tools/call' &&
+        first.name === 'flag' &&
+        isPlainObject(first.args) &&
+        first.args.dryRun !== undefined
+          ? header(
+              typeof first.args.dryRun === 'boolean' ? String(first.args.dryRun) : 'true',
+              fc.oneof(headerValue, fc.constantFrom('TRUE', '1', 'false')),
+            )
           : header(undefined),
     })
     .map(headersOf);
@@ -487,13 +629,26 @@ function commonHeaders(): fc.Arbitrary<Record<string, string | undefined>> {
   return fc.record({
     Accept: ACCEPT,
     'Content-Type': CONTENT_TYPE,
-    Origin: fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('http://127.0.0.1', 'http://localhost:3000', 'https://evil.example', 'null') }, { weight: 1, arbitrary: headerValue }),
-    Host: fc.oneof({ weight: 20, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('evil.example', 'localhost', '127.0.0.1:1', '') }),
+    Origin: fc.oneof(
+      { weight: 12, arbitrary: fc.constant(undefined) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('http://127.0.0.1', 'http://localhost:3000', 'https://evil.example', 'null'),
+      },
+      { weight: 1, arbitrary: headerValue },
+    ),
+    Host: fc.oneof(
+      { weight: 20, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.constantFrom('evil.example', 'localhost', '127.0.0.1:1', '') },
+    ),
   });
 }
 
 function httpMethod(): fc.Arbitrary<string> {
-  return fc.oneof({ weight: 40, arbitrary: fc.constant('POST') }, { weight: 1, arbitrary: fc.constantFrom('GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD') });
+  return fc.oneof(
+    { weight: 40, arbitrary: fc.constant('POST') },
+    { weight: 1, arbitrary: fc.constantFrom('GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD') },
+  );
 }
 
 /** Mostly the message's JSON; sometimes bytes that are not one (cut, padded, not JSON at all). */
@@ -501,8 +656,19 @@ function rawBody(body: unknown): fc.Arbitrary<{ text?: string; sent?: unknown }>
   const json = JSON.stringify(body) ?? 'null';
   return fc.oneof(
     { weight: 20, arbitrary: fc.constant({}) },
-    { weight: 1, arbitrary: fc.nat().map((n) => json.slice(0, n % (json.length + 1))).map((text) => ({ text, sent: tryParse(text) })) },
-    { weight: 1, arbitrary: fc.constantFrom(' ', '\n', '[]', 'null', '"x"', '1', '{', '[{}, ', '\ufeff{}', `${json}${json}`, ` \t${json}\n`).map((text) => ({ text, sent: tryParse(text) })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .nat()
+        .map((n) => json.slice(0, n % (json.length + 1)))
+        .map((text) => ({ text, sent: tryParse(text) })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(' ', '\n', '[]', 'null', '"x"', '1', '{', '[{}, ', '\ufeff{}', `${json}${json}`, ` \t${json}\n`)
+        .map((text) => ({ text, sent: tryParse(text) })),
+    },
     { weight: 1, arbitrary: anyString.map((text) => ({ text, sent: tryParse(text) })) },
   );
 }
@@ -518,14 +684,25 @@ function tryParse(text: string): unknown {
 /** Initializes a legacy session over HTTP and returns its id. */
 async function openSession(agent: http.Agent, url: URL, version: LegacyVersion): Promise<string> {
   const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-  const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+  };
   const res = await open(agent, url, 'POST', headers, JSON.stringify(init));
   const answer = await readAll(res, 'initialize');
   assert.equal(answer.status, 200, answer.text);
   const sessionId = answer.headers['mcp-session-id'];
   assert.equal(typeof sessionId, 'string', 'initialize must mint a session');
   const ack = await readAll(
-    await open(agent, url, 'POST', { ...headers, 'Mcp-Session-Id': sessionId as string, 'MCP-Protocol-Version': version }, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })),
+    await open(
+      agent,
+      url,
+      'POST',
+      { ...headers, 'Mcp-Session-Id': sessionId as string, 'MCP-Protocol-Version': version },
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    ),
     'initialized',
   );
   assert.equal(ack.status, 202, ack.text);
@@ -540,11 +717,20 @@ function clientProperty(client: McpTestClient, era: McpTestEra, cursors: readonl
   const strings = fc.oneof(anyString, fc.constant('x'));
   const call = fc.oneof(
     fc.oneof(fc.constantFrom(...TOOL_NAMES), anyString).chain((name) =>
-      toolArguments(name).map((args) => ({ what: `callTool ${name}`, run: () => client.callTool(name, (isPlainObject(args) ? args : { value: args }) as Json) })),
+      toolArguments(name).map((args) => ({
+        what: `callTool ${name}`,
+        run: () => client.callTool(name, (isPlainObject(args) ? args : { value: args }) as Json),
+      })),
     ),
-    resourceUri.map((uri) => ({ what: `readResource ${JSON.stringify(uri)}`, run: () => client.readResource(typeof uri === 'string' ? uri : JSON.stringify(uri) ?? '') })),
+    resourceUri.map((uri) => ({
+      what: `readResource ${JSON.stringify(uri)}`,
+      run: () => client.readResource(typeof uri === 'string' ? uri : (JSON.stringify(uri) ?? '')),
+    })),
     fc
-      .tuple(fc.oneof(fc.constantFrom(...PROMPT_NAMES), anyString), fc.dictionary(fc.constantFrom('name', 'style', 'other'), strings, { maxKeys: 3 }))
+      .tuple(
+        fc.oneof(fc.constantFrom(...PROMPT_NAMES), anyString),
+        fc.dictionary(fc.constantFrom('name', 'style', 'other'), strings, { maxKeys: 3 }),
+      )
       .map(([name, args]) => ({ what: `getPrompt ${name}`, run: () => client.getPrompt(name, args) })),
     fc
       .tuple(
@@ -555,23 +741,47 @@ function clientProperty(client: McpTestClient, era: McpTestEra, cursors: readonl
         fc.constantFrom('name', 'id', 'path', 'style'),
         strings,
       )
-      .map(([ref, name, value]) => ({ what: `complete ${JSON.stringify(ref)}`, run: () => client.complete(ref, { name, value }) })),
+      .map(([ref, name, value]) => ({
+        what: `complete ${JSON.stringify(ref)}`,
+        run: () => client.complete(ref, { name, value }),
+      })),
     fc
-      .tuple(fc.constantFrom('listToolsPage', 'listResourcesPage', 'listPromptsPage') as fc.Arbitrary<'listToolsPage' | 'listResourcesPage' | 'listPromptsPage'>, cursor(cursors))
-      .map(([list, c]) => ({ what: `${list} ${JSON.stringify(c)}`, run: () => client[list](typeof c === 'string' ? c : JSON.stringify(c)) })),
+      .tuple(
+        fc.constantFrom('listToolsPage', 'listResourcesPage', 'listPromptsPage') as fc.Arbitrary<
+          'listToolsPage' | 'listResourcesPage' | 'listPromptsPage'
+        >,
+        cursor(cursors),
+      )
+      .map(([list, c]) => ({
+        what: `${list} ${JSON.stringify(c)}`,
+        run: () => client[list](typeof c === 'string' ? c : JSON.stringify(c)),
+      })),
     fc.tuple(anyString, anyJson).map(([method, params]) => ({
       what: `request ${method}`,
-      run: () => client.request(method === 'subscriptions/listen' ? 'x' : method, isPlainObject(jsonSafe(params)) ? (jsonSafe(params) as Json) : {}),
+      run: () =>
+        client.request(
+          method === 'subscriptions/listen' ? 'x' : method,
+          isPlainObject(jsonSafe(params)) ? (jsonSafe(params) as Json) : {},
+        ),
     })),
   );
   return fc.asyncProperty(call, async ({ what, run }) => {
     count(`testClient/${era}`);
     try {
       const result = await run();
-      assert.ok(isPlainObject(result) || Array.isArray(result), `${era} ${what}: resolved with ${JSON.stringify(result)}`);
+      assert.ok(
+        isPlainObject(result) || Array.isArray(result),
+        `${era} ${what}: resolved with ${JSON.stringify(result)}`,
+      );
     } catch (error) {
-      assert.ok(error instanceof McpTestError, `${era} ${what}: rejected with something else than an McpTestError: ${(error as Error)?.stack ?? String(error)}`);
-      assert.ok(Number.isInteger(error.code) && error.code !== -32603, `${era} ${what}: code ${error.code}: ${error.message}`);
+      assert.ok(
+        error instanceof McpTestError,
+        `${era} ${what}: rejected with something else than an McpTestError: ${(error as Error)?.stack ?? String(error)}`,
+      );
+      assert.ok(
+        Number.isInteger(error.code) && error.code !== -32603,
+        `${era} ${what}: code ${error.code}: ${error.message}`,
+      );
       assert.ok(error.message.length > 0, `${era} ${what}: an error without a message`);
     }
   });

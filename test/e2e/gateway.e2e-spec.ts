@@ -40,7 +40,10 @@ class DenyAll implements CanActivate {
   }
 }
 
-function gateway(upstreamUrl: string, extraMounts: Array<Parameters<typeof McpMountModule.forRoot>[0]['mounts'][number]> = []) {
+function gateway(
+  upstreamUrl: string,
+  extraMounts: Array<Parameters<typeof McpMountModule.forRoot>[0]['mounts'][number]> = [],
+) {
   @Module({
     imports: [
       McpModule.forRoot({ name: 'gateway', version: '1.0.0' }),
@@ -55,8 +58,21 @@ function gateway(upstreamUrl: string, extraMounts: Array<Parameters<typeof McpMo
         mounts: [
           { client: 'everything', prefix: 'everything_', exclude: ['get-env'], resources: true, prompts: true },
           { client: 'upstream', prefix: 'up_', include: ['echo', 'hang'] },
-          { client: 'upstream', prefix: 'guarded_', include: ['whoami'], resources: false, prompts: false, decorators: [UseGuards(DenyAll)] },
-          { client: 'upstream', prefix: 'dyn_', include: ['grow', 'grown_a', 'grown_b'], resources: false, prompts: false },
+          {
+            client: 'upstream',
+            prefix: 'guarded_',
+            include: ['whoami'],
+            resources: false,
+            prompts: false,
+            decorators: [UseGuards(DenyAll)],
+          },
+          {
+            client: 'upstream',
+            prefix: 'dyn_',
+            include: ['grow', 'grown_a', 'grown_b'],
+            resources: false,
+            prompts: false,
+          },
           ...extraMounts,
         ],
       }),
@@ -67,13 +83,19 @@ function gateway(upstreamUrl: string, extraMounts: Array<Parameters<typeof McpMo
   return GatewayModule;
 }
 
-const textOf = (result: unknown) => ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('');
+const textOf = (result: unknown) =>
+  ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('');
 
 const FLAVOURS = ['sdk v1 (2025-11-25)', 'client v2 (2026-07-28)'] as const;
-const connectFor = (v1: boolean, url: string, options: InputHandlers = {}) => (v1 ? connectSdkClient(url, options) : connectModernClient(url, options));
+const connectFor = (v1: boolean, url: string, options: InputHandlers = {}) =>
+  v1 ? connectSdkClient(url, options) : connectModernClient(url, options);
 /** callTool with request options: v1 takes a result schema before them, v2 does not. */
-const callWith = (v1: boolean, client: { callTool: (...args: any[]) => Promise<unknown> }, params: { name: string; arguments: Record<string, unknown> }, options: Record<string, unknown>) =>
-  v1 ? client.callTool(params, undefined, options) : client.callTool(params, options);
+const callWith = (
+  v1: boolean,
+  client: { callTool: (...args: any[]) => Promise<unknown> },
+  params: { name: string; arguments: Record<string, unknown> },
+  options: Record<string, unknown>,
+) => (v1 ? client.callTool(params, undefined, options) : client.callTool(params, options));
 
 describe('gateway: McpMountModule', () => {
   let upstreamPort: number;
@@ -98,8 +120,16 @@ describe('gateway: McpMountModule', () => {
       const connection = await connect();
       try {
         const names = (await connection.client.listTools()).tools.map((tool) => tool.name);
-        for (const name of ['note', 'everything_echo', 'everything_trigger-long-running-operation', 'up_echo', 'up_hang']) assert.ok(names.includes(name), `${name} in ${names.join()}`);
-        for (const name of ['everything_get-env', 'up_whoami', 'guarded_whoami', 'echo']) assert.ok(!names.includes(name), `${name} must not be listed`);
+        for (const name of [
+          'note',
+          'everything_echo',
+          'everything_trigger-long-running-operation',
+          'up_echo',
+          'up_hang',
+        ])
+          assert.ok(names.includes(name), `${name} in ${names.join()}`);
+        for (const name of ['everything_get-env', 'up_whoami', 'guarded_whoami', 'echo'])
+          assert.ok(!names.includes(name), `${name} must not be listed`);
         const prompts = (await connection.client.listPrompts()).prompts.map((prompt) => prompt.name);
         assert.ok(prompts.includes('everything_args-prompt'), prompts.join());
         const resources = (await connection.client.listResources()).resources;
@@ -112,16 +142,27 @@ describe('gateway: McpMountModule', () => {
     it(`${flavour}: calls, resources and prompts are forwarded; progress flows back`, async () => {
       const connection = await connect();
       try {
-        assert.match(textOf(await connection.client.callTool({ name: 'everything_echo', arguments: { message: 'via gateway' } })), /via gateway/);
+        assert.match(
+          textOf(await connection.client.callTool({ name: 'everything_echo', arguments: { message: 'via gateway' } })),
+          /via gateway/,
+        );
         const echoed = await connection.client.callTool({ name: 'up_echo', arguments: { text: 'structured' } });
         assert.deepEqual(echoed.structuredContent, { text: 'structured' });
         const progress: number[] = [];
-        await callWith(v1, connection.client, { name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 3 } }, { onprogress: (p: { progress: number }) => progress.push(p.progress) });
+        await callWith(
+          v1,
+          connection.client,
+          { name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 3 } },
+          { onprogress: (p: { progress: number }) => progress.push(p.progress) },
+        );
         assert.ok(progress.includes(1) && progress.includes(2), `progress ${progress.join()}`);
         const resource = (await connection.client.listResources()).resources[0]!;
         const read = await connection.client.readResource({ uri: resource.uri });
         assert.equal(read.contents[0]!.uri, resource.uri);
-        const prompt = await connection.client.getPrompt({ name: 'everything_args-prompt', arguments: { city: 'Bergen' } });
+        const prompt = await connection.client.getPrompt({
+          name: 'everything_args-prompt',
+          arguments: { city: 'Bergen' },
+        });
         assert.match(JSON.stringify(prompt.messages), /Bergen/);
       } finally {
         await connection.close();
@@ -137,7 +178,10 @@ describe('gateway: McpMountModule', () => {
         },
       });
       try {
-        const result = await connection.client.callTool({ name: 'everything_trigger-elicitation-request', arguments: {} });
+        const result = await connection.client.callTool({
+          name: 'everything_trigger-elicitation-request',
+          arguments: {},
+        });
         assert.equal(result.isError, undefined, textOf(result));
         assert.match(textOf(result), /Name: Ada/);
         assert.ok(asked.length >= 1 && asked.every((message) => /Please provide inputs/.test(message)), asked.join());
@@ -185,7 +229,10 @@ describe('gateway: McpMountModule', () => {
     for (const path of ENTRY_PATHS) {
       const listed = await paths.call(path, 'tools/list');
       const names = (listed.body.result.tools as Array<{ name: string }>).map((tool) => tool.name);
-      assert.ok(names.includes('up_echo') && !names.includes('guarded_whoami') && !names.includes('everything_get-env'), `${path}: ${names.join()}`);
+      assert.ok(
+        names.includes('up_echo') && !names.includes('guarded_whoami') && !names.includes('everything_get-env'),
+        `${path}: ${names.join()}`,
+      );
       for (const name of ['guarded_whoami', 'everything_get-env', 'up_whoami']) {
         const answer = await paths.call(path, 'tools/call', { name, arguments: {} });
         const refused = answer.body.error !== undefined || answer.body.result?.isError === true;
@@ -196,7 +243,7 @@ describe('gateway: McpMountModule', () => {
     assert.deepEqual(upstreamSeen.authorizations, [], 'the upstream never ran whoami');
   });
 
-  it('an upstream\'s tools/list_changed reaches the caller, and the new tool is mounted and callable', async () => {
+  it("an upstream's tools/list_changed reaches the caller, and the new tool is mounted and callable", async () => {
     const connection = await connectSdkClient(gw.url);
     const changes = new Watched();
     let names: string[] = [];
@@ -205,8 +252,11 @@ describe('gateway: McpMountModule', () => {
       changes.notify();
     });
     try {
-      assert.match(textOf(await connection.client.callTool({ name: 'dyn_grow', arguments: { text: 'grown_a' } })), /grew grown_a/);
-      await changes.until(() => names.includes('dyn_grown_a'), 'the gateway never listed the upstream\'s new tool');
+      assert.match(
+        textOf(await connection.client.callTool({ name: 'dyn_grow', arguments: { text: 'grown_a' } })),
+        /grew grown_a/,
+      );
+      await changes.until(() => names.includes('dyn_grown_a'), "the gateway never listed the upstream's new tool");
       assert.match(textOf(await connection.client.callTool({ name: 'dyn_grown_a', arguments: {} })), /grown_a answers/);
     } finally {
       await connection.close();
@@ -222,8 +272,14 @@ describe('gateway: McpMountModule', () => {
       const down = await connection.client.callTool({ name: 'up_echo', arguments: { text: 'x' } });
       assert.equal(down.isError, true);
       assert.match(textOf(down), /upstream MCP server "upstream" could not run "echo"/);
-      assert.match(textOf(await connection.client.callTool({ name: 'note', arguments: { text: 'still here' } })), /noted: still here/);
-      assert.match(textOf(await connection.client.callTool({ name: 'everything_echo', arguments: { message: 'also here' } })), /also here/);
+      assert.match(
+        textOf(await connection.client.callTool({ name: 'note', arguments: { text: 'still here' } })),
+        /noted: still here/,
+      );
+      assert.match(
+        textOf(await connection.client.callTool({ name: 'everything_echo', arguments: { message: 'also here' } })),
+        /also here/,
+      );
       upstream = await startApp(ClientUpstreamModule.register(), { port: upstreamPort });
       const back = await connection.client.callTool({ name: 'up_echo', arguments: { text: 'back' } });
       assert.deepEqual(back.structuredContent, { text: 'back' });
@@ -233,7 +289,10 @@ describe('gateway: McpMountModule', () => {
   });
 
   it('a name that clashes after prefixing fails the bootstrap, naming it', async () => {
-    await assert.rejects(startApp(gateway(upstream.url, [{ client: 'upstream', prefix: 'up_', include: ['echo'] }])), /tool "up_echo" of upstream "upstream" clashes/);
+    await assert.rejects(
+      startApp(gateway(upstream.url, [{ client: 'upstream', prefix: 'up_', include: ['echo'] }])),
+      /tool "up_echo" of upstream "upstream" clashes/,
+    );
   });
 });
 
@@ -248,8 +307,14 @@ describe('gateway: server-everything mounted over Streamable HTTP', () => {
     @Module({
       imports: [
         McpModule.forRoot({ name: 'gateway', version: '1.0.0' }),
-        McpClientModule.forRoot({ clients: [{ name: 'everything', transport: { type: 'http', url: tap.url }, retry: false }] }),
-        McpMountModule.forRoot({ mounts: [{ client: 'everything', prefix: 'everything_', exclude: ['get-env'], resources: true, prompts: true }] }),
+        McpClientModule.forRoot({
+          clients: [{ name: 'everything', transport: { type: 'http', url: tap.url }, retry: false }],
+        }),
+        McpMountModule.forRoot({
+          mounts: [
+            { client: 'everything', prefix: 'everything_', exclude: ['get-env'], resources: true, prompts: true },
+          ],
+        }),
       ],
       providers: [LocalTools],
     })
@@ -269,17 +334,30 @@ describe('gateway: server-everything mounted over Streamable HTTP', () => {
       const connection = await connectFor(v1, gw.url);
       try {
         const names = (await connection.client.listTools()).tools.map((tool) => tool.name);
-        for (const name of ['note', 'everything_echo', 'everything_trigger-long-running-operation']) assert.ok(names.includes(name), `${name} in ${names.join()}`);
-        for (const name of ['everything_get-env', 'echo']) assert.ok(!names.includes(name), `${name} must not be listed`);
-        assert.match(textOf(await connection.client.callTool({ name: 'everything_echo', arguments: { message: 'over http' } })), /over http/);
+        for (const name of ['note', 'everything_echo', 'everything_trigger-long-running-operation'])
+          assert.ok(names.includes(name), `${name} in ${names.join()}`);
+        for (const name of ['everything_get-env', 'echo'])
+          assert.ok(!names.includes(name), `${name} must not be listed`);
+        assert.match(
+          textOf(await connection.client.callTool({ name: 'everything_echo', arguments: { message: 'over http' } })),
+          /over http/,
+        );
         const resource = (await connection.client.listResources()).resources[0]!;
         assert.equal((await connection.client.readResource({ uri: resource.uri })).contents[0]!.uri, resource.uri);
         const prompts = (await connection.client.listPrompts()).prompts.map((prompt) => prompt.name);
         assert.ok(prompts.includes('everything_args-prompt'), prompts.join());
-        const prompt = await connection.client.getPrompt({ name: 'everything_args-prompt', arguments: { city: 'Tromsø' } });
+        const prompt = await connection.client.getPrompt({
+          name: 'everything_args-prompt',
+          arguments: { city: 'Tromsø' },
+        });
         assert.match(JSON.stringify(prompt.messages), /Tromsø/);
         const progress: number[] = [];
-        await callWith(v1, connection.client, { name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 3 } }, { onprogress: (p: { progress: number }) => progress.push(p.progress) });
+        await callWith(
+          v1,
+          connection.client,
+          { name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 3 } },
+          { onprogress: (p: { progress: number }) => progress.push(p.progress) },
+        );
         assert.ok(progress.includes(1) && progress.includes(2), `progress ${progress.join()}`);
       } finally {
         await connection.close();
@@ -293,13 +371,18 @@ describe('gateway: server-everything mounted over Streamable HTTP', () => {
         const controller = new AbortController();
         const started = new Watched();
         let progressed = false;
-        const call = callWith(v1, connection.client, { name: 'everything_trigger-long-running-operation', arguments: { duration: 600, steps: 600 } }, {
-          signal: controller.signal,
-          onprogress: () => {
-            progressed = true;
-            started.notify();
+        const call = callWith(
+          v1,
+          connection.client,
+          { name: 'everything_trigger-long-running-operation', arguments: { duration: 600, steps: 600 } },
+          {
+            signal: controller.signal,
+            onprogress: () => {
+              progressed = true;
+              started.notify();
+            },
           },
-        });
+        );
         // The first progress notification proves the upstream is running the call.
         await started.until(() => progressed, 'server-everything never reported progress');
         controller.abort();

@@ -69,7 +69,10 @@ const LIST = {
   id: 1,
   method: 'tools/list',
   params: {
-    _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
   },
 };
 
@@ -87,7 +90,10 @@ describe('inside an enterprise app: prefix + versioning, global guard and HTTP-o
 
   it('serves the endpoint version-neutral under the global prefix and logs its full URL', async () => {
     const res = (await modernRpc(server.url, 'tools/list')).json as Json;
-    assert.deepEqual(res.result.tools.map((t: Json) => t.name), ['get_order']);
+    assert.deepEqual(
+      res.result.tools.map((t: Json) => t.name),
+      ['get_order'],
+    );
     assert.equal((await modernRpc(`${server.base}/api/v1/mcp`, 'tools/list')).status, 404);
     assert.ok(
       logger.lines.some((l) => l.message === `MCP endpoint at ${server.base}/api/mcp`),
@@ -99,7 +105,11 @@ describe('inside an enterprise app: prefix + versioning, global guard and HTTP-o
     assert.deepEqual(await (await fetch(`${server.base}/api/v1/orders/A1`)).json(), { id: 'A1' });
     const missing = await fetch(`${server.base}/api/v1/orders/B2`);
     assert.equal(missing.status, 404);
-    assert.deepEqual(await missing.json(), { statusCode: 404, message: 'Order B2 not found', filteredBy: 'AllExceptionsFilter' });
+    assert.deepEqual(await missing.json(), {
+      statusCode: 404,
+      message: 'Order B2 not found',
+      filteredBy: 'AllExceptionsFilter',
+    });
   });
 
   it("gives the model a tool's HttpException message although the app's catch-all filter is HTTP-only, and warns once naming it", async () => {
@@ -112,7 +122,10 @@ describe('inside an enterprise app: prefix + versioning, global guard and HTTP-o
     }
     const warnings = logger.lines.filter((l) => l.level === 'warn' && l.message.includes('AllExceptionsFilter'));
     assert.equal(warnings.length, 1, JSON.stringify(logger.lines));
-    assert.match(warnings[0].message, /Exception filter AllExceptionsFilter failed while handling a NotFoundException from MCP tools\/call "get_order"/);
+    assert.match(
+      warnings[0].message,
+      /Exception filter AllExceptionsFilter failed while handling a NotFoundException from MCP tools\/call "get_order"/,
+    );
     assert.match(warnings[0].message, /host\.getType<string>\(\) === 'mcp'/);
     assert.equal(logger.lines.filter((l) => l.level === 'error').length, 0, JSON.stringify(logger.lines));
     const ok = (await modernRpc(server.url, 'tools/call', { name: 'get_order', arguments: { id: 'A1' } })).json as Json;
@@ -133,7 +146,10 @@ describe('inside an enterprise app: prefix + versioning, global guard and HTTP-o
 describe('the endpoint under the app guard without @Public(), and with a version', () => {
   let server: RunningApp;
   before(async () => {
-    server = await startApp(HostAppModule.register({ endpointVersion: '2' }), { path: 'api/v2/mcp', configure: enterprise });
+    server = await startApp(HostAppModule.register({ endpointVersion: '2' }), {
+      path: 'api/v2/mcp',
+      configure: enterprise,
+    });
   });
   after(() => server.close());
 
@@ -143,19 +159,31 @@ describe('the endpoint under the app guard without @Public(), and with a version
     assert.match((denied.json as Json).error.message, /A bearer token is required/);
     const allowed = await modernRpc(server.url, 'tools/list', {}, { headers: { Authorization: 'Bearer secret' } });
     assert.equal(allowed.status, 200);
-    assert.equal((await modernRpc(`${server.base}/api/mcp`, 'tools/list', {}, { headers: { Authorization: 'Bearer secret' } })).status, 404);
+    assert.equal(
+      (await modernRpc(`${server.base}/api/mcp`, 'tools/list', {}, { headers: { Authorization: 'Bearer secret' } }))
+        .status,
+      404,
+    );
   });
 });
 
 describe('behind a reverse proxy on the same host', () => {
-  const proxied = { Host: 'api.example.com', 'X-Forwarded-Host': 'api.example.com', 'X-Forwarded-Proto': 'https', Origin: 'https://api.example.com' };
+  const proxied = {
+    Host: 'api.example.com',
+    'X-Forwarded-Host': 'api.example.com',
+    'X-Forwarded-Proto': 'https',
+    Origin: 'https://api.example.com',
+  };
 
   it('refuses a public Host on a loopback listener while the app does not trust its proxy', async () => {
     const server = await startApp(HostAppModule.register({ controllerDecorators: [Public()] }));
     try {
       const res = await post(server.url, proxied, LIST);
       assert.equal(res.status, 403);
-      assert.match(res.json.error.message, /Host "api\.example\.com" is not a loopback name.*allowedHosts.*trust proxy/);
+      assert.match(
+        res.json.error.message,
+        /Host "api\.example\.com" is not a loopback name.*allowedHosts.*trust proxy/,
+      );
     } finally {
       await server.close();
     }
@@ -168,7 +196,10 @@ describe('behind a reverse proxy on the same host', () => {
     try {
       const ok = await post(server.url, proxied, LIST);
       assert.equal(ok.status, 200, JSON.stringify(ok.json));
-      assert.deepEqual(ok.json.result.tools.map((t: Json) => t.name), ['get_order']);
+      assert.deepEqual(
+        ok.json.result.tools.map((t: Json) => t.name),
+        ['get_order'],
+      );
       const rebound = await post(server.url, { ...proxied, Origin: 'http://evil.example' }, LIST);
       assert.equal(rebound.status, 403);
       assert.match(rebound.json.error.message, /Origin "http:\/\/evil\.example" is not allowed/);

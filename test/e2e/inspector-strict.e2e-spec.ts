@@ -17,7 +17,10 @@ import { startApp, type RunningApp } from '../utils/app.js';
 
 const require = createRequire(import.meta.url);
 const inspectorRoot = dirname(require.resolve('@modelcontextprotocol/inspector/package.json'));
-const inspectorBin = join(inspectorRoot, (require('@modelcontextprotocol/inspector/package.json') as { bin: Record<string, string> }).bin['mcp-inspector']);
+const inspectorBin = join(
+  inspectorRoot,
+  (require('@modelcontextprotocol/inspector/package.json') as { bin: Record<string, string> }).bin['mcp-inspector'],
+);
 
 function inspect(url: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -25,7 +28,8 @@ function inspect(url: string): Promise<{ code: number; stdout: string; stderr: s
       process.execPath,
       [inspectorBin, '--cli', url, '--method', 'tools/list', '--strict', '--format', 'json'],
       { timeout: 240_000, env: { ...process.env, NO_COLOR: '1' } },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -49,7 +53,10 @@ describe('Inspector 2.12 --strict: 0 schema portability findings on samples 01 t
       it('lists its tools with no finding', async () => {
         const run = await inspect(server.url);
         assert.equal(run.code, 0, `exit ${run.code}\n${run.stderr}`);
-        const envelope = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { result: { tools: unknown[] }; schemaFindings?: unknown[] };
+        const envelope = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as {
+          result: { tools: unknown[] };
+          schemaFindings?: unknown[];
+        };
         assert.ok(envelope.result.tools.length > 0, run.stdout);
         assert.deepEqual(envelope.schemaFindings ?? [], [], run.stderr);
         assert.doesNotMatch(run.stderr, /portability/i);

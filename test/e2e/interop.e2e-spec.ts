@@ -20,7 +20,10 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema as SdkCreateMessageRequestSchema, ElicitRequestSchema as SdkElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema as SdkCreateMessageRequestSchema,
+  ElicitRequestSchema as SdkElicitRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Client as LegacyClient } from 'sdk-legacy/client/index.js';
 import { StdioClientTransport as LegacyStdioTransport } from 'sdk-legacy/client/stdio.js';
 import { CreateMessageRequestSchema as LegacyCreateMessageRequestSchema } from 'sdk-legacy/types.js';
@@ -31,7 +34,12 @@ import { AppModule as BasicModule } from '../../sample/01-basic/app.module.js';
 import { SecurityWireModule } from '../fixtures/security-wire.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { GUARDED_NODE_ARGS, guardedChildEnv } from '../utils/child-guard.js';
-import { connectModernClient, connectSdkClient, MODERN_PROTOCOL_VERSION, type InputHandlers } from '../utils/clients.js';
+import {
+  connectModernClient,
+  connectSdkClient,
+  MODERN_PROTOCOL_VERSION,
+  type InputHandlers,
+} from '../utils/clients.js';
 import { Watched } from '../utils/wait.js';
 
 type Json = Record<string, any>;
@@ -77,41 +85,68 @@ function collect(stream: Readable | null | undefined): () => string {
 }
 
 function stdioParams(script: string) {
-  return { command: process.execPath, args: [...GUARDED_NODE_ARGS, script], env: guardedChildEnv(), stderr: 'pipe' as const };
+  return {
+    command: process.execPath,
+    args: [...GUARDED_NODE_ARGS, script],
+    env: guardedChildEnv(),
+    stderr: 'pipe' as const,
+  };
 }
 
 async function connectSdkStdio(script: string, handlers: InputHandlers): Promise<Connection> {
-  const client = new SdkClient({ name: 'interop-sdk-stdio', version: '1.0.0' }, {
-    capabilities: { ...(handlers.onElicit ? { elicitation: {} } : {}), ...(handlers.onSample ? { sampling: {} } : {}) },
-  });
+  const client = new SdkClient(
+    { name: 'interop-sdk-stdio', version: '1.0.0' },
+    {
+      capabilities: {
+        ...(handlers.onElicit ? { elicitation: {} } : {}),
+        ...(handlers.onSample ? { sampling: {} } : {}),
+      },
+    },
+  );
   if (handlers.onElicit) {
     const onElicit = handlers.onElicit;
-    client.setRequestHandler(SdkElicitRequestSchema, async (request) => (await onElicit(request.params as never)) as never);
+    client.setRequestHandler(
+      SdkElicitRequestSchema,
+      async (request) => (await onElicit(request.params as never)) as never,
+    );
   }
   if (handlers.onSample) {
     const onSample = handlers.onSample;
-    client.setRequestHandler(SdkCreateMessageRequestSchema, async (request) => (await onSample(request.params as never)) as never);
+    client.setRequestHandler(
+      SdkCreateMessageRequestSchema,
+      async (request) => (await onSample(request.params as never)) as never,
+    );
   }
   const transport = new SdkStdioTransport(stdioParams(script));
   const stderr = collect(transport.stderr as Readable | null);
   await client.connect(transport).catch((error: unknown) => {
-    throw new Error(`sdk 1.32 could not connect over stdio to ${script}: ${String(error)}\nserver stderr:\n${stderr()}`);
+    throw new Error(
+      `sdk 1.32 could not connect over stdio to ${script}: ${String(error)}\nserver stderr:\n${stderr()}`,
+    );
   });
   return { client: client as unknown as AnyClient, close: () => client.close() };
 }
 
 async function connectLegacyStdio(script: string, handlers: InputHandlers): Promise<Connection> {
-  const client = new LegacyClient({ name: 'interop-legacy-stdio', version: '1.0.0' }, {
-    capabilities: handlers.onSample ? { sampling: {} } : {},
-  });
+  const client = new LegacyClient(
+    { name: 'interop-legacy-stdio', version: '1.0.0' },
+    {
+      capabilities: handlers.onSample ? { sampling: {} } : {},
+    },
+  );
   if (handlers.onSample) {
     const onSample = handlers.onSample;
-    client.setRequestHandler(LegacyCreateMessageRequestSchema, async (request) => (await onSample(request.params as never)) as never);
+    client.setRequestHandler(
+      LegacyCreateMessageRequestSchema,
+      async (request) => (await onSample(request.params as never)) as never,
+    );
   }
   const transport = new LegacyStdioTransport(stdioParams(script));
   const stderr = collect(transport.stderr as Readable | null);
   await client.connect(transport).catch((error: unknown) => {
-    throw new Error(`sdk 1.12 could not connect over stdio to ${script}: ${String(error)}\nserver stderr:\n${stderr()}`);
+    throw new Error(
+      `sdk 1.12 could not connect over stdio to ${script}: ${String(error)}\nserver stderr:\n${stderr()}`,
+    );
   });
   return { client: client as unknown as AnyClient, protocolVersion: '2025-03-26', close: () => client.close() };
 }
@@ -120,18 +155,26 @@ async function connectModernStdio(script: string, handlers: InputHandlers): Prom
   const client = new ModernClient(
     { name: 'interop-modern-stdio', version: '1.0.0' },
     {
-      capabilities: { ...(handlers.onElicit ? { elicitation: {} } : {}), ...(handlers.onSample ? { sampling: {} } : {}) },
+      capabilities: {
+        ...(handlers.onElicit ? { elicitation: {} } : {}),
+        ...(handlers.onSample ? { sampling: {} } : {}),
+      },
       versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } },
     },
   );
   if (handlers.onElicit) {
     const onElicit = handlers.onElicit;
-    client.setRequestHandler('elicitation/create', async (request) => (await onElicit(request.params as never)) as never);
+    client.setRequestHandler(
+      'elicitation/create',
+      async (request) => (await onElicit(request.params as never)) as never,
+    );
   }
   const transport = new ModernStdioTransport(stdioParams(script));
   const stderr = collect(transport.stderr as Readable | null);
   await client.connect(transport).catch((error: unknown) => {
-    throw new Error(`client 2.4 could not connect over stdio to ${script}: ${String(error)}\nserver stderr:\n${stderr()}`);
+    throw new Error(
+      `client 2.4 could not connect over stdio to ${script}: ${String(error)}\nserver stderr:\n${stderr()}`,
+    );
   });
   return {
     client: client as unknown as AnyClient,
@@ -198,10 +241,16 @@ const flavours: ClientFlavour[] = [
 ];
 
 function textOf(result: Json): string {
-  return (result.content as Json[]).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  return (result.content as Json[])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
 }
 
-async function using<T>(connection: Promise<Connection>, body: (client: AnyClient, connection: Connection) => Promise<T>): Promise<T> {
+async function using<T>(
+  connection: Promise<Connection>,
+  body: (client: AnyClient, connection: Connection) => Promise<T>,
+): Promise<T> {
   const opened = await connection;
   try {
     return await body(opened.client, opened);
@@ -238,21 +287,47 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
     for (const transport of ['http', 'fastify', 'stdio'] as const) {
       describe(`${flavour.label} over ${LEGS[transport]}`, () => {
         const target = (express: () => RunningApp, fastify: () => RunningApp, script: string): Target =>
-          transport === 'stdio' ? { transport, script } : { transport: 'http', url: (transport === 'http' ? express() : fastify()).url };
-        const fixtureTarget = (): Target => target(() => fixture, () => fixtureOnFastify, FIXTURE_STDIO);
-        const basicTarget = (): Target => target(() => basic, () => basicOnFastify, BASIC_STDIO);
+          transport === 'stdio'
+            ? { transport, script }
+            : { transport: 'http', url: (transport === 'http' ? express() : fastify()).url };
+        const fixtureTarget = (): Target =>
+          target(
+            () => fixture,
+            () => fixtureOnFastify,
+            FIXTURE_STDIO,
+          );
+        const basicTarget = (): Target =>
+          target(
+            () => basic,
+            () => basicOnFastify,
+            BASIC_STDIO,
+          );
 
         it(`speaks ${flavour.era} and lists and calls the fixture's tools`, async () => {
           await using(flavour.connect(fixtureTarget(), {}), async (client, connection) => {
             if (connection.protocolVersion !== undefined) assert.equal(connection.protocolVersion, flavour.era);
             const { tools } = await client.listTools();
             assert.equal(tools[0]?.name, 'test_x_mcp_header');
-            for (const name of ['test_simple_text', 'test_error_handling', 'json_schema_2020_12_tool', 'test_input_required_result_elicitation']) {
-              assert.ok(tools.some((t) => t.name === name), `tools/list has ${name}`);
+            for (const name of [
+              'test_simple_text',
+              'test_error_handling',
+              'json_schema_2020_12_tool',
+              'test_input_required_result_elicitation',
+            ]) {
+              assert.ok(
+                tools.some((t) => t.name === name),
+                `tools/list has ${name}`,
+              );
             }
-            assert.equal(textOf(await client.callTool({ name: 'test_simple_text' })), 'This is a simple text response for testing.');
+            assert.equal(
+              textOf(await client.callTool({ name: 'test_simple_text' })),
+              'This is a simple text response for testing.',
+            );
             // Over HTTP the 2026 client mirrors `region` into Mcp-Param-Region, which the server checks.
-            assert.equal(textOf(await client.callTool({ name: 'test_x_mcp_header', arguments: { region: 'eu-west', level: 2 } })), 'region=eu-west, level=2');
+            assert.equal(
+              textOf(await client.callTool({ name: 'test_x_mcp_header', arguments: { region: 'eu-west', level: 2 } })),
+              'region=eu-west, level=2',
+            );
             const failed = await client.callTool({ name: 'test_error_handling', arguments: {} });
             assert.equal(failed.isError, true);
             assert.match(textOf(failed), /intentionally returns an error/);
@@ -279,11 +354,17 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
           await using(flavour.connect(fixtureTarget(), {}), async (client) => {
             const { prompts } = await client.listPrompts();
             assert.ok(prompts.some((p) => p.name === 'test_prompt_with_arguments'));
-            const { messages } = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'alpha', arg2: 'beta' } });
+            const { messages } = await client.getPrompt({
+              name: 'test_prompt_with_arguments',
+              arguments: { arg1: 'alpha', arg2: 'beta' },
+            });
             assert.match(JSON.stringify(messages), /alpha[\s\S]*beta/);
             const image = await client.getPrompt({ name: 'test_prompt_with_image' });
             assert.ok(image.messages.some((m) => m.content?.type === 'image'));
-            const { completion } = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'pa' } });
+            const { completion } = await client.complete({
+              ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' },
+              argument: { name: 'arg1', value: 'pa' },
+            });
             assert.deepEqual(completion.values, ['paris', 'park', 'party']);
           });
         });
@@ -300,8 +381,14 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
         it('drives sample/01-basic (tools only)', async () => {
           await using(flavour.connect(basicTarget(), {}), async (client) => {
             const { tools } = await client.listTools();
-            assert.deepEqual(tools.map((t) => t.name), ['create_task', 'list_tasks', 'get_task', 'complete_task', 'delete_task']);
-            const created = await client.callTool({ name: 'create_task', arguments: { title: `interop ${transport}` } });
+            assert.deepEqual(
+              tools.map((t) => t.name),
+              ['create_task', 'list_tasks', 'get_task', 'complete_task', 'delete_task'],
+            );
+            const created = await client.callTool({
+              name: 'create_task',
+              arguments: { title: `interop ${transport}` },
+            });
             assert.notEqual(created.isError, true, textOf(created));
             assert.equal(created.structuredContent?.title, `interop ${transport}`);
           });
@@ -313,11 +400,19 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
   describe('the CLI of @modelcontextprotocol/inspector 2.12 (mcp-inspector --cli)', () => {
     const require = createRequire(import.meta.url);
     const manifest = require('@modelcontextprotocol/inspector/package.json') as { bin: Record<string, string> };
-    const inspectorBin = join(dirname(require.resolve('@modelcontextprotocol/inspector/package.json')), manifest.bin['mcp-inspector']!);
+    const inspectorBin = join(
+      dirname(require.resolve('@modelcontextprotocol/inspector/package.json')),
+      manifest.bin['mcp-inspector']!,
+    );
 
-    function inspector(args: string[]): Promise<{ code: number | null; json: Json | undefined; stdout: string; stderr: string }> {
+    function inspector(
+      args: string[],
+    ): Promise<{ code: number | null; json: Json | undefined; stdout: string; stderr: string }> {
       return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [inspectorBin, '--cli', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+        const child = spawn(process.execPath, [inspectorBin, '--cli', ...args], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, NO_COLOR: '1' },
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -346,28 +441,67 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
     });
 
     it('calls tools over Streamable HTTP (an isError result exits 5 and says so on stderr)', async () => {
-      const ok = await inspector([fixture.url, '--method', 'tools/call', '--tool-name', 'test_x_mcp_header', '--tool-arg', 'region=eu', 'level=3']);
+      const ok = await inspector([
+        fixture.url,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'test_x_mcp_header',
+        '--tool-arg',
+        'region=eu',
+        'level=3',
+      ]);
       assert.equal(ok.code, 0, ok.stderr);
       assert.equal(textOf(ok.json ?? { content: [] }), 'region=eu, level=3', ok.stdout);
       const failed = await inspector([fixture.url, '--method', 'tools/call', '--tool-name', 'test_error_handling']);
       assert.equal(failed.code, 5, failed.stdout + failed.stderr);
-      assert.match(failed.stderr, /"code":"tool_is_error","message":"Tool 'test_error_handling' returned isError:true\."/);
+      assert.match(
+        failed.stderr,
+        /"code":"tool_is_error","message":"Tool 'test_error_handling' returned isError:true\."/,
+      );
     });
 
     it('reads a resource and gets a prompt over Streamable HTTP', async () => {
       const read = await inspector([fixture.url, '--method', 'resources/read', '--uri', 'test://template/99/data']);
       assert.match(String(read.json?.contents?.[0]?.text), /99/, read.stdout + read.stderr);
-      const prompt = await inspector([fixture.url, '--method', 'prompts/get', '--prompt-name', 'test_prompt_with_arguments', '--prompt-args', 'arg1=x1', 'arg2=y2']);
+      const prompt = await inspector([
+        fixture.url,
+        '--method',
+        'prompts/get',
+        '--prompt-name',
+        'test_prompt_with_arguments',
+        '--prompt-args',
+        'arg1=x1',
+        'arg2=y2',
+      ]);
       assert.match(JSON.stringify(prompt.json?.messages), /x1[\s\S]*y2/, prompt.stdout + prompt.stderr);
     });
 
     it('sends a bearer token with --header to a protected endpoint (the README command), and without one is refused', async () => {
       const secured = await startApp(SecurityWireModule.register());
       try {
-        const list = await inspector([secured.url, '--method', 'tools/list', '--header', 'Authorization: Bearer alice-token']);
+        const list = await inspector([
+          secured.url,
+          '--method',
+          'tools/list',
+          '--header',
+          'Authorization: Bearer alice-token',
+        ]);
         assert.equal(list.code, 0, list.stderr);
-        assert.deepEqual(list.json?.tools?.map((t: Json) => t.name), ['read_notes', 'write_note', 'who_answers'], list.stdout);
-        const call = await inspector([secured.url, '--method', 'tools/call', '--tool-name', 'read_notes', '--header', 'Authorization: Bearer alice-token']);
+        assert.deepEqual(
+          list.json?.tools?.map((t: Json) => t.name),
+          ['read_notes', 'write_note', 'who_answers'],
+          list.stdout,
+        );
+        const call = await inspector([
+          secured.url,
+          '--method',
+          'tools/call',
+          '--tool-name',
+          'read_notes',
+          '--header',
+          'Authorization: Bearer alice-token',
+        ]);
         assert.match(textOf(call.json ?? { content: [] }), /note\(s\)/, call.stdout + call.stderr);
         const anonymous = await inspector([secured.url, '--method', 'tools/list']);
         assert.notEqual(anonymous.code, 0, anonymous.stdout);
@@ -380,7 +514,15 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
       const list = await inspector([process.execPath, ...GUARDED_NODE_ARGS, BASIC_STDIO, '--method', 'tools/list']);
       assert.equal(list.code, 0, list.stderr);
       assert.equal(list.json?.tools?.length, 5, list.stdout);
-      const call = await inspector([process.execPath, ...GUARDED_NODE_ARGS, BASIC_STDIO, '--method', 'tools/call', '--tool-name', 'list_tasks']);
+      const call = await inspector([
+        process.execPath,
+        ...GUARDED_NODE_ARGS,
+        BASIC_STDIO,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'list_tasks',
+      ]);
       assert.equal(call.code, 0, call.stderr);
       assert.deepEqual(call.json?.structuredContent, { tasks: [] }, call.stdout);
     });
@@ -395,7 +537,12 @@ describe('interop matrix: official clients × (Streamable HTTP on Express and Fa
       child.stdout.on('data', (c: Buffer) => ((stdout += c.toString('utf8')), listed.notify()));
       const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
       const lines = [
-        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        },
         { jsonrpc: '2.0', method: 'notifications/initialized' },
         { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       ];

@@ -106,7 +106,10 @@ class SlowTools {
 }
 
 function appModule(keepAliveMs: number): unknown {
-  @Module({ imports: [McpModule.forRoot({ name: 'keep-alive-e2e', version: '1.0.0', keepAliveMs })], providers: [SlowTools] })
+  @Module({
+    imports: [McpModule.forRoot({ name: 'keep-alive-e2e', version: '1.0.0', keepAliveMs })],
+    providers: [SlowTools],
+  })
   class KeepAliveModule {}
   return KeepAliveModule;
 }
@@ -163,7 +166,12 @@ for (const { era, connect } of eras) {
           // outlived the idle cut: ceil(T / interval) + 1 of them.
           const needed = Math.ceil(IDLE_CUT_MS / KEEP_ALIVE_MS) + 1;
           let seen = 0;
-          const enough = waitFor<void>(proxy, 'keep-alive', () => ++seen >= needed, `${needed} keep-alive comments on the call's connection`);
+          const enough = waitFor<void>(
+            proxy,
+            'keep-alive',
+            () => ++seen >= needed,
+            `${needed} keep-alive comments on the call's connection`,
+          );
           const call = connection.client.callTool({ name: 'slow_job', arguments: {} });
           await running;
           await enough;
@@ -193,7 +201,7 @@ for (const { era, connect } of eras) {
         await app.close();
       });
 
-      it("is cut by the proxy while the call runs", async () => {
+      it('is cut by the proxy while the call runs', async () => {
         const connection = await connect(url);
         try {
           const running = new Promise<void>((resolve) => (started = resolve));

@@ -31,14 +31,19 @@ async function compile(module: unknown): Promise<TestingModule> {
   return Test.createTestingModule({ imports: [module as never] }).compile();
 }
 
-const textOf = (result: { content: Array<{ type: string; text?: string }> }): string => result.content.map((c) => c.text ?? '').join('\n');
+const textOf = (result: { content: Array<{ type: string; text?: string }> }): string =>
+  result.content.map((c) => c.text ?? '').join('\n');
 
 describe('testing kit: no port is opened', () => {
   it('serves a sample from a TestingModule with no listening socket in the process', async () => {
     const moduleRef = await compile(BasicApp);
     const mcp = await McpTestClient.create(moduleRef, { era: '2026-07-28' });
     try {
-      assert.equal(typeof (moduleRef as unknown as Json).getHttpServer, 'undefined', 'a TestingModule is an application context, not an HTTP app');
+      assert.equal(
+        typeof (moduleRef as unknown as Json).getHttpServer,
+        'undefined',
+        'a TestingModule is an application context, not an HTTP app',
+      );
       const created = await mcp.callTool('create_task', { title: 'No socket' });
       assert.equal(created.isError, undefined);
       assert.equal(listeningSockets(), 0);
@@ -71,7 +76,10 @@ for (const era of ERAS) {
 
       it('lists the tools with their DTO schemas', async () => {
         const tools = await mcp.listTools();
-        assert.deepEqual(tools.map((t) => t.name), ['create_task', 'list_tasks', 'get_task', 'complete_task', 'delete_task']);
+        assert.deepEqual(
+          tools.map((t) => t.name),
+          ['create_task', 'list_tasks', 'get_task', 'complete_task', 'delete_task'],
+        );
         const create = tools.find((t) => t.name === 'create_task')!;
         assert.deepEqual(create.inputSchema.required, ['title']);
         assert.ok(create.outputSchema, 'create_task declares its output schema');
@@ -90,7 +98,11 @@ for (const era of ERAS) {
       });
 
       it('returns bad arguments as an isError result naming each field, without echoing values', async () => {
-        const result = await mcp.callTool('create_task', { title: '', priority: 'urgent', assignee: { name: 'Ada', email: 'not-an-email' } });
+        const result = await mcp.callTool('create_task', {
+          title: '',
+          priority: 'urgent',
+          assignee: { name: 'Ada', email: 'not-an-email' },
+        });
         assert.equal(result.isError, true);
         const text = textOf(result);
         assert.match(text, /title/);
@@ -117,7 +129,13 @@ for (const era of ERAS) {
     });
 
     describe('sample 01-basic with overrideProvider', () => {
-      const fixed: TaskDto = { id: '11111111-1111-4111-8111-111111111111', title: 'From the fake service', priority: Priority.Low, tags: [], done: false };
+      const fixed: TaskDto = {
+        id: '11111111-1111-4111-8111-111111111111',
+        title: 'From the fake service',
+        priority: Priority.Low,
+        tags: [],
+        done: false,
+      };
       class FakeTasksService extends TasksService {
         override list(): TaskDto[] {
           return [fixed];
@@ -126,7 +144,10 @@ for (const era of ERAS) {
       let moduleRef: TestingModule;
       let mcp: McpTestClient;
       before(async () => {
-        moduleRef = await Test.createTestingModule({ imports: [BasicApp] }).overrideProvider(TasksService).useClass(FakeTasksService).compile();
+        moduleRef = await Test.createTestingModule({ imports: [BasicApp] })
+          .overrideProvider(TasksService)
+          .useClass(FakeTasksService)
+          .compile();
         mcp = await McpTestClient.create(moduleRef, { era });
       });
       after(async () => {
@@ -141,7 +162,10 @@ for (const era of ERAS) {
     });
 
     describe('paging', () => {
-      @Module({ imports: [McpModule.forRoot({ name: 'paged', version: '1.0.0', pageSize: 2 })], providers: [TasksService, TasksTools] })
+      @Module({
+        imports: [McpModule.forRoot({ name: 'paged', version: '1.0.0', pageSize: 2 })],
+        providers: [TasksService, TasksTools],
+      })
       class PagedModule {}
       let moduleRef: TestingModule;
       let mcp: McpTestClient;
@@ -159,8 +183,14 @@ for (const era of ERAS) {
         assert.equal(first.items.length, 2);
         assert.equal(typeof first.nextCursor, 'string');
         const second = await mcp.listToolsPage(first.nextCursor);
-        assert.deepEqual(second.items.map((t) => t.name), ['get_task', 'complete_task']);
-        assert.deepEqual((await mcp.listTools()).map((t) => t.name), ['create_task', 'list_tasks', 'get_task', 'complete_task', 'delete_task']);
+        assert.deepEqual(
+          second.items.map((t) => t.name),
+          ['get_task', 'complete_task'],
+        );
+        assert.deepEqual(
+          (await mcp.listTools()).map((t) => t.name),
+          ['create_task', 'list_tasks', 'get_task', 'complete_task', 'delete_task'],
+        );
       });
     });
 
@@ -197,7 +227,11 @@ for (const era of ERAS) {
 
       it('cancels the call when the signal aborts', async () => {
         const abort = new AbortController();
-        const call = mcp.callTool('build_report', { title: 'Long', sections: 100 }, { signal: abort.signal, onProgress: () => abort.abort(new Error('stop after the first section')) });
+        const call = mcp.callTool(
+          'build_report',
+          { title: 'Long', sections: 100 },
+          { signal: abort.signal, onProgress: () => abort.abort(new Error('stop after the first section')) },
+        );
         await assert.rejects(call, /stop after the first section/);
       });
     });
@@ -233,7 +267,11 @@ for (const era of ERAS) {
       });
 
       it('keeps the project when the user declines', async () => {
-        const result = await mcp.callTool('delete_project', { name: 'gemini' }, { onElicit: () => ({ action: 'decline' }) });
+        const result = await mcp.callTool(
+          'delete_project',
+          { name: 'gemini' },
+          { onElicit: () => ({ action: 'decline' }) },
+        );
         assert.equal(textOf(result), 'Kept project "gemini".');
       });
 
@@ -254,7 +292,10 @@ for (const era of ERAS) {
       it('fails the call with an McpTestError naming the missing handler', async () => {
         await assert.rejects(mcp.callTool('delete_project', { name: 'mercury' }), (error: unknown) => {
           assert.ok(error instanceof McpTestError);
-          assert.match(error.message, /tools\/call sent "elicitation\/create" to the client, and the test gave no onElicit handler/);
+          assert.match(
+            error.message,
+            /tools\/call sent "elicitation\/create" to the client, and the test gave no onElicit handler/,
+          );
           return true;
         });
       });
@@ -307,21 +348,38 @@ for (const era of ERAS) {
       it('completes prompt arguments and template variables', async () => {
         const topics = await mcp.complete({ type: 'ref/prompt', name: 'draft_note' }, { name: 'topic', value: 'rel' });
         assert.deepEqual(topics.values, ['release']);
-        const folders = await mcp.complete({ type: 'ref/resource', uri: 'notes://{folder}/{id}' }, { name: 'folder', value: 'w' });
+        const folders = await mcp.complete(
+          { type: 'ref/resource', uri: 'notes://{folder}/{id}' },
+          { name: 'folder', value: 'w' },
+        );
         assert.deepEqual(folders.values, ['work']);
-        const ids = await mcp.complete({ type: 'ref/resource', uri: 'notes://{folder}/{id}' }, { name: 'id', value: '' }, { folder: 'personal' });
+        const ids = await mcp.complete(
+          { type: 'ref/resource', uri: 'notes://{folder}/{id}' },
+          { name: 'id', value: '' },
+          { folder: 'personal' },
+        );
         assert.deepEqual(ids.values, ['n4']);
       });
 
       it('sees list changes and updates of a subscribed resource on notifications', async () => {
-        const listChanged = firstValueFrom(mcp.notifications.pipe(filter((m) => m.method === 'notifications/resources/list_changed'), take(1)));
+        const listChanged = firstValueFrom(
+          mcp.notifications.pipe(
+            filter((m) => m.method === 'notifications/resources/list_changed'),
+            take(1),
+          ),
+        );
         const pinned = await mcp.callTool('pin_note', { id: 'n2' });
         assert.equal(textOf(pinned), 'Pinned n2 as pinned://n2.');
         await listChanged;
         assert.ok((await mcp.listResources()).some((r) => r.uri === 'pinned://n2'));
 
         await mcp.subscribeResource('notes://index');
-        const updated = firstValueFrom(mcp.notifications.pipe(filter((m) => m.method === 'notifications/resources/updated'), take(1)));
+        const updated = firstValueFrom(
+          mcp.notifications.pipe(
+            filter((m) => m.method === 'notifications/resources/updated'),
+            take(1),
+          ),
+        );
         await mcp.callTool('add_note', { folder: 'ideas', title: 'Kit', body: 'Test in process.' });
         assert.equal(((await updated).params as Json).uri, 'notes://index');
       });
@@ -337,12 +395,19 @@ describe('testing kit: options', () => {
     moduleRef = await compile(InteractiveApp);
     const mcp = await McpTestClient.create(moduleRef, { era: '2026-07-28', capabilities: {} });
     try {
-      await assert.rejects(mcp.callTool('delete_project', { name: 'apollo' }, { onElicit: () => ({ action: 'accept', content: { confirm: true } }) }), (error: unknown) => {
-        assert.ok(error instanceof McpTestError);
-        assert.match(error.message, /elicitation/);
-        assert.deepEqual((error.data as Json).requiredCapabilities, { elicitation: {} });
-        return true;
-      });
+      await assert.rejects(
+        mcp.callTool(
+          'delete_project',
+          { name: 'apollo' },
+          { onElicit: () => ({ action: 'accept', content: { confirm: true } }) },
+        ),
+        (error: unknown) => {
+          assert.ok(error instanceof McpTestError);
+          assert.match(error.message, /elicitation/);
+          assert.deepEqual((error.data as Json).requiredCapabilities, { elicitation: {} });
+          return true;
+        },
+      );
     } finally {
       await mcp.close();
     }
@@ -350,7 +415,10 @@ describe('testing kit: options', () => {
 
   it('uses handlers given to create() for every call', async () => {
     moduleRef = await compile(InteractiveApp);
-    const mcp = await McpTestClient.create(moduleRef, { era: '2025-11-25', onElicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const mcp = await McpTestClient.create(moduleRef, {
+      era: '2025-11-25',
+      onElicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     try {
       assert.equal(textOf(await mcp.callTool('delete_project', { name: 'mercury' })), 'Deleted project "mercury".');
     } finally {
@@ -389,19 +457,30 @@ describe('testing kit: options', () => {
           McpModule.forRoot({
             name: 'who',
             version: '1.0.0',
-            auth: { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://auth.example.com'], verifyToken: () => null },
+            auth: {
+              resource: 'https://mcp.example.com/mcp',
+              authorizationServers: ['https://auth.example.com'],
+              verifyToken: () => null,
+            },
           }),
         ],
         providers: [WhoTools],
       })
       class WhoModule {}
       moduleRef = await compile(WhoModule);
-      const alice = await McpTestClient.create(moduleRef, { era, principal: { id: 'alice', scopes: ['admin'] }, headers: { 'X-Tenant': 'acme' } });
+      const alice = await McpTestClient.create(moduleRef, {
+        era,
+        principal: { id: 'alice', scopes: ['admin'] },
+        headers: { 'X-Tenant': 'acme' },
+      });
       const bob = await McpTestClient.create(moduleRef, { era, principal: { id: 'bob', scopes: [] } });
       try {
         assert.equal(textOf(await alice.callTool('whoami')), 'alice via acme');
         assert.equal(textOf(await alice.callTool('admin')), 'admin done');
-        await assert.rejects(bob.callTool('admin'), (error: unknown) => error instanceof McpTestError && /scope\(s\) admin/.test(error.message));
+        await assert.rejects(
+          bob.callTool('admin'),
+          (error: unknown) => error instanceof McpTestError && /scope\(s\) admin/.test(error.message),
+        );
       } finally {
         await alice.close();
         await bob.close();
@@ -423,16 +502,38 @@ describe("testing kit: the app's own auth and user object (issue 27, item 8)", (
   for (const era of ERAS) {
     it(`runs the app's real auth on ${era}: its global passport guard checks a real bearer token, its roles guard reads its own user`, async () => {
       moduleRef = await compile(EnterpriseAuthModule.register({ guard: 'passport' }));
-      const asAlice = await McpTestClient.create(moduleRef, { era, authenticate: true, headers: { Authorization: `Bearer ${alice}` } });
-      const asBob = await McpTestClient.create(moduleRef, { era, authenticate: true, headers: { Authorization: `Bearer ${bob}` } });
+      const asAlice = await McpTestClient.create(moduleRef, {
+        era,
+        authenticate: true,
+        headers: { Authorization: `Bearer ${alice}` },
+      });
+      const asBob = await McpTestClient.create(moduleRef, {
+        era,
+        authenticate: true,
+        headers: { Authorization: `Bearer ${bob}` },
+      });
       try {
-        assert.deepEqual((await asAlice.listTools()).map((t) => t.name), ['whoami', 'admin_report', 'write_report']);
+        assert.deepEqual(
+          (await asAlice.listTools()).map((t) => t.name),
+          ['whoami', 'admin_report', 'write_report'],
+        );
         assert.equal(textOf(await asAlice.callTool('admin_report')), 'admin report for alice (name)');
         const seen = JSON.parse(textOf(await asAlice.callTool('whoami'))) as Json;
-        assert.deepEqual(seen.user, { userId: 'alice', username: 'alice (name)', roles: ['admin'], scope: 'reports:read reports:write' });
+        assert.deepEqual(seen.user, {
+          userId: 'alice',
+          username: 'alice (name)',
+          roles: ['admin'],
+          scope: 'reports:read reports:write',
+        });
         assert.equal(seen.principal.id, 'alice');
-        assert.deepEqual((await asBob.listTools()).map((t) => t.name), ['whoami']);
-        await assert.rejects(asBob.callTool('write_report'), (error: unknown) => error instanceof McpTestError && /scope\(s\) reports:write/.test(error.message));
+        assert.deepEqual(
+          (await asBob.listTools()).map((t) => t.name),
+          ['whoami'],
+        );
+        await assert.rejects(
+          asBob.callTool('write_report'),
+          (error: unknown) => error instanceof McpTestError && /scope\(s\) reports:write/.test(error.message),
+        );
       } finally {
         await asAlice.close();
         await asBob.close();
@@ -443,21 +544,44 @@ describe("testing kit: the app's own auth and user object (issue 27, item 8)", (
   it('refuses, as the endpoint does, a missing or bad token (McpTestError with data.status), and takes authenticate alone', async () => {
     moduleRef = await compile(EnterpriseAuthModule.register({ guard: 'custom' }));
     await assert.rejects(McpTestClient.create(moduleRef, { authenticate: true }), (error: unknown) => {
-      return error instanceof McpTestError && (error.data as Json).status === 401 && /^Unauthorized: this MCP endpoint needs a bearer token/.test(error.message);
+      return (
+        error instanceof McpTestError &&
+        (error.data as Json).status === 401 &&
+        /^Unauthorized: this MCP endpoint needs a bearer token/.test(error.message)
+      );
     });
-    await assert.rejects(McpTestClient.create(moduleRef, { authenticate: true, headers: { Authorization: 'Bearer forged' } }), (error: unknown) => {
-      return error instanceof McpTestError && (error.data as Json).status === 401 && /bearer token was refused.*The app's guard said: Invalid token$/.test(error.message);
-    });
-    await assert.rejects(McpTestClient.create(moduleRef, { authenticate: true, principal: { id: 'alice' } }), /"authenticate" runs the app's own auth/);
+    await assert.rejects(
+      McpTestClient.create(moduleRef, { authenticate: true, headers: { Authorization: 'Bearer forged' } }),
+      (error: unknown) => {
+        return (
+          error instanceof McpTestError &&
+          (error.data as Json).status === 401 &&
+          /bearer token was refused.*The app's guard said: Invalid token$/.test(error.message)
+        );
+      },
+    );
+    await assert.rejects(
+      McpTestClient.create(moduleRef, { authenticate: true, principal: { id: 'alice' } }),
+      /"authenticate" runs the app's own auth/,
+    );
   });
 
   it("gives the app's guards the app-shaped user (user), and derives the principal from it as the endpoint does (sample 05)", async () => {
     moduleRef = await compile(SampleAuthApp);
-    const admin = await McpTestClient.create(moduleRef, { era: '2026-07-28', user: { sub: 'alice', scope: 'invoices:read invoices:write', roles: ['admin'] } });
+    const admin = await McpTestClient.create(moduleRef, {
+      era: '2026-07-28',
+      user: { sub: 'alice', scope: 'invoices:read invoices:write', roles: ['admin'] },
+    });
     try {
-      assert.deepEqual((await admin.listTools()).map((t) => t.name), ['list_invoices', 'create_invoice', 'wipe_invoices']);
+      assert.deepEqual(
+        (await admin.listTools()).map((t) => t.name),
+        ['list_invoices', 'create_invoice', 'wipe_invoices'],
+      );
       // The request-scoped AuditService reads request.user.sub, the app's own field.
-      assert.equal(textOf(await admin.callTool('create_invoice', { customer: 'ACME', amount: 10 })), 'alice: created invoice for ACME (10)');
+      assert.equal(
+        textOf(await admin.callTool('create_invoice', { customer: 'ACME', amount: 10 })),
+        'alice: created invoice for ACME (10)',
+      );
     } finally {
       await admin.close();
     }
@@ -481,7 +605,10 @@ describe("testing kit: the app's own auth and user object (issue 27, item 8)", (
         return `${request.passes} for ${request.user?.name}`;
       }
     }
-    @Module({ imports: [McpModule.forRoot({ name: 'per-call', version: '1.0.0', guardAwareLists: false })], providers: [NotedTools] })
+    @Module({
+      imports: [McpModule.forRoot({ name: 'per-call', version: '1.0.0', guardAwareLists: false })],
+      providers: [NotedTools],
+    })
     class PerCallModule {}
     moduleRef = await compile(PerCallModule);
     const mcp = await McpTestClient.create(moduleRef, { user: { name: 'ada' } });
@@ -504,7 +631,9 @@ describe("testing kit: the app's own auth and user object (issue 27, item 8)", (
     @Module({ imports: [McpModule.forRoot({ name: 'user', version: '1.0.0' })], providers: [UserTools] })
     class UserModule {}
     moduleRef = await compile(UserModule);
-    const mcp = await McpTestClient.create(moduleRef, { principal: { id: 'alice', scopes: ['a'], claims: { roles: ['admin'] } } });
+    const mcp = await McpTestClient.create(moduleRef, {
+      principal: { id: 'alice', scopes: ['a'], claims: { roles: ['admin'] } },
+    });
     try {
       assert.equal(textOf(await mcp.callTool('user')), 'null');
     } finally {

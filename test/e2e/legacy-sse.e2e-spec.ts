@@ -32,7 +32,10 @@ function startSample(): Promise<{ base: string; child: ChildProcess; output: () 
   });
   let output = '';
   return new Promise((resolve, reject) => {
-    const guard = setTimeout(() => reject(new Error(`the sample did not announce its endpoint within 60 s:\n${output}`)), 60_000);
+    const guard = setTimeout(
+      () => reject(new Error(`the sample did not announce its endpoint within 60 s:\n${output}`)),
+      60_000,
+    );
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
       const match = /MCP endpoint at (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(output);
@@ -74,11 +77,20 @@ describe('npm run sample:legacy-sse with the SDK v1 SSEClientTransport', () => {
     const { client } = await connect(`${base}/sse`, TOKENS.alice);
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['create_task', 'list_tasks', 'get_task', 'complete_task', 'delete_task']);
-      const created = (await client.callTool({ name: 'create_task', arguments: { title: 'Legacy docs', priority: 'high' } })) as Json;
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['create_task', 'list_tasks', 'get_task', 'complete_task', 'delete_task'],
+      );
+      const created = (await client.callTool({
+        name: 'create_task',
+        arguments: { title: 'Legacy docs', priority: 'high' },
+      })) as Json;
       assert.notEqual(created.isError, true);
       assert.equal(created.structuredContent.title, 'Legacy docs');
-      const got = (await client.callTool({ name: 'get_task', arguments: { id: created.structuredContent.id } })) as Json;
+      const got = (await client.callTool({
+        name: 'get_task',
+        arguments: { id: created.structuredContent.id },
+      })) as Json;
       assert.equal(got.structuredContent.title, 'Legacy docs');
       const invalid = (await client.callTool({ name: 'create_task', arguments: { title: '' } })) as Json;
       assert.equal(invalid.isError, true);
@@ -97,13 +109,28 @@ describe('npm run sample:legacy-sse with the SDK v1 SSEClientTransport', () => {
       assert.equal(endpoint.event, 'endpoint');
       assert.match(endpoint.rawData, /^\/messages\?sessionId=[^&]+$/);
       const messages = new URL(endpoint.rawData, base).href;
-      const init = await post(messages, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, bearer(TOKENS.alice));
+      const init = await post(
+        messages,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        },
+        bearer(TOKENS.alice),
+      );
       assert.equal(init.status, 202);
       const answer = await stream.next((e) => (e.data as Json)?.id === 1);
       assert.equal(answer.event, 'message');
       assert.equal((answer.data as Json).result.protocolVersion, '2024-11-05');
-      assert.equal((await post(messages, { jsonrpc: '2.0', method: 'notifications/initialized' }, bearer(TOKENS.alice))).status, 202);
-      assert.equal((await post(messages, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, bearer(TOKENS.alice))).status, 202);
+      assert.equal(
+        (await post(messages, { jsonrpc: '2.0', method: 'notifications/initialized' }, bearer(TOKENS.alice))).status,
+        202,
+      );
+      assert.equal(
+        (await post(messages, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, bearer(TOKENS.alice))).status,
+        202,
+      );
       const list = await stream.next((e) => (e.data as Json)?.id === 2);
       assert.equal((list.data as Json).result.tools.length, 5);
 
@@ -114,7 +141,11 @@ describe('npm run sample:legacy-sse with the SDK v1 SSEClientTransport', () => {
 
       // Bad bodies are refused on the POST itself, with the JSON-RPC error they are.
       const notJson = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest(messages, { method: 'POST', headers: { 'Content-Type': 'application/json', ...bearer(TOKENS.alice) } }, (res) => (res.resume(), resolve(res.statusCode!)));
+        const req = httpRequest(
+          messages,
+          { method: 'POST', headers: { 'Content-Type': 'application/json', ...bearer(TOKENS.alice) } },
+          (res) => (res.resume(), resolve(res.statusCode!)),
+        );
         req.on('error', reject);
         req.end('{not json');
       });
@@ -153,7 +184,11 @@ describe('npm run sample:legacy-sse with the SDK v1 SSEClientTransport', () => {
     const stream = await openStream(`${base}/sse`, { ...bearer(TOKENS.alice), Origin: 'https://evil.example' });
     stream.res.resume();
     assert.equal(stream.res.statusCode, 403);
-    const answer = await post(`${base}/messages?sessionId=x`, { jsonrpc: '2.0', id: 1, method: 'ping' }, { ...bearer(TOKENS.alice), Origin: 'https://evil.example' });
+    const answer = await post(
+      `${base}/messages?sessionId=x`,
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { ...bearer(TOKENS.alice), Origin: 'https://evil.example' },
+    );
     assert.equal(answer.status, 403);
     assert.match(JSON.parse(answer.text).error.message, /Forbidden: .*Origin/i);
   });
@@ -163,16 +198,29 @@ describe('npm run sample:legacy-sse with the SDK v1 SSEClientTransport', () => {
     const stream = await openStream(`${base}/sse`, { ...bearer(TOKENS.alice), Host: `evil.example:${port}` });
     stream.res.resume();
     assert.equal(stream.res.statusCode, 403);
-    const answer = await post(`${base}/messages?sessionId=x`, { jsonrpc: '2.0', id: 1, method: 'ping' }, { ...bearer(TOKENS.alice), Host: `evil.example:${port}` });
+    const answer = await post(
+      `${base}/messages?sessionId=x`,
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { ...bearer(TOKENS.alice), Host: `evil.example:${port}` },
+    );
     assert.equal(answer.status, 403);
     assert.match(JSON.parse(answer.text).error.message, /Forbidden: .*Host/i);
   });
 
   it('still serves Streamable HTTP at /mcp next to it', async () => {
-    const answer = await post(`${base}/mcp`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, {
-      ...bearer(TOKENS.alice),
-      Accept: 'application/json, text/event-stream',
-    });
+    const answer = await post(
+      `${base}/mcp`,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
+      {
+        ...bearer(TOKENS.alice),
+        Accept: 'application/json, text/event-stream',
+      },
+    );
     assert.equal(answer.status, 200);
   });
 });
@@ -201,13 +249,19 @@ class SlowTools {
 class AskingTools {
   @Tool('confirm', { description: 'Asks the user to confirm.' })
   async confirm(@Ctx() ctx: McpContext): Promise<string> {
-    const outcome = await ctx.elicit('Proceed?', { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] });
+    const outcome = await ctx.elicit('Proceed?', {
+      type: 'object',
+      properties: { ok: { type: 'boolean' } },
+      required: ['ok'],
+    });
     return outcome.action === 'accept' ? `ok=${String((outcome.content as Json).ok)}` : outcome.action;
   }
 }
 
 @Module({
-  imports: [McpModule.forRoot({ name: 'legacy-sse-e2e', version: '1.0.0', legacySse: true, limits: { sessionsPerAddress: 2 } })],
+  imports: [
+    McpModule.forRoot({ name: 'legacy-sse-e2e', version: '1.0.0', legacySse: true, limits: { sessionsPerAddress: 2 } }),
+  ],
   providers: [SlowTools, AskingTools],
 })
 class LegacySseTestModule {}

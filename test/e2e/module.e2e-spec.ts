@@ -57,11 +57,10 @@ describe('McpModule configuration', () => {
   });
 
   it('forRootAsync with useClass and with useExisting, and a custom path', async () => {
-    for (const async of [
-      { useClass: OptionsService },
-      { imports: [OptionsModule], useExisting: OptionsService },
-    ]) {
-      const server = await startApp(appWith([AlphaModule, McpModule.forRootAsync({ ...async, path: 'agents/mcp' })]), { path: 'agents/mcp' });
+    for (const async of [{ useClass: OptionsService }, { imports: [OptionsModule], useExisting: OptionsService }]) {
+      const server = await startApp(appWith([AlphaModule, McpModule.forRootAsync({ ...async, path: 'agents/mcp' })]), {
+        path: 'agents/mcp',
+      });
       try {
         const discover = (await modernRpc(server.url, 'server/discover')).json as Json;
         assert.deepEqual(discover.result.serverInfo, { name: 'from-class', version: '3.0.0' });
@@ -83,7 +82,8 @@ describe('McpModule configuration', () => {
     try {
       assert.deepEqual(await toolNames(`${server.base}/alpha`), ['alpha']);
       assert.deepEqual(await toolNames(`${server.base}/beta`), ['beta']);
-      const wrong = (await modernRpc(`${server.base}/beta`, 'tools/call', { name: 'alpha', arguments: { name: 'x' } })).json as Json;
+      const wrong = (await modernRpc(`${server.base}/beta`, 'tools/call', { name: 'alpha', arguments: { name: 'x' } }))
+        .json as Json;
       assert.equal(wrong.error.code, -32602);
     } finally {
       await server.close();
@@ -132,7 +132,12 @@ describe('McpModule configuration', () => {
     // ARGS type (3) under Nest's route-arguments key, on the class.
     const GraphqlArgs = (): ParameterDecorator => (target, key, index) => {
       const args = Reflect.getMetadata('__routeArguments__', target.constructor, key!) ?? {};
-      Reflect.defineMetadata('__routeArguments__', { ...args, [`3:${index}`]: { index, data: undefined, pipes: [] } }, target.constructor, key!);
+      Reflect.defineMetadata(
+        '__routeArguments__',
+        { ...args, [`3:${index}`]: { index, data: undefined, pipes: [] } },
+        target.constructor,
+        key!,
+      );
     };
     class SearchDto {
       @IsString() query!: string;
@@ -147,7 +152,10 @@ describe('McpModule configuration', () => {
     const message = await bootFails([McpModule.forRoot({ name: 'd', version: '1' })], [SearchTools]);
     assert.match(message, /parameter 1 of tool "SearchTools#search"/);
     assert.match(message, /@Args\(\) \(@nestjs\/graphql\)/);
-    assert.match(message, /@Args\(\) \(the validated arguments.*@Ctx\(\) and @McpRequest\(\) imported from 'nestjs-model-context'/);
+    assert.match(
+      message,
+      /@Args\(\) \(the validated arguments.*@Ctx\(\) and @McpRequest\(\) imported from 'nestjs-model-context'/,
+    );
 
     @Injectable()
     class Prompts {
@@ -156,11 +164,16 @@ describe('McpModule configuration', () => {
         return 'hi';
       }
     }
-    assert.match(await bootFails([McpModule.forRoot({ name: 'd', version: '1' })], [Prompts]), /parameter 0 of prompt "Prompts#greet".*@Body\(\) \(@nestjs\/common\)/);
+    assert.match(
+      await bootFails([McpModule.forRoot({ name: 'd', version: '1' })], [Prompts]),
+      /parameter 0 of prompt "Prompts#greet".*@Body\(\) \(@nestjs\/common\)/,
+    );
   });
 
   it('fails the bootstrap on invalid options', async () => {
-    const message = await bootFails([McpModule.forRoot({ name: '', version: '1', sessions: { mode: 'sticky' as never } })]);
+    const message = await bootFails([
+      McpModule.forRoot({ name: '', version: '1', sessions: { mode: 'sticky' as never } }),
+    ]);
     assert.match(message, /"name" must be a non-empty string/);
     assert.match(message, /sessions\.mode/);
   });
@@ -170,7 +183,8 @@ describe('McpModule configuration', () => {
     try {
       const ok = (await modernRpc(server.url, 'tools/call', { name: 'alpha', arguments: { name: 'n' } })).json as Json;
       assert.equal(ok.result.content[0].text, 'alpha n');
-      const invalid = (await modernRpc(server.url, 'tools/call', { name: 'alpha', arguments: { name: 1 } })).json as Json;
+      const invalid = (await modernRpc(server.url, 'tools/call', { name: 'alpha', arguments: { name: 1 } }))
+        .json as Json;
       assert.equal(invalid.result.isError, true);
       const malformed = await rpc(server.url, '{"broken');
       assert.equal(malformed.status, 400);

@@ -18,7 +18,9 @@ describe('the Nest pipeline on every call, guard-aware lists and authorization',
 
   describe('enhancers', () => {
     it('runs global, class and method interceptors in Nest order around the handler', async () => {
-      const res = (await modernRpc(server.url, 'tools/call', { name: 'ordered', arguments: { text: 'x' } }, { headers: admin })).json as Json;
+      const res = (
+        await modernRpc(server.url, 'tools/call', { name: 'ordered', arguments: { text: 'x' } }, { headers: admin })
+      ).json as Json;
       assert.equal(res.result.content[0].text, 'x');
       assert.deepEqual(trail.slice(-7), [
         'before:global',
@@ -32,40 +34,75 @@ describe('the Nest pipeline on every call, guard-aware lists and authorization',
     });
 
     it('applies method-level guards: denied principals get a tool error, allowed ones the result', async () => {
-      const denied = (await modernRpc(server.url, 'tools/call', { name: 'admin_only', arguments: {} }, { headers: user })).json as Json;
+      const denied = (
+        await modernRpc(server.url, 'tools/call', { name: 'admin_only', arguments: {} }, { headers: user })
+      ).json as Json;
       assert.equal(denied.result.isError, true);
       assert.match(denied.result.content[0].text, /Forbidden/);
-      const allowed = (await modernRpc(server.url, 'tools/call', { name: 'admin_only', arguments: {} }, { headers: admin })).json as Json;
+      const allowed = (
+        await modernRpc(server.url, 'tools/call', { name: 'admin_only', arguments: {} }, { headers: admin })
+      ).json as Json;
       assert.equal(allowed.result.content[0].text, 'admin stuff');
     });
 
     it('applies class-level guards with the validated arguments', async () => {
-      const denied = (await modernRpc(server.url, 'tools/call', { name: 'ordered', arguments: { text: 'deny' } }, { headers: admin })).json as Json;
+      const denied = (
+        await modernRpc(server.url, 'tools/call', { name: 'ordered', arguments: { text: 'deny' } }, { headers: admin })
+      ).json as Json;
       assert.equal(denied.result.isError, true);
     });
 
     it('applies global guards, and a guard that throws is a denial, not a crash', async () => {
-      const blocked = (await modernRpc(server.url, 'tools/call', { name: 'globally_blocked', arguments: {} }, { headers: admin })).json as Json;
+      const blocked = (
+        await modernRpc(server.url, 'tools/call', { name: 'globally_blocked', arguments: {} }, { headers: admin })
+      ).json as Json;
       assert.equal(blocked.result.isError, true);
-      const throws = await modernRpc(server.url, 'tools/call', { name: 'guard_throws', arguments: {} }, { headers: admin });
+      const throws = await modernRpc(
+        server.url,
+        'tools/call',
+        { name: 'guard_throws', arguments: {} },
+        { headers: admin },
+      );
       assert.equal(throws.status, 200);
       assert.equal((throws.json as Json).result.isError, true);
     });
 
     it('runs pipes on arguments and custom createParamDecorator decorators', async () => {
-      const res = (await modernRpc(server.url, 'tools/call', { name: 'shout', arguments: { text: 'hi' } }, { headers: { ...admin, 'x-tenant': 'acme' } })).json as Json;
+      const res = (
+        await modernRpc(
+          server.url,
+          'tools/call',
+          { name: 'shout', arguments: { text: 'hi' } },
+          { headers: { ...admin, 'x-tenant': 'acme' } },
+        )
+      ).json as Json;
       assert.equal(res.result.content[0].text, 'HI for acme');
     });
 
     it('lets an exception filter shape the result', async () => {
-      const res = (await modernRpc(server.url, 'tools/call', { name: 'filtered', arguments: {} }, { headers: admin })).json as Json;
+      const res = (await modernRpc(server.url, 'tools/call', { name: 'filtered', arguments: {} }, { headers: admin }))
+        .json as Json;
       assert.deepEqual(res.result.content, [{ type: 'text', text: 'filtered: out of stock' }]);
       assert.equal(res.result.isError, true);
     });
 
     it('gives request-scoped providers a fresh instance per call with REQUEST injected', async () => {
-      const first = (await modernRpc(server.url, 'tools/call', { name: 'who_am_i', arguments: {} }, { headers: { ...admin, 'x-tenant': 't1' } })).json as Json;
-      const second = (await modernRpc(server.url, 'tools/call', { name: 'who_am_i', arguments: {} }, { headers: { ...admin, 'x-tenant': 't2' } })).json as Json;
+      const first = (
+        await modernRpc(
+          server.url,
+          'tools/call',
+          { name: 'who_am_i', arguments: {} },
+          { headers: { ...admin, 'x-tenant': 't1' } },
+        )
+      ).json as Json;
+      const second = (
+        await modernRpc(
+          server.url,
+          'tools/call',
+          { name: 'who_am_i', arguments: {} },
+          { headers: { ...admin, 'x-tenant': 't2' } },
+        )
+      ).json as Json;
       const [, a, tenantA] = /instance (\d+) for (\w+)/.exec(first.result.content[0].text)!;
       const [, b, tenantB] = /instance (\d+) for (\w+)/.exec(second.result.content[0].text)!;
       assert.notEqual(a, b);
@@ -124,7 +161,10 @@ describe('the Nest pipeline on every call, guard-aware lists and authorization',
         assert.equal(res.status, 401, JSON.stringify(headers));
         const challenge = res.headers.get('www-authenticate')!;
         assert.match(challenge, /^Bearer /);
-        assert.match(challenge, /resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/mcp"/);
+        assert.match(
+          challenge,
+          /resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/mcp"/,
+        );
         assert.match(challenge, /scope="tasks admin"/);
         if (error) assert.match(challenge, new RegExp(`error="${error}"`));
         else assert.doesNotMatch(challenge, /error=/, 'RFC 6750 §3.1: no error code without credentials');
@@ -133,20 +173,38 @@ describe('the Nest pipeline on every call, guard-aware lists and authorization',
     });
 
     it('answers 403 insufficient_scope naming every needed scope', async () => {
-      const res = await modernRpc(server.url, 'tools/call', { name: 'write_task', arguments: {} }, { headers: user, id: 'w' });
+      const res = await modernRpc(
+        server.url,
+        'tools/call',
+        { name: 'write_task', arguments: {} },
+        { headers: user, id: 'w' },
+      );
       assert.equal(res.status, 403);
       assert.match(res.headers.get('www-authenticate')!, /error="insufficient_scope", scope="tasks:write"/);
       assert.equal((res.json as Json).id, 'w');
-      const ok = (await modernRpc(server.url, 'tools/call', { name: 'write_task', arguments: {} }, { headers: admin })).json as Json;
+      const ok = (await modernRpc(server.url, 'tools/call', { name: 'write_task', arguments: {} }, { headers: admin }))
+        .json as Json;
       assert.equal(ok.result.content[0].text, 'written', 'the "tasks" scope covers "tasks:write"');
     });
 
-    it('refuses to let one principal use another principal\'s session', async () => {
-      const init = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } }, { headers: admin });
+    it("refuses to let one principal use another principal's session", async () => {
+      const init = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } },
+        { headers: admin },
+      );
       const sessionId = init.headers.get('mcp-session-id')!;
-      const hijack = await rpc(server.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { sessionId, headers: user });
+      const hijack = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { sessionId, headers: user },
+      );
       assert.equal(hijack.status, 404);
-      const owner = await rpc(server.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { sessionId, headers: admin });
+      const owner = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+        { sessionId, headers: admin },
+      );
       assert.equal(owner.status, 200);
       const deleteByOther = await rpc(server.url, undefined, { sessionId, headers: user, httpMethod: 'DELETE' });
       assert.equal(deleteByOther.status, 404);
@@ -161,15 +219,23 @@ describe('the Nest pipeline on every call, guard-aware lists and authorization',
 
   describe('per-call policies', () => {
     it('cancels a call that exceeds its timeout with a readable tool error', async () => {
-      const res = (await modernRpc(server.url, 'tools/call', { name: 'too_slow', arguments: {} }, { headers: admin })).json as Json;
+      const res = (await modernRpc(server.url, 'tools/call', { name: 'too_slow', arguments: {} }, { headers: admin }))
+        .json as Json;
       assert.equal(res.result.isError, true);
       assert.match(res.result.content[0].text, /took longer than 50 ms/);
     });
 
     it('refuses calls over the rate limit', async () => {
       const results: Json[] = [];
-      for (let i = 0; i < 3; i++) results.push((await modernRpc(server.url, 'tools/call', { name: 'limited', arguments: {} }, { headers: admin })).json as Json);
-      assert.deepEqual(results.map((r) => r.result.isError === true), [false, false, true]);
+      for (let i = 0; i < 3; i++)
+        results.push(
+          (await modernRpc(server.url, 'tools/call', { name: 'limited', arguments: {} }, { headers: admin }))
+            .json as Json,
+        );
+      assert.deepEqual(
+        results.map((r) => r.result.isError === true),
+        [false, false, true],
+      );
       assert.match(results[2].result.content[0].text, /Rate limit/);
     });
 
@@ -177,7 +243,12 @@ describe('the Nest pipeline on every call, guard-aware lists and authorization',
       const entered = nextEvent(exclusiveGate, 'entered', 'the first exclusive call never started');
       const first = modernRpc(server.url, 'tools/call', { name: 'exclusive', arguments: {} }, { headers: admin });
       await entered;
-      const second = (await guard(modernRpc(server.url, 'tools/call', { name: 'exclusive', arguments: {} }, { headers: admin }), 'the second call was not refused while the first held the slot')).json as Json;
+      const second = (
+        await guard(
+          modernRpc(server.url, 'tools/call', { name: 'exclusive', arguments: {} }, { headers: admin }),
+          'the second call was not refused while the first held the slot',
+        )
+      ).json as Json;
       assert.equal(second.result.isError, true, JSON.stringify(second));
       exclusiveGate.emit('release');
       assert.notEqual(((await first).json as Json).result.isError, true, 'the first call finishes once released');

@@ -43,14 +43,21 @@ function fetchFrom(localAddress: string): typeof fetch {
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
       const headers = Object.fromEntries(new Headers(init?.headers).entries());
-      const req = httpRequest(url, { method: init?.method ?? 'GET', headers, localAddress, signal: init?.signal ?? undefined }, (res) => {
-        const responseHeaders = new Headers();
-        for (const [key, value] of Object.entries(res.headers)) if (value !== undefined) responseHeaders.set(key, Array.isArray(value) ? value.join(', ') : value);
-        const status = res.statusCode ?? 500;
-        const empty = status === 204 || status === 304;
-        if (empty) res.resume();
-        resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), { status, headers: responseHeaders }));
-      });
+      const req = httpRequest(
+        url,
+        { method: init?.method ?? 'GET', headers, localAddress, signal: init?.signal ?? undefined },
+        (res) => {
+          const responseHeaders = new Headers();
+          for (const [key, value] of Object.entries(res.headers))
+            if (value !== undefined) responseHeaders.set(key, Array.isArray(value) ? value.join(', ') : value);
+          const status = res.statusCode ?? 500;
+          const empty = status === 204 || status === 304;
+          if (empty) res.resume();
+          resolve(
+            new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), { status, headers: responseHeaders }),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(typeof init?.body === 'string' ? init.body : undefined);
     })) as typeof fetch;
@@ -58,10 +65,13 @@ function fetchFrom(localAddress: string): typeof fetch {
 
 /** The official 2026-07-28 client, anonymous, connecting from `localAddress`. */
 async function anonymousClientFrom(url: string, localAddress: string): Promise<ModernClient> {
-  const client = new ModernClient({ name: `anonymous-${localAddress}`, version: '1.0.0' }, {
-    capabilities: {},
-    versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } },
-  });
+  const client = new ModernClient(
+    { name: `anonymous-${localAddress}`, version: '1.0.0' },
+    {
+      capabilities: {},
+      versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } },
+    },
+  );
   await client.connect(new ModernTransport(new URL(url), { fetch: fetchFrom(localAddress) }));
   assert.equal(client.getNegotiatedProtocolVersion(), MODERN_PROTOCOL_VERSION);
   return client;
@@ -120,14 +130,18 @@ describe('per-tool policies on one instance (in memory)', () => {
     for (let i = 1; i <= 5; i++) await assertOk(server.url, 'five_per_minute');
     const sixth = await callTool(server.url, 'five_per_minute');
     assert.equal(sixth.isError, true, 'the sixth call ran');
-    assert.match(sixth.text, /^Rate limit for tool "five_per_minute" reached: 5 call\(s\) per minute\. Try again in \d+ s\.$/);
+    assert.match(
+      sixth.text,
+      /^Rate limit for tool "five_per_minute" reached: 5 call\(s\) per minute\. Try again in \d+ s\.$/,
+    );
   });
 
   it('two anonymous 2026-07-28 clients at different addresses do not share a bucket', async () => {
     const a = await anonymousClientFrom(server.url, '127.0.0.1');
     const b = await anonymousClientFrom(server.url, '127.0.0.2');
     try {
-      for (let i = 0; i < 2; i++) assert.equal((await a.callTool({ name: 'two_per_minute', arguments: {} })).isError ?? false, false);
+      for (let i = 0; i < 2; i++)
+        assert.equal((await a.callTool({ name: 'two_per_minute', arguments: {} })).isError ?? false, false);
       const refused = (await a.callTool({ name: 'two_per_minute', arguments: {} })) as Json;
       assert.equal(refused.isError, true, 'the third call of client A ran');
       assert.match(textOf(refused), /Rate limit for tool "two_per_minute" reached: 2 call\(s\) per minute/);
@@ -143,7 +157,8 @@ describe('per-tool policies on one instance (in memory)', () => {
     const b = await connectSdkClient(server.url, { fetch: fetchFrom('127.0.0.3') });
     try {
       assert.notEqual(a.sessionId, b.sessionId);
-      for (let i = 0; i < 2; i++) assert.equal((await a.client.callTool({ name: 'two_per_minute', arguments: {} })).isError ?? false, false);
+      for (let i = 0; i < 2; i++)
+        assert.equal((await a.client.callTool({ name: 'two_per_minute', arguments: {} })).isError ?? false, false);
       const other = (await b.client.callTool({ name: 'two_per_minute', arguments: {} })) as Json;
       assert.equal(other.isError, true, `session B got a fresh bucket: ${textOf(other)}`);
       assert.match(textOf(other), /Rate limit for tool "two_per_minute" reached/);
@@ -189,7 +204,12 @@ describe("the app's ThrottlerModule configuration", () => {
   let server: RunningApp;
 
   before(async () => {
-    server = await startApp(PoliciesModule.register({ holds, throttler: { throttlers: [{ ttl: 60_000, limit: 1000 }], storage: new CountingStorage() } }));
+    server = await startApp(
+      PoliciesModule.register({
+        holds,
+        throttler: { throttlers: [{ ttl: 60_000, limit: 1000 }], storage: new CountingStorage() },
+      }),
+    );
   });
   after(async () => {
     await server?.close();
@@ -235,9 +255,14 @@ describe('per-tool policies across two instances sharing Redis', { skip: skipRed
     for (let i = 1; i <= 5; i++) await assertOk(i % 2 ? a.url : b.url, 'five_per_minute');
     const sixth = await callTool(b.url, 'five_per_minute');
     assert.equal(sixth.isError, true, 'the sixth call ran: each instance counted alone');
-    assert.match(sixth.text, /Rate limit for tool "five_per_minute" reached: 5 call\(s\) per minute\. Try again in \d+ s\./);
+    assert.match(
+      sixth.text,
+      /Rate limit for tool "five_per_minute" reached: 5 call\(s\) per minute\. Try again in \d+ s\./,
+    );
     // One key per tool and tracker, its own hash tag, so a Redis Cluster can route the script.
-    assert.deepEqual(await redis.keys(`${stored}throttle:*five_per_minute*`), [`${stored}throttle:{tool:five_per_minute:default:address:127.0.0.1}`]);
+    assert.deepEqual(await redis.keys(`${stored}throttle:*five_per_minute*`), [
+      `${stored}throttle:{tool:five_per_minute:default:address:127.0.0.1}`,
+    ]);
   });
 
   it('a concurrency of 1 holds across the instances', async () => {

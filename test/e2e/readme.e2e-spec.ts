@@ -15,7 +15,10 @@ import { README_SPEC_SECTIONS } from '../utils/markdown.js';
 import { appCompilerOptions as compilerOptions, run, tscRun } from '../utils/tsc.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-const [QUICK_START, TESTING] = README_SPEC_SECTIONS as [{ page: string; heading: string }, { page: string; heading: string }];
+const [QUICK_START, TESTING] = README_SPEC_SECTIONS as [
+  { page: string; heading: string },
+  { page: string; heading: string },
+];
 const read = (page: string): string => readFileSync(join(root, page), 'utf8');
 
 /** The files of the first ```ts block under "## Quick start". */
@@ -54,13 +57,20 @@ function readFiles(block: string, files: Map<string, string>): void {
  * Type-checks `files` as an app of its own with `"type": type` (CommonJS: Nest 11's default, where
  * top-level await is TS1309), importing the package from node_modules as an installed app does.
  */
-async function typeCheckApp(dir: string, type: 'module' | 'commonjs', files: ReadonlyMap<string, string>): Promise<{ code: number; output: string }> {
+async function typeCheckApp(
+  dir: string,
+  type: 'module' | 'commonjs',
+  files: ReadonlyMap<string, string>,
+): Promise<{ code: number; output: string }> {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'node_modules'), { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `readme-${type}`, private: true, type }));
   symlinkSync(root, join(dir, 'node_modules', 'nestjs-model-context'), 'dir');
   for (const [name, text] of files) writeFileSync(join(dir, name), text);
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, include: ['*.ts'] }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, include: ['*.ts'] }),
+  );
   return tscRun(join(dir, 'tsconfig.json'), dir);
 }
 
@@ -101,7 +111,10 @@ describe('README', () => {
     mkdirSync(esm, { recursive: true });
     for (const name of ['tasks.tools.ts', 'app.module.ts']) writeFileSync(join(esm, name), app.get(name)!);
     writeFileSync(join(esm, 'tasks.tools.spec.ts'), examples.get('tasks.tools.spec.ts')!);
-    writeFileSync(join(esm, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, outDir: 'out' }, include: ['*.ts'] }));
+    writeFileSync(
+      join(esm, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { ...compilerOptions, outDir: 'out' }, include: ['*.ts'] }),
+    );
     const compiled = await tscRun(join(esm, 'tsconfig.json'), esm);
     assert.equal(compiled.code, 0, `tsc on the README node:test example:\n${compiled.output}`);
     const tested = await run(process.execPath, ['--test', join(esm, 'out', 'tasks.tools.spec.js')], esm);
@@ -123,12 +136,31 @@ describe('README', () => {
     for (const name of ['tasks.tools.ts', 'app.module.ts']) writeFileSync(join(cjs, name), app.get(name)!);
     writeFileSync(join(cjs, 'tasks.tools.jest-spec.ts'), example);
     writeFileSync(join(cjs, 'jest-globals.d.ts'), JEST_GLOBALS);
-    writeFileSync(join(cjs, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true, listFiles: true }, include: ['*.ts'] }));
+    writeFileSync(
+      join(cjs, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true, listFiles: true }, include: ['*.ts'] }),
+    );
     const checked = await tscRun(join(cjs, 'tsconfig.json'), cjs);
-    assert.equal(checked.code, 0, `tsc on the README Jest example:\n${checked.output.split('\n').filter((l) => /error TS/.test(l)).join('\n')}`);
+    assert.equal(
+      checked.code,
+      0,
+      `tsc on the README Jest example:\n${checked.output
+        .split('\n')
+        .filter((l) => /error TS/.test(l))
+        .join('\n')}`,
+    );
     const files = checked.output.split('\n').map((line) => line.trim());
-    assert.ok(files.includes(join(root, 'dist/cjs/testing/index.d.ts')), 'the Jest example is checked against the CommonJS typings');
-    assert.ok(!files.includes(join(root, 'dist/lib/testing/index.d.ts')), 'the Jest example must not reach the ESM typings');
-    assert.equal(createRequire(join(cjs, 'package.json')).resolve('nestjs-model-context/testing'), join(root, 'dist/cjs/testing/index.js'));
+    assert.ok(
+      files.includes(join(root, 'dist/cjs/testing/index.d.ts')),
+      'the Jest example is checked against the CommonJS typings',
+    );
+    assert.ok(
+      !files.includes(join(root, 'dist/lib/testing/index.d.ts')),
+      'the Jest example must not reach the ESM typings',
+    );
+    assert.equal(
+      createRequire(join(cjs, 'package.json')).resolve('nestjs-model-context/testing'),
+      join(root, 'dist/cjs/testing/index.js'),
+    );
   });
 });

@@ -42,7 +42,10 @@ interface ListingClient {
 
 interface Era {
   label: string;
-  connect: (url: string, headers?: Record<string, string>) => Promise<{ client: ListingClient; close(): Promise<void> }>;
+  connect: (
+    url: string,
+    headers?: Record<string, string>,
+  ) => Promise<{ client: ListingClient; close(): Promise<void> }>;
   /**
    * The params of a first page. The v2 client walks every page itself when no cursor is given,
    * so the modern era asks for the first page with the empty cursor (2026-07-28: "the first page").
@@ -51,8 +54,16 @@ interface Era {
 }
 
 const eras: Era[] = [
-  { label: 'legacy era (sdk 1.32, 2025-11-25)', connect: (url, headers) => connectSdkClient(url, { headers }) as never, first: undefined },
-  { label: 'modern era (client 2.4, 2026-07-28)', connect: (url, headers) => connectModernClient(url, { headers }) as never, first: { cursor: '' } },
+  {
+    label: 'legacy era (sdk 1.32, 2025-11-25)',
+    connect: (url, headers) => connectSdkClient(url, { headers }) as never,
+    first: undefined,
+  },
+  {
+    label: 'modern era (client 2.4, 2026-07-28)',
+    connect: (url, headers) => connectModernClient(url, { headers }) as never,
+    first: { cursor: '' },
+  },
 ];
 
 async function rejection(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
@@ -78,8 +89,14 @@ async function listChangedOnBothEras(url: string, announce: () => void): Promise
     let legacyChanges = 0;
     let modernChanges = 0;
     const changes = new Watched();
-    legacy.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => (legacyChanges++, changes.notify()));
-    modern.client.setNotificationHandler('notifications/resources/list_changed', () => (modernChanges++, changes.notify()));
+    legacy.client.setNotificationHandler(
+      ResourceListChangedNotificationSchema,
+      () => (legacyChanges++, changes.notify()),
+    );
+    modern.client.setNotificationHandler(
+      'notifications/resources/list_changed',
+      () => (modernChanges++, changes.notify()),
+    );
     await streams.opened();
     const subscription = await modern.client.listen({ resourcesListChanged: true });
     try {
@@ -112,7 +129,10 @@ describe('resource and prompt repositories (issue 18 item 3)', () => {
         try {
           docs.fetches.length = 0;
           const first = await conn.client.listResources(era.first);
-          assert.deepEqual(first.resources.map((r: Json) => r.uri), ['static://readme', 'static://license']);
+          assert.deepEqual(
+            first.resources.map((r: Json) => r.uri),
+            ['static://readme', 'static://license'],
+          );
           assert.equal(docs.fetches.length, 0, 'the static page asks no repository');
           assert.equal(typeof first.nextCursor, 'string');
           let cursor: string | undefined = first.nextCursor;
@@ -127,7 +147,10 @@ describe('resource and prompt repositories (issue 18 item 3)', () => {
             assert.equal(typeof cursor, 'string');
           }
           assert.equal(docs.fetches.length, pages, 'one repository fetch per list request');
-          assert.ok(docs.fetches.every((f) => f.limit === PAGE_SIZE && f.generated <= PAGE_SIZE), JSON.stringify(docs.fetches.slice(0, 3)));
+          assert.ok(
+            docs.fetches.every((f) => f.limit === PAGE_SIZE && f.generated <= PAGE_SIZE),
+            JSON.stringify(docs.fetches.slice(0, 3)),
+          );
           assert.deepEqual(seen.slice(0, 2), ['gen://docs/0', 'gen://docs/1']);
           assert.equal(seen.at(-1), `gen://docs/${pages * PAGE_SIZE - 1}`);
           assert.equal(new Set(seen).size, pages * PAGE_SIZE);
@@ -141,7 +164,9 @@ describe('resource and prompt repositories (issue 18 item 3)', () => {
         try {
           for (const id of [0, 50_000, DOCUMENTS - 1]) {
             const read = await conn.client.readResource({ uri: `gen://docs/${id}` });
-            assert.deepEqual(read.contents, [{ uri: `gen://docs/${id}`, mimeType: 'text/plain', text: `Document ${id}` }]);
+            assert.deepEqual(read.contents, [
+              { uri: `gen://docs/${id}`, mimeType: 'text/plain', text: `Document ${id}` },
+            ]);
           }
           const missing = await rejection(conn.client.readResource({ uri: `gen://docs/${DOCUMENTS}` }));
           const unknown = await rejection(conn.client.readResource({ uri: 'nowhere://at/all' }));
@@ -199,7 +224,11 @@ describe('resource and prompt repositories (issue 18 item 3)', () => {
           assert.equal(names[0], 'welcome');
           assert.equal(names.length, 1 + PROMPTS);
           assert.equal(names.at(-1), `lib_${PROMPTS - 1}`);
-          assert.equal(library.fetches.length, requests - 1, 'one repository fetch per request after the declared page');
+          assert.equal(
+            library.fetches.length,
+            requests - 1,
+            'one repository fetch per request after the declared page',
+          );
           const got = await conn.client.getPrompt({ name: 'lib_42', arguments: { topic: 'paging' } });
           assert.equal(got.messages[0].content.text, 'Library prompt 42 about paging.');
           const unknown = await rejection(conn.client.getPrompt({ name: `lib_${PROMPTS}` }));
@@ -223,7 +252,8 @@ describe('resource and prompt repositories (issue 18 item 3)', () => {
       let last = '';
       do {
         const result: Json = await conn.client.listResources({ cursor: cursor ?? '' });
-        for (const resource of result.resources) if (resource.uri.startsWith('gen://docs/')) (count++, (last = resource.uri));
+        for (const resource of result.resources)
+          if (resource.uri.startsWith('gen://docs/')) (count++, (last = resource.uri));
         cursor = result.nextCursor;
         requests++;
       } while (cursor);
@@ -240,14 +270,21 @@ describe('resource and prompt repositories (issue 18 item 3)', () => {
 
   it('refuses a tampered cursor, a cursor of another list and an over-long one with -32602', async () => {
     const first = (await modernRpc(server.url, 'resources/list', {})).json as Json;
-    const intoRepository = (await modernRpc(server.url, 'resources/list', { cursor: first.result.nextCursor })).json as Json;
+    const intoRepository = (await modernRpc(server.url, 'resources/list', { cursor: first.result.nextCursor }))
+      .json as Json;
     const cursor: string = intoRepository.result.nextCursor;
     const [body, signature] = cursor.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), c: '99999' })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), c: '99999' }),
+    ).toString('base64url');
     const prompts = (await modernRpc(server.url, 'prompts/list', {})).json as Json;
     for (const [what, bad, method] of [
       ['forged inner cursor', `${forged}.${signature}`, 'resources/list'],
-      ['flipped signature', `${body}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`, 'resources/list'],
+      [
+        'flipped signature',
+        `${body}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`,
+        'resources/list',
+      ],
       ['a prompts cursor on resources/list', prompts.result.nextCursor, 'resources/list'],
       ['a resources cursor on prompts/list', cursor, 'prompts/list'],
       ['over-long', `${'A'.repeat(20_000)}.x`, 'resources/list'],
@@ -264,7 +301,10 @@ describe('resource and prompt repositories (issue 18 item 3)', () => {
     } finally {
       await conn.close();
     }
-    assert.ok(docs.fetches.every((f) => f.cursor !== '99999'), 'a forged cursor never reaches the repository');
+    assert.ok(
+      docs.fetches.every((f) => f.cursor !== '99999'),
+      'a forged cursor never reaches the repository',
+    );
   });
 
   it('carries list_changed announced by the repository to clients of both eras', async () => {
@@ -289,7 +329,10 @@ describe('resource and prompt repositories (issue 18 item 3)', () => {
       const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
       const updated: string[] = [];
       const changes = new Watched();
-      conn.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => (updated.push(n.params.uri), changes.notify()));
+      conn.client.setNotificationHandler(
+        ResourceUpdatedNotificationSchema,
+        (n) => (updated.push(n.params.uri), changes.notify()),
+      );
       await streams.opened();
       await conn.client.subscribeResource({ uri: 'gen://docs/7' });
       server.app.get((await import('nestjs-model-context')).McpRegistry).notifyResourceUpdated('gen://docs/7');
@@ -308,8 +351,16 @@ describe('resource and prompt repositories (issue 18 item 3)', () => {
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     });
     const sessionId = init.headers.get('mcp-session-id')!;
-    const first = (await rpc(server.url, { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} }, { sessionId })).json as Json;
-    const second = (await rpc(server.url, { jsonrpc: '2.0', id: 3, method: 'resources/list', params: { cursor: first.result.nextCursor } }, { sessionId })).json as Json;
+    const first = (
+      await rpc(server.url, { jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} }, { sessionId })
+    ).json as Json;
+    const second = (
+      await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: 3, method: 'resources/list', params: { cursor: first.result.nextCursor } },
+        { sessionId },
+      )
+    ).json as Json;
     assert.equal(second.result.resources[0].uri, 'gen://docs/0');
   });
 });
@@ -336,7 +387,10 @@ describe('repositories and templates coexist without overlap (issue 18 item 3)',
 
   it('fails the bootstrap when two repository prefixes overlap, naming both', async () => {
     const message = await boot([GeneratedDocs, WiderRepository]);
-    assert.match(message, /"gen:\/\/docs\/" \(repository "GeneratedDocs"\) overlaps prefix "gen:\/\/" \(repository "WiderRepository"\)/);
+    assert.match(
+      message,
+      /"gen:\/\/docs\/" \(repository "GeneratedDocs"\) overlaps prefix "gen:\/\/" \(repository "WiderRepository"\)/,
+    );
     assert.match(message, /disjoint prefixes/);
   });
 
@@ -346,7 +400,9 @@ describe('repositories and templates coexist without overlap (issue 18 item 3)',
   });
 
   it('boots a template beside a repository when the template cannot reach under the prefix', async () => {
-    const app = await startApp(RepositoriesModule.register({ providers: [StaticDocs, GeneratedDocs, VaultDocs, VaultGuard] }));
+    const app = await startApp(
+      RepositoriesModule.register({ providers: [StaticDocs, GeneratedDocs, VaultDocs, VaultGuard] }),
+    );
     await app.close();
   });
 });
@@ -432,33 +488,58 @@ describe('a repository behind OAuth: scopes, caller-bound cursors, interceptors 
 
   it('lists and reads it for a caller with the scope, through its interceptor and filter, with private pages', async () => {
     const uris = await listAll('alice');
-    assert.deepEqual(uris.slice(2), ['ledger://entries/0', 'ledger://entries/1', 'ledger://entries/2', 'ledger://entries/3', 'ledger://entries/4']);
+    assert.deepEqual(uris.slice(2), [
+      'ledger://entries/0',
+      'ledger://entries/1',
+      'ledger://entries/2',
+      'ledger://entries/3',
+      'ledger://entries/4',
+    ]);
     const first = (await modernRpc(server.url, 'resources/list', {}, as('alice'))).json as Json;
-    const page = (await modernRpc(server.url, 'resources/list', { cursor: first.result.nextCursor }, as('alice'))).json as Json;
+    const page = (await modernRpc(server.url, 'resources/list', { cursor: first.result.nextCursor }, as('alice')))
+      .json as Json;
     assert.equal(page.result.cacheScope, 'private');
-    const read = (await modernRpc(server.url, 'resources/read', { uri: 'ledger://entries/3' }, as('alice'))).json as Json;
+    const read = (await modernRpc(server.url, 'resources/read', { uri: 'ledger://entries/3' }, as('alice')))
+      .json as Json;
     assert.equal(read.result.contents[0].text, 'Entry 3 [stamped]');
-    const locked = (await modernRpc(server.url, 'resources/read', { uri: 'ledger://entries/locked' }, as('alice'))).json as Json;
+    const locked = (await modernRpc(server.url, 'resources/read', { uri: 'ledger://entries/locked' }, as('alice')))
+      .json as Json;
     assert.equal(locked.result?.contents[0].text, 'Entry locked.', JSON.stringify(locked));
   });
 
-  it("refuses a cursor issued to another caller with -32602, though that caller may list the repository", async () => {
+  it('refuses a cursor issued to another caller with -32602, though that caller may list the repository', async () => {
     const first = (await modernRpc(server.url, 'resources/list', {}, as('alice'))).json as Json;
-    const alices = (await modernRpc(server.url, 'resources/list', { cursor: first.result.nextCursor }, as('alice'))).json as Json;
-    const stolen = (await modernRpc(server.url, 'resources/list', { cursor: alices.result.nextCursor }, as('carol'))).json as Json;
+    const alices = (await modernRpc(server.url, 'resources/list', { cursor: first.result.nextCursor }, as('alice')))
+      .json as Json;
+    const stolen = (await modernRpc(server.url, 'resources/list', { cursor: alices.result.nextCursor }, as('carol')))
+      .json as Json;
     assert.equal(stolen.error?.code, -32602, JSON.stringify(stolen));
     assert.match(stolen.error.message, /Invalid cursor/);
-    const own = (await modernRpc(server.url, 'resources/list', { cursor: alices.result.nextCursor }, as('alice'))).json as Json;
+    const own = (await modernRpc(server.url, 'resources/list', { cursor: alices.result.nextCursor }, as('alice')))
+      .json as Json;
     assert.equal(own.result.resources[0].uri, 'ledger://entries/2');
   });
 });
 
 describe('the bounds of repository pages (issue 18 item 3)', () => {
   const logged: string[] = [];
-  const logger = { log() {}, warn() {}, debug() {}, verbose() {}, error: (message: unknown) => void logged.push(String(message)) };
+  const logger = {
+    log() {},
+    warn() {},
+    debug() {},
+    verbose() {},
+    error: (message: unknown) => void logged.push(String(message)),
+  };
   let server: RunningApp;
   before(async () => {
-    server = await startApp(RepositoriesModule.register({ providers: [OversizedRepository], pageSize: 3, limits: { repositoryPageItems: 5, repositoryCursorLength: 16 } }), { logger });
+    server = await startApp(
+      RepositoriesModule.register({
+        providers: [OversizedRepository],
+        pageSize: 3,
+        limits: { repositoryPageItems: 5, repositoryCursorLength: 16 },
+      }),
+      { logger },
+    );
   });
   after(() => server.close());
 
@@ -470,7 +551,12 @@ describe('the bounds of repository pages (issue 18 item 3)', () => {
     OversizedRepository.items = 6;
     const refused = (await modernRpc(server.url, 'resources/list', {})).json as Json;
     assert.equal(refused.error?.code, -32603, JSON.stringify(refused));
-    assert.ok(logged.some((m) => /OversizedRepository \("big:\/\/items\/"\).*6 items; the limit is 5 \(limits\.repositoryPageItems\)/.test(m)), logged.join('\n'));
+    assert.ok(
+      logged.some((m) =>
+        /OversizedRepository \("big:\/\/items\/"\).*6 items; the limit is 5 \(limits\.repositoryPageItems\)/.test(m),
+      ),
+      logged.join('\n'),
+    );
   });
 
   it('refuses an own cursor over limits.repositoryCursorLength, and client cursors too long to be one before any work', async () => {
@@ -478,7 +564,10 @@ describe('the bounds of repository pages (issue 18 item 3)', () => {
     OversizedRepository.cursor = 'x'.repeat(17);
     const refused = (await modernRpc(server.url, 'resources/list', {})).json as Json;
     assert.equal(refused.error?.code, -32603, JSON.stringify(refused));
-    assert.ok(logged.some((m) => /17 characters long; the limit is 16 \(limits\.repositoryCursorLength\)/.test(m)), logged.join('\n'));
+    assert.ok(
+      logged.some((m) => /17 characters long; the limit is 16 \(limits\.repositoryCursorLength\)/.test(m)),
+      logged.join('\n'),
+    );
     const long = (await modernRpc(server.url, 'resources/list', { cursor: `${'A'.repeat(400)}.x` })).json as Json;
     assert.equal(long.error?.code, -32602);
   });

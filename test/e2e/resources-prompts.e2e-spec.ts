@@ -26,9 +26,21 @@ interface Connection {
 }
 
 const clients: Array<{ label: string; modern: boolean; connect: (url: string) => Promise<Connection> }> = [
-  { label: '@modelcontextprotocol/sdk 1.32 (2025-11-25)', modern: false, connect: (url) => connectSdkClient(url) as never },
-  { label: '@modelcontextprotocol/sdk 1.12 (2025-03-26)', modern: false, connect: (url) => connectSdkClient(url, { version: 'legacy' }) as never },
-  { label: '@modelcontextprotocol/client 2.4 pinned to 2026-07-28', modern: true, connect: (url) => connectModernClient(url) as never },
+  {
+    label: '@modelcontextprotocol/sdk 1.32 (2025-11-25)',
+    modern: false,
+    connect: (url) => connectSdkClient(url) as never,
+  },
+  {
+    label: '@modelcontextprotocol/sdk 1.12 (2025-03-26)',
+    modern: false,
+    connect: (url) => connectSdkClient(url, { version: 'legacy' }) as never,
+  },
+  {
+    label: '@modelcontextprotocol/client 2.4 pinned to 2026-07-28',
+    modern: true,
+    connect: (url) => connectModernClient(url) as never,
+  },
 ];
 
 /** What a client threw for a JSON-RPC error: each SDK keeps `code` (and `data`) on its error. */
@@ -43,7 +55,11 @@ async function rejection(promise: Promise<unknown>): Promise<{ code: number; mes
   assert.fail('expected the request to fail');
 }
 
-async function withClient(url: string, connect: (url: string) => Promise<Connection>, body: (client: AnyClient) => Promise<void>): Promise<void> {
+async function withClient(
+  url: string,
+  connect: (url: string) => Promise<Connection>,
+  body: (client: AnyClient) => Promise<void>,
+): Promise<void> {
   const connection = await connect(url);
   try {
     await body(connection.client);
@@ -67,7 +83,12 @@ describe('sample 04-resources-prompts with the official clients', () => {
           const index = resources.find((r: Json) => r.uri === 'notes://index');
           assert.deepEqual(
             { name: index.name, title: index.title, mimeType: index.mimeType, annotations: index.annotations },
-            { name: 'notes_index', title: 'All notes', mimeType: 'application/json', annotations: { audience: ['assistant'], priority: 0.8 } },
+            {
+              name: 'notes_index',
+              title: 'All notes',
+              mimeType: 'application/json',
+              annotations: { audience: ['assistant'], priority: 0.8 },
+            },
           );
           const { resourceTemplates } = await client.listResourceTemplates();
           assert.deepEqual(
@@ -123,14 +144,20 @@ describe('sample 04-resources-prompts with the official clients', () => {
             { name: 'style', description: 'Bullet points or one paragraph.', required: false },
             { name: 'maxWords', description: 'Upper bound on the summary length, in words.', required: false },
           ]);
-          const got = await client.getPrompt({ name: 'summarize_folder', arguments: { folder: 'work', style: 'paragraph', maxWords: '40' } });
+          const got = await client.getPrompt({
+            name: 'summarize_folder',
+            arguments: { folder: 'work', style: 'paragraph', maxWords: '40' },
+          });
           assert.equal(got.description, 'Summarize every note of one folder.');
           assert.match(got.messages[0].content.text, /as one paragraph, in at most 40 words/);
           assert.equal(got.messages[1].content.type, 'resource');
           assert.equal(got.messages[1].content.resource.uri, 'notes://work/n1');
           const draft = await client.getPrompt({ name: 'draft_note', arguments: { topic: 'release' } });
           assert.deepEqual(draft.messages, [
-            { role: 'user', content: { type: 'text', text: 'Draft a short note about "release". Start with a one-line title.' } },
+            {
+              role: 'user',
+              content: { type: 'text', text: 'Draft a short note about "release". Start with a one-line title.' },
+            },
           ]);
         });
       });
@@ -143,7 +170,9 @@ describe('sample 04-resources-prompts with the official clients', () => {
           const missing = await rejection(client.getPrompt({ name: 'summarize_folder', arguments: {} }));
           assert.equal(missing.code, -32602);
           assert.match(missing.message, /Missing required argument "folder"/);
-          const invalid = await rejection(client.getPrompt({ name: 'summarize_folder', arguments: { folder: 'work', maxWords: 'lots' } }));
+          const invalid = await rejection(
+            client.getPrompt({ name: 'summarize_folder', arguments: { folder: 'work', maxWords: 'lots' } }),
+          );
           assert.equal(invalid.code, -32602);
           assert.match(invalid.message, /maxWords: /);
         });
@@ -151,11 +180,20 @@ describe('sample 04-resources-prompts with the official clients', () => {
 
       it('completes enum arguments without code, and arguments and variables through @Complete', async () => {
         await withClient(server.url, connect, async (client) => {
-          const folder = await client.complete({ ref: { type: 'ref/prompt', name: 'summarize_folder' }, argument: { name: 'folder', value: 'p' } });
+          const folder = await client.complete({
+            ref: { type: 'ref/prompt', name: 'summarize_folder' },
+            argument: { name: 'folder', value: 'p' },
+          });
           assert.deepEqual(folder.completion, { values: ['personal'], total: 1, hasMore: false });
-          const style = await client.complete({ ref: { type: 'ref/prompt', name: 'summarize_folder' }, argument: { name: 'style', value: '' } });
+          const style = await client.complete({
+            ref: { type: 'ref/prompt', name: 'summarize_folder' },
+            argument: { name: 'style', value: '' },
+          });
           assert.deepEqual(style.completion.values, ['bullets', 'paragraph']);
-          const topic = await client.complete({ ref: { type: 'ref/prompt', name: 'draft_note' }, argument: { name: 'topic', value: 'pr' } });
+          const topic = await client.complete({
+            ref: { type: 'ref/prompt', name: 'draft_note' },
+            argument: { name: 'topic', value: 'pr' },
+          });
           assert.deepEqual(topic.completion.values, ['process']);
           const ids = await client.complete({
             ref: { type: 'ref/resource', uri: 'notes://{folder}/{id}' },
@@ -163,16 +201,24 @@ describe('sample 04-resources-prompts with the official clients', () => {
             context: { arguments: { folder: 'work' } },
           });
           assert.deepEqual(ids.completion.values.slice(0, 2), ['n1', 'n2']);
-          const folders = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://{folder}/{id}' }, argument: { name: 'folder', value: '' } });
+          const folders = await client.complete({
+            ref: { type: 'ref/resource', uri: 'notes://{folder}/{id}' },
+            argument: { name: 'folder', value: '' },
+          });
           assert.deepEqual(folders.completion.values, ['work', 'personal', 'ideas']);
-          const unknown = await rejection(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }));
+          const unknown = await rejection(
+            client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }),
+          );
           assert.equal(unknown.code, -32602);
         });
       });
 
       it('serves records added by a tool at once, and resources registered at runtime', async () => {
         await withClient(server.url, connect, async (client) => {
-          const added = await client.callTool({ name: 'add_note', arguments: { folder: 'ideas', title: `From ${label}`, body: 'Hello.' } });
+          const added = await client.callTool({
+            name: 'add_note',
+            arguments: { folder: 'ideas', title: `From ${label}`, body: 'Hello.' },
+          });
           const { uri } = added.structuredContent;
           const read = await client.readResource({ uri });
           assert.match(read.contents[0].text, new RegExp(`^# From `));
@@ -265,11 +311,17 @@ describe('paging (pageSize 1)', () => {
 
   it('pages tools/list in declaration order, accepts an empty cursor and refuses bad or expired ones', async () => {
     const first = ((await modernRpc(server.url, 'tools/list', { cursor: '' })).json as Json).result;
-    assert.deepEqual(first.tools.map((t: Json) => t.name), ['add_note']);
+    assert.deepEqual(
+      first.tools.map((t: Json) => t.name),
+      ['add_note'],
+    );
     assert.equal(typeof first.nextCursor, 'string');
     assert.equal(first.cacheScope, 'public');
     const second = ((await modernRpc(server.url, 'tools/list', { cursor: first.nextCursor })).json as Json).result;
-    assert.deepEqual(second.tools.map((t: Json) => t.name), ['pin_note']);
+    assert.deepEqual(
+      second.tools.map((t: Json) => t.name),
+      ['pin_note'],
+    );
     assert.equal('nextCursor' in second, false);
     assert.equal(second.cacheScope, first.cacheScope);
 
@@ -287,8 +339,14 @@ describe('paging (pageSize 1)', () => {
     assert.match(expired.error.message, /Expired cursor for tools\/list/);
     const after = ((await modernRpc(server.url, 'resources/list')).json as Json).result;
     assert.equal(resources.nextCursor, undefined);
-    assert.deepEqual(after.resources.map((r: Json) => r.uri), ['notes://index']);
+    assert.deepEqual(
+      after.resources.map((r: Json) => r.uri),
+      ['notes://index'],
+    );
     const last = ((await modernRpc(server.url, 'resources/list', { cursor: after.nextCursor })).json as Json).result;
-    assert.deepEqual(last.resources.map((r: Json) => r.uri), ['pinned://n1']);
+    assert.deepEqual(
+      last.resources.map((r: Json) => r.uri),
+      ['pinned://n1'],
+    );
   });
 });

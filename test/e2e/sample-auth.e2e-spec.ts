@@ -12,12 +12,15 @@ describe('sample 05-auth-guards (passport-jwt on the endpoint)', () => {
 
   before(async () => {
     // The sample's audience is its own URL; fix the port before its modules load.
-    const probe = await import('node:net').then(({ createServer }) => new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as AddressInfo;
-        s.close(() => resolve(port));
-      });
-    }));
+    const probe = await import('node:net').then(
+      ({ createServer }) =>
+        new Promise<number>((resolve) => {
+          const s = createServer().listen(0, '127.0.0.1', () => {
+            const { port } = s.address() as AddressInfo;
+            s.close(() => resolve(port));
+          });
+        }),
+    );
     process.env.MCP_RESOURCE = `http://127.0.0.1:${probe}/mcp`;
     ({ mintToken } = await import('../../sample/05-auth-guards/mint-token.js'));
     const { AppModule } = await import('../../sample/05-auth-guards/app.module.js');
@@ -31,7 +34,10 @@ describe('sample 05-auth-guards (passport-jwt on the endpoint)', () => {
   it('challenges a request without a token, and serves the metadata publicly', async () => {
     const res = await modernRpc(server.url, 'tools/list');
     assert.equal(res.status, 401);
-    assert.match(res.headers.get('www-authenticate')!, /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+    assert.match(
+      res.headers.get('www-authenticate')!,
+      /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
     assert.equal((res.json as Json).error.code, -32600);
     const meta = await fetch(`${server.base}/.well-known/oauth-protected-resource/mcp`);
     assert.equal(meta.status, 200);
@@ -39,7 +45,10 @@ describe('sample 05-auth-guards (passport-jwt on the endpoint)', () => {
   });
 
   it('refuses a token for another audience and an expired token with 401', async () => {
-    for (const token of [mintToken('eve', ['admin'], ['invoices:read'], 'http://elsewhere/mcp'), mintToken('eve', ['admin'], ['invoices:read'], undefined, -10)]) {
+    for (const token of [
+      mintToken('eve', ['admin'], ['invoices:read'], 'http://elsewhere/mcp'),
+      mintToken('eve', ['admin'], ['invoices:read'], undefined, -10),
+    ]) {
       const res = await modernRpc(server.url, 'tools/list', {}, { headers: { Authorization: `Bearer ${token}` } });
       assert.equal(res.status, 401);
       assert.match(res.headers.get('www-authenticate')!, /^Bearer /);
@@ -56,9 +65,15 @@ describe('sample 05-auth-guards (passport-jwt on the endpoint)', () => {
       assert.deepEqual(userTools, ['list_invoices', 'create_invoice']);
       const adminTools = (await asAdmin.client.listTools()).tools.map((t: Json) => t.name);
       assert.deepEqual(adminTools, ['list_invoices', 'create_invoice', 'wipe_invoices']);
-      const created = await asUser.client.callTool({ name: 'create_invoice', arguments: { customer: 'ACME', amount: 10 } });
+      const created = await asUser.client.callTool({
+        name: 'create_invoice',
+        arguments: { customer: 'ACME', amount: 10 },
+      });
       assert.equal((created.content as Json[])[0].text, 'bob: created invoice for ACME (10)');
-      const quota = await asUser.client.callTool({ name: 'create_invoice', arguments: { customer: 'ACME', amount: 50_000 } });
+      const quota = await asUser.client.callTool({
+        name: 'create_invoice',
+        arguments: { customer: 'ACME', amount: 50_000 },
+      });
       assert.equal(quota.isError, true);
       assert.match((quota.content as Json[])[0].text, /Quota exceeded/);
       const denied = await asUser.client.callTool({ name: 'wipe_invoices', arguments: {} });
@@ -73,7 +88,12 @@ describe('sample 05-auth-guards (passport-jwt on the endpoint)', () => {
 
   it('answers 403 insufficient_scope for a read-only token calling a write tool', async () => {
     const token = mintToken('carol', ['user'], ['invoices:read']);
-    const res = await modernRpc(server.url, 'tools/call', { name: 'create_invoice', arguments: { customer: 'X', amount: 1 } }, { headers: { Authorization: `Bearer ${token}` } });
+    const res = await modernRpc(
+      server.url,
+      'tools/call',
+      { name: 'create_invoice', arguments: { customer: 'X', amount: 1 } },
+      { headers: { Authorization: `Bearer ${token}` } },
+    );
     assert.equal(res.status, 403);
     assert.match(res.headers.get('www-authenticate')!, /error="insufficient_scope", scope="invoices:write"/);
   });

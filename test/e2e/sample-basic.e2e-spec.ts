@@ -11,10 +11,26 @@ interface AnyClient {
   callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<Json>;
 }
 
-const clients: Array<{ label: string; era: string; connect: (url: string) => Promise<{ client: AnyClient; close(): Promise<void>; protocolVersion?: string }> }> = [
-  { label: '@modelcontextprotocol/sdk 1.32 (2025-11-25)', era: '2025-11-25', connect: (url) => connectSdkClient(url) as never },
-  { label: '@modelcontextprotocol/sdk 1.12 (2025-03-26)', era: '2025-03-26', connect: (url) => connectSdkClient(url, { version: 'legacy' }) as never },
-  { label: '@modelcontextprotocol/client 2.4 pinned to 2026-07-28', era: '2026-07-28', connect: (url) => connectModernClient(url) as never },
+const clients: Array<{
+  label: string;
+  era: string;
+  connect: (url: string) => Promise<{ client: AnyClient; close(): Promise<void>; protocolVersion?: string }>;
+}> = [
+  {
+    label: '@modelcontextprotocol/sdk 1.32 (2025-11-25)',
+    era: '2025-11-25',
+    connect: (url) => connectSdkClient(url) as never,
+  },
+  {
+    label: '@modelcontextprotocol/sdk 1.12 (2025-03-26)',
+    era: '2025-03-26',
+    connect: (url) => connectSdkClient(url, { version: 'legacy' }) as never,
+  },
+  {
+    label: '@modelcontextprotocol/client 2.4 pinned to 2026-07-28',
+    era: '2026-07-28',
+    connect: (url) => connectModernClient(url) as never,
+  },
 ];
 
 describe('sample 01-basic with the official clients', () => {
@@ -50,7 +66,10 @@ describe('sample 01-basic with the official clients', () => {
           assert.equal(create.inputSchema.properties.title.type, 'string');
           assert.equal(create.inputSchema.properties.title.minLength, 1);
           assert.equal(create.inputSchema.properties.title.maxLength, 200);
-          assert.deepEqual([...create.inputSchema.properties.priority.enum].filter((v: unknown) => v !== null), ['low', 'medium', 'high']);
+          assert.deepEqual(
+            [...create.inputSchema.properties.priority.enum].filter((v: unknown) => v !== null),
+            ['low', 'medium', 'high'],
+          );
           assert.equal(create.inputSchema.properties.tags.maxItems, 10);
           assert.equal(create.inputSchema.properties.assignee.properties.email.format, 'email');
           assert.equal(create.outputSchema.type, 'object');
@@ -65,13 +84,21 @@ describe('sample 01-basic with the official clients', () => {
         try {
           const result = await connection.client.callTool({
             name: 'create_task',
-            arguments: { title: 'Write docs', priority: 'high', tags: ['docs'], assignee: { name: 'Ada', email: 'ada@example.com' } },
+            arguments: {
+              title: 'Write docs',
+              priority: 'high',
+              tags: ['docs'],
+              assignee: { name: 'Ada', email: 'ada@example.com' },
+            },
           });
           assert.notEqual(result.isError, true);
           assert.equal(result.structuredContent.title, 'Write docs');
           assert.equal(result.structuredContent.priority, 'high');
           assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
-          const got = await connection.client.callTool({ name: 'get_task', arguments: { id: result.structuredContent.id } });
+          const got = await connection.client.callTool({
+            name: 'get_task',
+            arguments: { id: result.structuredContent.id },
+          });
           assert.equal(got.structuredContent.title, 'Write docs');
         } finally {
           await connection.close();
@@ -100,7 +127,10 @@ describe('sample 01-basic with the official clients', () => {
       it('turns a NotFoundException into a readable tool error', async () => {
         const connection = await connect(server.url);
         try {
-          const result = await connection.client.callTool({ name: 'get_task', arguments: { id: '00000000-0000-4000-8000-000000000000' } });
+          const result = await connection.client.callTool({
+            name: 'get_task',
+            arguments: { id: '00000000-0000-4000-8000-000000000000' },
+          });
           assert.equal(result.isError, true);
           assert.match(result.content[0].text, /does not exist/);
         } finally {

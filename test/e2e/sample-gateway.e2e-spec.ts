@@ -5,7 +5,8 @@ import { startApp, type RunningApp } from '../utils/app.js';
 import { connectModernClient, connectSdkClient, modernRpc } from '../utils/clients.js';
 import { freePort } from '../utils/redis-server.js';
 
-const textOf = (result: unknown) => ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('');
+const textOf = (result: unknown) =>
+  ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? '').join('');
 
 describe('sample 11-gateway: server-everything (stdio) and sample 02 (HTTP) behind bearer auth', () => {
   let reports: RunningApp;
@@ -35,13 +36,27 @@ describe('sample 11-gateway: server-everything (stdio) and sample 02 (HTTP) behi
 
   it('an analyst sees and calls both upstreams on both eras; get-env is nowhere', async () => {
     const headers = { Authorization: `Bearer ${mintToken('alice', ['analyst'], [])}` };
-    for (const connection of [await connectSdkClient(gateway.url, { headers }), await connectModernClient(gateway.url, { headers })]) {
+    for (const connection of [
+      await connectSdkClient(gateway.url, { headers }),
+      await connectModernClient(gateway.url, { headers }),
+    ]) {
       try {
         const names = (await connection.client.listTools()).tools.map((tool) => tool.name);
         assert.ok(names.includes('everything_echo') && names.includes('reports_build_report'), names.join());
         assert.ok(!names.some((name) => name.includes('get-env')));
-        assert.match(textOf(await connection.client.callTool({ name: 'everything_echo', arguments: { message: 'through the gateway' } })), /through the gateway/);
-        const report = await connection.client.callTool({ name: 'reports_build_report', arguments: { title: 'Q4', sections: 1 } });
+        assert.match(
+          textOf(
+            await connection.client.callTool({
+              name: 'everything_echo',
+              arguments: { message: 'through the gateway' },
+            }),
+          ),
+          /through the gateway/,
+        );
+        const report = await connection.client.callTool({
+          name: 'reports_build_report',
+          arguments: { title: 'Q4', sections: 1 },
+        });
         assert.equal(report.isError, undefined, textOf(report));
         assert.match(textOf(report), /Q4/);
       } finally {
@@ -51,15 +66,19 @@ describe('sample 11-gateway: server-everything (stdio) and sample 02 (HTTP) behi
   });
 
   it('a caller without the analyst role neither sees nor calls the reports upstream', async () => {
-    const connection = await connectSdkClient(gateway.url, { headers: { Authorization: `Bearer ${mintToken('bob', ['user'], [])}` } });
+    const connection = await connectSdkClient(gateway.url, {
+      headers: { Authorization: `Bearer ${mintToken('bob', ['user'], [])}` },
+    });
     try {
       const names = (await connection.client.listTools()).tools.map((tool) => tool.name);
       assert.ok(names.includes('everything_echo'));
       assert.ok(!names.some((name) => name.startsWith('reports_')), names.join());
-      const refused = await connection.client.callTool({ name: 'reports_build_report', arguments: { title: 'x', sections: 1 } }).then(
-        (result) => result.isError === true,
-        () => true,
-      );
+      const refused = await connection.client
+        .callTool({ name: 'reports_build_report', arguments: { title: 'x', sections: 1 } })
+        .then(
+          (result) => result.isError === true,
+          () => true,
+        );
       assert.equal(refused, true);
     } finally {
       await connection.close();

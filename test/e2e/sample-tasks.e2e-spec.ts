@@ -57,14 +57,25 @@ describe('sample/08-tasks: the report generator', () => {
     assert.equal(requests[key].method, 'elicitation/create');
     assert.match(requests[key].params.message, /Publish it to the board\?/);
     const done = watch(taskId, (r) => r.status === 'completed');
-    assert.equal((await call('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { approve: true } } } })).result?.resultType, 'complete');
+    assert.equal(
+      (
+        await call('tasks/update', {
+          taskId,
+          inputResponses: { [key]: { action: 'accept', content: { approve: true } } },
+        })
+      ).result?.resultType,
+      'complete',
+    );
     await done;
     const final = await call('tasks/get', { taskId });
-    assert.deepEqual(final.result?.result, { content: [{ type: 'text', text: 'The Q3 report was published (revenue up 12%).' }] });
+    assert.deepEqual(final.result?.result, {
+      content: [{ type: 'text', text: 'The Q3 report was published (revenue up 12%).' }],
+    });
   });
 
   it('a cancel ends a report waiting for approval', async () => {
-    const taskId = (await call('tools/call', { name: 'generate_report', arguments: { quarter: 'Q4' } })).result?.taskId as string;
+    const taskId = (await call('tools/call', { name: 'generate_report', arguments: { quarter: 'Q4' } })).result
+      ?.taskId as string;
     await watch(taskId, (r) => r.status === 'input_required');
     assert.equal((await call('tasks/cancel', { taskId })).result?.resultType, 'complete');
     const cancelled = await call('tasks/get', { taskId });

@@ -20,9 +20,13 @@ describe('sample 02-streaming', () => {
     try {
       for (const client of [legacy.client, modern.client] as Json[]) {
         const seen: number[] = [];
-        const result = await client.callTool({ name: 'build_report', arguments: { title: 'Q3', sections: 3 } }, ...(client === legacy.client ? [undefined] : []), {
-          onprogress: (p: { progress: number }) => seen.push(p.progress),
-        });
+        const result = await client.callTool(
+          { name: 'build_report', arguments: { title: 'Q3', sections: 3 } },
+          ...(client === legacy.client ? [undefined] : []),
+          {
+            onprogress: (p: { progress: number }) => seen.push(p.progress),
+          },
+        );
         assert.deepEqual(seen, [1, 2, 3]);
         assert.equal(result.structuredContent.summary, '"Q3" has 3 sections.');
       }

@@ -6,7 +6,15 @@
  * them, except under CI=true where a missing Redis or redis-server fails the run.
  */
 import assert from 'node:assert/strict';
-import { clusterRedis, keysMatching, redisSuitesSkip, singleRedis, startRedisCluster, type RedisClusterHandle, type RedisTarget } from '../utils/redis-cluster.js';
+import {
+  clusterRedis,
+  keysMatching,
+  redisSuitesSkip,
+  singleRedis,
+  startRedisCluster,
+  type RedisClusterHandle,
+  type RedisTarget,
+} from '../utils/redis-cluster.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
@@ -14,7 +22,10 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { connectSdkClient, modernHeaders, modernMeta, modernRpc, rpc } from '../utils/clients.js';
 import { GUARDED_NODE_ARGS } from '../utils/child-guard.js';
 import { readSse, type SseEvent } from '../utils/sse.js';
@@ -24,7 +35,6 @@ type Json = Record<string, any>;
 
 const APP = fileURLToPath(new URL('../fixtures/scale-out.app.js', import.meta.url));
 const ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-
 
 const skip = await redisSuitesSkip();
 let cluster: RedisClusterHandle | undefined;
@@ -59,7 +69,10 @@ class Instance {
       if (line.startsWith('pulse ')) (this.pulsed++, observed.notify());
     });
     this.port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`instance ${this.name} did not start in 60 s:\n${this.stderr}`)), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`instance ${this.name} did not start in 60 s:\n${this.stderr}`)),
+        60_000,
+      );
       child.once('exit', (code) => reject(new Error(`instance ${this.name} exited with ${code}:\n${this.stderr}`)));
       lines.on('line', (line) => {
         try {
@@ -121,7 +134,12 @@ class RoundRobinProxy {
               } catch {
                 // not JSON
               }
-              this.log.push({ method: req.method!, backend: backend.name, sessionId: req.headers['mcp-session-id'] as string | undefined, rpcMethod });
+              this.log.push({
+                method: req.method!,
+                backend: backend.name,
+                sessionId: req.headers['mcp-session-id'] as string | undefined,
+                rpcMethod,
+              });
               res.writeHead(answer.statusCode!, answer.headers);
               answer.pipe(res);
               answer.on('aborted', () => res.destroy());
@@ -129,7 +147,8 @@ class RoundRobinProxy {
             },
           );
           upstream.on('error', (error: NodeJS.ErrnoException) => {
-            if (!res.headersSent && error.code === 'ECONNREFUSED' && tries < this.backends.length) return attempt(tries + 1);
+            if (!res.headersSent && error.code === 'ECONNREFUSED' && tries < this.backends.length)
+              return attempt(tries + 1);
             res.destroy();
           });
           res.on('close', () => upstream.destroy());
@@ -167,11 +186,16 @@ function legacyHeaders(sessionId: string, extra: Record<string, string> = {}): R
 
 let nextId = 1;
 function call(url: string, sessionId: string, name: string, args: Json = {}, headers: Record<string, string> = {}) {
-  return rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }, { headers: legacyHeaders(sessionId, headers), timeoutMs: 60_000 });
+  return rpc(
+    url,
+    { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } },
+    { headers: legacyHeaders(sessionId, headers), timeoutMs: 60_000 },
+  );
 }
 
 function resultText(res: { json?: unknown; events?: SseEvent[] }): string {
-  const message = (res.json as Json | undefined) ?? (res.events ?? []).map((e) => e.data as Json).find((m) => m && 'result' in m);
+  const message =
+    (res.json as Json | undefined) ?? (res.events ?? []).map((e) => e.data as Json).find((m) => m && 'result' in m);
   return message?.result?.content?.[0]?.text;
 }
 
@@ -196,7 +220,11 @@ function follow(response: Response): { events: SseEvent[]; done: Promise<void>; 
 }
 
 function openGet(url: string, sessionId: string, lastEventId?: string): Promise<Response> {
-  const headers: Record<string, string> = { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-11-25' };
+  const headers: Record<string, string> = {
+    Accept: 'text/event-stream',
+    'Mcp-Session-Id': sessionId,
+    'MCP-Protocol-Version': '2025-11-25',
+  };
   if (lastEventId) headers['Last-Event-ID'] = lastEventId;
   return fetch(url, { headers });
 }
@@ -209,7 +237,8 @@ function waitFor(predicate: () => boolean, ms = 3000, what = 'condition'): Promi
   return observed.until(predicate, what, Math.max(ms, 60_000));
 }
 
-const messagesOf = (events: SseEvent[]): Json[] => events.filter((e) => e.data !== '' && typeof e.data === 'object').map((e) => e.data as Json);
+const messagesOf = (events: SseEvent[]): Json[] =>
+  events.filter((e) => e.data !== '' && typeof e.data === 'object').map((e) => e.data as Json);
 
 for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
   describe(`scale-out: two instances, one Redis (${target.name}), a round-robin proxy`, { skip }, () => {
@@ -260,17 +289,32 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
         await waitFor(() => stream.events.length >= 1, 3000, 'priming event');
         const added = await call(b.url, sessionId, 'add_tool', { name: `dyn_${Date.now()}` });
         assert.match(resultText(added), /on B$/);
-        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'), 2000, 'list_changed on A');
+        await waitFor(
+          () => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'),
+          2000,
+          'list_changed on A',
+        );
 
         // A resource subscription recorded through B, an update announced through B.
-        const subscribed = await rpc(b.url, { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'test://watched' } }, { headers: legacyHeaders(sessionId) });
+        const subscribed = await rpc(
+          b.url,
+          { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'test://watched' } },
+          { headers: legacyHeaders(sessionId) },
+        );
         assert.equal(subscribed.status, 200);
         await call(b.url, sessionId, 'touch', { uri: 'test://unwatched' });
         await call(b.url, sessionId, 'touch', { uri: 'test://watched' });
         // The watched update was announced after the unwatched one: had that one leaked, it would be here.
-        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/resources/updated'), 2000, 'resources/updated on A');
+        await waitFor(
+          () => messagesOf(stream.events).some((m) => m.method === 'notifications/resources/updated'),
+          2000,
+          'resources/updated on A',
+        );
         const updates = messagesOf(stream.events).filter((m) => m.method === 'notifications/resources/updated');
-        assert.deepEqual(updates.map((m) => m.params.uri), ['test://watched']);
+        assert.deepEqual(
+          updates.map((m) => m.params.uri),
+          ['test://watched'],
+        );
       } finally {
         stream.stop();
       }
@@ -283,9 +327,17 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
         await waitFor(() => stream.events.length >= 1, 3000, 'priming event');
         // A plain-JSON call (no SSE accepted) cannot carry the request; the GET stream does.
         const pending = call(b.url, sessionId, 'confirm', {}, { Accept: 'application/json' });
-        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'elicitation/create'), 3000, 'elicitation/create on A');
+        await waitFor(
+          () => messagesOf(stream.events).some((m) => m.method === 'elicitation/create'),
+          3000,
+          'elicitation/create on A',
+        );
         const request = messagesOf(stream.events).find((m) => m.method === 'elicitation/create')!;
-        const answered = await rpc(a.url, { jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { ok: true } } }, { headers: legacyHeaders(sessionId) });
+        const answered = await rpc(
+          a.url,
+          { jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { ok: true } } },
+          { headers: legacyHeaders(sessionId) },
+        );
         assert.equal(answered.status, 202);
         assert.equal(resultText(await pending), 'B got ok=true');
       } finally {
@@ -296,25 +348,39 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
     it('resumes a call waiting on A with an elicitation answer that lands on B', async () => {
       const sessionId = await legacySession(a.url, { elicitation: {} });
       let answer: Promise<unknown> | undefined;
-      const res = await rpc(a.url, { jsonrpc: '2.0', id: 'e1', method: 'tools/call', params: { name: 'confirm', arguments: {} } }, {
-        headers: legacyHeaders(sessionId),
-        timeoutMs: 60_000,
-        onEvent: (event) => {
-          const message = event.data as Json;
-          if (message?.method === 'elicitation/create') {
-            answer = rpc(b.url, { jsonrpc: '2.0', id: message.id, result: { action: 'accept', content: { ok: false } } }, { headers: legacyHeaders(sessionId) });
-          }
+      const res = await rpc(
+        a.url,
+        { jsonrpc: '2.0', id: 'e1', method: 'tools/call', params: { name: 'confirm', arguments: {} } },
+        {
+          headers: legacyHeaders(sessionId),
+          timeoutMs: 60_000,
+          onEvent: (event) => {
+            const message = event.data as Json;
+            if (message?.method === 'elicitation/create') {
+              answer = rpc(
+                b.url,
+                { jsonrpc: '2.0', id: message.id, result: { action: 'accept', content: { ok: false } } },
+                { headers: legacyHeaders(sessionId) },
+              );
+            }
+          },
         },
-      });
+      );
       assert.equal(((await answer) as { status: number }).status, 202);
       assert.equal(resultText(res), 'A got ok=false');
 
       // The same through the proxy with the official client: wherever the answer lands, it counts.
-      const conn = await connectSdkClient(proxy.url, { onElicit: async () => ({ action: 'accept', content: { ok: true } }) });
+      const conn = await connectSdkClient(proxy.url, {
+        onElicit: async () => ({ action: 'accept', content: { ok: true } }),
+      });
       try {
         const texts: string[] = [];
-        for (let i = 0; i < 3; i++) texts.push(((await conn.client.callTool({ name: 'confirm', arguments: {} })).content as Json[])[0].text);
-        assert.ok(texts.every((t) => /^[AB] got ok=true$/.test(t)), texts.join('; '));
+        for (let i = 0; i < 3; i++)
+          texts.push(((await conn.client.callTool({ name: 'confirm', arguments: {} })).content as Json[])[0].text);
+        assert.ok(
+          texts.every((t) => /^[AB] got ok=true$/.test(t)),
+          texts.join('; '),
+        );
       } finally {
         await conn.close();
       }
@@ -324,14 +390,30 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
       const response = await fetch(a.url, {
         method: 'POST',
         headers: { ...ACCEPT, ...modernHeaders('subscriptions/listen') },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 'L1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, promptsListChanged: false }, _meta: modernMeta() } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'L1',
+          method: 'subscriptions/listen',
+          params: { notifications: { toolsListChanged: true, promptsListChanged: false }, _meta: modernMeta() },
+        }),
       });
       const stream = follow(response);
       try {
-        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/subscriptions/acknowledged'), 3000, 'acknowledgement');
-        const added = await modernRpc(b.url, 'tools/call', { name: 'add_tool', arguments: { name: `modern_${Date.now()}` } });
+        await waitFor(
+          () => messagesOf(stream.events).some((m) => m.method === 'notifications/subscriptions/acknowledged'),
+          3000,
+          'acknowledgement',
+        );
+        const added = await modernRpc(b.url, 'tools/call', {
+          name: 'add_tool',
+          arguments: { name: `modern_${Date.now()}` },
+        });
         assert.match(resultText(added), /on B$/);
-        await waitFor(() => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'), 60_000, 'list_changed from B');
+        await waitFor(
+          () => messagesOf(stream.events).some((m) => m.method === 'notifications/tools/list_changed'),
+          60_000,
+          'list_changed from B',
+        );
         const change = messagesOf(stream.events).find((m) => m.method === 'notifications/tools/list_changed')!;
         assert.equal(change.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
       } finally {
@@ -345,7 +427,12 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
       const response = await fetch(a.url, {
         method: 'POST',
         headers: legacyHeaders(sessionId),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 't1', method: 'tools/call', params: { name: 'tick', arguments: { count: 30, intervalMs: 20 }, _meta: { progressToken: 'tk' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 't1',
+          method: 'tools/call',
+          params: { name: 'tick', arguments: { count: 30, intervalMs: 20 }, _meta: { progressToken: 'tk' } },
+        }),
         signal: controller.signal,
       });
       // Read a few events, then resume through B from the last one seen. The call goes on on A
@@ -361,7 +448,10 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
       const progress = [...messagesOf(first.events).slice(0, countBefore), ...messagesOf(resumed.events)]
         .filter((m) => m.method === 'notifications/progress')
         .map((m) => m.params.progress);
-      assert.deepEqual(progress, Array.from({ length: 30 }, (_, i) => i + 1));
+      assert.deepEqual(
+        progress,
+        Array.from({ length: 30 }, (_, i) => i + 1),
+      );
       assert.equal(resultText({ events: resumed.events }), 'ticked 30 on A');
     });
 
@@ -378,12 +468,17 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
       const total = 120;
       const MARKER = 'test://pulse/marker';
       for (const uri of [MARKER, ...Array.from({ length: total }, (_, i) => `test://pulse/${i + 1}`)]) {
-        const res = await rpc(proxy.url, { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri } }, { headers: legacyHeaders(sessionId) });
+        const res = await rpc(
+          proxy.url,
+          { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri } },
+          { headers: legacyHeaders(sessionId) },
+        );
         assert.equal(res.status, 200);
       }
       const first = follow(await openGet(a.url, sessionId));
       await waitFor(() => first.events.length >= 1, 3000, 'priming event');
-      const updated = (events: SseEvent[]) => events.filter((e) => (e.data as Json)?.method === 'notifications/resources/updated');
+      const updated = (events: SseEvent[]) =>
+        events.filter((e) => (e.data as Json)?.method === 'notifications/resources/updated');
       const pulses = (events: SseEvent[]) => updated(events).filter((e) => (e.data as Json).params.uri !== MARKER);
       const pulsing = call(b.url, sessionId, 'pulse', { count: total, intervalMs: 8, prefix: 'test://pulse/' });
       await waitFor(() => pulses(first.events).length >= 30, 5000, '30 pulses on A');
@@ -393,7 +488,11 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
       assert.ok(beforeKill.length < total, 'A died mid-stream');
       const lastId = first.events.filter((e) => e.id).at(-1)!.id!;
       // Pulses go on while no instance holds the stream; the client comes back ten pulses later.
-      await waitFor(() => b.pulsed >= Math.min(total, beforeKill.length + 10), 5000, 'pulses while no instance holds the stream');
+      await waitFor(
+        () => b.pulsed >= Math.min(total, beforeKill.length + 10),
+        5000,
+        'pulses while no instance holds the stream',
+      );
       const logMark = proxy.log.length;
       const second = follow(await openGet(proxy.url, sessionId, lastId));
       assert.equal(proxy.log[logMark]?.backend, 'B', 'the proxy skipped the dead instance');
@@ -401,12 +500,20 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
       await waitFor(() => beforeKill.length + pulses(second.events).length >= total, 5000, 'all pulses');
       // A marker announced after the last pulse: once it is here, any duplicate would be too.
       await call(b.url, sessionId, 'touch', { uri: MARKER });
-      await waitFor(() => updated(second.events).some((e) => (e.data as Json).params.uri === MARKER), 5000, 'the marker after the pulses');
+      await waitFor(
+        () => updated(second.events).some((e) => (e.data as Json).params.uri === MARKER),
+        5000,
+        'the marker after the pulses',
+      );
       second.stop();
       const all = [...beforeKill, ...pulses(second.events)];
       const uris = all.map((e) => (e.data as Json).params.uri as string);
       assert.equal(all.length, total, `received ${all.length} of ${total}`);
-      assert.deepEqual(uris, Array.from({ length: total }, (_, i) => `test://pulse/${i + 1}`), 'in order, each once');
+      assert.deepEqual(
+        uris,
+        Array.from({ length: total }, (_, i) => `test://pulse/${i + 1}`),
+        'in order, each once',
+      );
       const ids = [...first.events, ...second.events].map((e) => e.id).filter(Boolean);
       assert.equal(new Set(ids).size, ids.length, 'event ids are unique');
       assert.ok(pulses(second.events).length > 0);
@@ -425,9 +532,14 @@ for (const target of [singleRedis, clusterRedis(() => cluster!)]) {
         let changes = 0;
         let marked = false;
         conn.client.setNotificationHandler(ToolListChangedNotificationSchema, () => (changes++, observed.notify()));
-        conn.client.setNotificationHandler(ResourceUpdatedNotificationSchema, () => ((marked = true), observed.notify()));
+        conn.client.setNotificationHandler(
+          ResourceUpdatedNotificationSchema,
+          () => ((marked = true), observed.notify()),
+        );
         await streams.opened();
-        const holder = proxy.log.filter((e) => e.method === 'GET' && e.sessionId === conn.transport.sessionId).at(-1)!.backend;
+        const holder = proxy.log
+          .filter((e) => e.method === 'GET' && e.sessionId === conn.transport.sessionId)
+          .at(-1)!.backend;
         const [dying, surviving] = holder === 'A' ? [a, b] : [b, a];
         await dying.kill();
         // The change happens while the client has no stream; it must still arrive, once.

@@ -7,7 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Injectable, Module, UseGuards, type CanActivate, type DynamicModule, type ExecutionContext } from '@nestjs/common';
+import {
+  Injectable,
+  Module,
+  UseGuards,
+  type CanActivate,
+  type DynamicModule,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { Ctx, McpContext, McpModule, Resource, Tool, type McpModuleForRootOptions } from 'nestjs-model-context';
 import { McpSessionAdmin } from 'nestjs-model-context/sessions';
 import { startApp, type RunningApp, type TestPlatform } from '../utils/app.js';
@@ -24,7 +31,9 @@ const TOKEN = 'bearer-token-of-alice-0123456789';
 @Injectable()
 class AdminGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    return context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers['x-admin'] === 'yes';
+    return (
+      context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers['x-admin'] === 'yes'
+    );
   }
 }
 
@@ -49,7 +58,11 @@ function adminApp(options: Partial<McpModuleForRootOptions> = {}): DynamicModule
         name: 'abuse-admin',
         version: '1.0.0',
         adminRoutes: { decorators: [UseGuards(AdminGuard)] },
-        auth: { resource: 'http://127.0.0.1/mcp', authorizationServers: ['https://auth.example.com'], verifyToken: (token) => (token === TOKEN ? { id: 'alice' } : null) },
+        auth: {
+          resource: 'http://127.0.0.1/mcp',
+          authorizationServers: ['https://auth.example.com'],
+          verifyToken: (token) => (token === TOKEN ? { id: 'alice' } : null),
+        },
         ...options,
       } as McpModuleForRootOptions),
     ],
@@ -62,7 +75,11 @@ function adminApp(options: Partial<McpModuleForRootOptions> = {}): DynamicModule
 const admin = { 'x-admin': 'yes' };
 const bearer = { Authorization: `Bearer ${TOKEN}` };
 
-async function get(url: string, headers: Record<string, string> = {}, method: 'GET' | 'DELETE' | 'POST' = 'GET'): Promise<{ status: number; text: string; json?: Json; headers: Headers }> {
+async function get(
+  url: string,
+  headers: Record<string, string> = {},
+  method: 'GET' | 'DELETE' | 'POST' = 'GET',
+): Promise<{ status: number; text: string; json?: Json; headers: Headers }> {
   const res = await fetch(url, { method, headers });
   const text = await res.text();
   let json: Json | undefined;
@@ -80,16 +97,32 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
     let sessionId: string;
 
     before(async () => {
-      server = await startApp(adminApp(), { platform, configure: (app) => void app.setGlobalPrefix('api'), path: 'api/mcp' });
-      sessionId = await openSession(server.url, VERSION, bearer, { name: 'n'.repeat(5000), version: 'v'.repeat(5000), title: 't'.repeat(5000) });
-      const keep = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'keep', arguments: {} } }, { sessionId, headers: { ...bearer, 'MCP-Protocol-Version': VERSION } });
+      server = await startApp(adminApp(), {
+        platform,
+        configure: (app) => void app.setGlobalPrefix('api'),
+        path: 'api/mcp',
+      });
+      sessionId = await openSession(server.url, VERSION, bearer, {
+        name: 'n'.repeat(5000),
+        version: 'v'.repeat(5000),
+        title: 't'.repeat(5000),
+      });
+      const keep = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'keep', arguments: {} } },
+        { sessionId, headers: { ...bearer, 'MCP-Protocol-Version': VERSION } },
+      );
       assert.equal(keep.status, 200, keep.text);
-      const subscribe = await rpc(server.url, { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'private://inbox' } }, { sessionId, headers: { ...bearer, 'MCP-Protocol-Version': VERSION } });
+      const subscribe = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'private://inbox' } },
+        { sessionId, headers: { ...bearer, 'MCP-Protocol-Version': VERSION } },
+      );
       assert.equal(subscribe.status, 200, subscribe.text);
     });
     after(() => server.close());
 
-    it('answers nothing without the app\'s guard, however the path is spelled', async () => {
+    it("answers nothing without the app's guard, however the path is spelled", async () => {
       const paths = [
         '/api/mcp-admin/sessions',
         '/api/mcp-admin/sessions/',
@@ -105,7 +138,10 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
           const answer = await get(`${server.base}${path}`, headers);
           assert.ok(answer.status === 403 || answer.status === 404, `${path}: ${answer.status} ${answer.text}`);
           // A 404 may echo the path asked for; nothing of the session itself shows.
-          assert.ok(!answer.text.includes('alice') && !answer.text.includes('nnnn') && !answer.text.includes('"sessions"'), `${path}: ${answer.text}`);
+          assert.ok(
+            !answer.text.includes('alice') && !answer.text.includes('nnnn') && !answer.text.includes('"sessions"'),
+            `${path}: ${answer.text}`,
+          );
         }
       }
       // Outside the global prefix there is no admin route at all.
@@ -117,7 +153,11 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
         const answer = await get(`${server.base}/api/mcp-admin/sessions/${sessionId}`, admin, method);
         assert.equal(answer.status, 404, `${method}: ${answer.text}`);
       }
-      const still = await rpc(server.url, { jsonrpc: '2.0', id: 3, method: 'ping' }, { sessionId, headers: { ...bearer, 'MCP-Protocol-Version': VERSION } });
+      const still = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: 3, method: 'ping' },
+        { sessionId, headers: { ...bearer, 'MCP-Protocol-Version': VERSION } },
+      );
       assert.equal(still.status, 200);
     });
 
@@ -126,20 +166,34 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
       const one = await get(`${server.base}/api/mcp-admin/sessions/${sessionId}`, admin);
       for (const answer of [list, one]) {
         assert.equal(answer.status, 200, answer.text);
-        for (const secret of [STATE_SECRET, 'private://inbox', TOKEN]) assert.ok(!answer.text.includes(secret), `${secret} shown: ${answer.text.slice(0, 200)}`);
+        for (const secret of [STATE_SECRET, 'private://inbox', TOKEN])
+          assert.ok(!answer.text.includes(secret), `${secret} shown: ${answer.text.slice(0, 200)}`);
       }
       const summary = one.json!;
       assert.equal(summary.principal, 'alice');
       for (const field of ['name', 'version', 'title']) {
-        assert.ok(summary.clientInfo[field].length <= 129, `clientInfo.${field} is ${summary.clientInfo[field].length} characters`);
+        assert.ok(
+          summary.clientInfo[field].length <= 129,
+          `clientInfo.${field} is ${summary.clientInfo[field].length} characters`,
+        );
       }
     });
 
     it('a session id that is no session, however odd, is a 404 naming nothing else', async () => {
-      for (const id of ['nope', '*', '..%2F..%2Fsessions', '%7Bsessions%7D', 'x'.repeat(4000), encodeURIComponent('{abuse}session:*')]) {
+      for (const id of [
+        'nope',
+        '*',
+        '..%2F..%2Fsessions',
+        '%7Bsessions%7D',
+        'x'.repeat(4000),
+        encodeURIComponent('{abuse}session:*'),
+      ]) {
         const answer = await get(`${server.base}/api/mcp-admin/sessions/${id}`, admin);
         // Fastify refuses a path parameter that long itself (414).
-        assert.ok(answer.status === 404 || (answer.status === 414 && platform === 'fastify'), `${id.slice(0, 40)}: ${answer.status} ${answer.text.slice(0, 200)}`);
+        assert.ok(
+          answer.status === 404 || (answer.status === 414 && platform === 'fastify'),
+          `${id.slice(0, 40)}: ${answer.status} ${answer.text.slice(0, 200)}`,
+        );
         assert.ok(!answer.text.includes(sessionId) && !answer.text.includes('alice'));
       }
     });
@@ -174,18 +228,29 @@ describe('security: McpSessionAdmin with a Redis that is down', () => {
 describe('security: McpSessionAdmin.close', () => {
   it('ends exactly the session named, once: an unknown, ended or malformed id is false and touches nothing', async () => {
     const closed: string[] = [];
-    const server = await startApp(adminApp({ sessions: { onSessionClose: ({ sessionId }) => void closed.push(sessionId) } }));
+    const server = await startApp(
+      adminApp({ sessions: { onSessionClose: ({ sessionId }) => void closed.push(sessionId) } }),
+    );
     try {
       const sessions = server.app.get(McpSessionAdmin);
       const victim = await openSession(server.url, VERSION, bearer);
       const bystander = await openSession(server.url, VERSION, bearer);
-      for (const id of ['', '*', `${victim}x`, victim.slice(0, -1), '../' + victim]) assert.equal(await sessions.close(id), false, JSON.stringify(id));
+      for (const id of ['', '*', `${victim}x`, victim.slice(0, -1), '../' + victim])
+        assert.equal(await sessions.close(id), false, JSON.stringify(id));
       assert.equal(await sessions.close(victim), true);
       assert.equal(await sessions.close(victim), false, 'a second close finds nothing');
       assert.deepEqual(closed, [victim]);
-      const gone = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { sessionId: victim, headers: { ...bearer, 'MCP-Protocol-Version': VERSION } });
+      const gone = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { sessionId: victim, headers: { ...bearer, 'MCP-Protocol-Version': VERSION } },
+      );
       assert.equal(gone.status, 404);
-      const alive = await rpc(server.url, { jsonrpc: '2.0', id: 2, method: 'ping' }, { sessionId: bystander, headers: { ...bearer, 'MCP-Protocol-Version': VERSION } });
+      const alive = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+        { sessionId: bystander, headers: { ...bearer, 'MCP-Protocol-Version': VERSION } },
+      );
       assert.equal(alive.status, 200);
     } finally {
       await server.close();

@@ -56,7 +56,9 @@ class AppsSecurityModule {
   static register(guardAwareLists?: boolean): DynamicModule {
     return {
       module: AppsSecurityModule,
-      imports: [McpModule.forRoot({ name: 'apps-security', version: '1.0.0', sessions: { mode: 'stateful' }, guardAwareLists })],
+      imports: [
+        McpModule.forRoot({ name: 'apps-security', version: '1.0.0', sessions: { mode: 'stateful' }, guardAwareLists }),
+      ],
       providers: [Shipments, BoardTools],
     };
   }
@@ -78,7 +80,10 @@ interface EraClient {
   task: Record<string, unknown>;
 }
 
-const eras: Array<{ era: string; connect: (url: string, capabilities: Record<string, unknown>) => Promise<EraClient> }> = [
+const eras: Array<{
+  era: string;
+  connect: (url: string, capabilities: Record<string, unknown>) => Promise<EraClient>;
+}> = [
   {
     era: '2025-11-25',
     connect: async (url, capabilities) => {
@@ -92,7 +97,8 @@ const eras: Array<{ era: string; connect: (url: string, capabilities: Record<str
       const extensions = { ...(capabilities.extensions as Record<string, unknown> | undefined), [TASKS_EXTENSION]: {} };
       const meta = { [META_KEYS.clientCapabilities]: { ...capabilities, extensions } };
       return {
-        call: async (method, params, headers = {}) => (await modernRpc(url, method, { ...params, _meta: meta }, { headers })).json as RpcAnswer,
+        call: async (method, params, headers = {}) =>
+          (await modernRpc(url, method, { ...params, _meta: meta }, { headers })).json as RpcAnswer,
         task: {},
       };
     },
@@ -100,7 +106,8 @@ const eras: Array<{ era: string; connect: (url: string, capabilities: Record<str
 ];
 
 /** An error with the tool's name taken out, to compare with the error of a name nothing serves. */
-const anonymized = (answer: RpcAnswer, name: string) => JSON.parse(JSON.stringify(answer.error ?? answer.result ?? null).replaceAll(name, '<name>')) as unknown;
+const anonymized = (answer: RpcAnswer, name: string) =>
+  JSON.parse(JSON.stringify(answer.error ?? answer.result ?? null).replaceAll(name, '<name>')) as unknown;
 const names = (answer: RpcAnswer) => (answer.result?.tools as Array<{ name: string }>).map((tool) => tool.name);
 
 describe('MCP Apps: an app-only tool and clients without MCP Apps (item 7)', () => {
@@ -133,16 +140,29 @@ describe('MCP Apps: an app-only tool and clients without MCP Apps (item 7)', () 
           assert.deepEqual(anonymized(app, 'ship'), anonymized(none, 'no_such_tool'), JSON.stringify(attempt));
         }
         assert.ok(!shipments.shipped.includes('A-1'), 'the tool never ran');
-        if (era === '2025-11-25') assert.deepEqual((await client.call('tasks/list', {})).result?.tasks, [], 'no task was created, no quota spent');
+        if (era === '2025-11-25')
+          assert.deepEqual(
+            (await client.call('tasks/list', {})).result?.tasks,
+            [],
+            'no task was created, no quota spent',
+          );
       });
     }
 
     it(`${era}, with MCP Apps declared: the app-only tool is listed and callable, as a task too`, async () => {
       const client = await connect(server.url, APPS);
       assert.deepEqual(names(await client.call('tools/list', {})), ['board', 'ship']);
-      const direct = await client.call('tools/call', { name: 'ship', arguments: { region: 'eu', id: `${era}-direct` } }, { 'Mcp-Param-Region': 'eu' });
+      const direct = await client.call(
+        'tools/call',
+        { name: 'ship', arguments: { region: 'eu', id: `${era}-direct` } },
+        { 'Mcp-Param-Region': 'eu' },
+      );
       assert.equal(direct.result?.isError, undefined, JSON.stringify(direct));
-      const asTask = await client.call('tools/call', { name: 'ship', arguments: { region: 'eu', id: `${era}-task` }, ...client.task }, { 'Mcp-Param-Region': 'eu' });
+      const asTask = await client.call(
+        'tools/call',
+        { name: 'ship', arguments: { region: 'eu', id: `${era}-task` }, ...client.task },
+        { 'Mcp-Param-Region': 'eu' },
+      );
       assert.ok(asTask.result, JSON.stringify(asTask));
     });
   }
@@ -160,7 +180,10 @@ describe('MCP Apps: an app-only tool and clients without MCP Apps (item 7)', () 
   });
 
   it('a 2025-03-26 batch meets the same wall: the app-only call inside it is an unknown tool', async () => {
-    const old = await LegacyCaller.open(server.url, { protocolVersion: '2025-03-26', capabilities: NOT_APPS['a bare io.modelcontextprotocol/ui (Mastra 2.0)'] });
+    const old = await LegacyCaller.open(server.url, {
+      protocolVersion: '2025-03-26',
+      capabilities: NOT_APPS['a bare io.modelcontextprotocol/ui (Mastra 2.0)'],
+    });
     const [listed, shipped, board] = await old.batch([
       { method: 'tools/list' },
       { method: 'tools/call', params: { name: 'ship', arguments: { region: 'eu', id: 'B-1' } } },

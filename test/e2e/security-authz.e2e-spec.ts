@@ -37,7 +37,12 @@ describe('authorization on every capability (issue 15, section D)', () => {
     if (known) return known;
     const init = await rpc(
       server.url,
-      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      },
       { headers: { Authorization: `Bearer ${token}` } },
     );
     assert.equal(init.status, 200, init.text);
@@ -52,19 +57,33 @@ describe('authorization on every capability (issue 15, section D)', () => {
     const res =
       era === 'modern'
         ? await modernRpc(server.url, method, params, { headers, id })
-        : await rpc(server.url, { jsonrpc: '2.0', id, method, params }, { sessionId: await sessionOf(token), headers: { ...headers, 'MCP-Protocol-Version': '2025-11-25' } });
+        : await rpc(
+            server.url,
+            { jsonrpc: '2.0', id, method, params },
+            { sessionId: await sessionOf(token), headers: { ...headers, 'MCP-Protocol-Version': '2025-11-25' } },
+          );
     const body = (res.json ?? res.events?.map((e) => e.data).find((d) => (d as Json)?.id === id)) as Json;
     return { status: res.status, headers: res.headers, body };
   }
 
   function assertInsufficientScope(answer: Answer, scopes: string, what: string): void {
     assert.equal(answer.status, 403, `${what}: ${JSON.stringify(answer.body)}`);
-    assert.match(answer.headers.get('www-authenticate') ?? '', new RegExp(`error="insufficient_scope", scope="${scopes}"`), what);
+    assert.match(
+      answer.headers.get('www-authenticate') ?? '',
+      new RegExp(`error="insufficient_scope", scope="${scopes}"`),
+      what,
+    );
     assert.equal(answer.body.error.code, -32600, what);
     assert.match(answer.body.error.message, /needs the scope\(s\)/, what);
   }
 
-  async function names(era: Era, token: string, method: string, key: string, field: string): Promise<{ names: string[]; result: Json }> {
+  async function names(
+    era: Era,
+    token: string,
+    method: string,
+    key: string,
+    field: string,
+  ): Promise<{ names: string[]; result: Json }> {
     const answer = await call(era, token, method);
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     return { names: (answer.body.result[key] as Json[]).map((item) => item[field]), result: answer.body.result };
@@ -74,7 +93,7 @@ describe('authorization on every capability (issue 15, section D)', () => {
     describe(`adversarial follow-ups (${era})`, () => {
       // A validation message names the enum's values: a caller the guards refuse must get their
       // refusal instead, on every capability that validates before its handler runs.
-      it('answers invalid arguments of a guarded capability with the guards\' refusal, never the enum values', async () => {
+      it("answers invalid arguments of a guarded capability with the guards' refusal, never the enum values", async () => {
         const leaks = (answer: Answer): boolean => CODENAMES.some((c) => JSON.stringify(answer.body).includes(c));
         const cases: Array<[string, Json]> = [
           ['prompts/get', { name: 'codename_brief', arguments: { codename: 'zzz' } }],
@@ -100,10 +119,16 @@ describe('authorization on every capability (issue 15, section D)', () => {
           assert.ok(!leaks(blocked), JSON.stringify(blocked.body));
         }
         // A caller the guards admit still learns what is wrong with its arguments.
-        const admitted = await call(era, 'admin-token', 'prompts/get', { name: 'codename_brief', arguments: { codename: 'zzz' } });
+        const admitted = await call(era, 'admin-token', 'prompts/get', {
+          name: 'codename_brief',
+          arguments: { codename: 'zzz' },
+        });
         assert.equal(admitted.body.error.code, -32602);
         assert.match(admitted.body.error.message, /codename: must be one of the following values: bluebird/);
-        const tool = await call(era, 'scopeless-admin-token', 'tools/call', { name: 'launch_operation', arguments: { codename: 'zzz' } });
+        const tool = await call(era, 'scopeless-admin-token', 'tools/call', {
+          name: 'launch_operation',
+          arguments: { codename: 'zzz' },
+        });
         assert.match(tool.body.result.content[0].text, /codename/);
       });
     });
@@ -122,10 +147,14 @@ describe('authorization on every capability (issue 15, section D)', () => {
 
   it('refuses subscriptions/listen to a URI whose guards refuse reading it (2026-07-28)', async () => {
     for (const uri of ['admin://report', 'secret://plans/osprey', 'runtime://vault/osprey']) {
-      const refused = await call('modern', 'plain-token', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['public://readme', uri] } });
+      const refused = await call('modern', 'plain-token', 'subscriptions/listen', {
+        notifications: { resourceSubscriptions: ['public://readme', uri] },
+      });
       assert.match(refused.body?.error?.message ?? '', /Forbidden/, `${uri}: ${JSON.stringify(refused.body)}`);
     }
-    const blocked = await call('modern', 'blocked-token', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['runtime://status'] } });
+    const blocked = await call('modern', 'blocked-token', 'subscriptions/listen', {
+      notifications: { resourceSubscriptions: ['runtime://status'] },
+    });
     assert.match(blocked.body?.error?.message ?? '', /Forbidden/, JSON.stringify(blocked.body));
   });
 
@@ -138,7 +167,13 @@ describe('authorization on every capability (issue 15, section D)', () => {
     }
     const registry = server.app.get(McpRegistry);
     assert.throws(
-      () => registry.addTool({ name: 'orphan', description: 'x', decorators: [UseGuards(UnprovidedGuard)], handler: () => 'x' }),
+      () =>
+        registry.addTool({
+          name: 'orphan',
+          description: 'x',
+          decorators: [UseGuards(UnprovidedGuard)],
+          handler: () => 'x',
+        }),
       /McpRegistry\.addTool\(orphan\): the guard UnprovidedGuard in "decorators" is not provided by the application as a singleton.*Add UnprovidedGuard to the providers of a module \(default scope\), or pass an instance/,
     );
     assert.equal(registry.tool('orphan'), undefined);
@@ -171,10 +206,16 @@ describe('authorization on every capability (issue 15, section D)', () => {
         return 'unprotected';
       }
     }
-    for (const [provider, site] of [[Misplaced, 'Misplaced#helper'], [MisplacedClass, 'MisplacedClass']] as const) {
+    for (const [provider, site] of [
+      [Misplaced, 'Misplaced#helper'],
+      [MisplacedClass, 'MisplacedClass'],
+    ] as const) {
       @Module({ imports: [McpModule.forRoot({ name: 'misplaced', version: '1.0.0' })], providers: [provider] })
       class MisplacedModule {}
-      await assert.rejects(startApp(MisplacedModule), new RegExp(`@RequireScopes on "${site}" cannot be enforced: it is not on a @Tool`));
+      await assert.rejects(
+        startApp(MisplacedModule),
+        new RegExp(`@RequireScopes on "${site}" cannot be enforced: it is not on a @Tool`),
+      );
     }
   });
 
@@ -182,39 +223,81 @@ describe('authorization on every capability (issue 15, section D)', () => {
     describe(`${era} era`, () => {
       describe('item 18: @RequireScopes holds on every capability it decorates', () => {
         it('refuses resources/read of a class-scoped resource with 403 insufficient_scope, and serves it with the scope', async () => {
-          assertInsufficientScope(await call(era, 'plain-token', 'resources/read', { uri: 'payroll://salaries' }), 'payroll:read', 'static resource');
+          assertInsufficientScope(
+            await call(era, 'plain-token', 'resources/read', { uri: 'payroll://salaries' }),
+            'payroll:read',
+            'static resource',
+          );
           const ok = await call(era, 'reader-token', 'resources/read', { uri: 'payroll://salaries' });
           assert.equal(ok.body.result.contents[0].text, 'alice 100, bob 90');
         });
 
         it('refuses a URI that a class-scoped template serves', async () => {
-          assertInsufficientScope(await call(era, 'plain-token', 'resources/read', { uri: 'payroll://employees/7' }), 'payroll:read', 'template');
+          assertInsufficientScope(
+            await call(era, 'plain-token', 'resources/read', { uri: 'payroll://employees/7' }),
+            'payroll:read',
+            'template',
+          );
           const ok = await call(era, 'reader-token', 'resources/read', { uri: 'payroll://employees/7' });
           assert.equal(ok.body.result.contents[0].text, 'salary of 7');
         });
 
         it('merges method and class scopes on a resource method', async () => {
-          assertInsufficientScope(await call(era, 'reader-token', 'resources/read', { uri: 'payroll://audit' }), 'payroll:read payroll:write', 'method-level');
+          assertInsufficientScope(
+            await call(era, 'reader-token', 'resources/read', { uri: 'payroll://audit' }),
+            'payroll:read payroll:write',
+            'method-level',
+          );
           const ok = await call(era, 'admin-token', 'resources/read', { uri: 'payroll://audit' });
           assert.equal(ok.body.result.contents[0].text, 'audit trail');
         });
 
         it('refuses prompts/get of a class-scoped prompt', async () => {
-          assertInsufficientScope(await call(era, 'plain-token', 'prompts/get', { name: 'payroll_review', arguments: { codename: 'osprey' } }), 'payroll:read', 'prompt');
-          const ok = await call(era, 'reader-token', 'prompts/get', { name: 'payroll_review', arguments: { codename: 'osprey' } });
+          assertInsufficientScope(
+            await call(era, 'plain-token', 'prompts/get', {
+              name: 'payroll_review',
+              arguments: { codename: 'osprey' },
+            }),
+            'payroll:read',
+            'prompt',
+          );
+          const ok = await call(era, 'reader-token', 'prompts/get', {
+            name: 'payroll_review',
+            arguments: { codename: 'osprey' },
+          });
           assert.equal(ok.body.result.messages[0].content.text, 'review osprey');
         });
 
-        it('refuses completion/complete with the scopes of the ref\'s prompt or template', async () => {
-          const onPrompt = { ref: { type: 'ref/prompt', name: 'payroll_review' }, argument: { name: 'codename', value: '' } };
-          const onTemplate = { ref: { type: 'ref/resource', uri: 'payroll://employees/{id}' }, argument: { name: 'id', value: '' } };
-          assertInsufficientScope(await call(era, 'plain-token', 'completion/complete', onPrompt), 'payroll:read', 'prompt completion');
-          assertInsufficientScope(await call(era, 'plain-token', 'completion/complete', onTemplate), 'payroll:read', 'template completion');
-          assert.deepEqual((await call(era, 'reader-token', 'completion/complete', onPrompt)).body.result.completion.values, CODENAMES);
-          assert.deepEqual((await call(era, 'reader-token', 'completion/complete', onTemplate)).body.result.completion.values, ['alice', 'bob']);
+        it("refuses completion/complete with the scopes of the ref's prompt or template", async () => {
+          const onPrompt = {
+            ref: { type: 'ref/prompt', name: 'payroll_review' },
+            argument: { name: 'codename', value: '' },
+          };
+          const onTemplate = {
+            ref: { type: 'ref/resource', uri: 'payroll://employees/{id}' },
+            argument: { name: 'id', value: '' },
+          };
+          assertInsufficientScope(
+            await call(era, 'plain-token', 'completion/complete', onPrompt),
+            'payroll:read',
+            'prompt completion',
+          );
+          assertInsufficientScope(
+            await call(era, 'plain-token', 'completion/complete', onTemplate),
+            'payroll:read',
+            'template completion',
+          );
+          assert.deepEqual(
+            (await call(era, 'reader-token', 'completion/complete', onPrompt)).body.result.completion.values,
+            CODENAMES,
+          );
+          assert.deepEqual(
+            (await call(era, 'reader-token', 'completion/complete', onTemplate)).body.result.completion.values,
+            ['alice', 'bob'],
+          );
         });
 
-        it('leaves out of every list what the caller\'s scopes forbid', async () => {
+        it("leaves out of every list what the caller's scopes forbid", async () => {
           const plainTools = await names(era, 'plain-token', 'tools/list', 'tools', 'name');
           const readerTools = await names(era, 'reader-token', 'tools/list', 'tools', 'name');
           assert.ok(!plainTools.names.includes('payroll_summary'));
@@ -225,8 +308,20 @@ describe('authorization on every capability (issue 15, section D)', () => {
           assert.ok(readerResources.names.includes('payroll://salaries'));
           assert.ok(!readerResources.names.includes('payroll://audit'));
           assert.ok(plainResources.names.includes('public://readme'));
-          const plainTemplates = await names(era, 'plain-token', 'resources/templates/list', 'resourceTemplates', 'uriTemplate');
-          const readerTemplates = await names(era, 'reader-token', 'resources/templates/list', 'resourceTemplates', 'uriTemplate');
+          const plainTemplates = await names(
+            era,
+            'plain-token',
+            'resources/templates/list',
+            'resourceTemplates',
+            'uriTemplate',
+          );
+          const readerTemplates = await names(
+            era,
+            'reader-token',
+            'resources/templates/list',
+            'resourceTemplates',
+            'uriTemplate',
+          );
           assert.ok(!plainTemplates.names.includes('payroll://employees/{id}'));
           assert.ok(readerTemplates.names.includes('payroll://employees/{id}'));
           const plainPrompts = await names(era, 'plain-token', 'prompts/list', 'prompts', 'name');
@@ -234,31 +329,68 @@ describe('authorization on every capability (issue 15, section D)', () => {
           assert.ok(!plainPrompts.names.includes('payroll_review'));
           assert.ok(readerPrompts.names.includes('payroll_review'));
           if (era === 'modern') {
-            for (const list of [plainTools, plainResources, plainTemplates, plainPrompts]) assert.equal(list.result.cacheScope, 'private');
+            for (const list of [plainTools, plainResources, plainTemplates, plainPrompts])
+              assert.equal(list.result.cacheScope, 'private');
           }
         });
 
         it('holds the scopes of runtime capabilities given RequireScopes in "decorators"', async () => {
-          assertInsufficientScope(await call(era, 'reader-token', 'tools/call', { name: 'runtime_scoped_tool', arguments: {} }), 'payroll:write', 'runtime tool');
-          assertInsufficientScope(await call(era, 'plain-token', 'resources/read', { uri: 'runtime://payroll' }), 'payroll:read', 'runtime resource');
-          assertInsufficientScope(await call(era, 'plain-token', 'prompts/get', { name: 'runtime_scoped_prompt' }), 'payroll:read', 'runtime prompt');
-          assert.equal((await call(era, 'admin-token', 'tools/call', { name: 'runtime_scoped_tool', arguments: {} })).body.result.content[0].text, 'scoped ran');
-          assert.equal((await call(era, 'reader-token', 'resources/read', { uri: 'runtime://payroll' })).body.result.contents[0].text, 'runtime payroll');
-          assert.ok(!(await names(era, 'reader-token', 'tools/list', 'tools', 'name')).names.includes('runtime_scoped_tool'));
-          assert.ok(!(await names(era, 'plain-token', 'resources/list', 'resources', 'uri')).names.includes('runtime://payroll'));
-          assert.ok(!(await names(era, 'plain-token', 'prompts/list', 'prompts', 'name')).names.includes('runtime_scoped_prompt'));
+          assertInsufficientScope(
+            await call(era, 'reader-token', 'tools/call', { name: 'runtime_scoped_tool', arguments: {} }),
+            'payroll:write',
+            'runtime tool',
+          );
+          assertInsufficientScope(
+            await call(era, 'plain-token', 'resources/read', { uri: 'runtime://payroll' }),
+            'payroll:read',
+            'runtime resource',
+          );
+          assertInsufficientScope(
+            await call(era, 'plain-token', 'prompts/get', { name: 'runtime_scoped_prompt' }),
+            'payroll:read',
+            'runtime prompt',
+          );
+          assert.equal(
+            (await call(era, 'admin-token', 'tools/call', { name: 'runtime_scoped_tool', arguments: {} })).body.result
+              .content[0].text,
+            'scoped ran',
+          );
+          assert.equal(
+            (await call(era, 'reader-token', 'resources/read', { uri: 'runtime://payroll' })).body.result.contents[0]
+              .text,
+            'runtime payroll',
+          );
+          assert.ok(
+            !(await names(era, 'reader-token', 'tools/list', 'tools', 'name')).names.includes('runtime_scoped_tool'),
+          );
+          assert.ok(
+            !(await names(era, 'plain-token', 'resources/list', 'resources', 'uri')).names.includes(
+              'runtime://payroll',
+            ),
+          );
+          assert.ok(
+            !(await names(era, 'plain-token', 'prompts/list', 'prompts', 'name')).names.includes(
+              'runtime_scoped_prompt',
+            ),
+          );
         });
 
         if (era === 'modern') {
           it('refuses subscriptions/listen to updates of a scoped URI', async () => {
-            const listen = await call(era, 'plain-token', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['public://readme', 'payroll://employees/3'] } });
+            const listen = await call(era, 'plain-token', 'subscriptions/listen', {
+              notifications: { resourceSubscriptions: ['public://readme', 'payroll://employees/3'] },
+            });
             assertInsufficientScope(listen, 'payroll:read', 'listen');
           });
         }
 
         if (era === 'legacy') {
           it('refuses resources/subscribe to a scoped URI', async () => {
-            assertInsufficientScope(await call(era, 'plain-token', 'resources/subscribe', { uri: 'payroll://salaries' }), 'payroll:read', 'subscribe');
+            assertInsufficientScope(
+              await call(era, 'plain-token', 'resources/subscribe', { uri: 'payroll://salaries' }),
+              'payroll:read',
+              'subscribe',
+            );
             const ok = await call(era, 'reader-token', 'resources/subscribe', { uri: 'payroll://salaries' });
             assert.deepEqual(ok.body.result, {});
           });
@@ -304,50 +436,99 @@ describe('authorization on every capability (issue 15, section D)', () => {
         it('applies guards given in "decorators" to runtime tools and templates, in calls, lists and completions', async () => {
           const refused = await call(era, 'plain-token', 'tools/call', { name: 'runtime_admin_tool', arguments: {} });
           assert.equal(refused.body.result.isError, true);
-          assert.equal((await call(era, 'scopeless-admin-token', 'tools/call', { name: 'runtime_admin_tool', arguments: {} })).body.result.content[0].text, 'admin ran');
-          assert.ok(!(await names(era, 'plain-token', 'tools/list', 'tools', 'name')).names.includes('runtime_admin_tool'));
-          assert.ok((await names(era, 'scopeless-admin-token', 'tools/list', 'tools', 'name')).names.includes('runtime_admin_tool'));
+          assert.equal(
+            (await call(era, 'scopeless-admin-token', 'tools/call', { name: 'runtime_admin_tool', arguments: {} })).body
+              .result.content[0].text,
+            'admin ran',
+          );
+          assert.ok(
+            !(await names(era, 'plain-token', 'tools/list', 'tools', 'name')).names.includes('runtime_admin_tool'),
+          );
+          assert.ok(
+            (await names(era, 'scopeless-admin-token', 'tools/list', 'tools', 'name')).names.includes(
+              'runtime_admin_tool',
+            ),
+          );
           const read = await call(era, 'plain-token', 'resources/read', { uri: 'runtime://vault/osprey' });
           assert.ok(read.body.error, JSON.stringify(read.body));
-          const completion = await call(era, 'plain-token', 'completion/complete', { ref: { type: 'ref/resource', uri: 'runtime://vault/{codename}' }, argument: { name: 'codename', value: '' } });
+          const completion = await call(era, 'plain-token', 'completion/complete', {
+            ref: { type: 'ref/resource', uri: 'runtime://vault/{codename}' },
+            argument: { name: 'codename', value: '' },
+          });
           assert.deepEqual(completion.body.error, read.body.error);
-          assert.ok(!(await names(era, 'plain-token', 'resources/templates/list', 'resourceTemplates', 'uriTemplate')).names.includes('runtime://vault/{codename}'));
-          const admin = await call(era, 'scopeless-admin-token', 'completion/complete', { ref: { type: 'ref/resource', uri: 'runtime://vault/{codename}' }, argument: { name: 'codename', value: 'b' } });
-          assert.deepEqual(admin.body.result.completion.values, ['bluebird', 'nightjar', 'osprey'], 'the completer itself does not filter');
-          assert.equal((await call(era, 'scopeless-admin-token', 'resources/read', { uri: 'runtime://vault/osprey' })).body.result.contents[0].text, 'vault osprey');
+          assert.ok(
+            !(
+              await names(era, 'plain-token', 'resources/templates/list', 'resourceTemplates', 'uriTemplate')
+            ).names.includes('runtime://vault/{codename}'),
+          );
+          const admin = await call(era, 'scopeless-admin-token', 'completion/complete', {
+            ref: { type: 'ref/resource', uri: 'runtime://vault/{codename}' },
+            argument: { name: 'codename', value: 'b' },
+          });
+          assert.deepEqual(
+            admin.body.result.completion.values,
+            ['bluebird', 'nightjar', 'osprey'],
+            'the completer itself does not filter',
+          );
+          assert.equal(
+            (await call(era, 'scopeless-admin-token', 'resources/read', { uri: 'runtime://vault/osprey' })).body.result
+              .contents[0].text,
+            'vault osprey',
+          );
         });
 
         it('hides runtime capabilities from a principal the global guard refuses', async () => {
           assert.deepEqual((await names(era, 'blocked-token', 'tools/list', 'tools', 'name')).names, []);
           assert.deepEqual((await names(era, 'blocked-token', 'resources/list', 'resources', 'uri')).names, []);
-          assert.deepEqual((await names(era, 'blocked-token', 'resources/templates/list', 'resourceTemplates', 'uriTemplate')).names, []);
+          assert.deepEqual(
+            (await names(era, 'blocked-token', 'resources/templates/list', 'resourceTemplates', 'uriTemplate')).names,
+            [],
+          );
           assert.deepEqual((await names(era, 'blocked-token', 'prompts/list', 'prompts', 'name')).names, []);
           assert.ok((await names(era, 'plain-token', 'tools/list', 'tools', 'name')).names.includes('runtime_tool'));
         });
       });
 
-      describe('item 20: completions and lists run the target\'s guards', () => {
-        it('refuses completion of a guarded prompt\'s argument with the error prompts/get gives, leaking no value', async () => {
+      describe("item 20: completions and lists run the target's guards", () => {
+        it("refuses completion of a guarded prompt's argument with the error prompts/get gives, leaking no value", async () => {
           for (const prompt of ['admin_prompt', 'codename_brief']) {
-            const get = await call(era, 'plain-token', 'prompts/get', { name: prompt, arguments: { codename: 'osprey' } });
+            const get = await call(era, 'plain-token', 'prompts/get', {
+              name: prompt,
+              arguments: { codename: 'osprey' },
+            });
             assert.ok(get.body.error, JSON.stringify(get.body));
-            const completion = await call(era, 'plain-token', 'completion/complete', { ref: { type: 'ref/prompt', name: prompt }, argument: { name: 'codename', value: '' } });
+            const completion = await call(era, 'plain-token', 'completion/complete', {
+              ref: { type: 'ref/prompt', name: prompt },
+              argument: { name: 'codename', value: '' },
+            });
             assert.deepEqual(completion.body.error, get.body.error, prompt);
             assert.doesNotMatch(JSON.stringify(completion.body), /bluebird|nightjar|osprey/);
-            const admin = await call(era, 'scopeless-admin-token', 'completion/complete', { ref: { type: 'ref/prompt', name: prompt }, argument: { name: 'codename', value: 'n' } });
+            const admin = await call(era, 'scopeless-admin-token', 'completion/complete', {
+              ref: { type: 'ref/prompt', name: prompt },
+              argument: { name: 'codename', value: 'n' },
+            });
             assert.deepEqual(admin.body.result.completion.values, ['nightjar']);
           }
         });
 
-        it('refuses completion of a guarded template\'s variable with the error resources/read gives', async () => {
+        it("refuses completion of a guarded template's variable with the error resources/read gives", async () => {
           const read = await call(era, 'plain-token', 'resources/read', { uri: 'secret://plans/osprey' });
           assert.ok(read.body.error, JSON.stringify(read.body));
-          const completion = await call(era, 'plain-token', 'completion/complete', { ref: { type: 'ref/resource', uri: 'secret://plans/{codename}' }, argument: { name: 'codename', value: '' } });
+          const completion = await call(era, 'plain-token', 'completion/complete', {
+            ref: { type: 'ref/resource', uri: 'secret://plans/{codename}' },
+            argument: { name: 'codename', value: '' },
+          });
           assert.deepEqual(completion.body.error, read.body.error);
-          const blocked = await call(era, 'blocked-token', 'completion/complete', { ref: { type: 'ref/resource', uri: 'runtime://items/{id}' }, argument: { name: 'id', value: '' } });
+          const blocked = await call(era, 'blocked-token', 'completion/complete', {
+            ref: { type: 'ref/resource', uri: 'runtime://items/{id}' },
+            argument: { name: 'id', value: '' },
+          });
           assert.ok(blocked.body.error, JSON.stringify(blocked.body));
           assert.doesNotMatch(JSON.stringify(blocked.body), /"one"|"two"/);
-          const admin = await call(era, 'scopeless-admin-token', 'completion/complete', { ref: { type: 'ref/resource', uri: 'secret://plans/{codename}' }, argument: { name: 'codename', value: 'o' } });
+          const admin = await call(era, 'scopeless-admin-token', 'completion/complete', {
+            ref: { type: 'ref/resource', uri: 'secret://plans/{codename}' },
+            argument: { name: 'codename', value: 'o' },
+          });
           assert.deepEqual(admin.body.result.completion.values, ['osprey']);
         });
 
@@ -365,17 +546,32 @@ describe('authorization on every capability (issue 15, section D)', () => {
             assert.ok(!userResources.names.includes(guarded), guarded);
             assert.ok(adminResources.names.includes(guarded), guarded);
           }
-          const userTemplates = await names(era, 'plain-token', 'resources/templates/list', 'resourceTemplates', 'uriTemplate');
-          const adminTemplates = await names(era, 'scopeless-admin-token', 'resources/templates/list', 'resourceTemplates', 'uriTemplate');
+          const userTemplates = await names(
+            era,
+            'plain-token',
+            'resources/templates/list',
+            'resourceTemplates',
+            'uriTemplate',
+          );
+          const adminTemplates = await names(
+            era,
+            'scopeless-admin-token',
+            'resources/templates/list',
+            'resourceTemplates',
+            'uriTemplate',
+          );
           assert.ok(!userTemplates.names.includes('secret://plans/{codename}'));
           assert.ok(adminTemplates.names.includes('secret://plans/{codename}'));
           if (era === 'modern') {
-            for (const list of [userPrompts, userResources, userTemplates]) assert.equal(list.result.cacheScope, 'private');
+            for (const list of [userPrompts, userResources, userTemplates])
+              assert.equal(list.result.cacheScope, 'private');
           }
         });
 
         it('shows an unguarded public list entry to everyone the global guard admits', async () => {
-          assert.ok((await names(era, 'plain-token', 'resources/list', 'resources', 'uri')).names.includes('runtime://status'));
+          assert.ok(
+            (await names(era, 'plain-token', 'resources/list', 'resources', 'uri')).names.includes('runtime://status'),
+          );
         });
 
         it('tells a listing probe from a call (McpExecutionContext.isListing)', async () => {

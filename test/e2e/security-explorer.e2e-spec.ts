@@ -13,7 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Injectable, UseGuards, type CanActivate } from '@nestjs/common';
 import type { Page } from 'playwright-core';
-import { configureEnterpriseApp, EnterpriseAuthModule, mintToken, Public, resourceFor } from '../fixtures/enterprise-auth.module.js';
+import {
+  configureEnterpriseApp,
+  EnterpriseAuthModule,
+  mintToken,
+  Public,
+  resourceFor,
+} from '../fixtures/enterprise-auth.module.js';
 import { SecurityWireModule } from '../fixtures/security-wire.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { browserAvailable, launchBrowser, type TestBrowser } from '../utils/browser.js';
@@ -49,7 +55,10 @@ for (const platform of ['express', 'fastify'] as const) {
     let endpoint: string;
 
     before(async () => {
-      server = await startApp(EnterpriseAuthModule.register({ guard: 'passport' }), { platform, configure: configureEnterpriseApp });
+      server = await startApp(EnterpriseAuthModule.register({ guard: 'passport' }), {
+        platform,
+        configure: configureEnterpriseApp,
+      });
       endpoint = `${server.base}/api/mcp`;
     });
     after(() => server.close());
@@ -67,7 +76,11 @@ for (const platform of ['express', 'fastify'] as const) {
         scopes_supported: ['reports:read', 'reports:write'],
       });
       // Not also under the prefix or a version, where the app's guard would answer.
-      for (const elsewhere of ['/api/.well-known/oauth-protected-resource/api/mcp', '/api/v1/.well-known/oauth-protected-resource/api/mcp', '/.well-known/oauth-protected-resource/mcp']) {
+      for (const elsewhere of [
+        '/api/.well-known/oauth-protected-resource/api/mcp',
+        '/api/v1/.well-known/oauth-protected-resource/api/mcp',
+        '/.well-known/oauth-protected-resource/mcp',
+      ]) {
         assert.equal((await fetch(`${server.base}${elsewhere}`)).status, 404, elsewhere);
       }
     });
@@ -78,24 +91,43 @@ for (const platform of ['express', 'fastify'] as const) {
       assert.match(page.body, /<body data-endpoint="\/api\/mcp">/);
       assert.equal(page.headers['cache-control'], 'no-store');
       // The page holds no catalog and no secret: what a caller may see comes through the endpoint.
-      for (const hidden of ['whoami', 'admin_report', 'reports:write', 'idp.example.test']) assert.ok(!page.body.includes(hidden), `the page carries ${hidden}`);
+      for (const hidden of ['whoami', 'admin_report', 'reports:write', 'idp.example.test'])
+        assert.ok(!page.body.includes(hidden), `the page carries ${hidden}`);
       assert.equal((await modernRpc(endpoint, 'tools/list')).status, 401);
-      assert.equal((await rawGet(`${server.base}/api/mcp/explorer`, { Host: 'attacker.example' })).status, 403, "the endpoint's Host check holds for the page");
+      assert.equal(
+        (await rawGet(`${server.base}/api/mcp/explorer`, { Host: 'attacker.example' })).status,
+        403,
+        "the endpoint's Host check holds for the page",
+      );
       assert.equal((await rawGet(`${server.base}/mcp/explorer`)).status, 404, 'only where the endpoint is');
     });
 
     it("lets no client get from the endpoint behind the page what its token does not grant: none, a bad one, another principal's", async () => {
-      assert.equal((await modernRpc(endpoint, 'tools/list', {}, { headers: { Authorization: 'Bearer not-a-token' } })).status, 401);
+      assert.equal(
+        (await modernRpc(endpoint, 'tools/list', {}, { headers: { Authorization: 'Bearer not-a-token' } })).status,
+        401,
+      );
       const asBob = await modernRpc(endpoint, 'tools/list', {}, { headers: { Authorization: `Bearer ${bob}` } });
-      assert.deepEqual((asBob.json as Json).result.tools.map((t: Json) => t.name), ['whoami']);
-      const refused = await modernRpc(endpoint, 'tools/call', { name: 'write_report', arguments: {} }, { headers: { Authorization: `Bearer ${bob}` } });
+      assert.deepEqual(
+        (asBob.json as Json).result.tools.map((t: Json) => t.name),
+        ['whoami'],
+      );
+      const refused = await modernRpc(
+        endpoint,
+        'tools/call',
+        { name: 'write_report', arguments: {} },
+        { headers: { Authorization: `Bearer ${bob}` } },
+      );
       assert.equal(refused.status, 403);
     });
   });
 
   describe(`${platform}: a versioned endpoint (/api/v2/mcp)`, () => {
     it('serves its metadata at the RFC 9728 path of /api/v2/mcp and its page beside it', async () => {
-      const server = await startApp(EnterpriseAuthModule.register({ guard: 'passport', endpointVersion: '2' }), { platform, configure: configureEnterpriseApp });
+      const server = await startApp(EnterpriseAuthModule.register({ guard: 'passport', endpointVersion: '2' }), {
+        platform,
+        configure: configureEnterpriseApp,
+      });
       try {
         const path = await challengedMetadataPath(`${server.base}/api/v2/mcp`);
         assert.equal(path, '/.well-known/oauth-protected-resource/api/v2/mcp');
@@ -111,9 +143,22 @@ for (const platform of ['express', 'fastify'] as const) {
 
   describe(`${platform}: the app decides the page's decorators apart from the endpoint's`, () => {
     it("keeps the endpoint's controllerDecorators off the page and the metadata", async () => {
-      const server = await startApp(EnterpriseAuthModule.register({ guard: 'passport', controllerDecorators: [UseGuards(DenyAllGuard)] }), { platform, configure: configureEnterpriseApp });
+      const server = await startApp(
+        EnterpriseAuthModule.register({ guard: 'passport', controllerDecorators: [UseGuards(DenyAllGuard)] }),
+        { platform, configure: configureEnterpriseApp },
+      );
       try {
-        assert.equal((await modernRpc(`${server.base}/api/mcp`, 'tools/list', {}, { headers: { Authorization: `Bearer ${alice}` } })).status, 403);
+        assert.equal(
+          (
+            await modernRpc(
+              `${server.base}/api/mcp`,
+              'tools/list',
+              {},
+              { headers: { Authorization: `Bearer ${alice}` } },
+            )
+          ).status,
+          403,
+        );
         assert.equal((await rawGet(`${server.base}/api/mcp/explorer`)).status, 200);
         assert.equal((await fetch(`${server.base}/.well-known/oauth-protected-resource/api/mcp`)).status, 200);
       } finally {
@@ -122,8 +167,14 @@ for (const platform of ['express', 'fastify'] as const) {
     });
 
     it('puts the page behind the router with explorer.decorators: the global guard applies unless they mark it @Public()', async () => {
-      const guarded = await startApp(EnterpriseAuthModule.register({ guard: 'passport', explorer: { decorators: [] } }), { platform, configure: configureEnterpriseApp });
-      const marked = await startApp(EnterpriseAuthModule.register({ guard: 'passport', explorer: { decorators: [Public()] } }), { platform, configure: configureEnterpriseApp });
+      const guarded = await startApp(
+        EnterpriseAuthModule.register({ guard: 'passport', explorer: { decorators: [] } }),
+        { platform, configure: configureEnterpriseApp },
+      );
+      const marked = await startApp(
+        EnterpriseAuthModule.register({ guard: 'passport', explorer: { decorators: [Public()] } }),
+        { platform, configure: configureEnterpriseApp },
+      );
       try {
         const refused = await rawGet(`${guarded.base}/api/mcp/explorer`);
         assert.equal(refused.status, 401, "the app's global guard answers");
@@ -139,7 +190,9 @@ for (const platform of ['express', 'fastify'] as const) {
   });
 }
 
-const browserReason = browserAvailable() ? false : 'Debian chromium is not installed at /usr/bin/chromium (apt-get install chromium)';
+const browserReason = browserAvailable()
+  ? false
+  : 'Debian chromium is not installed at /usr/bin/chromium (apt-get install chromium)';
 
 describe('the explorer page behind a global guard, in a real browser', { skip: browserReason }, () => {
   before(() => mkdirSync(artifacts, { recursive: true }));
@@ -154,11 +207,18 @@ describe('the explorer page behind a global guard, in a real browser', { skip: b
       await alert.waitFor();
       const text = await alert.innerText();
       assert.doesNotMatch(text, /no JSON-RPC response/);
-      assert.match(text, /^Error -32600: Unauthorized: this MCP endpoint needs a bearer token\..*\(HTTP 401: paste a bearer token that grants it\)$/s);
+      assert.match(
+        text,
+        /^Error -32600: Unauthorized: this MCP endpoint needs a bearer token\..*\(HTTP 401: paste a bearer token that grants it\)$/s,
+      );
       await page.fill('#token', 'alice-token');
       await page.click('#connect button');
       await page.waitForSelector('body[data-ready]');
-      assert.deepEqual(await page.locator('#catalog section[data-kind="tools"] button.entry').allInnerTexts(), ['read_notes', 'write_note', 'who_answers']);
+      assert.deepEqual(await page.locator('#catalog section[data-kind="tools"] button.entry').allInnerTexts(), [
+        'read_notes',
+        'write_note',
+        'who_answers',
+      ]);
     } finally {
       await browser.close();
       await server.close();
@@ -167,7 +227,10 @@ describe('the explorer page behind a global guard, in a real browser', { skip: b
 
   for (const platform of ['express', 'fastify'] as const) {
     it(`${platform}: opens without a token and says to paste one; a bad token is refused; each token sees its own catalog; the token is kept nowhere`, async () => {
-      const server = await startApp(EnterpriseAuthModule.register({ guard: 'passport' }), { platform, configure: configureEnterpriseApp });
+      const server = await startApp(EnterpriseAuthModule.register({ guard: 'passport' }), {
+        platform,
+        configure: configureEnterpriseApp,
+      });
       // A browser per server: its keep-alive connections end with it, so the server can close.
       const browser: TestBrowser = await launchBrowser();
       const page: Page = await browser.context.newPage();
@@ -188,12 +251,17 @@ describe('the explorer page behind a global guard, in a real browser', { skip: b
         await page.fill('#token', 'Bearer not-a-token');
         await page.click('#connect button');
         await page.locator('#status [role="alert"]', { hasText: 'refused' }).waitFor();
-        assert.match(await status.innerText(), /Unauthorized: the bearer token was refused: .*\(HTTP 401: paste a bearer token that grants it\)$/);
+        assert.match(
+          await status.innerText(),
+          /Unauthorized: the bearer token was refused: .*\(HTTP 401: paste a bearer token that grants it\)$/,
+        );
 
         await page.fill('#token', bob);
         await page.click('#connect button');
         await page.waitForSelector('body[data-ready]');
-        assert.deepEqual(await page.locator('#catalog section[data-kind="tools"] button.entry').allInnerTexts(), ['whoami']);
+        assert.deepEqual(await page.locator('#catalog section[data-kind="tools"] button.entry').allInnerTexts(), [
+          'whoami',
+        ]);
         await page.click('button.entry[data-name="whoami"]');
         await page.click('#run');
         await page.waitForSelector('#detail .result[data-done]');
@@ -203,12 +271,23 @@ describe('the explorer page behind a global guard, in a real browser', { skip: b
         await page.fill('#token', alice);
         await page.click('#connect button');
         await page.waitForSelector('body[data-ready]');
-        assert.deepEqual(await page.locator('#catalog section[data-kind="tools"] button.entry').allInnerTexts(), ['whoami', 'admin_report', 'write_report']);
+        assert.deepEqual(await page.locator('#catalog section[data-kind="tools"] button.entry').allInnerTexts(), [
+          'whoami',
+          'admin_report',
+          'write_report',
+        ]);
 
         // The pasted tokens went to the endpoint only, and the page kept none of them.
         assert.ok(authorized.length > 0);
         assert.deepEqual([...new Set(authorized)], ['POST /api/mcp']);
-        assert.deepEqual(await page.evaluate(() => [(globalThis as any).localStorage.length, (globalThis as any).sessionStorage.length, (globalThis as any).document.cookie]), [0, 0, '']);
+        assert.deepEqual(
+          await page.evaluate(() => [
+            (globalThis as any).localStorage.length,
+            (globalThis as any).sessionStorage.length,
+            (globalThis as any).document.cookie,
+          ]),
+          [0, 0, ''],
+        );
       } finally {
         await browser.close();
         await server.close();

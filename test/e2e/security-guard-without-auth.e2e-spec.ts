@@ -16,7 +16,9 @@ import { modernRpc } from '../utils/clients.js';
 @Injectable()
 class BearerUserGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; user?: unknown }>();
+    const request = context
+      .switchToHttp()
+      .getRequest<{ headers: Record<string, string | undefined>; user?: unknown }>();
     const token = request.headers.authorization?.replace(/^Bearer /, '');
     if (!token) return false;
     request.user = { sub: token };

@@ -63,7 +63,10 @@ class SseAttackTools {
 }
 
 function sseApp(options: Partial<McpModuleForRootOptions>): DynamicModule {
-  @Module({ imports: [McpModule.forRoot({ name: 'sse-attack', version: '1.0.0', legacySse: true, ...options })], providers: [SseAttackTools] })
+  @Module({
+    imports: [McpModule.forRoot({ name: 'sse-attack', version: '1.0.0', legacySse: true, ...options })],
+    providers: [SseAttackTools],
+  })
   class SseAttackApp {}
   return { module: SseAttackApp };
 }
@@ -72,11 +75,26 @@ function sseApp(options: Partial<McpModuleForRootOptions>): DynamicModule {
 const answerTo = (id: string) => (e: SseEvent) => (e.data as Json | undefined)?.id === id;
 
 /** POSTs `count` hold calls at once (ids `<prefix>0`...) and resolves once every POST was answered. */
-async function postHolds(session: RawSseSession, prefix: string, count: number, headers: Record<string, string> = {}): Promise<void> {
+async function postHolds(
+  session: RawSseSession,
+  prefix: string,
+  count: number,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const statuses = await Promise.all(
-    Array.from({ length: count }, (_, i) => post(session.messages, { jsonrpc: '2.0', id: `${prefix}${i}`, method: 'tools/call', params: { name: 'hold', arguments: {} } }, headers).then((r) => r.status)),
+    Array.from({ length: count }, (_, i) =>
+      post(
+        session.messages,
+        { jsonrpc: '2.0', id: `${prefix}${i}`, method: 'tools/call', params: { name: 'hold', arguments: {} } },
+        headers,
+      ).then((r) => r.status),
+    ),
   );
-  assert.deepEqual([...new Set(statuses)], [202], 'every POST into a live session is accepted; its answer travels on the stream');
+  assert.deepEqual(
+    [...new Set(statuses)],
+    [202],
+    'every POST into a live session is accepted; its answer travels on the stream',
+  );
 }
 
 /**
@@ -84,9 +102,15 @@ async function postHolds(session: RawSseSession, prefix: string, count: number, 
  * on the stream, whichever comes last.
  */
 function settled(session: RawSseSession, prefix: string, count: number, startedBefore: number): Promise<void> {
-  const refusals = (): number => session.stream.seen.filter((e) => String((e.data as Json | undefined)?.id).startsWith(prefix) && (e.data as Json).error?.code === -32000).length;
+  const refusals = (): number =>
+    session.stream.seen.filter(
+      (e) => String((e.data as Json | undefined)?.id).startsWith(prefix) && (e.data as Json).error?.code === -32000,
+    ).length;
   session.stream.onEvents(() => started.watched.notify());
-  return started.watched.until(() => started.count - startedBefore + refusals() === count, `${count} requests started or refused`);
+  return started.watched.until(
+    () => started.count - startedBefore + refusals() === count,
+    `${count} requests started or refused`,
+  );
 }
 
 for (const platform of ['express', 'fastify'] as TestPlatform[]) {
@@ -94,7 +118,14 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
     let bounded: RunningApp;
     let defaults: RunningApp;
     before(async () => {
-      bounded = await startApp(sseApp({ legacySse: { maxRequestsInFlight: 4 }, maxBodyBytes: 64 * 1024, limits: { sseBufferBytes: 64 * 1024 } }), { platform });
+      bounded = await startApp(
+        sseApp({
+          legacySse: { maxRequestsInFlight: 4 },
+          maxBodyBytes: 64 * 1024,
+          limits: { sseBufferBytes: 64 * 1024 },
+        }),
+        { platform },
+      );
       defaults = await startApp(sseApp({}), { platform });
     });
     after(async () => {
@@ -111,16 +142,26 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
         // Every request either started its handler or was refused: wait for all ten to be one or the other.
         await settled(session, 'b', 10, before);
         assert.equal(started.count - before, 4, 'requests past the bound started their handlers');
-        for (const refusal of await Promise.all([4, 5, 6, 7, 8, 9].map((i) => session.stream.next(answerTo(`b${i}`))))) {
+        for (const refusal of await Promise.all(
+          [4, 5, 6, 7, 8, 9].map((i) => session.stream.next(answerTo(`b${i}`))),
+        )) {
           const error = (refusal.data as Json).error;
           assert.equal(error.code, -32000);
-          assert.match(error.message, /^Server busy: this session already has 4 request\(s\) in flight, the most limits\.maxRequestsInFlight \(4\) allows\./);
+          assert.match(
+            error.message,
+            /^Server busy: this session already has 4 request\(s\) in flight, the most limits\.maxRequestsInFlight \(4\) allows\./,
+          );
         }
         // An answer frees its slot: the next request runs.
         const answers = [0, 1, 2, 3].map((i) => session.stream.next(answerTo(`b${i}`)));
         holds.releaseAll();
-        for (const answer of await Promise.all(answers)) assert.equal((answer.data as Json).result.content[0].text, 'released');
-        assert.equal(((await session.request('after', 'tools/call', { name: 'whoami', arguments: {} })).data as Json).result.content[0].text, 'anonymous');
+        for (const answer of await Promise.all(answers))
+          assert.equal((answer.data as Json).result.content[0].text, 'released');
+        assert.equal(
+          ((await session.request('after', 'tools/call', { name: 'whoami', arguments: {} })).data as Json).result
+            .content[0].text,
+          'anonymous',
+        );
       } finally {
         holds.releaseAll();
         session.stream.close();
@@ -147,9 +188,21 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
         await postHolds(session, 'c', 4);
         await started.watched.until(() => started.count - before === 4, 'four hold calls running');
         const busy = session.stream.next(answerTo('ping-at-bound'));
-        assert.equal((await post(session.messages, { jsonrpc: '2.0', id: 'ping-at-bound', method: 'ping' })).status, 202);
+        assert.equal(
+          (await post(session.messages, { jsonrpc: '2.0', id: 'ping-at-bound', method: 'ping' })).status,
+          202,
+        );
         assert.equal(((await busy).data as Json).error.code, -32000);
-        assert.equal((await post(session.messages, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c0', reason: 'test' } })).status, 202);
+        assert.equal(
+          (
+            await post(session.messages, {
+              jsonrpc: '2.0',
+              method: 'notifications/cancelled',
+              params: { requestId: 'c0', reason: 'test' },
+            })
+          ).status,
+          202,
+        );
         // A cancelled call gets no answer (the cancel is its end); its slot frees once it stopped.
         const pong = await waitForSlot(session);
         assert.deepEqual((pong.data as Json).result, {});
@@ -176,7 +229,12 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
     it('an unknown, forged or missing sessionId is refused without echoing it, and opens nothing', async () => {
       const forged = `<script>${'A'.repeat(300)}`;
       for (const id of ['nope', forged, 'a'.repeat(10_000)]) {
-        const answer = await post(`${bounded.base}/messages?sessionId=${encodeURIComponent(id)}`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+        const answer = await post(`${bounded.base}/messages?sessionId=${encodeURIComponent(id)}`, {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'whoami', arguments: {} },
+        });
         assert.equal(answer.status, 404, answer.text);
         const error = JSON.parse(answer.text).error;
         assert.equal(error.code, -32600);
@@ -189,7 +247,12 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
     it('a body over maxBodyBytes is refused on the POST (413, -32600, the limit named); the session goes on', async () => {
       const session = await openSseSession(bounded.base);
       try {
-        const huge = JSON.stringify({ jsonrpc: '2.0', id: 'huge', method: 'tools/call', params: { name: 'whoami', arguments: { pad: 'y'.repeat(100 * 1024) } } });
+        const huge = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'huge',
+          method: 'tools/call',
+          params: { name: 'whoami', arguments: { pad: 'y'.repeat(100 * 1024) } },
+        });
         const answer = await post(session.messages, huge);
         assert.equal(answer.status, 413, answer.text);
         assert.equal(JSON.parse(answer.text).error.code, -32600);
@@ -211,7 +274,14 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
         // Each answer is 32 KiB that nobody reads: within a few the unread bytes pass 64 KiB plus
         // what the socket buffers take, the server destroys the stream and the session ends.
         for (let i = 0; status === 202 && i < 2_000; i++) {
-          status = (await post(reader.messages, { jsonrpc: '2.0', id: `blob-${i}`, method: 'tools/call', params: { name: 'blob', arguments: {} } })).status;
+          status = (
+            await post(reader.messages, {
+              jsonrpc: '2.0',
+              id: `blob-${i}`,
+              method: 'tools/call',
+              params: { name: 'blob', arguments: {} },
+            })
+          ).status;
         }
         assert.equal(status, 404, 'the session of a client that never reads was never ended');
       } finally {
@@ -235,8 +305,17 @@ describe('legacy HTTP+SSE: dropping streams is no way around maxRequestsInFlight
     const before = started.count;
     for (const round of [0, 1]) {
       const session = await openSseSession(app.base);
-      for (const i of [0, 1]) await post(session.messages, { jsonrpc: '2.0', id: `s${round}-${i}`, method: 'tools/call', params: { name: 'stubborn', arguments: {} } });
-      await started.watched.until(() => started.count - before === 2 * (round + 1), `round ${round}'s handlers to start`);
+      for (const i of [0, 1])
+        await post(session.messages, {
+          jsonrpc: '2.0',
+          id: `s${round}-${i}`,
+          method: 'tools/call',
+          params: { name: 'stubborn', arguments: {} },
+        });
+      await started.watched.until(
+        () => started.count - before === 2 * (round + 1),
+        `round ${round}'s handlers to start`,
+      );
       session.stream.close();
       await session.stream.closed;
     }
@@ -253,7 +332,10 @@ describe('legacy HTTP+SSE: dropping streams is no way around maxRequestsInFlight
       assert.equal(res.status, 200);
       await new Promise((next) => setImmediate(next));
     }
-    assert.match(refused.text, /Server busy: 2 closed legacy SSE session\(s\) of this caller still run handlers[^]*limits\.sessionsPerAddress/);
+    assert.match(
+      refused.text,
+      /Server busy: 2 closed legacy SSE session\(s\) of this caller still run handlers[^]*limits\.sessionsPerAddress/,
+    );
     assert.equal(started.count - before, 4, 'no handler past the bound started');
     holds.releaseAll();
     // Once they returned, the caller opens sessions again.
@@ -271,7 +353,13 @@ describe('legacy HTTP+SSE sessions of two principals', () => {
   let server: RunningApp;
   before(async () => {
     server = await startApp(
-      sseApp({ auth: { resource: 'http://127.0.0.1/mcp', authorizationServers: ['https://auth.example.com'], verifyToken: (token) => (TOKENS[token] ? { id: TOKENS[token]! } : null) } }),
+      sseApp({
+        auth: {
+          resource: 'http://127.0.0.1/mcp',
+          authorizationServers: ['https://auth.example.com'],
+          verifyToken: (token) => (TOKENS[token] ? { id: TOKENS[token]! } : null),
+        },
+      }),
     );
   });
   after(() => server?.close());
@@ -279,7 +367,11 @@ describe('legacy HTTP+SSE sessions of two principals', () => {
   it("another principal cannot post into a session (404, as for no session), and nothing of its POST reaches the owner's stream", async () => {
     const alice = await openSseSession(server.base, ALICE);
     try {
-      const foreign = await post(alice.messages, { jsonrpc: '2.0', id: 'bob-1', method: 'tools/call', params: { name: 'whoami', arguments: {} } }, BOB);
+      const foreign = await post(
+        alice.messages,
+        { jsonrpc: '2.0', id: 'bob-1', method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+        BOB,
+      );
       assert.equal(foreign.status, 404);
       assert.match(JSON.parse(foreign.text).error.message, /^Session not found/);
       const anonymous = await post(alice.messages, { jsonrpc: '2.0', id: 'anon-1', method: 'ping' });
@@ -349,7 +441,12 @@ async function stalledStream(base: string): Promise<{ socket: Socket; messages: 
   socket.removeAllListeners('data');
   socket.pause();
   const messages = new URL(endpoint, base).href;
-  await post(messages, { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'stalled', version: '1' } } });
+  await post(messages, {
+    jsonrpc: '2.0',
+    id: 'init',
+    method: 'initialize',
+    params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'stalled', version: '1' } },
+  });
   await post(messages, { jsonrpc: '2.0', method: 'notifications/initialized' });
   return { socket, messages };
 }

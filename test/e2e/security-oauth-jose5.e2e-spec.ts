@@ -21,9 +21,21 @@ describe('the built-in verification on jose 5', () => {
     const spec = fileURLToPath(new URL('./security-oauth.e2e-spec.js', import.meta.url));
     const child = spawn(
       process.execPath,
-      ['--enable-source-maps', ...GUARDED_NODE_ARGS, '--import', REGISTER, '--test', '--test-concurrency=1', '--test-timeout=300000', spec],
+      [
+        '--enable-source-maps',
+        ...GUARDED_NODE_ARGS,
+        '--import',
+        REGISTER,
+        '--test',
+        '--test-concurrency=1',
+        '--test-timeout=300000',
+        spec,
+      ],
       // Without the runner's NODE_TEST_CONTEXT, which makes a nested runner skip its files.
-      { stdio: ['ignore', 'pipe', 'pipe'], env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT')) },
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT')),
+      },
     );
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -33,7 +45,11 @@ describe('the built-in verification on jose 5', () => {
       child.once('close', resolve);
     });
     assert.equal(code, 0, output);
-    assert.match(output, /\[jose5\] \S+\/node_modules\/jose5\/dist\/node\/esm\/index\.js/, 'the library did not load jose 5');
+    assert.match(
+      output,
+      /\[jose5\] \S+\/node_modules\/jose5\/dist\/node\/esm\/index\.js/,
+      'the library did not load jose 5',
+    );
     const passed = Number(/^# pass (\d+)$/m.exec(output)?.[1]);
     assert.ok(passed >= 30, `expected the whole spec to run and pass, got:\n${output.slice(-2000)}`);
     assert.match(output, /^# fail 0$/m);

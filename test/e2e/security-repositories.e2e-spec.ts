@@ -10,7 +10,14 @@
 import assert from 'node:assert/strict';
 import { posix } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Injectable, Module, UseGuards, type CanActivate, type DynamicModule, type ExecutionContext } from '@nestjs/common';
+import {
+  Injectable,
+  Module,
+  UseGuards,
+  type CanActivate,
+  type DynamicModule,
+  type ExecutionContext,
+} from '@nestjs/common';
 import {
   McpExecutionContext,
   McpModule,
@@ -22,7 +29,14 @@ import {
   type McpResourcePage,
   type McpResourceRepository,
 } from 'nestjs-model-context';
-import { GeneratedDocs, PromptLibrary, RepositoriesModule, StaticDocs, VaultDocs, VaultGuard } from '../fixtures/repositories.module.js';
+import {
+  GeneratedDocs,
+  PromptLibrary,
+  RepositoriesModule,
+  StaticDocs,
+  VaultDocs,
+  VaultGuard,
+} from '../fixtures/repositories.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernRpc, rpc } from '../utils/clients.js';
 import { ENTRY_PATHS, PathClient, openSession } from '../utils/paths.js';
@@ -32,7 +46,12 @@ const VERSION = '2025-11-25';
 const SECRET = 'postgres://kb:REPO-SECRET@db';
 
 /** The first cursor that points into the repository (past the static resources), for this caller. */
-async function repositoryCursor(paths: PathClient, path: 'modern' | 'legacy' | 'batch', method: string, headers: Record<string, string> = {}): Promise<string> {
+async function repositoryCursor(
+  paths: PathClient,
+  path: 'modern' | 'legacy' | 'batch',
+  method: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
   let cursor: string | undefined;
   for (let page = 0; page < 5; page++) {
     const answer = await paths.call(path, method, cursor === undefined ? {} : { cursor }, headers);
@@ -74,7 +93,14 @@ describe('security: repository cursors', () => {
       const resources = await repositoryCursor(paths, path, 'resources/list');
       const prompts = await repositoryCursor(paths, path, 'prompts/list');
       const [body, signature] = resources.split('.');
-      const forged = Buffer.from(JSON.stringify({ k: 'resources', v: JSON.parse(Buffer.from(body!, 'base64url').toString()).v, r: 0, c: '99990' })).toString('base64url');
+      const forged = Buffer.from(
+        JSON.stringify({
+          k: 'resources',
+          v: JSON.parse(Buffer.from(body!, 'base64url').toString()).v,
+          r: 0,
+          c: '99990',
+        }),
+      ).toString('base64url');
       docs.fetches.length = 0;
       library.fetches.length = 0;
       const attempts: Array<[string, unknown]> = [
@@ -95,7 +121,10 @@ describe('security: repository cursors', () => {
       ];
       for (const [method, cursor] of attempts) {
         const answer = await paths.call(path, method, { cursor });
-        assert.ok(answer.body.error?.code === -32602 || (method === 'skills/list' && answer.body.error?.code === -32601), `${method} ${String(cursor).slice(0, 60)}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+        assert.ok(
+          answer.body.error?.code === -32602 || (method === 'skills/list' && answer.body.error?.code === -32601),
+          `${method} ${String(cursor).slice(0, 60)}: ${JSON.stringify(answer.body).slice(0, 300)}`,
+        );
       }
       assert.deepEqual(docs.fetches, []);
       assert.deepEqual(library.fetches, []);
@@ -158,7 +187,13 @@ describe('security: repository cursors across two McpModules sharing one secret'
       imports: [
         PublicModule,
         HrModule,
-        McpModule.forRoot({ name: 'public', version: '1', path: 'public', include: [PublicModule], requestState: { secret } }),
+        McpModule.forRoot({
+          name: 'public',
+          version: '1',
+          path: 'public',
+          include: [PublicModule],
+          requestState: { secret },
+        }),
         McpModule.forRoot({ name: 'hr', version: '1', path: 'hr', include: [HrModule], requestState: { secret } }),
       ],
     })
@@ -171,7 +206,7 @@ describe('security: repository cursors across two McpModules sharing one secret'
       const hr = server.app.get(HrRecords);
       const crossed = (await modernRpc(`${server.base}/hr`, 'resources/list', { cursor })).json as Json;
       assert.equal(crossed.error?.code, -32602, JSON.stringify(crossed));
-      assert.deepEqual(hr.cursors, [], 'the HR repository never saw the public endpoint\'s cursor');
+      assert.deepEqual(hr.cursors, [], "the HR repository never saw the public endpoint's cursor");
     } finally {
       await server.close();
     }
@@ -191,7 +226,9 @@ class PublicFiles implements McpResourceRepository {
 
   read(uri: string): string | undefined {
     this.reads.push(uri);
-    const key = posix.normalize(`kb/public/${decodeURIComponent(uri.slice('files://kb/public/'.length)).replaceAll('\\', '/')}`);
+    const key = posix.normalize(
+      `kb/public/${decodeURIComponent(uri.slice('files://kb/public/'.length)).replaceAll('\\', '/')}`,
+    );
     return FILES[key];
   }
 }
@@ -199,7 +236,9 @@ class PublicFiles implements McpResourceRepository {
 @Injectable()
 class StaffOnly implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const request = McpExecutionContext.create(context).getRequest<{ headers?: Record<string, string | undefined> } | undefined>();
+    const request = McpExecutionContext.create(context).getRequest<
+      { headers?: Record<string, string | undefined> } | undefined
+    >();
     return request?.headers?.['x-staff'] === 'yes';
   }
 }
@@ -245,7 +284,10 @@ class BrokenRepository implements McpResourceRepository {
 }
 
 function filesApp(): DynamicModule {
-  @Module({ imports: [McpModule.forRoot({ name: 'abuse-repositories', version: '1.0.0' })], providers: [StaffOnly, PublicFiles, PrivateFiles, TypedPrompts, BrokenRepository] })
+  @Module({
+    imports: [McpModule.forRoot({ name: 'abuse-repositories', version: '1.0.0' })],
+    providers: [StaffOnly, PublicFiles, PrivateFiles, TypedPrompts, BrokenRepository],
+  })
   class FilesApp {}
   return { module: FilesApp };
 }
@@ -260,7 +302,7 @@ describe('security: repository reads and gets', () => {
   });
   after(() => server.close());
 
-  it('a URI with dot segments reaches no repository: a sibling\'s guard cannot be walked around', async () => {
+  it("a URI with dot segments reaches no repository: a sibling's guard cannot be walked around", async () => {
     const files = server.app.get(PublicFiles);
     const tricks = [
       'files://kb/public/../private/salaries',
@@ -278,15 +320,27 @@ describe('security: repository reads and gets', () => {
       for (const uri of tricks) {
         const answer = await paths.call(path, 'resources/read', { uri });
         assert.ok(!JSON.stringify(answer.body).includes('1,000,000'), `${path} ${uri}: ${JSON.stringify(answer.body)}`);
-        assert.ok(answer.body.error?.code === -32602 || answer.body.error?.code === -32002, `${path} ${uri}: ${JSON.stringify(answer.body)}`);
+        assert.ok(
+          answer.body.error?.code === -32602 || answer.body.error?.code === -32002,
+          `${path} ${uri}: ${JSON.stringify(answer.body)}`,
+        );
       }
     }
-    assert.deepEqual(files.reads.filter((uri) => uri.includes('.')), [], 'read() never saw a dot segment');
+    assert.deepEqual(
+      files.reads.filter((uri) => uri.includes('.')),
+      [],
+      'read() never saw a dot segment',
+    );
     const plain = await paths.call('modern', 'resources/read', { uri: 'files://kb/public/readme' });
     assert.equal(plain.body.result?.contents?.[0]?.text, 'Welcome.');
     const refused = await paths.call('modern', 'resources/read', { uri: 'files://kb/private/salaries' });
     assert.ok(!JSON.stringify(refused.body).includes('1,000,000'));
-    const staff = await paths.call('modern', 'resources/read', { uri: 'files://kb/private/salaries' }, { 'x-staff': 'yes' });
+    const staff = await paths.call(
+      'modern',
+      'resources/read',
+      { uri: 'files://kb/private/salaries' },
+      { 'x-staff': 'yes' },
+    );
     assert.equal(staff.body.result?.contents?.[0]?.text, 'CEO: 1,000,000');
   });
 
@@ -301,7 +355,10 @@ describe('security: repository reads and gets', () => {
       const ok = await paths.call(path, 'prompts/get', { name: 'kb_search', arguments: { q: 'Cats' } });
       assert.equal(ok.body.result?.messages?.[0]?.content?.text, 'Search for cats', JSON.stringify(ok.body));
     }
-    assert.ok(prompts.seen.every((q) => typeof q === 'string'), JSON.stringify(prompts.seen));
+    assert.ok(
+      prompts.seen.every((q) => typeof q === 'string'),
+      JSON.stringify(prompts.seen),
+    );
   });
 
   it('what a repository throws, or an invalid page it returns, leaks nothing on either era', async () => {
@@ -323,7 +380,10 @@ describe('security: repository reads and gets', () => {
       }
     }
     const read = await paths.call('modern', 'resources/read', { uri: 'broken://x' });
-    assert.ok(!JSON.stringify(read.body).includes('REPO-SECRET') && read.body.error?.code === -32603, JSON.stringify(read.body));
+    assert.ok(
+      !JSON.stringify(read.body).includes('REPO-SECRET') && read.body.error?.code === -32603,
+      JSON.stringify(read.body),
+    );
   });
 });
 
@@ -336,17 +396,31 @@ describe('security: a guarded repository on every path', () => {
         const listed = await paths.call(path, 'resources/list');
         assert.ok(!JSON.stringify(listed.body).includes('secret://vault/'), `${path}: ${JSON.stringify(listed.body)}`);
         const read = await paths.call(path, 'resources/read', { uri: 'secret://vault/plans' });
-        assert.ok(read.body.error && !JSON.stringify(read.body).includes('The plans.'), `${path}: ${JSON.stringify(read.body)}`);
+        assert.ok(
+          read.body.error && !JSON.stringify(read.body).includes('The plans.'),
+          `${path}: ${JSON.stringify(read.body)}`,
+        );
         const watch =
           path === 'modern'
-            ? await paths.call(path, 'subscriptions/listen', { notifications: { resourceSubscriptions: ['secret://vault/plans'] } })
+            ? await paths.call(path, 'subscriptions/listen', {
+                notifications: { resourceSubscriptions: ['secret://vault/plans'] },
+              })
             : await paths.call(path, 'resources/subscribe', { uri: 'secret://vault/plans' });
         assert.ok(watch.body.error, `${path}: ${JSON.stringify(watch.body)}`);
         const opened = await paths.call(path, 'resources/read', { uri: 'secret://vault/plans' }, { 'x-vault': 'open' });
         assert.equal(opened.body.result?.contents?.[0]?.text, 'The plans.');
       }
       const session = await openSession(server.url, VERSION);
-      const completion = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'completion/complete', params: { ref: { type: 'ref/resource', uri: 'secret://vault/{id}' }, argument: { name: 'id', value: '' } } }, { sessionId: session, headers: { 'MCP-Protocol-Version': VERSION } });
+      const completion = await rpc(
+        server.url,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'completion/complete',
+          params: { ref: { type: 'ref/resource', uri: 'secret://vault/{id}' }, argument: { name: 'id', value: '' } },
+        },
+        { sessionId: session, headers: { 'MCP-Protocol-Version': VERSION } },
+      );
       assert.equal((completion.json as Json).error?.code, -32602, 'a repository offers no completion to probe');
     } finally {
       await server.close();

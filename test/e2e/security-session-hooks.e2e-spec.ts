@@ -14,7 +14,17 @@ import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { IsString } from 'class-validator';
-import { Args, Ctx, McpContext, McpError, McpModule, Resource, Tool, type McpModuleForRootOptions, type McpPrincipal } from 'nestjs-model-context';
+import {
+  Args,
+  Ctx,
+  McpContext,
+  McpError,
+  McpModule,
+  Resource,
+  Tool,
+  type McpModuleForRootOptions,
+  type McpPrincipal,
+} from 'nestjs-model-context';
 import { McpSessionAdmin, type McpSessionClosed } from 'nestjs-model-context/sessions';
 import { TaskGates } from '../fixtures/tasks.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
@@ -35,7 +45,8 @@ class ValueDto {
 
 /** How each late write of `later` ended, by its value. */
 const writes = Object.assign(new Map<string, string>(), { changed: new Watched() });
-const written = (value: string): Promise<string> => writes.changed.until(() => writes.has(value), `the write of ${value} settling`).then(() => writes.get(value)!);
+const written = (value: string): Promise<string> =>
+  writes.changed.until(() => writes.has(value), `the write of ${value} settling`).then(() => writes.get(value)!);
 
 @Injectable()
 class StateTools {
@@ -84,22 +95,30 @@ class Closes {
   }
 
   of(sessionId: string | undefined): Promise<McpSessionClosed> {
-    return this.changed.until(() => this.seen.some((c) => c.sessionId === sessionId), `the close hook of ${sessionId}`).then(() => this.seen.find((c) => c.sessionId === sessionId)!);
+    return this.changed
+      .until(() => this.seen.some((c) => c.sessionId === sessionId), `the close hook of ${sessionId}`)
+      .then(() => this.seen.find((c) => c.sessionId === sessionId)!);
   }
 }
 
 function hooksApp(options: Partial<McpModuleForRootOptions>): DynamicModule {
-  @Module({ imports: [McpModule.forRoot({ name: 'abuse-hooks', version: '1.0.0', ...options } as McpModuleForRootOptions)], providers: [TaskGates, StateTools] })
+  @Module({
+    imports: [McpModule.forRoot({ name: 'abuse-hooks', version: '1.0.0', ...options } as McpModuleForRootOptions)],
+    providers: [TaskGates, StateTools],
+  })
   class HooksAbuseApp {}
   return { module: HooksAbuseApp };
 }
 
 /** Refuses tenant "banned", throws a secret-laden error for tenant "broken", seeds the tenant otherwise. */
-function tenantHooks(closes: Closes): Pick<NonNullable<McpModuleForRootOptions['sessions']>, 'onSession' | 'onSessionClose'> {
+function tenantHooks(
+  closes: Closes,
+): Pick<NonNullable<McpModuleForRootOptions['sessions']>, 'onSession' | 'onSessionClose'> {
   return {
     onSession: ({ header, principal }) => {
       const tenant = header('x-tenant');
-      if (tenant === 'banned') throw new McpError(-32001, 'Forbidden: tenant "banned" may not connect.', undefined, 403);
+      if (tenant === 'banned')
+        throw new McpError(-32001, 'Forbidden: tenant "banned" may not connect.', undefined, 403);
       if (tenant === 'broken') throw new Error(`could not reach ${SECRET}`);
       return { tenant: tenant ?? 'none', principal: principal?.id ?? 'anonymous' };
     },
@@ -109,14 +128,33 @@ function tenantHooks(closes: Closes): Pick<NonNullable<McpModuleForRootOptions['
 
 let nextId = 1;
 
-async function toolText(url: string, sessionId: string, name: string, args: Json = {}, headers: Record<string, string> = {}): Promise<string> {
-  const answer = await rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION, ...headers } });
+async function toolText(
+  url: string,
+  sessionId: string,
+  name: string,
+  args: Json = {},
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const answer = await rpc(
+    url,
+    { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } },
+    { sessionId, headers: { 'MCP-Protocol-Version': VERSION, ...headers } },
+  );
   const message = (answer.json ?? answer.events?.find((e) => (e.data as Json)?.id !== undefined)?.data) as Json;
   return message?.result?.content?.[0]?.text ?? JSON.stringify(message ?? answer.text);
 }
 
-async function sseClient(base: string, headers: Record<string, string>): Promise<{ client: Client; transport: SSEClientTransport }> {
-  const transport = new SSEClientTransport(new URL(`${base}/sse`), { requestInit: { headers }, eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) } });
+async function sseClient(
+  base: string,
+  headers: Record<string, string>,
+): Promise<{ client: Client; transport: SSEClientTransport }> {
+  const transport = new SSEClientTransport(new URL(`${base}/sse`), {
+    requestInit: { headers },
+    eventSourceInit: {
+      fetch: (url, init) =>
+        fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+    },
+  });
   const client = new Client({ name: 'abuse-sse', version: '1.0.0' });
   await client.connect(transport);
   return { client, transport };
@@ -150,7 +188,10 @@ describe('security: session hooks on the 2024-11-05 HTTP+SSE transport', () => {
     const { client } = await sseClient(server.base, { 'x-tenant': 'acme' });
     const read = (await client.callTool({ name: 'whoami', arguments: {} }).finally(() => client.close())) as Json;
     assert.deepEqual(JSON.parse(read.content[0].text), { tenant: 'acme', principal: 'anonymous', persistent: true });
-    await closes.changed.until(() => closes.seen.some((c) => c.session?.state?.tenant === 'acme'), 'the close hook of the /sse session');
+    await closes.changed.until(
+      () => closes.seen.some((c) => c.session?.state?.tenant === 'acme'),
+      'the close hook of the /sse session',
+    );
     assert.equal(closes.seen.find((c) => c.session?.state?.tenant === 'acme')?.reason, 'deleted');
   });
 
@@ -169,7 +210,14 @@ describe('security: session state between callers (in memory)', () => {
   before(async () => {
     server = await startApp(hooksApp({ sessions: tenantHooks(closes) }));
     secured = await startApp(
-      hooksApp({ sessions: tenantHooks(closes), auth: { resource: 'http://127.0.0.1/mcp', authorizationServers: ['https://auth.example.com'], verifyToken: (token) => principals[token] ?? null } }),
+      hooksApp({
+        sessions: tenantHooks(closes),
+        auth: {
+          resource: 'http://127.0.0.1/mcp',
+          authorizationServers: ['https://auth.example.com'],
+          verifyToken: (token) => principals[token] ?? null,
+        },
+      }),
     );
   });
   after(async () => {
@@ -190,27 +238,63 @@ describe('security: session state between callers (in memory)', () => {
       assert.ok(!(await toolText(url, a, 'whoami', {}, one)).includes('B-ONLY'));
       if (url === server.url) continue;
       // Another principal holding the session id gets nothing of it (an anonymous session's id is its bearer).
-      const crossed = await rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { sessionId: a, headers: { 'MCP-Protocol-Version': VERSION, ...two } });
+      const crossed = await rpc(
+        url,
+        { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+        { sessionId: a, headers: { 'MCP-Protocol-Version': VERSION, ...two } },
+      );
       assert.ok(!crossed.text.includes('A-ONLY'), crossed.text);
     }
   });
 
   it('concurrent 2026-07-28 requests each get their own state, seeded afresh', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => modernRpc(server.url, 'tools/call', { name: 'remember', arguments: { value: `v${i}` } }, { headers: { 'x-tenant': `t${i}` } })),
+      Array.from({ length: 20 }, (_, i) =>
+        modernRpc(
+          server.url,
+          'tools/call',
+          { name: 'remember', arguments: { value: `v${i}` } },
+          { headers: { 'x-tenant': `t${i}` } },
+        ),
+      ),
     );
-    answers.forEach((answer, i) => assert.deepEqual(JSON.parse((answer.json as Json).result.content[0].text), { tenant: `t${i}`, principal: 'anonymous', value: `v${i}` }));
+    answers.forEach((answer, i) =>
+      assert.deepEqual(JSON.parse((answer.json as Json).result.content[0].text), {
+        tenant: `t${i}`,
+        principal: 'anonymous',
+        value: `v${i}`,
+      }),
+    );
   });
 
   it('onSession answers over limits.sessionStateBytes refuse the connection and open no session', async () => {
-    const small = await startApp(hooksApp({ limits: { sessionStateBytes: 64 }, sessions: { onSession: ({ header }) => ({ blob: header('x-blob') ?? '' }) } }));
+    const small = await startApp(
+      hooksApp({
+        limits: { sessionStateBytes: 64 },
+        sessions: { onSession: ({ header }) => ({ blob: header('x-blob') ?? '' }) },
+      }),
+    );
     try {
       const admin = small.app.get(McpSessionAdmin);
-      const answer = await rpc(small.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, { headers: { 'x-blob': 'x'.repeat(200) } });
+      const answer = await rpc(
+        small.url,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        },
+        { headers: { 'x-blob': 'x'.repeat(200) } },
+      );
       assert.equal(answer.headers.get('mcp-session-id'), null);
       assert.match(answer.text, /limits\.sessionStateBytes/);
       assert.deepEqual(await admin.list(), []);
-      const modern = await modernRpc(small.url, 'tools/call', { name: 'whoami', arguments: {} }, { headers: { 'x-blob': 'x'.repeat(200) } });
+      const modern = await modernRpc(
+        small.url,
+        'tools/call',
+        { name: 'whoami', arguments: {} },
+        { headers: { 'x-blob': 'x'.repeat(200) } },
+      );
       assert.match(modern.text, /limits\.sessionStateBytes/);
     } finally {
       await small.close();
@@ -218,15 +302,29 @@ describe('security: session state between callers (in memory)', () => {
   });
 
   it('a hook that throws leaks nothing on either era', async () => {
-    const init = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, { headers: { 'x-tenant': 'broken' } });
-    const modern = await modernRpc(server.url, 'tools/call', { name: 'whoami', arguments: {} }, { headers: { 'x-tenant': 'broken' } });
+    const init = await rpc(
+      server.url,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      },
+      { headers: { 'x-tenant': 'broken' } },
+    );
+    const modern = await modernRpc(
+      server.url,
+      'tools/call',
+      { name: 'whoami', arguments: {} },
+      { headers: { 'x-tenant': 'broken' } },
+    );
     for (const answer of [init, modern]) {
       assert.ok(!answer.text.includes('HOOK-SECRET'), answer.text);
       assert.equal((answer.json as Json).error?.code, -32603, answer.text);
     }
   });
 
-  it('a state write racing the session\'s end brings the session back nowhere, and the write says so', async () => {
+  it("a state write racing the session's end brings the session back nowhere, and the write says so", async () => {
     const gates = server.app.get(TaskGates);
     const admin = server.app.get(McpSessionAdmin);
     for (const end of ['DELETE', 'admin close'] as const) {
@@ -235,7 +333,12 @@ describe('security: session state between callers (in memory)', () => {
       const value = `late-${end.replace(' ', '-')}`;
       const writing = toolText(server.url, sessionId, 'later', { value }, headers);
       await guard(gates.hasStarted(value), 'the racing call starting');
-      if (end === 'DELETE') await rpc(server.url, undefined, { httpMethod: 'DELETE', sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
+      if (end === 'DELETE')
+        await rpc(server.url, undefined, {
+          httpMethod: 'DELETE',
+          sessionId,
+          headers: { 'MCP-Protocol-Version': VERSION },
+        });
       else assert.equal(await admin.close(sessionId), true);
       const closed = await closes.of(sessionId);
       gates.open(value);
@@ -243,7 +346,11 @@ describe('security: session state between callers (in memory)', () => {
       await writing.catch(() => undefined);
       assert.equal(closed.session?.state?.value, undefined, 'the close hook saw the state before the late write');
       assert.equal(await admin.find(sessionId), undefined, `${end}: the session stays ended`);
-      const reuse = await rpc(server.url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION, ...headers } });
+      const reuse = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+        { sessionId, headers: { 'MCP-Protocol-Version': VERSION, ...headers } },
+      );
       assert.equal(reuse.status, 404, reuse.text);
     }
   });
@@ -269,14 +376,23 @@ describe('security: session state between callers (in memory)', () => {
       const hanging = fetch(slow.url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'x-hang': '1' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        }),
         signal: controller.signal,
       }).catch(() => undefined);
       await waiting.until(() => hung === 1, 'the hanging hook running');
       const other = await openSession(slow.url, VERSION);
       assert.deepEqual(JSON.parse(await toolText(slow.url, other, 'whoami')), { ok: true, persistent: true });
       // A close hook that never settles does not hold the DELETE either.
-      const deleted = await rpc(slow.url, undefined, { httpMethod: 'DELETE', sessionId: other, headers: { 'MCP-Protocol-Version': VERSION } });
+      const deleted = await rpc(slow.url, undefined, {
+        httpMethod: 'DELETE',
+        sessionId: other,
+        headers: { 'MCP-Protocol-Version': VERSION },
+      });
       assert.equal(deleted.status, 200);
       controller.abort();
       await hanging;
@@ -303,26 +419,34 @@ describe('security: session state with Redis', async () => {
     if (available) await clearRedisPrefix(keyPrefix);
   });
 
-  it('a state write of a long call keeps a subscription the session made meanwhile on another instance', { skip: !available && 'Redis is not answering' }, async () => {
-    const gates = a.app.get(TaskGates);
-    const sessionId = await openSession(a.url, VERSION);
-    // The long call loads the session, then waits; meanwhile the session subscribes on B.
-    const writing = toolText(a.url, sessionId, 'later', { value: 'from-the-long-call' });
-    await guard(gates.hasStarted('from-the-long-call'), 'the long call starting');
-    const subscribed = await rpc(b.url, { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'notes://today' } }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
-    assert.equal(subscribed.status, 200, subscribed.text);
-    gates.open('from-the-long-call');
-    assert.equal(await writing, 'stored');
-    const { Redis } = await import('ioredis');
-    const redis = new Redis(REDIS_URL);
-    try {
-      const stored = JSON.parse((await redis.get(`{${keyPrefix}}session:${sessionId}`))!) as Json;
-      assert.deepEqual(stored.subscriptions, ['notes://today'], 'the subscription survived the state write');
-      assert.equal(stored.state?.value, 'from-the-long-call');
-    } finally {
-      redis.disconnect();
-    }
-  });
+  it(
+    'a state write of a long call keeps a subscription the session made meanwhile on another instance',
+    { skip: !available && 'Redis is not answering' },
+    async () => {
+      const gates = a.app.get(TaskGates);
+      const sessionId = await openSession(a.url, VERSION);
+      // The long call loads the session, then waits; meanwhile the session subscribes on B.
+      const writing = toolText(a.url, sessionId, 'later', { value: 'from-the-long-call' });
+      await guard(gates.hasStarted('from-the-long-call'), 'the long call starting');
+      const subscribed = await rpc(
+        b.url,
+        { jsonrpc: '2.0', id: nextId++, method: 'resources/subscribe', params: { uri: 'notes://today' } },
+        { sessionId, headers: { 'MCP-Protocol-Version': VERSION } },
+      );
+      assert.equal(subscribed.status, 200, subscribed.text);
+      gates.open('from-the-long-call');
+      assert.equal(await writing, 'stored');
+      const { Redis } = await import('ioredis');
+      const redis = new Redis(REDIS_URL);
+      try {
+        const stored = JSON.parse((await redis.get(`{${keyPrefix}}session:${sessionId}`))!) as Json;
+        assert.deepEqual(stored.subscriptions, ['notes://today'], 'the subscription survived the state write');
+        assert.equal(stored.state?.value, 'from-the-long-call');
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
 });
 
 describe('security: session state while Redis hangs', () => {
@@ -334,7 +458,9 @@ describe('security: session state while Redis hangs', () => {
   before(async () => {
     process.on('unhandledRejection', onUnhandled);
     redis = await RedisChild.start();
-    server = await startApp(hooksApp({ redis: { url: redis.url, keyPrefix: 'abuse-hooks-stall:', commandTimeoutMs: 300 } }));
+    server = await startApp(
+      hooksApp({ redis: { url: redis.url, keyPrefix: 'abuse-hooks-stall:', commandTimeoutMs: 300 } }),
+    );
   });
   after(async () => {
     process.off('unhandledRejection', onUnhandled);
@@ -346,14 +472,22 @@ describe('security: session state while Redis hangs', () => {
   it('a write that Redis does not answer fails its call with 503 or a tool error, never the process', async () => {
     const gates = server.app.get(TaskGates);
     const sessionId = await openSession(server.url, VERSION);
-    const writing = rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'later', arguments: { value: 'stalled' } } }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
+    const writing = rpc(
+      server.url,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'later', arguments: { value: 'stalled' } } },
+      { sessionId, headers: { 'MCP-Protocol-Version': VERSION } },
+    );
     await guard(gates.hasStarted('stalled'), 'the call starting');
     redis.pause();
     gates.open('stalled');
     const answer = await writing;
     assert.ok(answer.status === 503 || /refused|unreachable|Redis/i.test(answer.text), answer.text);
     redis.resume();
-    const after = await rpc(server.url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
+    const after = await rpc(
+      server.url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+      { sessionId, headers: { 'MCP-Protocol-Version': VERSION } },
+    );
     assert.equal(after.status, 200, after.text);
     assert.deepEqual(unhandled, []);
   });

@@ -10,7 +10,16 @@ import { after, before, describe, it } from 'node:test';
 import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { IsString } from 'class-validator';
 import { Redis } from 'ioredis';
-import { Args, Ctx, McpContext, McpModule, McpRegistry, Resource, Tool, type McpModuleOptions } from 'nestjs-model-context';
+import {
+  Args,
+  Ctx,
+  McpContext,
+  McpModule,
+  McpRegistry,
+  Resource,
+  Tool,
+  type McpModuleOptions,
+} from 'nestjs-model-context';
 import { InMemorySessionStore } from 'nestjs-model-context/stores';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { rpc } from '../utils/clients.js';
@@ -50,7 +59,10 @@ class SessionTools {
 }
 
 function appModule(options: Partial<McpModuleOptions>): DynamicModule {
-  @Module({ imports: [McpModule.forRoot({ name: 'sessions-test', version: '1.0.0', ...options })], providers: [SessionTools] })
+  @Module({
+    imports: [McpModule.forRoot({ name: 'sessions-test', version: '1.0.0', ...options })],
+    providers: [SessionTools],
+  })
   class SessionsApp {}
   return { module: SessionsApp };
 }
@@ -84,7 +96,9 @@ function initializeBody(extra: Record<string, unknown> = {}): Record<string, unk
 }
 
 async function initialize(url: string, caller: Caller): Promise<string> {
-  const answer = await rpc(url, initializeBody(), { headers: { ...headersOf(caller), 'MCP-Protocol-Version': undefined } });
+  const answer = await rpc(url, initializeBody(), {
+    headers: { ...headersOf(caller), 'MCP-Protocol-Version': undefined },
+  });
   assert.equal(answer.status, 200, answer.text);
   const id = answer.headers.get('mcp-session-id');
   assert.ok(id, 'initialize answers an Mcp-Session-Id');
@@ -127,7 +141,8 @@ async function openGetStream(url: string, caller: Caller, sessionId: string): Pr
   ended.catch(() => undefined);
   return {
     ended,
-    received: (fragment) => (text.includes(fragment) ? Promise.resolve() : new Promise((resolve) => waiting.push({ fragment, resolve }))),
+    received: (fragment) =>
+      text.includes(fragment) ? Promise.resolve() : new Promise((resolve) => waiting.push({ fragment, resolve })),
     cancel: () => controller.abort(),
   };
 }
@@ -136,7 +151,7 @@ function callBody(name: string, args: Record<string, unknown> = {}, id = 3): Rec
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
 }
 
-describe('Sessions: caps per caller, never another caller\'s session (in-memory store)', () => {
+describe("Sessions: caps per caller, never another caller's session (in-memory store)", () => {
   let running: RunningApp;
   before(async () => {
     running = await start({ sessions: { maxSessions: 6 }, limits: { sessionsPerAddress: 3 } });
@@ -150,7 +165,11 @@ describe('Sessions: caps per caller, never another caller\'s session (in-memory 
     const flood: string[] = [];
     for (let i = 0; i < 8; i++) flood.push(await initialize(running.url, attacker));
     assert.equal(await pingStatus(running.url, victim, kept), 200, "another address's flood must not end this session");
-    assert.equal(await pingStatus(running.url, attacker, flood[0]), 404, 'beyond its cap the flooding address loses its oldest session');
+    assert.equal(
+      await pingStatus(running.url, attacker, flood[0]),
+      404,
+      'beyond its cap the flooding address loses its oldest session',
+    );
     for (const id of flood.slice(-3)) assert.equal(await pingStatus(running.url, attacker, id), 200);
   });
 });
@@ -173,7 +192,8 @@ describe('Sessions: sessions.maxSessions refuses new sessions instead of evictin
     assert.ok(error.code <= -32000 && error.code >= -32099, `a JSON-RPC server error, got ${error.code}`);
     assert.match(error.message, /sessions\.maxSessions/);
     assert.match(error.message, /3/);
-    for (const [caller, id] of held) assert.equal(await pingStatus(running.url, caller, id), 200, 'no session is evicted to make room');
+    for (const [caller, id] of held)
+      assert.equal(await pingStatus(running.url, caller, id), 200, 'no session is evicted to make room');
   });
 
   it('a caller at its own cap still gets a session by ending its own oldest one', async () => {
@@ -229,9 +249,13 @@ describe('Sessions: initialize params are kept bounded (limits.initializeParamsB
   after(() => running.close());
 
   it('refuses an initialize whose capabilities exceed the limit with -32602 naming the option', async () => {
-    const answer = await rpc(running.url, initializeBody({ capabilities: { experimental: { blob: 'x'.repeat(8000) } } }), {
-      headers: { 'X-Forwarded-For': '10.4.0.1' },
-    });
+    const answer = await rpc(
+      running.url,
+      initializeBody({ capabilities: { experimental: { blob: 'x'.repeat(8000) } } }),
+      {
+        headers: { 'X-Forwarded-For': '10.4.0.1' },
+      },
+    );
     assert.equal(answer.status, 400);
     assert.equal(answer.headers.get('mcp-session-id'), null);
     const error = (answer.json as { error: { code: number; message: string } }).error;
@@ -257,30 +281,37 @@ describe('Sessions: initialize params are kept bounded (limits.initializeParamsB
       result: { content: Array<{ text: string }> };
     };
     const kept = JSON.parse(message.result.content[0].text);
-    assert.deepEqual(kept, { capabilities: { roots: { listChanged: true }, elicitation: {} }, clientInfo: { name: 'c', version: '1' } });
+    assert.deepEqual(kept, {
+      capabilities: { roots: { listChanged: true }, elicitation: {} },
+      clientInfo: { name: 'c', version: '1' },
+    });
   });
 });
 
 describe('Sessions: what a session holds ends with it', () => {
-  it('eviction beyond the caller cap ends the evicted session\'s GET stream and in-flight calls', async () => {
+  it("eviction beyond the caller cap ends the evicted session's GET stream and in-flight calls", async () => {
     const running = await start({ limits: { sessionsPerAddress: 1 } });
     try {
       const caller = { ip: '10.5.0.1' };
       const first = await initialize(running.url, caller);
       const stream = await openGetStream(running.url, caller, first);
-      const call = rpc(running.url, callBody('hang'), { sessionId: first, headers: headersOf(caller), timeoutMs: 60_000 });
+      const call = rpc(running.url, callBody('hang'), {
+        sessionId: first,
+        headers: headersOf(caller),
+        timeoutMs: 60_000,
+      });
       // The call is running once the server answered with headers; a ping on the session orders us after it.
       assert.equal(await pingStatus(running.url, caller, first), 200);
       await initialize(running.url, caller);
       await stream.ended;
       const answered = await call;
-      assert.notEqual(answered.timedOut, true, 'the evicted session\'s call ends with it');
+      assert.notEqual(answered.timedOut, true, "the evicted session's call ends with it");
     } finally {
       await running.close();
     }
   });
 
-  it('idle expiry ends the session\'s GET stream', async () => {
+  it("idle expiry ends the session's GET stream", async () => {
     // The store's clock is the test's: the session expires when the test says, however slow the
     // machine, and the store's own sweep then ends the stream.
     let now = Date.now();
@@ -317,12 +348,19 @@ describe('Sessions: what a session holds ends with it', () => {
         streams.push(await openGetStream(running.url, caller, id));
         if (i === 0) {
           subscribed = id;
-          const sub = await rpc(running.url, { jsonrpc: '2.0', id: 4, method: 'resources/subscribe', params: { uri: 'test://watched' } }, { sessionId: id, headers: headersOf(caller) });
+          const sub = await rpc(
+            running.url,
+            { jsonrpc: '2.0', id: 4, method: 'resources/subscribe', params: { uri: 'test://watched' } },
+            { sessionId: id, headers: headersOf(caller) },
+          );
           assert.equal(sub.status, 200, sub.text);
         }
       }
       const before = store.gets;
-      const touched = await rpc(running.url, callBody('touch', { uri: 'test://watched' }), { sessionId: subscribed, headers: headersOf(caller) });
+      const touched = await rpc(running.url, callBody('touch', { uri: 'test://watched' }), {
+        sessionId: subscribed,
+        headers: headersOf(caller),
+      });
       assert.equal(touched.status, 200, touched.text);
       // One read for the touch call itself; none per GET stream.
       assert.equal(store.gets - before, 1);
@@ -349,7 +387,7 @@ describe('Sessions on Redis: caps per caller, refusal at sessions.maxSessions', 
     await redis.quit();
   });
 
-  it("a flood from one address ends only its own sessions, and a full server refuses with 503", async () => {
+  it('a flood from one address ends only its own sessions, and a full server refuses with 503', async () => {
     const running = await start({
       sessions: { maxSessions: 5 },
       limits: { sessionsPerAddress: 3 },
@@ -362,7 +400,11 @@ describe('Sessions on Redis: caps per caller, refusal at sessions.maxSessions', 
       const stream = await openGetStream(running.url, attacker, await initialize(running.url, attacker));
       const flood: string[] = [];
       for (let i = 0; i < 8; i++) flood.push(await initialize(running.url, attacker));
-      assert.equal(await pingStatus(running.url, victim, kept), 200, "another address's flood must not end this session");
+      assert.equal(
+        await pingStatus(running.url, victim, kept),
+        200,
+        "another address's flood must not end this session",
+      );
       assert.equal(await pingStatus(running.url, attacker, flood[0]), 404);
       for (const id of flood.slice(-3)) assert.equal(await pingStatus(running.url, attacker, id), 200);
       await stream.ended;
@@ -391,7 +433,11 @@ describe('Sessions: an IPv6 host counts as its /64 for limits.sessionsPerAddress
     const kept = await initialize(running.url, neighbour);
     const flood: string[] = [];
     for (let i = 1; i <= 5; i++) flood.push(await initialize(running.url, { ip: `2001:db8::${i.toString(16)}` }));
-    assert.equal(await pingStatus(running.url, { ip: '2001:db8::1' }, flood[0]!), 404, 'the /64 is one caller: its oldest session ended');
+    assert.equal(
+      await pingStatus(running.url, { ip: '2001:db8::1' }, flood[0]!),
+      404,
+      'the /64 is one caller: its oldest session ended',
+    );
     assert.equal(await pingStatus(running.url, { ip: '2001:db8::5' }, flood[4]!), 200);
     assert.equal(await pingStatus(running.url, neighbour, kept), 200, 'another /64 is another caller');
   });

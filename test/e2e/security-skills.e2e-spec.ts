@@ -12,7 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Injectable, Module, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { McpExecutionContext, McpModule, RequireScopes, Skill, type McpModuleForRootOptions, type McpPrincipal } from 'nestjs-model-context';
+import {
+  McpExecutionContext,
+  McpModule,
+  RequireScopes,
+  Skill,
+  type McpModuleForRootOptions,
+  type McpPrincipal,
+} from 'nestjs-model-context';
 import { McpTestClient } from 'nestjs-model-context/testing';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { modernRpc } from '../utils/clients.js';
@@ -24,7 +31,9 @@ type Json = Record<string, any>;
 @Injectable()
 class OpsOnly implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const request = McpExecutionContext.create(context).getRequest<{ headers?: Record<string, string | undefined> } | undefined>();
+    const request = McpExecutionContext.create(context).getRequest<
+      { headers?: Record<string, string | undefined> } | undefined
+    >();
     return request?.headers?.['x-role'] === 'ops';
   }
 }
@@ -59,15 +68,26 @@ const NOWHERE = {
 function skillTree(): string {
   const root = mkdtempSync(join(tmpdir(), 'mcp-abuse-skills-'));
   mkdirSync(join(root, 'git-workflow', 'examples'), { recursive: true });
-  writeFileSync(join(root, 'git-workflow', 'SKILL.md'), '---\nname: git-workflow\ndescription: Follow the Git conventions\n---\n\nSee examples/commit.md.\n');
+  writeFileSync(
+    join(root, 'git-workflow', 'SKILL.md'),
+    '---\nname: git-workflow\ndescription: Follow the Git conventions\n---\n\nSee examples/commit.md.\n',
+  );
   writeFileSync(join(root, 'git-workflow', 'examples', 'commit.md'), 'feat: add the thing\n');
   symlinkSync('/etc/hostname', join(root, 'git-workflow', 'examples', 'hostname.md'));
   symlinkSync('/etc', join(root, 'git-workflow', 'etc'));
   return root;
 }
 
-function appWith(options: Partial<McpModuleForRootOptions>, providers: Array<new (...args: never[]) => unknown> = [GuardedSkills]) {
-  @Module({ imports: [McpModule.forRoot({ name: 'abuse-skills', version: '1.0.0', pageSize: 1, ...options } as McpModuleForRootOptions)], providers: [OpsOnly, ...providers] })
+function appWith(
+  options: Partial<McpModuleForRootOptions>,
+  providers: Array<new (...args: never[]) => unknown> = [GuardedSkills],
+) {
+  @Module({
+    imports: [
+      McpModule.forRoot({ name: 'abuse-skills', version: '1.0.0', pageSize: 1, ...options } as McpModuleForRootOptions),
+    ],
+    providers: [OpsOnly, ...providers],
+  })
   class SkillsAbuseApp {}
   return SkillsAbuseApp;
 }
@@ -97,7 +117,10 @@ describe('security: skills', () => {
     describe(`a refused caller, ${path}`, () => {
       it('finds the guarded skill in no skills/list or resources/list page, and no cursor of an admitted caller shows it', async () => {
         const seen: string[] = [];
-        for (const [method, key] of [['skills/list', 'skills'], ['resources/list', 'resources']] as const) {
+        for (const [method, key] of [
+          ['skills/list', 'skills'],
+          ['resources/list', 'resources'],
+        ] as const) {
           let cursor: string | undefined;
           do {
             const page = await paths.call(path, method, cursor === undefined ? {} : { cursor });
@@ -155,8 +178,14 @@ describe('security: skills', () => {
     try {
       const listed = await refused.request('skills/list');
       assert.ok(!JSON.stringify(listed).includes('skill://ops/'));
-      await assert.rejects(refused.request('skills/get', { uri: HIDDEN.skill }), (error: { code?: number }) => error.code === -32602);
-      await assert.rejects(refused.request('resources/read', { uri: HIDDEN.file }), (error: { code?: number }) => error.code === -32002);
+      await assert.rejects(
+        refused.request('skills/get', { uri: HIDDEN.skill }),
+        (error: { code?: number }) => error.code === -32602,
+      );
+      await assert.rejects(
+        refused.request('resources/read', { uri: HIDDEN.file }),
+        (error: { code?: number }) => error.code === -32002,
+      );
       const read = await admitted.request('resources/read', { uri: HIDDEN.file });
       assert.equal(read.contents[0].text, `Call ${SECRET}.\n`);
     } finally {
@@ -188,7 +217,12 @@ describe('security: skills', () => {
         assert.equal(answer.body.error?.code, -32602, `${method} ${uri}: ${JSON.stringify(answer.body)}`);
       }
     }
-    for (const uri of ['skill://git-workflow/', 'skill://git-workflow/examples/', 'skill://git-workflow/etc', 'skill://git-workflow/examples/..']) {
+    for (const uri of [
+      'skill://git-workflow/',
+      'skill://git-workflow/examples/',
+      'skill://git-workflow/etc',
+      'skill://git-workflow/examples/..',
+    ]) {
       const answer = await paths.call('modern', 'resources/directory/read', { uri }, ops);
       assert.equal(answer.body.error?.code, -32602, `${uri}: ${JSON.stringify(answer.body)}`);
     }
@@ -210,9 +244,15 @@ describe('security: skills', () => {
     assert.ok(cursor, 'pageSize 1 pages the directory');
     const foreign = await paths.call('modern', 'resources/directory/read', { uri: HIDDEN.root, cursor }, ops);
     assert.equal(foreign.body.error?.code, -32602, JSON.stringify(foreign.body));
-    const tampered = await paths.call('modern', 'resources/directory/read', { uri: 'skill://git-workflow', cursor: `${cursor.slice(0, -2)}AA` });
+    const tampered = await paths.call('modern', 'resources/directory/read', {
+      uri: 'skill://git-workflow',
+      cursor: `${cursor.slice(0, -2)}AA`,
+    });
     assert.equal(tampered.body.error?.code, -32602);
-    const huge = await paths.call('modern', 'resources/directory/read', { uri: 'skill://git-workflow', cursor: 'A'.repeat(60_000) });
+    const huge = await paths.call('modern', 'resources/directory/read', {
+      uri: 'skill://git-workflow',
+      cursor: 'A'.repeat(60_000),
+    });
     assert.equal(huge.body.error?.code, -32602);
     const skillsCursor = (await paths.call('modern', 'skills/list', {}, ops)).body.result.nextCursor as string;
     assert.ok(skillsCursor);
@@ -250,7 +290,7 @@ class OpenNestedSkill {
 }
 
 describe('security: a skill nested in a guarded skill by another source', () => {
-  it('does not open the guarded skill\'s directories to callers its guard refuses', async () => {
+  it("does not open the guarded skill's directories to callers its guard refuses", async () => {
     const server = await startApp(appWith({ skills: {} }, [GuardedSkills, OpenNestedSkill]));
     try {
       const dir = (await modernRpc(server.url, 'resources/directory/read', { uri: HIDDEN.dir })).json as Json;
@@ -258,17 +298,34 @@ describe('security: a skill nested in a guarded skill by another source', () => 
       const root = (await modernRpc(server.url, 'resources/directory/read', { uri: HIDDEN.root })).json as Json;
       assert.equal(root.error?.code, -32602, JSON.stringify(root));
       // The nested skill's own file stays listed to everyone, and an admitted caller sees both skills' children.
-      assert.deepEqual((dir.result.resources as Json[]).map((child) => child.name), ['SKILL.md']);
-      const admitted = (await modernRpc(server.url, 'resources/directory/read', { uri: HIDDEN.dir }, { headers: ops })).json as Json;
-      const next = (await modernRpc(server.url, 'resources/directory/read', { uri: HIDDEN.dir, cursor: admitted.result.nextCursor }, { headers: ops })).json as Json;
-      assert.deepEqual([...admitted.result.resources, ...next.result.resources].map((child: Json) => child.name), ['SKILL.md', 'triage.md']);
+      assert.deepEqual(
+        (dir.result.resources as Json[]).map((child) => child.name),
+        ['SKILL.md'],
+      );
+      const admitted = (await modernRpc(server.url, 'resources/directory/read', { uri: HIDDEN.dir }, { headers: ops }))
+        .json as Json;
+      const next = (
+        await modernRpc(
+          server.url,
+          'resources/directory/read',
+          { uri: HIDDEN.dir, cursor: admitted.result.nextCursor },
+          { headers: ops },
+        )
+      ).json as Json;
+      assert.deepEqual(
+        [...admitted.result.resources, ...next.result.resources].map((child: Json) => child.name),
+        ['SKILL.md', 'triage.md'],
+      );
     } finally {
       await server.close();
     }
   });
 });
 
-const PRINCIPALS: Record<string, McpPrincipal> = { 'alice-token': { id: 'alice', scopes: ['skills:ops'] }, 'bob-token': { id: 'bob', scopes: [] } };
+const PRINCIPALS: Record<string, McpPrincipal> = {
+  'alice-token': { id: 'alice', scopes: ['skills:ops'] },
+  'bob-token': { id: 'bob', scopes: [] },
+};
 
 @Injectable()
 class ScopedSkills {
@@ -281,7 +338,11 @@ class ScopedSkills {
 
 describe('security: a skill behind scopes, two principals', () => {
   it('is in no list of the principal without the scope, even with guardAwareLists off; a direct ask gets 403 naming the scope (step-up)', async () => {
-    const auth = { resource: 'http://127.0.0.1/mcp', authorizationServers: ['https://auth.example.com'], verifyToken: (token: string) => PRINCIPALS[token] ?? null };
+    const auth = {
+      resource: 'http://127.0.0.1/mcp',
+      authorizationServers: ['https://auth.example.com'],
+      verifyToken: (token: string) => PRINCIPALS[token] ?? null,
+    };
     const server = await startApp(appWith({ auth, guardAwareLists: false, skills: {} }, [ScopedSkills]));
     const paths = new PathClient(server.url);
     try {
@@ -290,8 +351,14 @@ describe('security: a skill behind scopes, two principals', () => {
         const alice = { Authorization: 'Bearer alice-token' };
         for (const method of ['skills/list', 'resources/list']) {
           const listed = await paths.call(path, method, {}, bob);
-          assert.ok(listed.body.result && !JSON.stringify(listed.body).includes('skill://ops/'), `${path} ${method}: ${JSON.stringify(listed.body)}`);
-          assert.ok(JSON.stringify((await paths.call(path, method, {}, alice)).body).includes('skill://ops/'), `${path} ${method} alice`);
+          assert.ok(
+            listed.body.result && !JSON.stringify(listed.body).includes('skill://ops/'),
+            `${path} ${method}: ${JSON.stringify(listed.body)}`,
+          );
+          assert.ok(
+            JSON.stringify((await paths.call(path, method, {}, alice)).body).includes('skill://ops/'),
+            `${path} ${method} alice`,
+          );
         }
         const get = await paths.call(path, 'skills/get', { uri: HIDDEN.skill }, bob);
         assert.equal(get.status, 403, `${path}: ${JSON.stringify(get.body)}`);
@@ -322,7 +389,11 @@ describe('security: odd skill folders', () => {
         assert.equal(uris.length, 2, uris.join(', '));
         assert.ok(uris[1]!.endsWith('/d/bottom.md'));
         for (const uri of ['skill://deep/pipe.md', 'skill://deep/proc/self/environ']) {
-          assert.equal(((await modernRpc(server.url, 'resources/read', { uri })).json as Json).error?.code, -32602, uri);
+          assert.equal(
+            ((await modernRpc(server.url, 'resources/read', { uri })).json as Json).error?.code,
+            -32602,
+            uri,
+          );
         }
       } finally {
         await server.close();
@@ -338,7 +409,10 @@ describe('security: odd skill folders', () => {
       mkdirSync(join(root, 'wide'));
       writeFileSync(join(root, 'wide', 'SKILL.md'), '---\nname: wide\ndescription: Many files\n---\n');
       for (let n = 0; n < 20; n++) writeFileSync(join(root, 'wide', `f${n}.md`), 'x');
-      await assert.rejects(startApp(appWith({ skills: { directory: root, maxFolderEntries: 10 } }, [])), /more than 10 entries \(skills\.maxFolderEntries\)/);
+      await assert.rejects(
+        startApp(appWith({ skills: { directory: root, maxFolderEntries: 10 } }, [])),
+        /more than 10 entries \(skills\.maxFolderEntries\)/,
+      );
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

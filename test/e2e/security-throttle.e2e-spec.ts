@@ -45,7 +45,10 @@ class ThrottledTools {
 }
 
 function throttleApp(options: Partial<McpModuleOptions>): DynamicModule {
-  @Module({ imports: [McpModule.forRoot({ name: 'throttle-attack', version: '1.0.0', legacySse: true, ...options })], providers: [ThrottledTools] })
+  @Module({
+    imports: [McpModule.forRoot({ name: 'throttle-attack', version: '1.0.0', legacySse: true, ...options })],
+    providers: [ThrottledTools],
+  })
   class ThrottleApp {}
   return { module: ThrottleApp };
 }
@@ -60,7 +63,11 @@ const authOption: McpModuleOptions['auth'] = {
 function start(module: DynamicModule, platform: TestPlatform, trustProxy: boolean): Promise<RunningApp> {
   if (platform === 'fastify') return startApp(module, { platform, fastifyOptions: { trustProxy } });
   return startApp(module, {
-    configure: (app) => void (app.getHttpAdapter().getInstance() as { set(name: string, value: unknown): void }).set('trust proxy', trustProxy),
+    configure: (app) =>
+      void (app.getHttpAdapter().getInstance() as { set(name: string, value: unknown): void }).set(
+        'trust proxy',
+        trustProxy,
+      ),
   });
 }
 
@@ -69,14 +76,22 @@ type Outcome = 'ran' | 'refused';
 function outcomeOf(result: Json | undefined, what: string): Outcome {
   assert.ok(result, `${what}: no result`);
   if (result.isError !== true) return 'ran';
-  assert.match(String(result.content?.[0]?.text), /Rate limit for tool "limited" reached: 2 call\(s\) per minute/, `${what}: ${JSON.stringify(result)}`);
+  assert.match(
+    String(result.content?.[0]?.text),
+    /Rate limit for tool "limited" reached: 2 call\(s\) per minute/,
+    `${what}: ${JSON.stringify(result)}`,
+  );
   return 'refused';
 }
 
 /** One call of `tool` in a new 2025-11-25 session. */
 async function inNewSession(url: string, headers: Record<string, string>, tool = 'limited'): Promise<Outcome> {
   const sessionId = await legacySession(url, 'throttle', { headers });
-  const answer = await rpc(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } }, { sessionId, headers: { 'MCP-Protocol-Version': '2025-11-25', ...headers } });
+  const answer = await rpc(
+    url,
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } },
+    { sessionId, headers: { 'MCP-Protocol-Version': '2025-11-25', ...headers } },
+  );
   const body = (answer.json ?? answer.events?.at(-1)?.data) as Json | undefined;
   return outcomeOf(body?.result, `legacy session call (HTTP ${answer.status})`);
 }
@@ -102,7 +117,12 @@ async function overSse(base: string, headers: Record<string, string>): Promise<O
 /** Three calls in one JSON-RPC batch of a 2025-03-26 session. */
 async function inBatch(url: string, headers: Record<string, string>): Promise<Outcome[]> {
   const sessionId = await legacySession(url, 'batch', { headers, protocolVersion: '2025-03-26' });
-  const batch = [1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'limited', arguments: {} } }));
+  const batch = [1, 2, 3].map((id) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'limited', arguments: {} },
+  }));
   const answer = await rpc(url, batch, { sessionId, headers: { 'MCP-Protocol-Version': '2025-03-26', ...headers } });
   assert.equal(answer.status, 200, answer.text);
   const replies = (answer.json ?? answer.events?.map((e) => e.data).flat()) as Json[];
@@ -132,7 +152,10 @@ for (const platform of ['express', 'fastify'] as TestPlatform[]) {
 
     it('the era a caller starts in does not matter: two 2026-07-28 calls, then a new session is refused', async () => {
       const caller = from(platform === 'express' ? '203.0.113.12' : '203.0.113.22');
-      assert.deepEqual([await modern(server.url, caller), await modern(server.url, caller), await inNewSession(server.url, caller)], ['ran', 'ran', 'refused']);
+      assert.deepEqual(
+        [await modern(server.url, caller), await modern(server.url, caller), await inNewSession(server.url, caller)],
+        ['ran', 'ran', 'refused'],
+      );
     });
 
     it('another address keeps its own bucket, and every call of a 2025-03-26 batch counts', async () => {
@@ -202,7 +225,18 @@ describe('rate limits when the throttler store (Redis) fails', () => {
   let server: RunningApp;
   before(async () => {
     redis = await startOwnRedis();
-    server = await start(throttleApp({ redis: { url: redis.url, keyPrefix: `mcp-throttle:${randomBytes(6).toString('hex')}:`, commandTimeoutMs: 1_000, retryAfterS: 1 } }), 'express', true);
+    server = await start(
+      throttleApp({
+        redis: {
+          url: redis.url,
+          keyPrefix: `mcp-throttle:${randomBytes(6).toString('hex')}:`,
+          commandTimeoutMs: 1_000,
+          retryAfterS: 1,
+        },
+      }),
+      'express',
+      true,
+    );
   });
   after(async () => {
     await server?.close();
@@ -217,8 +251,15 @@ describe('rate limits when the throttler store (Redis) fails', () => {
     const answer = await modernRpc(server.url, 'tools/call', { name: 'limited', arguments: {} }, { headers: caller });
     const result = ((answer.json ?? answer.events?.at(-1)?.data) as Json).result;
     assert.equal(result.isError, true, JSON.stringify(result));
-    assert.match(result.content[0].text, /^Rate limit for tool "limited" could not be checked: its store is unavailable \(reference [0-9a-f-]{36}\), so the call did not run\. Try again in 1 s\.$/);
-    assert.doesNotMatch(result.content[0].text, /127\.0\.0\.1|ECONNREFUSED|redis/i, 'the store failure leaks its address or cause');
+    assert.match(
+      result.content[0].text,
+      /^Rate limit for tool "limited" could not be checked: its store is unavailable \(reference [0-9a-f-]{36}\), so the call did not run\. Try again in 1 s\.$/,
+    );
+    assert.doesNotMatch(
+      result.content[0].text,
+      /127\.0\.0\.1|ECONNREFUSED|redis/i,
+      'the store failure leaks its address or cause',
+    );
     assert.equal(ran.limited, before, 'the limited handler ran while its limit could not be checked');
     assert.equal(await modern(server.url, caller, 'plain'), 'ran');
 
@@ -226,6 +267,9 @@ describe('rate limits when the throttler store (Redis) fails', () => {
     await redis.restart();
     if (client.status !== 'ready') await once(client as unknown as NodeJS.EventEmitter, 'ready');
     // The restarted Redis is empty: the window starts again.
-    assert.deepEqual([await modern(server.url, caller), await modern(server.url, caller), await modern(server.url, caller)], ['ran', 'ran', 'refused']);
+    assert.deepEqual(
+      [await modern(server.url, caller), await modern(server.url, caller), await modern(server.url, caller)],
+      ['ran', 'ran', 'refused'],
+    );
   });
 });

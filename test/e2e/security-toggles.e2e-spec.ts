@@ -10,9 +10,31 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Injectable, Module, UseGuards, type CanActivate, type DynamicModule, type ExecutionContext, type LoggerService } from '@nestjs/common';
+import {
+  Injectable,
+  Module,
+  UseGuards,
+  type CanActivate,
+  type DynamicModule,
+  type ExecutionContext,
+  type LoggerService,
+} from '@nestjs/common';
 import { IsString } from 'class-validator';
-import { Args, Complete, Ctx, McpContext, McpExecutionContext, McpModule, McpRegistry, Prompt, RequireScopes, Resource, ResourceTemplate, Tool, type McpToggleOptions } from 'nestjs-model-context';
+import {
+  Args,
+  Complete,
+  Ctx,
+  McpContext,
+  McpExecutionContext,
+  McpModule,
+  McpRegistry,
+  Prompt,
+  RequireScopes,
+  Resource,
+  ResourceTemplate,
+  Tool,
+  type McpToggleOptions,
+} from 'nestjs-model-context';
 import { McpTestClient } from 'nestjs-model-context/testing';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { META_KEYS, modernRpc, rpc } from '../utils/clients.js';
@@ -42,7 +64,9 @@ class AnswerDto {
 @Injectable()
 class AdminOnly implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const request = McpExecutionContext.create(context).getRequest<{ headers?: Record<string, string | undefined> } | undefined>();
+    const request = McpExecutionContext.create(context).getRequest<
+      { headers?: Record<string, string | undefined> } | undefined
+    >();
     return request?.headers?.['x-role'] === 'admin';
   }
 }
@@ -111,7 +135,15 @@ class FlaggedCapabilities {
 
 function togglesApp(options: { pageSize?: number; redis?: { url: string; keyPrefix: string } } = {}): DynamicModule {
   @Module({
-    imports: [McpModule.forRoot({ name: 'abuse-toggles', version: '1.0.0', sessions: { mode: 'stateful' }, pageSize: options.pageSize ?? 100, redis: options.redis })],
+    imports: [
+      McpModule.forRoot({
+        name: 'abuse-toggles',
+        version: '1.0.0',
+        sessions: { mode: 'stateful' },
+        pageSize: options.pageSize ?? 100,
+        redis: options.redis,
+      }),
+    ],
     providers: [AdminOnly, TaskGates, FlaggedCapabilities],
   })
   class TogglesAbuseApp {}
@@ -120,19 +152,52 @@ function togglesApp(options: { pageSize?: number; redis?: { url: string; keyPref
 
 /** The answer with `name` replaced by a placeholder, so a disabled and an unknown name compare whole. */
 function shape(answer: PathAnswer, name: string): Json {
-  return JSON.parse(JSON.stringify({ status: answer.status, error: answer.body.error ?? null, result: answer.body.result ?? null }).split(name).join('<name>'));
+  return JSON.parse(
+    JSON.stringify({ status: answer.status, error: answer.body.error ?? null, result: answer.body.result ?? null })
+      .split(name)
+      .join('<name>'),
+  );
 }
 
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** One probe per kind of capability: the request for the disabled one, and for one never registered. */
-function probes(path: EntryPath): Array<{ what: string; method: string; params: (name: string) => Json; disabled: string; unknown: string }> {
-  const task = path === 'modern' ? { _meta: { [META_KEYS.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } } } : { task: {} };
+function probes(
+  path: EntryPath,
+): Array<{ what: string; method: string; params: (name: string) => Json; disabled: string; unknown: string }> {
+  const task =
+    path === 'modern'
+      ? { _meta: { [META_KEYS.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } } }
+      : { task: {} };
   return [
-    { what: 'tools/call', method: 'tools/call', params: (name) => ({ name, arguments: { topic: 'x' } }), disabled: 'beta', unknown: 'ghost' },
-    { what: 'tools/call, invalid arguments', method: 'tools/call', params: (name) => ({ name, arguments: [] }), disabled: 'beta', unknown: 'ghost' },
-    { what: 'tools/call as a task', method: 'tools/call', params: (name) => ({ name, arguments: { topic: 'x' }, ...task }), disabled: 'beta', unknown: 'ghost' },
-    { what: 'prompts/get', method: 'prompts/get', params: (name) => ({ name, arguments: { topic: 'x' } }), disabled: 'gamma', unknown: 'ghost' },
+    {
+      what: 'tools/call',
+      method: 'tools/call',
+      params: (name) => ({ name, arguments: { topic: 'x' } }),
+      disabled: 'beta',
+      unknown: 'ghost',
+    },
+    {
+      what: 'tools/call, invalid arguments',
+      method: 'tools/call',
+      params: (name) => ({ name, arguments: [] }),
+      disabled: 'beta',
+      unknown: 'ghost',
+    },
+    {
+      what: 'tools/call as a task',
+      method: 'tools/call',
+      params: (name) => ({ name, arguments: { topic: 'x' }, ...task }),
+      disabled: 'beta',
+      unknown: 'ghost',
+    },
+    {
+      what: 'prompts/get',
+      method: 'prompts/get',
+      params: (name) => ({ name, arguments: { topic: 'x' } }),
+      disabled: 'gamma',
+      unknown: 'ghost',
+    },
     {
       what: 'completion of a prompt argument',
       method: 'completion/complete',
@@ -140,8 +205,20 @@ function probes(path: EntryPath): Array<{ what: string; method: string; params: 
       disabled: 'gamma',
       unknown: 'ghost',
     },
-    { what: 'resources/read', method: 'resources/read', params: (uri) => ({ uri }), disabled: 'flags://doc', unknown: 'flags://ghost' },
-    { what: 'resources/read through a template', method: 'resources/read', params: (uri) => ({ uri }), disabled: 'flags://items/1', unknown: 'flags://nothing/1' },
+    {
+      what: 'resources/read',
+      method: 'resources/read',
+      params: (uri) => ({ uri }),
+      disabled: 'flags://doc',
+      unknown: 'flags://ghost',
+    },
+    {
+      what: 'resources/read through a template',
+      method: 'resources/read',
+      params: (uri) => ({ uri }),
+      disabled: 'flags://items/1',
+      unknown: 'flags://nothing/1',
+    },
     {
       what: 'completion of a template variable',
       method: 'completion/complete',
@@ -150,15 +227,33 @@ function probes(path: EntryPath): Array<{ what: string; method: string; params: 
       unknown: 'flags://nothing/{id}',
     },
     path === 'modern'
-      ? { what: 'subscriptions/listen', method: 'subscriptions/listen', params: (uri) => ({ notifications: { resourceSubscriptions: [uri] } }), disabled: 'flags://doc', unknown: 'flags://ghost' }
-      : { what: 'resources/subscribe', method: 'resources/subscribe', params: (uri) => ({ uri }), disabled: 'flags://doc', unknown: 'flags://ghost' },
+      ? {
+          what: 'subscriptions/listen',
+          method: 'subscriptions/listen',
+          params: (uri) => ({ notifications: { resourceSubscriptions: [uri] } }),
+          disabled: 'flags://doc',
+          unknown: 'flags://ghost',
+        }
+      : {
+          what: 'resources/subscribe',
+          method: 'resources/subscribe',
+          params: (uri) => ({ uri }),
+          disabled: 'flags://doc',
+          unknown: 'flags://ghost',
+        },
   ];
 }
 
 /** Turns every flagged capability off, or on again. */
 function flagAll(registry: McpRegistry, on: boolean): void {
-  const targets: Array<[string, McpToggleOptions]> = [['beta', {}], ['confirm', {}], ['gamma', { kind: 'prompt' }], ['flags://doc', { kind: 'resource' }], ['flags://items/{id}', { kind: 'resourceTemplate' }]];
-  for (const [name, options] of targets) (on ? registry.enable(name, options) : registry.disable(name, options));
+  const targets: Array<[string, McpToggleOptions]> = [
+    ['beta', {}],
+    ['confirm', {}],
+    ['gamma', { kind: 'prompt' }],
+    ['flags://doc', { kind: 'resource' }],
+    ['flags://items/{id}', { kind: 'resourceTemplate' }],
+  ];
+  for (const [name, options] of targets) on ? registry.enable(name, options) : registry.disable(name, options);
 }
 
 describe('security: runtime toggles', () => {
@@ -189,7 +284,8 @@ describe('security: runtime toggles', () => {
           (await paths.call(path, 'resources/list')).body,
           (await paths.call(path, 'resources/templates/list')).body,
         ]);
-        for (const name of ['"beta"', '"confirm"', '"gamma"', 'flags://doc', 'flags://items/']) assert.ok(!listed.includes(name), `${name} listed: ${listed}`);
+        for (const name of ['"beta"', '"confirm"', '"gamma"', 'flags://doc', 'flags://items/'])
+          assert.ok(!listed.includes(name), `${name} listed: ${listed}`);
       } finally {
         flagAll(registry, true);
       }
@@ -202,7 +298,10 @@ describe('security: runtime toggles', () => {
     const client = await McpTestClient.create(server.app, { era: '2025-11-25' });
     registry.disable('beta');
     try {
-      await assert.rejects(client.callTool('beta', { topic: 'x' }), (error: { code?: number; message: string }) => error.code === -32602 && /Unknown tool/.test(error.message));
+      await assert.rejects(
+        client.callTool('beta', { topic: 'x' }),
+        (error: { code?: number; message: string }) => error.code === -32602 && /Unknown tool/.test(error.message),
+      );
       assert.ok(!(await client.listTools()).some((tool) => tool.name === 'beta'));
     } finally {
       registry.enable('beta');
@@ -227,18 +326,21 @@ describe('security: runtime toggles', () => {
 
   it('a multi-round-trip retry after its tool was disabled answers as an unknown tool; the requestState runs nothing', async () => {
     const caps = { [META_KEYS.clientCapabilities]: { elicitation: {} } };
-    const first = (await modernRpc(server.url, 'tools/call', { name: 'confirm', arguments: {}, _meta: caps })).json as Json;
+    const first = (await modernRpc(server.url, 'tools/call', { name: 'confirm', arguments: {}, _meta: caps }))
+      .json as Json;
     assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
     const [key] = Object.keys(first.result.inputRequests);
     registry.disable('confirm');
     try {
-      const retry = (await modernRpc(server.url, 'tools/call', {
-        name: 'confirm',
-        arguments: {},
-        inputResponses: { [key!]: { action: 'accept', content: { answer: 'yes' } } },
-        requestState: first.result.requestState,
-        _meta: caps,
-      })).json as Json;
+      const retry = (
+        await modernRpc(server.url, 'tools/call', {
+          name: 'confirm',
+          arguments: {},
+          inputResponses: { [key!]: { action: 'accept', content: { answer: 'yes' } } },
+          requestState: first.result.requestState,
+          _meta: caps,
+        })
+      ).json as Json;
       assert.equal(retry.error?.code, -32602, JSON.stringify(retry));
       assert.match(retry.error.message, /Unknown tool/);
     } finally {
@@ -351,8 +453,16 @@ describe('security: a toggle flipped while a request waits for its session hook'
           McpModule.forRoot({
             name: 'abuse-toggles-scoped',
             version: '1.0.0',
-            sessions: { mode: 'stateless', onSession: async ({ header }) => (header('x-hold') ? gates.pass('hook', new AbortController().signal) : undefined) },
-            auth: { resource: 'http://127.0.0.1/mcp', authorizationServers: ['https://auth.example.com'], verifyToken: (token) => (token === 'bob-token' ? { id: 'bob', scopes: [] } : null) },
+            sessions: {
+              mode: 'stateless',
+              onSession: async ({ header }) =>
+                header('x-hold') ? gates.pass('hook', new AbortController().signal) : undefined,
+            },
+            auth: {
+              resource: 'http://127.0.0.1/mcp',
+              authorizationServers: ['https://auth.example.com'],
+              verifyToken: (token) => (token === 'bob-token' ? { id: 'bob', scopes: [] } : null),
+            },
           }),
         ],
         providers: [VaultTools],
@@ -366,12 +476,19 @@ describe('security: a toggle flipped while a request waits for its session hook'
         const call =
           era === 'modern'
             ? modernRpc(server.url, 'tools/call', { name: 'vault', arguments: {} }, { headers })
-            : rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'vault', arguments: {} } }, { headers: { ...headers, 'MCP-Protocol-Version': '2025-11-25' } });
+            : rpc(
+                server.url,
+                { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'vault', arguments: {} } },
+                { headers: { ...headers, 'MCP-Protocol-Version': '2025-11-25' } },
+              );
         await guard(gates.hasStarted('hook'), 'the call waiting in its session hook');
         registry.enable('vault');
         gates.open('hook');
         const answer = await call;
-        assert.ok(!answer.text.includes('VAULT-CONTENTS'), `a principal without vault:admin ran the tool: ${answer.text}`);
+        assert.ok(
+          !answer.text.includes('VAULT-CONTENTS'),
+          `a principal without vault:admin ran the tool: ${answer.text}`,
+        );
         assert.equal(answer.status, 403, answer.text);
         assert.match(answer.headers.get('www-authenticate') ?? '', /insufficient_scope/);
       } finally {

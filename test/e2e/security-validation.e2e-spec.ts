@@ -12,7 +12,16 @@ import { BadRequestException, Injectable, Module } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { IsString, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { z } from 'zod';
-import { Args, Ctx, McpModule, Prompt, ResourceTemplate, Tool, type InferArgs, type McpContext } from '../../lib/index.js';
+import {
+  Args,
+  Ctx,
+  McpModule,
+  Prompt,
+  ResourceTemplate,
+  Tool,
+  type InferArgs,
+  type McpContext,
+} from '../../lib/index.js';
 import { AppModule as BasicApp } from '../../sample/01-basic/app.module.js';
 import { AppModule as InteractiveApp } from '../../sample/03-interactive/app.module.js';
 import { InteractiveModule } from '../fixtures/interactive.module.js';
@@ -52,18 +61,26 @@ async function callAnswering(
   answers: unknown[],
 ): Promise<{ response: Json; asked: number }> {
   let asked = 0;
-  const res = await rpc(url, { jsonrpc: '2.0', id: 'call', method: 'tools/call', params: call }, {
-    sessionId,
-    headers: { 'MCP-Protocol-Version': '2025-11-25' },
-    onEvent: async (event: SseEvent) => {
-      const data = event.data as Json;
-      if (data?.method !== method) return;
-      const result = answers[Math.min(asked, answers.length - 1)];
-      asked += 1;
-      const posted = await rpc(url, { jsonrpc: '2.0', id: data.id, result }, { sessionId, headers: { 'MCP-Protocol-Version': '2025-11-25' } });
-      assert.equal(posted.status, 202, posted.text);
+  const res = await rpc(
+    url,
+    { jsonrpc: '2.0', id: 'call', method: 'tools/call', params: call },
+    {
+      sessionId,
+      headers: { 'MCP-Protocol-Version': '2025-11-25' },
+      onEvent: async (event: SseEvent) => {
+        const data = event.data as Json;
+        if (data?.method !== method) return;
+        const result = answers[Math.min(asked, answers.length - 1)];
+        asked += 1;
+        const posted = await rpc(
+          url,
+          { jsonrpc: '2.0', id: data.id, result },
+          { sessionId, headers: { 'MCP-Protocol-Version': '2025-11-25' } },
+        );
+        assert.equal(posted.status, 202, posted.text);
+      },
     },
-  });
+  );
   const response = res.events?.map((e) => e.data as Json).find((d) => d?.id === 'call');
   assert.ok(response, `no response to the call: ${res.text}`);
   return { response, asked };
@@ -79,13 +96,21 @@ describe('security: log levels are the eight RFC 5424 names, nothing inherited (
   it('refuses logging/setLevel with a prototype name as -32602 naming the valid levels (legacy era)', async () => {
     const sessionId = await legacySession(server.url);
     for (const level of PROTOTYPE_NAMES) {
-      const res = await rpc(server.url, { jsonrpc: '2.0', id: level, method: 'logging/setLevel', params: { level } }, { sessionId });
+      const res = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: level, method: 'logging/setLevel', params: { level } },
+        { sessionId },
+      );
       const body = res.json as Json;
       assert.equal(body.error?.code, -32602, `${level}: ${res.text}`);
       assert.equal(body.id, level);
       assert.ok(body.error.message.includes(VALID_LEVELS), body.error.message);
     }
-    const ok = await rpc(server.url, { jsonrpc: '2.0', id: 'ok', method: 'logging/setLevel', params: { level: 'warning' } }, { sessionId });
+    const ok = await rpc(
+      server.url,
+      { jsonrpc: '2.0', id: 'ok', method: 'logging/setLevel', params: { level: 'warning' } },
+      { sessionId },
+    );
     assert.deepEqual((ok.json as Json).result, {});
   });
 
@@ -112,7 +137,13 @@ describe('security: arguments must match the listed input schema (item 22)', () 
 
   const assignees: Array<[string, unknown]> = [
     ['an empty array', []],
-    ['an array of two assignees', [{ name: 'Ada', email: 'ada@example.com' }, { name: 'Bob', email: 'bob@example.com' }]],
+    [
+      'an array of two assignees',
+      [
+        { name: 'Ada', email: 'ada@example.com' },
+        { name: 'Bob', email: 'bob@example.com' },
+      ],
+    ],
   ];
 
   for (const era of ['legacy', 'modern'] as const) {
@@ -121,13 +152,21 @@ describe('security: arguments must match the listed input schema (item 22)', () 
         const call = async (method: string, params: Json): Promise<Json> => {
           if (era === 'modern') return (await modernRpc(server.url, method, params)).json as Json;
           const sessionId = await legacySession(server.url);
-          const res = await rpc(server.url, { jsonrpc: '2.0', id: 1, method, params }, { sessionId, headers: { 'MCP-Protocol-Version': '2025-11-25' } });
+          const res = await rpc(
+            server.url,
+            { jsonrpc: '2.0', id: 1, method, params },
+            { sessionId, headers: { 'MCP-Protocol-Version': '2025-11-25' } },
+          );
           return (res.json ?? res.events?.map((e) => e.data as Json).find((d) => d?.id === 1)) as Json;
         };
         const title = `confused ${era} ${label}`;
         const listed = await call('tools/list', {});
         const schema = listed.result.tools.find((t: Json) => t.name === 'create_task').inputSchema;
-        assert.equal([schema.properties.assignee.type].flat().includes('array'), false, 'the listed schema does not allow an array');
+        assert.equal(
+          [schema.properties.assignee.type].flat().includes('array'),
+          false,
+          'the listed schema does not allow an array',
+        );
 
         const created = await call('tools/call', { name: 'create_task', arguments: { title, assignee } });
         assert.equal(created.result?.isError, true, JSON.stringify(created));
@@ -143,18 +182,23 @@ describe('security: arguments must match the listed input schema (item 22)', () 
   }
 
   it('still accepts an assignee object and an omitted one', async () => {
-    const ok = (await modernRpc(server.url, 'tools/call', {
-      name: 'create_task',
-      arguments: { title: 'fine', assignee: { name: 'Ada', email: 'ada@example.com' } },
-    })).json as Json;
+    const ok = (
+      await modernRpc(server.url, 'tools/call', {
+        name: 'create_task',
+        arguments: { title: 'fine', assignee: { name: 'Ada', email: 'ada@example.com' } },
+      })
+    ).json as Json;
     assert.notEqual(ok.result.isError, true, JSON.stringify(ok));
     assert.deepEqual(ok.result.structuredContent.assignee, { name: 'Ada', email: 'ada@example.com' });
-    const none = (await modernRpc(server.url, 'tools/call', { name: 'create_task', arguments: { title: 'alone' } })).json as Json;
+    const none = (await modernRpc(server.url, 'tools/call', { name: 'create_task', arguments: { title: 'alone' } }))
+      .json as Json;
     assert.notEqual(none.result.isError, true, JSON.stringify(none));
   });
 
   it('refuses an object given where the listed schema says array', async () => {
-    const res = (await modernRpc(server.url, 'tools/call', { name: 'create_task', arguments: { title: 't', tags: { 0: 'a' } } })).json as Json;
+    const res = (
+      await modernRpc(server.url, 'tools/call', { name: 'create_task', arguments: { title: 't', tags: { 0: 'a' } } })
+    ).json as Json;
     assert.equal(res.result.isError, true);
     assert.match(res.result.content[0].text, /- tags: /);
   });
@@ -186,7 +230,13 @@ describe('security: sampling and roots answers are checked before the handler se
 
     it('asks again instead of running the handler on a malformed sampling answer', async () => {
       for (const answer of malformedSamples) {
-        const first = (await modernRpc(server.url, 'tools/call', { name: 'summarize', arguments: { text: 'A long text.' }, _meta: caps })).json as Json;
+        const first = (
+          await modernRpc(server.url, 'tools/call', {
+            name: 'summarize',
+            arguments: { text: 'A long text.' },
+            _meta: caps,
+          })
+        ).json as Json;
         assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
         const [key] = Object.keys(first.result.inputRequests);
         const retry = await modernRpc(server.url, 'tools/call', {
@@ -205,15 +255,19 @@ describe('security: sampling and roots answers are checked before the handler se
 
     it('accepts a well-formed answer, also with content as an array of blocks (2025-11-25 shape)', async () => {
       for (const answer of [goodSample, { ...goodSample, content: [{ type: 'text', text: 'Short.' }] }]) {
-        const first = (await modernRpc(server.url, 'tools/call', { name: 'summarize', arguments: { text: 'x' }, _meta: caps })).json as Json;
+        const first = (
+          await modernRpc(server.url, 'tools/call', { name: 'summarize', arguments: { text: 'x' }, _meta: caps })
+        ).json as Json;
         const [key] = Object.keys(first.result.inputRequests);
-        const done = (await modernRpc(server.url, 'tools/call', {
-          name: 'summarize',
-          arguments: { text: 'x' },
-          inputResponses: { [key!]: answer },
-          requestState: first.result.requestState,
-          _meta: caps,
-        })).json as Json;
+        const done = (
+          await modernRpc(server.url, 'tools/call', {
+            name: 'summarize',
+            arguments: { text: 'x' },
+            inputResponses: { [key!]: answer },
+            requestState: first.result.requestState,
+            _meta: caps,
+          })
+        ).json as Json;
         assert.equal(done.result?.resultType, 'complete', JSON.stringify(done));
         assert.notEqual(done.result.isError, true, JSON.stringify(done));
       }
@@ -293,26 +347,32 @@ describe('security: sampling and roots answers are checked before the handler se
     it('re-asks on a malformed roots answer on the 2026-07-28 era', async () => {
       const caps = { [META_KEYS.clientCapabilities]: { roots: {} } };
       for (const answer of malformedRoots) {
-        const first = (await modernRpc(server.url, 'tools/call', { name: 'list_roots', arguments: {}, _meta: caps })).json as Json;
+        const first = (await modernRpc(server.url, 'tools/call', { name: 'list_roots', arguments: {}, _meta: caps }))
+          .json as Json;
         assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
         const [key] = Object.keys(first.result.inputRequests);
-        const retry = (await modernRpc(server.url, 'tools/call', {
-          name: 'list_roots',
-          arguments: {},
-          inputResponses: { [key!]: answer },
-          requestState: first.result.requestState,
-          _meta: caps,
-        })).json as Json;
+        const retry = (
+          await modernRpc(server.url, 'tools/call', {
+            name: 'list_roots',
+            arguments: {},
+            inputResponses: { [key!]: answer },
+            requestState: first.result.requestState,
+            _meta: caps,
+          })
+        ).json as Json;
         assert.equal(retry.result?.resultType, 'input_required', `${JSON.stringify(answer)}: ${JSON.stringify(retry)}`);
       }
     });
 
     it('re-asks on a malformed roots answer on a legacy session', async () => {
       const sessionId = await legacySession(server.url, { roots: {} });
-      const { response, asked } = await callAnswering(server.url, sessionId, { name: 'list_roots', arguments: {} }, 'roots/list', [
-        malformedRoots[0],
-        { roots: [{ uri: 'file:///r', name: 'r' }] },
-      ]);
+      const { response, asked } = await callAnswering(
+        server.url,
+        sessionId,
+        { name: 'list_roots', arguments: {} },
+        'roots/list',
+        [malformedRoots[0], { roots: [{ uri: 'file:///r', name: 'r' }] }],
+      );
       assert.equal(asked, 2);
       assert.equal(response.result.content[0].text, 'file:///r');
     });
@@ -343,7 +403,13 @@ class ConstraintDto {
 
 class TransformDto {
   @IsString()
-  @Transform(({ value }) => (value === 'refuse' ? (() => { throw new BadRequestException('dsn must name a known database') })() : leak('@Transform')))
+  @Transform(({ value }) =>
+    value === 'refuse'
+      ? (() => {
+          throw new BadRequestException('dsn must name a known database');
+        })()
+      : leak('@Transform'),
+  )
   dsn!: string;
 }
 
@@ -370,7 +436,13 @@ class ThrowingValidators {
     return outcome.action;
   }
 
-  @ResourceTemplate({ uriTemplate: 'db://{dsn}', name: 'database', description: 'Its variable goes through a throwing @Transform.', mimeType: 'text/plain', args: TransformDto })
+  @ResourceTemplate({
+    uriTemplate: 'db://{dsn}',
+    name: 'database',
+    description: 'Its variable goes through a throwing @Transform.',
+    mimeType: 'text/plain',
+    args: TransformDto,
+  })
   database(@Args() { dsn }: TransformDto): string {
     return dsn;
   }
@@ -381,7 +453,10 @@ class ThrowingValidators {
   }
 }
 
-@Module({ imports: [McpModule.forRoot({ name: 'throwing-validators', version: '1.0.0' })], providers: [ThrowingValidators] })
+@Module({
+  imports: [McpModule.forRoot({ name: 'throwing-validators', version: '1.0.0' })],
+  providers: [ThrowingValidators],
+})
 class ThrowingValidatorsApp {}
 
 const REFERENCE = /failed with an internal error \(reference [0-9a-f-]{36}\)\. The server log has the details\./;
@@ -394,15 +469,26 @@ describe('security: what a validator throws keeps its text in the log (issue 26 
   after(() => server.close());
 
   const eras = [
-    { era: '2025-11-25', connect: (url: string) => connectSdkClient(url, { onElicit: () => ({ action: 'accept', content: { ok: true } }) }) },
-    { era: '2026-07-28', connect: (url: string) => connectModernClient(url, { onElicit: () => ({ action: 'accept', content: { ok: true } }) }) },
+    {
+      era: '2025-11-25',
+      connect: (url: string) =>
+        connectSdkClient(url, { onElicit: () => ({ action: 'accept', content: { ok: true } }) }),
+    },
+    {
+      era: '2026-07-28',
+      connect: (url: string) =>
+        connectModernClient(url, { onElicit: () => ({ action: 'accept', content: { ok: true } }) }),
+    },
   ];
   for (const { era, connect } of eras) {
     it(`a throwing zod refinement, class-validator constraint, @Transform or elicitation schema answers a reference id, not the text (${era})`, async () => {
       const conn = await connect(server.url);
       try {
         for (const name of ['zod_throws', 'constraint_throws', 'transform_throws', 'form_throws']) {
-          const result = (await conn.client.callTool({ name, arguments: name === 'form_throws' ? {} : { dsn: 'db' } })) as Json;
+          const result = (await conn.client.callTool({
+            name,
+            arguments: name === 'form_throws' ? {} : { dsn: 'db' },
+          })) as Json;
           const text = JSON.stringify(result);
           assert.doesNotMatch(text, /ZOD-SECRET|postgres:|could not reach/, `${name} leaks the exception: ${text}`);
           assert.equal(result.isError, true, `${name}: ${text}`);
@@ -413,20 +499,35 @@ describe('security: what a validator throws keeps its text in the log (issue 26 
         assert.equal(invalid.isError, true);
         assert.match(invalid.content[0].text, /^Invalid arguments for tool "zod_throws":\n- dsn: /);
         // An HttpException thrown on purpose is a message for the caller, as from a handler.
-        const refused = (await conn.client.callTool({ name: 'transform_throws', arguments: { dsn: 'refuse' } })) as Json;
+        const refused = (await conn.client.callTool({
+          name: 'transform_throws',
+          arguments: { dsn: 'refuse' },
+        })) as Json;
         assert.equal(refused.isError, true);
         assert.equal(refused.content[0].text, 'dsn must name a known database');
-        assert.equal(((await conn.client.callTool({ name: 'zod_throws', arguments: { dsn: 'fine' } })) as Json).content[0].text, 'fine');
+        assert.equal(
+          ((await conn.client.callTool({ name: 'zod_throws', arguments: { dsn: 'fine' } })) as Json).content[0].text,
+          'fine',
+        );
         // A prompt's arguments: the same, as a JSON-RPC error.
-        await assert.rejects(conn.client.getPrompt({ name: 'prompt_throws', arguments: { topic: 'x' } }), (error: Error) => {
-          assert.doesNotMatch(error.message, /ZOD-SECRET|postgres:|could not reach/);
-          assert.match(error.message, /Prompt "prompt_throws" failed with an internal error \(reference [0-9a-f-]{36}\)/);
-          return true;
-        });
+        await assert.rejects(
+          conn.client.getPrompt({ name: 'prompt_throws', arguments: { topic: 'x' } }),
+          (error: Error) => {
+            assert.doesNotMatch(error.message, /ZOD-SECRET|postgres:|could not reach/);
+            assert.match(
+              error.message,
+              /Prompt "prompt_throws" failed with an internal error \(reference [0-9a-f-]{36}\)/,
+            );
+            return true;
+          },
+        );
         // A resource template's variables: the same.
         await assert.rejects(conn.client.readResource({ uri: 'db://primary' }), (error: Error) => {
           assert.doesNotMatch(error.message, /ZOD-SECRET|postgres:|could not reach/);
-          assert.match(error.message, /Resource "db:\/\/primary" failed with an internal error \(reference [0-9a-f-]{36}\)/);
+          assert.match(
+            error.message,
+            /Resource "db:\/\/primary" failed with an internal error \(reference [0-9a-f-]{36}\)/,
+          );
           return true;
         });
       } finally {

@@ -9,7 +9,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { Injectable, Module, UseGuards, type CanActivate, type DynamicModule, type ExecutionContext } from '@nestjs/common';
+import {
+  Injectable,
+  Module,
+  UseGuards,
+  type CanActivate,
+  type DynamicModule,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { IsString } from 'class-validator';
 import {
   Args,
@@ -73,7 +80,8 @@ class HookLog extends EventEmitter {
       onSession: (connection) => {
         this.opened.push(connection);
         const tenant = connection.header('x-tenant');
-        if (tenant === 'banned') throw new McpError(-32001, 'Forbidden: tenant "banned" may not open sessions.', undefined, 403);
+        if (tenant === 'banned')
+          throw new McpError(-32001, 'Forbidden: tenant "banned" may not open sessions.', undefined, 403);
         return { tenant: tenant ?? 'none', client: connection.clientInfo?.name ?? 'unknown', items: [] };
       },
       onSessionClose: (closed) => {
@@ -96,12 +104,17 @@ class HookLog extends EventEmitter {
 
 class AdminGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    return context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers['x-admin'] === 'yes';
+    return (
+      context.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers['x-admin'] === 'yes'
+    );
   }
 }
 
 function appModule(options: Partial<McpModuleForRootOptions>): DynamicModule {
-  @Module({ imports: [McpModule.forRoot({ name: 'session-hooks', version: '1.0.0', ...options } as McpModuleForRootOptions)], providers: [CartTools] })
+  @Module({
+    imports: [McpModule.forRoot({ name: 'session-hooks', version: '1.0.0', ...options } as McpModuleForRootOptions)],
+    providers: [CartTools],
+  })
   class SessionHooksApp {}
   return { module: SessionHooksApp };
 }
@@ -116,10 +129,19 @@ async function start(options: Partial<McpModuleForRootOptions>): Promise<Running
 
 let nextId = 1;
 
-async function initialize(url: string, headers: Record<string, string> = {}, clientName = 'cart-client'): Promise<string> {
+async function initialize(
+  url: string,
+  headers: Record<string, string> = {},
+  clientName = 'cart-client',
+): Promise<string> {
   const answer = await rpc(
     url,
-    { jsonrpc: '2.0', id: nextId++, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: clientName, version: '1.2.3' } } },
+    {
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: clientName, version: '1.2.3' } },
+    },
     { headers },
   );
   assert.equal(answer.status, 200, answer.text);
@@ -128,8 +150,18 @@ async function initialize(url: string, headers: Record<string, string> = {}, cli
   return id;
 }
 
-async function call(url: string, sessionId: string, name: string, args: Json = {}, headers: Record<string, string> = {}): Promise<Json> {
-  const answer = await rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION, ...headers } });
+async function call(
+  url: string,
+  sessionId: string,
+  name: string,
+  args: Json = {},
+  headers: Record<string, string> = {},
+): Promise<Json> {
+  const answer = await rpc(
+    url,
+    { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } },
+    { sessionId, headers: { 'MCP-Protocol-Version': VERSION, ...headers } },
+  );
   assert.equal(answer.status, 200, answer.text);
   const message = (answer.json ?? answer.events?.find((e) => (e.data as Json)?.id !== undefined)?.data) as Json;
   return message;
@@ -142,7 +174,10 @@ describe('session hooks: state seeded from the connection, close hook on DELETE,
   let app: RunningApp;
 
   before(async () => {
-    app = await start({ sessions: { idleTtlMs: 60_000, ...log.options() }, limits: { sessionsPerAddress: 2, sessionStateBytes: 2048 } });
+    app = await start({
+      sessions: { idleTtlMs: 60_000, ...log.options() },
+      limits: { sessionsPerAddress: 2, sessionStateBytes: 2048 },
+    });
   });
   after(() => app?.close());
 
@@ -152,14 +187,21 @@ describe('session hooks: state seeded from the connection, close hook on DELETE,
     assert.equal(opened.era, 'legacy');
     assert.equal(opened.protocolVersion, VERSION);
     assert.deepEqual(opened.clientInfo, { name: 'cart-client', version: '1.2.3' });
-    assert.equal(JSON.parse(textOf(await call(app.url, sessionId, 'add', { item: 'apple' }, { 'X-Forwarded-For': '10.0.0.1' }))).items[0], 'apple');
+    assert.equal(
+      JSON.parse(textOf(await call(app.url, sessionId, 'add', { item: 'apple' }, { 'X-Forwarded-For': '10.0.0.1' })))
+        .items[0],
+      'apple',
+    );
     await call(app.url, sessionId, 'add', { item: 'pear' }, { 'X-Forwarded-For': '10.0.0.1' });
-    assert.deepEqual(JSON.parse(textOf(await call(app.url, sessionId, 'cart', {}, { 'X-Forwarded-For': '10.0.0.1' }))), {
-      tenant: 'acme',
-      client: 'cart-client',
-      items: ['apple', 'pear'],
-      persistent: true,
-    });
+    assert.deepEqual(
+      JSON.parse(textOf(await call(app.url, sessionId, 'cart', {}, { 'X-Forwarded-For': '10.0.0.1' }))),
+      {
+        tenant: 'acme',
+        client: 'cart-client',
+        items: ['apple', 'pear'],
+        persistent: true,
+      },
+    );
   });
 
   it('refuses a write over limits.sessionStateBytes with a message naming the limit, and keeps the state as it was', async () => {
@@ -175,7 +217,12 @@ describe('session hooks: state seeded from the connection, close hook on DELETE,
   it('lets the hook refuse a connection with its McpError', async () => {
     const answer = await rpc(
       app.url,
-      { jsonrpc: '2.0', id: nextId++, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: nextId++,
+        method: 'initialize',
+        params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      },
       { headers: { 'X-Tenant': 'banned', 'X-Forwarded-For': '10.0.0.3' } },
     );
     assert.equal(answer.status, 403);
@@ -188,7 +235,11 @@ describe('session hooks: state seeded from the connection, close hook on DELETE,
     const sessionId = await initialize(app.url, headers);
     await call(app.url, sessionId, 'add', { item: 'last' }, headers);
     const closing = log.closeOf(sessionId, 'the close hook after DELETE');
-    const answer = await rpc(app.url, undefined, { httpMethod: 'DELETE', sessionId, headers: { ...headers, 'MCP-Protocol-Version': VERSION } });
+    const answer = await rpc(app.url, undefined, {
+      httpMethod: 'DELETE',
+      sessionId,
+      headers: { ...headers, 'MCP-Protocol-Version': VERSION },
+    });
     assert.equal(answer.status, 200);
     const closed = await closing;
     assert.equal(closed.reason, 'deleted');
@@ -205,7 +256,11 @@ describe('session hooks: state seeded from the connection, close hook on DELETE,
     const closed = await closing;
     assert.equal(closed.reason, 'evicted');
     assert.equal(closed.session?.id, first);
-    const ping = await rpc(app.url, { jsonrpc: '2.0', id: nextId++, method: 'ping' }, { sessionId: first, headers: { ...headers, 'MCP-Protocol-Version': VERSION } });
+    const ping = await rpc(
+      app.url,
+      { jsonrpc: '2.0', id: nextId++, method: 'ping' },
+      { sessionId: first, headers: { ...headers, 'MCP-Protocol-Version': VERSION } },
+    );
     assert.equal(ping.status, 404, 'the evicted session is gone');
   });
 });
@@ -225,7 +280,11 @@ describe('session hooks: idle expiry runs the close hook with reason "expired"',
     const closed = await log.closeOf(sessionId, 'the close hook of the idle session');
     assert.equal(closed.reason, 'expired');
     assert.equal(closed.session?.state?.tenant, 'idle');
-    const ping = await rpc(app.url, { jsonrpc: '2.0', id: nextId++, method: 'ping' }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
+    const ping = await rpc(
+      app.url,
+      { jsonrpc: '2.0', id: nextId++, method: 'ping' },
+      { sessionId, headers: { 'MCP-Protocol-Version': VERSION } },
+    );
     assert.equal(ping.status, 404);
   });
 });
@@ -245,7 +304,10 @@ describe('session hooks: Redis idle expiry runs the close hook once, on one of t
   /** The hooks of one instance: one log for both, each close marked with the instance that ran it. */
   const hooksOn = (instance: 'A' | 'B') => {
     const hooks = log.options();
-    return { ...hooks, onSessionClose: (closed: McpSessionClosed) => (where.set(closed, instance), hooks.onSessionClose!(closed)) };
+    return {
+      ...hooks,
+      onSessionClose: (closed: McpSessionClosed) => (where.set(closed, instance), hooks.onSessionClose!(closed)),
+    };
   };
 
   before(async () => {
@@ -282,10 +344,18 @@ describe('session hooks: Redis idle expiry runs the close hook once, on one of t
       assert.equal(claimed.reason, 'expired');
       swept.add(where.get(claimed)!);
     }
-    assert.equal(log.closed.filter((c) => c.sessionId === sessionId).length, 1, 'one close hook run across both instances');
+    assert.equal(
+      log.closed.filter((c) => c.sessionId === sessionId).length,
+      1,
+      'one close hook run across both instances',
+    );
 
     for (const url of [a.url, b.url]) {
-      const ping = await rpc(url, { jsonrpc: '2.0', id: nextId++, method: 'ping' }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
+      const ping = await rpc(
+        url,
+        { jsonrpc: '2.0', id: nextId++, method: 'ping' },
+        { sessionId, headers: { 'MCP-Protocol-Version': VERSION } },
+      );
       assert.equal(ping.status, 404, 'the expired session is gone on both instances');
     }
   });
@@ -303,12 +373,26 @@ describe('session hooks on 2026-07-28: the hook runs per request, the state last
   it('seeds every request afresh and reports the state as not persistent', async () => {
     const before = log.opened.length;
     for (let i = 0; i < 2; i++) {
-      const answer = await modernRpc(app.url, 'tools/call', { name: 'add', arguments: { item: `only-${i}` } }, { headers: { 'X-Tenant': 'modern' } });
+      const answer = await modernRpc(
+        app.url,
+        'tools/call',
+        { name: 'add', arguments: { item: `only-${i}` } },
+        { headers: { 'X-Tenant': 'modern' } },
+      );
       assert.equal(answer.status, 200, answer.text);
       const message = (answer.json ?? answer.events?.at(-1)?.data) as Json;
-      assert.deepEqual(JSON.parse(message.result.content[0].text).items, [`only-${i}`], 'nothing carried over from the previous request');
+      assert.deepEqual(
+        JSON.parse(message.result.content[0].text).items,
+        [`only-${i}`],
+        'nothing carried over from the previous request',
+      );
     }
-    const cart = await modernRpc(app.url, 'tools/call', { name: 'cart', arguments: {} }, { headers: { 'X-Tenant': 'modern' } });
+    const cart = await modernRpc(
+      app.url,
+      'tools/call',
+      { name: 'cart', arguments: {} },
+      { headers: { 'X-Tenant': 'modern' } },
+    );
     const state = JSON.parse(((cart.json ?? cart.events?.at(-1)?.data) as Json).result.content[0].text);
     assert.equal(state.persistent, false);
     assert.equal(state.tenant, 'modern');
@@ -329,7 +413,12 @@ describe('session hooks on a stateless legacy endpoint: the hook runs per reques
 
   it('seeds each request, since there is no session to keep the state in', async () => {
     const headers = { 'X-Tenant': 'stateless', 'MCP-Protocol-Version': VERSION };
-    const send = (name: string, args: Json) => rpc(app.url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }, { headers });
+    const send = (name: string, args: Json) =>
+      rpc(
+        app.url,
+        { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } },
+        { headers },
+      );
     assert.equal((await send('add', { item: 'one' })).status, 200);
     const cart = JSON.parse(textOf((await send('cart', {})).json as Json));
     assert.deepEqual(cart, { tenant: 'stateless', client: 'unknown', items: [], persistent: false });
@@ -338,85 +427,97 @@ describe('session hooks on a stateless legacy endpoint: the hook runs per reques
   });
 });
 
-describe('session hooks on Redis: the state follows the session to a second instance; the admin view spans both', { skip }, () => {
-  const prefix = `mcp-hooks:${randomBytes(6).toString('hex')}:`;
-  const logA = new HookLog();
-  const logB = new HookLog();
-  let a: RunningApp;
-  let b: RunningApp;
+describe(
+  'session hooks on Redis: the state follows the session to a second instance; the admin view spans both',
+  { skip },
+  () => {
+    const prefix = `mcp-hooks:${randomBytes(6).toString('hex')}:`;
+    const logA = new HookLog();
+    const logB = new HookLog();
+    let a: RunningApp;
+    let b: RunningApp;
 
-  before(async () => {
-    const common = {
-      redis: { url: REDIS_URL, keyPrefix: prefix },
-      limits: { sessionsPerAddress: 2 },
-      adminRoutes: { decorators: [UseGuards(AdminGuard)] },
-    };
-    a = await start({ ...common, sessions: logA.options() });
-    b = await start({ ...common, sessions: logB.options() });
-  });
-  after(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    await clearRedisPrefix(prefix);
-  });
+    before(async () => {
+      const common = {
+        redis: { url: REDIS_URL, keyPrefix: prefix },
+        limits: { sessionsPerAddress: 2 },
+        adminRoutes: { decorators: [UseGuards(AdminGuard)] },
+      };
+      a = await start({ ...common, sessions: logA.options() });
+      b = await start({ ...common, sessions: logB.options() });
+    });
+    after(async () => {
+      await Promise.all([a?.close(), b?.close()]);
+      await clearRedisPrefix(prefix);
+    });
 
-  it('writes on A and on B land in one state, read back on either', async () => {
-    const headers = { 'X-Tenant': 'shared', 'X-Forwarded-For': '10.1.0.1' };
-    const sessionId = await initialize(a.url, headers);
-    await call(a.url, sessionId, 'add', { item: 'from-a' }, headers);
-    await call(b.url, sessionId, 'add', { item: 'from-b' }, headers);
-    await call(a.url, sessionId, 'add', { item: 'from-a-again' }, headers);
-    for (const url of [a.url, b.url]) {
-      assert.deepEqual(JSON.parse(textOf(await call(url, sessionId, 'cart', {}, headers))), {
-        tenant: 'shared',
-        client: 'cart-client',
-        items: ['from-a', 'from-b', 'from-a-again'],
-        persistent: true,
+    it('writes on A and on B land in one state, read back on either', async () => {
+      const headers = { 'X-Tenant': 'shared', 'X-Forwarded-For': '10.1.0.1' };
+      const sessionId = await initialize(a.url, headers);
+      await call(a.url, sessionId, 'add', { item: 'from-a' }, headers);
+      await call(b.url, sessionId, 'add', { item: 'from-b' }, headers);
+      await call(a.url, sessionId, 'add', { item: 'from-a-again' }, headers);
+      for (const url of [a.url, b.url]) {
+        assert.deepEqual(JSON.parse(textOf(await call(url, sessionId, 'cart', {}, headers))), {
+          tenant: 'shared',
+          client: 'cart-client',
+          items: ['from-a', 'from-b', 'from-a-again'],
+          persistent: true,
+        });
+      }
+      assert.equal(logB.opened.length, 0, 'the hook ran once, where the session opened');
+    });
+
+    it('lists the session from the other instance, without its state, and closes it from there', async () => {
+      const headers = { 'X-Tenant': 'tenant-hidden', 'X-Forwarded-For': '10.1.0.2' };
+      const sessionId = await initialize(a.url, headers, 'admin-watched');
+      await call(a.url, sessionId, 'add', { item: 'secret-item' }, headers);
+
+      const admin = b.app.get(McpSessionAdmin);
+      const listed = (await admin.list()).find((s) => s.id === sessionId);
+      assert.ok(listed, 'B lists a session opened on A');
+      assert.equal(listed.protocolVersion, VERSION);
+      assert.deepEqual(listed.clientInfo, { name: 'admin-watched', version: '1.2.3' });
+      assert.ok(typeof listed.ageMs === 'number' && listed.ageMs >= 0);
+      assert.equal(listed.getStream, false);
+      assert.equal(typeof listed.openStreams, 'number');
+
+      const refused = await fetch(`${b.base}/mcp-admin/sessions`);
+      assert.equal(refused.status, 403, "the app's guard protects the admin routes");
+      const routed = await fetch(`${b.base}/mcp-admin/sessions/${encodeURIComponent(sessionId)}`, {
+        headers: { 'X-Admin': 'yes' },
       });
-    }
-    assert.equal(logB.opened.length, 0, 'the hook ran once, where the session opened');
-  });
+      assert.equal(routed.status, 200);
+      const body = await routed.text();
+      assert.equal((JSON.parse(body) as Json).id, sessionId);
+      assert.doesNotMatch(body, /secret-item|tenant-hidden|"state"/, 'never the session state');
+      const all = (await (await fetch(`${b.base}/mcp-admin/sessions`, { headers: { 'X-Admin': 'yes' } })).json()) as {
+        sessions: Json[];
+      };
+      assert.ok(all.sessions.some((s) => s.id === sessionId));
 
-  it('lists the session from the other instance, without its state, and closes it from there', async () => {
-    const headers = { 'X-Tenant': 'tenant-hidden', 'X-Forwarded-For': '10.1.0.2' };
-    const sessionId = await initialize(a.url, headers, 'admin-watched');
-    await call(a.url, sessionId, 'add', { item: 'secret-item' }, headers);
+      const closing = logB.closeOf(sessionId, 'the close hook after an admin close');
+      assert.equal(await admin.close(sessionId), true);
+      const closed = await closing;
+      assert.equal(closed.reason, 'closed');
+      assert.deepEqual(closed.session?.state?.items, ['secret-item']);
+      const ping = await rpc(
+        a.url,
+        { jsonrpc: '2.0', id: nextId++, method: 'ping' },
+        { sessionId, headers: { ...headers, 'MCP-Protocol-Version': VERSION } },
+      );
+      assert.equal(ping.status, 404, 'closed on B, gone on A');
+      assert.equal(await admin.close(sessionId), false);
+    });
 
-    const admin = b.app.get(McpSessionAdmin);
-    const listed = (await admin.list()).find((s) => s.id === sessionId);
-    assert.ok(listed, 'B lists a session opened on A');
-    assert.equal(listed.protocolVersion, VERSION);
-    assert.deepEqual(listed.clientInfo, { name: 'admin-watched', version: '1.2.3' });
-    assert.ok(typeof listed.ageMs === 'number' && listed.ageMs >= 0);
-    assert.equal(listed.getStream, false);
-    assert.equal(typeof listed.openStreams, 'number');
-
-    const refused = await fetch(`${b.base}/mcp-admin/sessions`);
-    assert.equal(refused.status, 403, "the app's guard protects the admin routes");
-    const routed = await fetch(`${b.base}/mcp-admin/sessions/${encodeURIComponent(sessionId)}`, { headers: { 'X-Admin': 'yes' } });
-    assert.equal(routed.status, 200);
-    const body = await routed.text();
-    assert.equal((JSON.parse(body) as Json).id, sessionId);
-    assert.doesNotMatch(body, /secret-item|tenant-hidden|"state"/, 'never the session state');
-    const all = (await (await fetch(`${b.base}/mcp-admin/sessions`, { headers: { 'X-Admin': 'yes' } })).json()) as { sessions: Json[] };
-    assert.ok(all.sessions.some((s) => s.id === sessionId));
-
-    const closing = logB.closeOf(sessionId, 'the close hook after an admin close');
-    assert.equal(await admin.close(sessionId), true);
-    const closed = await closing;
-    assert.equal(closed.reason, 'closed');
-    assert.deepEqual(closed.session?.state?.items, ['secret-item']);
-    const ping = await rpc(a.url, { jsonrpc: '2.0', id: nextId++, method: 'ping' }, { sessionId, headers: { ...headers, 'MCP-Protocol-Version': VERSION } });
-    assert.equal(ping.status, 404, 'closed on B, gone on A');
-    assert.equal(await admin.close(sessionId), false);
-  });
-
-  it('runs the close hook on a Redis eviction, on the instance whose initialize evicted', async () => {
-    const headers = { 'X-Forwarded-For': '10.1.0.3' };
-    const first = await initialize(a.url, headers);
-    await initialize(b.url, headers);
-    const closing = logB.closeOf(first, 'the close hook of the session evicted through Redis');
-    await initialize(b.url, headers);
-    const closed = await closing;
-    assert.equal(closed.reason, 'evicted');
-  });
-});
+    it('runs the close hook on a Redis eviction, on the instance whose initialize evicted', async () => {
+      const headers = { 'X-Forwarded-For': '10.1.0.3' };
+      const first = await initialize(a.url, headers);
+      await initialize(b.url, headers);
+      const closing = logB.closeOf(first, 'the close hook of the session evicted through Redis');
+      await initialize(b.url, headers);
+      const closed = await closing;
+      assert.equal(closed.reason, 'evicted');
+    });
+  },
+);

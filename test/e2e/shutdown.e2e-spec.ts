@@ -27,9 +27,17 @@ const SSE_ACCEPT = { 'Content-Type': 'application/json', Accept: 'application/js
 
 let nextId = 1;
 
-const sessionHeaders = (sessionId: string): Record<string, string> => ({ ...SSE_ACCEPT, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': VERSION });
-const messagesOf = (events: SseEvent[]): Json[] => events.filter((e) => typeof e.data === 'object' && e.data !== null).map((e) => e.data as Json);
-const progressOf = (events: SseEvent[]): number[] => messagesOf(events).filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress as number);
+const sessionHeaders = (sessionId: string): Record<string, string> => ({
+  ...SSE_ACCEPT,
+  'Mcp-Session-Id': sessionId,
+  'MCP-Protocol-Version': VERSION,
+});
+const messagesOf = (events: SseEvent[]): Json[] =>
+  events.filter((e) => typeof e.data === 'object' && e.data !== null).map((e) => e.data as Json);
+const progressOf = (events: SseEvent[]): number[] =>
+  messagesOf(events)
+    .filter((m) => m.method === 'notifications/progress')
+    .map((m) => m.params.progress as number);
 
 /**
  * A health-checked load balancer in miniature: each request goes to the first backend that
@@ -50,17 +58,26 @@ class FailoverProxy {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const attempt = (index: number): void => {
-          const next = (): void => (index + 1 < this.backends.length ? attempt(index + 1) : void res.writeHead(502).end());
+          const next = (): void =>
+            index + 1 < this.backends.length ? attempt(index + 1) : void res.writeHead(502).end();
           const target = new URL(this.backends[index].url);
-          const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-            const lastEventId = req.headers['last-event-id'] as string | undefined;
-            this.log.push({ method: req.method!, backend: this.backends[index].name, status: answer.statusCode!, lastEventId });
-            this.logged.notify();
-            if (answer.statusCode === 503) return (answer.resume(), next());
-            res.writeHead(answer.statusCode!, answer.headers);
-            answer.pipe(res);
-            answer.on('error', () => res.destroy());
-          });
+          const upstream = httpRequest(
+            { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+            (answer) => {
+              const lastEventId = req.headers['last-event-id'] as string | undefined;
+              this.log.push({
+                method: req.method!,
+                backend: this.backends[index].name,
+                status: answer.statusCode!,
+                lastEventId,
+              });
+              this.logged.notify();
+              if (answer.statusCode === 503) return (answer.resume(), next());
+              res.writeHead(answer.statusCode!, answer.headers);
+              answer.pipe(res);
+              answer.on('error', () => res.destroy());
+            },
+          );
           upstream.on('error', () => (res.headersSent ? res.destroy() : next()));
           res.on('close', () => upstream.destroy());
           upstream.end(Buffer.concat(chunks));
@@ -104,7 +121,12 @@ describe('graceful shutdown: SIGTERM during a 10-step progress stream, resumed o
     const response = await fetch(a.url, {
       method: 'POST',
       headers: sessionHeaders(sessionId),
-      body: JSON.stringify({ jsonrpc: '2.0', id: callId, method: 'tools/call', params: { name: 'gated', arguments: { count: 10 }, _meta: { progressToken: 'p' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: callId,
+        method: 'tools/call',
+        params: { name: 'gated', arguments: { count: 10 }, _meta: { progressToken: 'p' } },
+      }),
     });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
@@ -120,24 +142,51 @@ describe('graceful shutdown: SIGTERM during a 10-step progress stream, resumed o
     assert.deepEqual(cut, { ended: true, timedOut: false, failed: false }, 'A closed the stream itself');
     assert.deepEqual(progressOf(first.events), [1, 2, 3, 4]);
     assert.equal(first.events.at(-1)?.retry !== undefined, true, 'the stream ends with a retry: hint');
-    assert.equal(messagesOf(first.events).some((m) => m.id === callId), false, 'no answer yet: the call still runs');
+    assert.equal(
+      messagesOf(first.events).some((m) => m.id === callId),
+      false,
+      'no answer yet: the call still runs',
+    );
 
     // A is draining (the call still runs there): new sessions, calls and streams go elsewhere.
-    const refusedCall = await rpc(a.url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
+    const refusedCall = await rpc(
+      a.url,
+      { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+      { sessionId, headers: { 'MCP-Protocol-Version': VERSION } },
+    );
     assert.equal(refusedCall.status, 503);
     assert.equal(refusedCall.headers.get('retry-after'), '1');
     assert.equal((refusedCall.json as Json).error.code, -32000);
     assert.match((refusedCall.json as Json).error.message, /shutting down/);
-    const refusedInit = await rpc(a.url, { jsonrpc: '2.0', id: nextId++, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'late', version: '1' } } });
+    const refusedInit = await rpc(a.url, {
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'late', version: '1' } },
+    });
     assert.equal(refusedInit.status, 503);
     assert.equal(refusedInit.headers.get('mcp-session-id'), null);
     const lastId = first.events.filter((e) => e.id !== undefined).at(-1)!.id!;
-    const refusedGet = await fetch(a.url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': VERSION, 'Last-Event-ID': lastId } });
+    const refusedGet = await fetch(a.url, {
+      headers: {
+        Accept: 'text/event-stream',
+        'Mcp-Session-Id': sessionId,
+        'MCP-Protocol-Version': VERSION,
+        'Last-Event-ID': lastId,
+      },
+    });
     assert.equal(refusedGet.status, 503);
     await refusedGet.body?.cancel();
 
     // The client resumes on B, which follows the call's events as A stores them.
-    const resumedResponse = await fetch(b.url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': VERSION, 'Last-Event-ID': lastId } });
+    const resumedResponse = await fetch(b.url, {
+      headers: {
+        Accept: 'text/event-stream',
+        'Mcp-Session-Id': sessionId,
+        'MCP-Protocol-Version': VERSION,
+        'Last-Event-ID': lastId,
+      },
+    });
     assert.equal(resumedResponse.status, 200);
     const resumed = follow(resumedResponse);
     for (let i = 5; i <= 10; i++) {
@@ -154,12 +203,18 @@ describe('graceful shutdown: SIGTERM during a 10-step progress stream, resumed o
     const answers = messagesOf(resumed.events).filter((m) => m.id === callId);
     assert.equal(answers.length, 1, 'the answer once');
     assert.equal(answers[0].result.content[0].text, 'stepped 10 on A');
-    const ids = [...first.events, ...resumed.events].map((e) => e.id).filter((id): id is string => id !== undefined && !id.endsWith('.0'));
+    const ids = [...first.events, ...resumed.events]
+      .map((e) => e.id)
+      .filter((id): id is string => id !== undefined && !id.endsWith('.0'));
     assert.equal(new Set(ids).size, ids.length, 'event ids are unique');
     assert.doesNotMatch(a.stderr, /unhandled|uncaught/i);
 
     // B lives on and serves the session.
-    const whoami = await rpc(b.url, { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, { sessionId, headers: { 'MCP-Protocol-Version': VERSION } });
+    const whoami = await rpc(
+      b.url,
+      { jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'whoami', arguments: {} } },
+      { sessionId, headers: { 'MCP-Protocol-Version': VERSION } },
+    );
     assert.equal((whoami.json as Json).result.content[0].text, 'B');
   });
 });
@@ -199,12 +254,22 @@ describe('graceful shutdown with the official client behind a balancer', { skip 
       a.child!.kill('SIGTERM');
       // A ends the call's stream with a retry hint; the client comes back with Last-Event-ID, A
       // refuses it (503) and the balancer hands it to B. Only then are the other steps released.
-      const resumedOnB = (): boolean => proxy.log.some((e) => e.method === 'GET' && e.backend === 'B' && e.status === 200 && e.lastEventId?.includes('.') === true);
+      const resumedOnB = (): boolean =>
+        proxy.log.some(
+          (e) => e.method === 'GET' && e.backend === 'B' && e.status === 200 && e.lastEventId?.includes('.') === true,
+        );
       await proxy.logged.until(resumedOnB, 'the client resuming on B with Last-Event-ID', 60_000);
-      assert.ok(proxy.log.some((e) => e.method === 'GET' && e.backend === 'A' && e.status === 503 && e.lastEventId !== undefined), 'A refused the resume while draining');
+      assert.ok(
+        proxy.log.some(
+          (e) => e.method === 'GET' && e.backend === 'A' && e.status === 503 && e.lastEventId !== undefined,
+        ),
+        'A refused the resume while draining',
+      );
       assert.deepEqual(progress, [1, 2, 3, 4]);
       for (let i = 5; i <= 10; i++) a.child!.stdin!.write('step\n');
-      const answer = (await guard(result, 'the call answered through B', 60_000)) as { content: Array<{ text: string }> };
+      const answer = (await guard(result, 'the call answered through B', 60_000)) as {
+        content: Array<{ text: string }>;
+      };
       assert.equal(answer.content[0].text, 'stepped 10 on A');
       assert.deepEqual(progress, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'every step once, in order');
       await guard(exited, 'A exiting once its call finished');

@@ -40,7 +40,10 @@ function shape(schema: Json): Json {
   };
 }
 
-const eras: Array<{ era: string; connect: (url: string, onElicit?: (p: Json) => Json) => Promise<{ client: EraClient; close(): Promise<void> }> }> = [
+const eras: Array<{
+  era: string;
+  connect: (url: string, onElicit?: (p: Json) => Json) => Promise<{ client: EraClient; close(): Promise<void> }>;
+}> = [
   {
     era: 'legacy 2025-11-25',
     connect: async (url, onElicit) => {
@@ -134,7 +137,8 @@ describe('Standard Schema inputs (issue 18 item 1)', () => {
           assert.equal(result.messages[0].content.text, 'Hello Ada Hello Ada');
           await assert.rejects(
             conn.client.getPrompt({ name: 'greet', arguments: { name: 'A' } }),
-            (error: Error) => /Invalid arguments for prompt "greet":\n- name: /.test(error.message) || assert.fail(error.message),
+            (error: Error) =>
+              /Invalid arguments for prompt "greet":\n- name: /.test(error.message) || assert.fail(error.message),
           );
         } finally {
           await conn.close();

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { LoggerService } from '@nestjs/common';
 import { Emit, McpRegistry } from 'nestjs-model-context';
 import { Observable } from 'rxjs';
@@ -31,7 +34,8 @@ function legacyHeaders(sessionId: string): Record<string, string> {
 }
 
 /** The next teardown of the `slow` tool (listen before starting the call). */
-const nextTeardown = (): Promise<unknown> => nextEvent(fixtureEvents, 'slow:teardown', 'the slow tool was never torn down');
+const nextTeardown = (): Promise<unknown> =>
+  nextEvent(fixtureEvents, 'slow:teardown', 'the slow tool was never torn down');
 
 describe('streaming and interactivity', () => {
   let server: RunningApp;
@@ -59,7 +63,10 @@ describe('streaming and interactivity', () => {
       const conn = await connectModernClient(server.url);
       try {
         const seen: number[] = [];
-        const result = await conn.client.callTool({ name: 'count', arguments: { n: 4 } }, { onprogress: (p: { progress: number }) => seen.push(p.progress) });
+        const result = await conn.client.callTool(
+          { name: 'count', arguments: { n: 4 } },
+          { onprogress: (p: { progress: number }) => seen.push(p.progress) },
+        );
         assert.deepEqual(seen, [1, 2, 3, 4]);
         assert.equal((result.content as Json[])[0].text, 'counted to 4');
       } finally {
@@ -88,7 +95,10 @@ describe('streaming and interactivity', () => {
         arguments: {},
         _meta: { 'io.modelcontextprotocol/logLevel': 'info' },
       });
-      const levels = withLevel.events!.map((e) => e.data as Json).filter((m) => m.method === 'notifications/message').map((m) => m.params.level);
+      const levels = withLevel
+        .events!.map((e) => e.data as Json)
+        .filter((m) => m.method === 'notifications/message')
+        .map((m) => m.params.level);
       assert.deepEqual(levels, ['info', 'warning', 'error']);
       const without = await modernRpc(server.url, 'tools/call', { name: 'log_levels', arguments: {} });
       assert.equal(without.events, undefined);
@@ -96,7 +106,11 @@ describe('streaming and interactivity', () => {
     });
 
     it('refuses an unknown modern logLevel with -32602', async () => {
-      const res = await modernRpc(server.url, 'tools/call', { name: 'log_levels', arguments: {}, _meta: { 'io.modelcontextprotocol/logLevel': 'loud' } });
+      const res = await modernRpc(server.url, 'tools/call', {
+        name: 'log_levels',
+        arguments: {},
+        _meta: { 'io.modelcontextprotocol/logLevel': 'loud' },
+      });
       assert.equal(res.status, 400);
       assert.equal((res.json as Json).error.code, -32602);
     });
@@ -110,7 +124,12 @@ describe('streaming and interactivity', () => {
       const response = await fetch(server.url, {
         method: 'POST',
         headers: legacyHeaders(sessionId),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 'slow-1', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'p' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'slow-1',
+          method: 'tools/call',
+          params: { name: 'slow', arguments: {}, _meta: { progressToken: 'p' } },
+        }),
       });
       const collected: SseEvent[] = [];
       const reading = readSse(response.body, {
@@ -118,7 +137,11 @@ describe('streaming and interactivity', () => {
         onEvent: (event) => {
           collected.push(event);
           if ((event.data as Json)?.method === 'notifications/progress') {
-            void rpc(server.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow-1', reason: 'test' } }, { sessionId });
+            void rpc(
+              server.url,
+              { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow-1', reason: 'test' } },
+              { sessionId },
+            );
           }
         },
       });
@@ -128,7 +151,11 @@ describe('streaming and interactivity', () => {
       assert.equal(events.filter((e) => e === 'slow:teardown').length, before + 1);
       assert.ok(!collected.some((e) => (e.data as Json)?.id === 'slow-1'), 'no response may follow a cancellation');
       // A late or unknown cancel changes nothing.
-      const late = await rpc(server.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow-1' } }, { sessionId });
+      const late = await rpc(
+        server.url,
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow-1' } },
+        { sessionId },
+      );
       assert.equal(late.status, 202);
     });
 
@@ -139,7 +166,12 @@ describe('streaming and interactivity', () => {
       const response = await fetch(server.url, {
         method: 'POST',
         headers: legacyHeaders(sessionId),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'q' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          params: { name: 'slow', arguments: {}, _meta: { progressToken: 'q' } },
+        }),
         signal: controller.signal,
       });
       const reader = response.body!.getReader();
@@ -153,7 +185,10 @@ describe('streaming and interactivity', () => {
       try {
         const tornDown = nextTeardown();
         const controller = new AbortController();
-        const call = conn.client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal, onprogress: () => controller.abort() });
+        const call = conn.client.callTool({ name: 'slow', arguments: {} }, undefined, {
+          signal: controller.signal,
+          onprogress: () => controller.abort(),
+        });
         await assert.rejects(call);
         await tornDown;
       } finally {
@@ -167,7 +202,11 @@ describe('streaming and interactivity', () => {
       // Regression: a dropped stream completed the handler's Observable empty, Nest took its last
       // value and logged "[ExceptionsHandler] no elements in sequence" (rxjs EmptyError) per abort.
       const errors: string[] = [];
-      const logger: LoggerService = { log: () => undefined, warn: () => undefined, error: (message: unknown, ...rest: unknown[]) => void errors.push([message, ...rest].map(String).join(' ')) };
+      const logger: LoggerService = {
+        log: () => undefined,
+        warn: () => undefined,
+        error: (message: unknown, ...rest: unknown[]) => void errors.push([message, ...rest].map(String).join(' ')),
+      };
       let quiet: RunningApp;
       before(async () => {
         quiet = await startApp(InteractiveModule.register(), { logger, platform });
@@ -185,8 +224,17 @@ describe('streaming and interactivity', () => {
         assert.deepEqual(errors.splice(0), [], 'a cancelled call must log nothing as an error');
       }
 
-      async function startSlow(headers: Record<string, string>, body: Json, controller: AbortController): Promise<void> {
-        const response = await fetch(quiet.url, { method: 'POST', headers: { ...ACCEPT, ...headers }, body: JSON.stringify(body), signal: controller.signal });
+      async function startSlow(
+        headers: Record<string, string>,
+        body: Json,
+        controller: AbortController,
+      ): Promise<void> {
+        const response = await fetch(quiet.url, {
+          method: 'POST',
+          headers: { ...ACCEPT, ...headers },
+          body: JSON.stringify(body),
+          signal: controller.signal,
+        });
         assert.equal(response.status, 200);
         await response.body!.getReader().read();
       }
@@ -196,7 +244,12 @@ describe('streaming and interactivity', () => {
         const controller = new AbortController();
         await startSlow(
           modernHeaders('tools/call', 'slow'),
-          { jsonrpc: '2.0', id: 'm-abort', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: modernMeta({ progressToken: 'm' }) } },
+          {
+            jsonrpc: '2.0',
+            id: 'm-abort',
+            method: 'tools/call',
+            params: { name: 'slow', arguments: {}, _meta: modernMeta({ progressToken: 'm' }) },
+          },
           controller,
         );
         controller.abort();
@@ -209,7 +262,12 @@ describe('streaming and interactivity', () => {
         const controller = new AbortController();
         await startSlow(
           legacyHeaders(sessionId),
-          { jsonrpc: '2.0', id: 'l-abort', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'l' } } },
+          {
+            jsonrpc: '2.0',
+            id: 'l-abort',
+            method: 'tools/call',
+            params: { name: 'slow', arguments: {}, _meta: { progressToken: 'l' } },
+          },
           controller,
         );
         controller.abort();
@@ -220,9 +278,14 @@ describe('streaming and interactivity', () => {
         quiet.app.get(McpRegistry).addTool({
           name: 'progress_only',
           description: 'Reports progress and produces no value.',
-          handler: () => new Observable((subscriber) => (subscriber.next(Emit.progress(1, 1, 'done')), subscriber.complete())),
+          handler: () =>
+            new Observable((subscriber) => (subscriber.next(Emit.progress(1, 1, 'done')), subscriber.complete())),
         });
-        const answer = await modernRpc(quiet.url, 'tools/call', { name: 'progress_only', arguments: {}, _meta: { progressToken: 'e' } });
+        const answer = await modernRpc(quiet.url, 'tools/call', {
+          name: 'progress_only',
+          arguments: {},
+          _meta: { progressToken: 'e' },
+        });
         const response = answer.events!.map((e) => e.data as Json).find((m) => m.id !== undefined)!;
         assert.equal(response.error, undefined, JSON.stringify(response));
         assert.notEqual(response.result.isError, true, JSON.stringify(response.result));
@@ -236,10 +299,19 @@ describe('streaming and interactivity', () => {
         const response = await fetch(quiet.url, {
           method: 'POST',
           headers: legacyHeaders(sessionId),
-          body: JSON.stringify({ jsonrpc: '2.0', id: 'l-cancel', method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: 'c' } } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 'l-cancel',
+            method: 'tools/call',
+            params: { name: 'slow', arguments: {}, _meta: { progressToken: 'c' } },
+          }),
         });
         await response.body!.getReader().read();
-        const cancel = await rpc(quiet.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l-cancel', reason: 'test' } }, { sessionId });
+        const cancel = await rpc(
+          quiet.url,
+          { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l-cancel', reason: 'test' } },
+          { sessionId },
+        );
         assert.equal(cancel.status, 202);
         await assertSilent(tornDown, sessionId);
       });
@@ -275,7 +347,12 @@ describe('streaming and interactivity', () => {
 
     it('round-trips sampling and roots', async () => {
       const conn = await connectSdkClient(server.url, {
-        onSample: async () => ({ role: 'assistant', content: { type: 'text', text: '42' }, model: 'test-model', stopReason: 'endTurn' }),
+        onSample: async () => ({
+          role: 'assistant',
+          content: { type: 'text', text: '42' },
+          model: 'test-model',
+          stopReason: 'endTurn',
+        }),
         onRoots: async () => ({ roots: [{ uri: 'file:///a', name: 'A' }, { uri: 'file:///b' }] }),
       });
       try {
@@ -301,10 +378,14 @@ describe('streaming and interactivity', () => {
 
     it('times out cleanly when the client never answers', async () => {
       const sessionId = await legacySession(server.url, { elicitation: {} });
-      const res = await rpc(server.url, { jsonrpc: '2.0', id: 't', method: 'tools/call', params: { name: 'confirm', arguments: {} } }, {
-        headers: legacyHeaders(sessionId),
-        timeoutMs: 15_000, // a guard: the server's own 2 s clientRequestTimeoutMs ends the call
-      });
+      const res = await rpc(
+        server.url,
+        { jsonrpc: '2.0', id: 't', method: 'tools/call', params: { name: 'confirm', arguments: {} } },
+        {
+          headers: legacyHeaders(sessionId),
+          timeoutMs: 15_000, // a guard: the server's own 2 s clientRequestTimeoutMs ends the call
+        },
+      );
       assert.equal(res.timedOut, false, 'the server ended the call itself');
       const messages = res.events!.filter((e) => e.data !== '').map((e) => e.data as Json);
       assert.equal(messages[0].method, 'elicitation/create');
@@ -336,56 +417,73 @@ describe('streaming and interactivity', () => {
 
     it('runs several rounds with a rotating requestState, and rejects a tampered or replayed one', async () => {
       const caps = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
-      const r1 = (await modernRpc(server.url, 'tools/call', { name: 'two_questions', arguments: {}, _meta: caps })).json as Json;
+      const r1 = (await modernRpc(server.url, 'tools/call', { name: 'two_questions', arguments: {}, _meta: caps }))
+        .json as Json;
       assert.equal(r1.result.resultType, 'input_required');
       assert.deepEqual(Object.keys(r1.result.inputRequests), ['name']);
       assert.equal(r1.result.inputRequests.name.method, 'elicitation/create');
       const state1: string = r1.result.requestState;
-      const r2 = (await modernRpc(server.url, 'tools/call', {
-        name: 'two_questions',
-        arguments: {},
-        inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
-        requestState: state1,
-        _meta: caps,
-      })).json as Json;
+      const r2 = (
+        await modernRpc(server.url, 'tools/call', {
+          name: 'two_questions',
+          arguments: {},
+          inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
+          requestState: state1,
+          _meta: caps,
+        })
+      ).json as Json;
       assert.equal(r2.result.resultType, 'input_required');
       assert.deepEqual(Object.keys(r2.result.inputRequests), ['color']);
       assert.notEqual(r2.result.requestState, state1);
-      const r3 = (await modernRpc(server.url, 'tools/call', {
-        name: 'two_questions',
-        arguments: {},
-        inputResponses: { color: { action: 'accept', content: { color: 'blue' } } },
-        requestState: r2.result.requestState,
-        _meta: caps,
-      })).json as Json;
+      const r3 = (
+        await modernRpc(server.url, 'tools/call', {
+          name: 'two_questions',
+          arguments: {},
+          inputResponses: { color: { action: 'accept', content: { color: 'blue' } } },
+          requestState: r2.result.requestState,
+          _meta: caps,
+        })
+      ).json as Json;
       assert.equal(r3.result.resultType, 'complete');
       assert.equal(r3.result.content[0].text, 'Ada likes blue');
 
-      const replayed = (await modernRpc(server.url, 'tools/call', {
-        name: 'two_questions',
-        arguments: {},
-        inputResponses: { color: { action: 'accept', content: { color: 'red' } } },
-        requestState: r2.result.requestState,
-        _meta: caps,
-      })).json as Json;
+      const replayed = (
+        await modernRpc(server.url, 'tools/call', {
+          name: 'two_questions',
+          arguments: {},
+          inputResponses: { color: { action: 'accept', content: { color: 'red' } } },
+          requestState: r2.result.requestState,
+          _meta: caps,
+        })
+      ).json as Json;
       assert.equal(replayed.error.code, -32602);
       assert.match(replayed.error.message, /already used/);
 
-      const fresh = (await modernRpc(server.url, 'tools/call', { name: 'two_questions', arguments: {}, _meta: caps })).json as Json;
-      const tampered = (await modernRpc(server.url, 'tools/call', {
-        name: 'two_questions',
-        arguments: {},
-        inputResponses: { name: { action: 'accept', content: { name: 'Eve' } } },
-        requestState: `${fresh.result.requestState}x`,
-        _meta: caps,
-      })).json as Json;
+      const fresh = (await modernRpc(server.url, 'tools/call', { name: 'two_questions', arguments: {}, _meta: caps }))
+        .json as Json;
+      const tampered = (
+        await modernRpc(server.url, 'tools/call', {
+          name: 'two_questions',
+          arguments: {},
+          inputResponses: { name: { action: 'accept', content: { name: 'Eve' } } },
+          requestState: `${fresh.result.requestState}x`,
+          _meta: caps,
+        })
+      ).json as Json;
       assert.equal(tampered.error.code, -32602);
     });
 
     it('re-asks instead of failing on a malformed answer', async () => {
       const caps = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
       for (const answer of [12345, null, { action: 'accept', content: { confirm: 'not a boolean' } }]) {
-        const res = (await modernRpc(server.url, 'tools/call', { name: 'confirm', arguments: {}, inputResponses: { 'elicitation-1': answer }, _meta: caps })).json as Json;
+        const res = (
+          await modernRpc(server.url, 'tools/call', {
+            name: 'confirm',
+            arguments: {},
+            inputResponses: { 'elicitation-1': answer },
+            _meta: caps,
+          })
+        ).json as Json;
         assert.equal(res.result.resultType, 'input_required', JSON.stringify(answer));
       }
     });
@@ -404,7 +502,12 @@ describe('streaming and interactivity', () => {
       const response = await fetch(server.url, {
         method: 'POST',
         headers: legacyHeaders(sessionId),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 'resumable', arguments: {}, _meta: { progressToken: 'rt' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'r',
+          method: 'tools/call',
+          params: { name: 'resumable', arguments: {}, _meta: { progressToken: 'rt' } },
+        }),
       });
       const first = await readSse(response.body, { timeoutMs: 60_000 });
       assert.equal(first.timedOut, false, 'the server closes the stream itself');
@@ -416,11 +519,17 @@ describe('streaming and interactivity', () => {
       assert.deepEqual(seenBefore, [1]);
       const lastId = rest.at(-1)!.id!;
       // Resumed at once, as a client does: what was stored replays, the rest follows live.
-      const resumed = await fetch(server.url, { method: 'GET', headers: { ...legacyHeaders(sessionId), 'Last-Event-ID': lastId } });
+      const resumed = await fetch(server.url, {
+        method: 'GET',
+        headers: { ...legacyHeaders(sessionId), 'Last-Event-ID': lastId },
+      });
       const second = await readSse(resumed.body, { timeoutMs: 60_000 });
       assert.equal(second.timedOut, false, 'the resumed stream ends with the result');
       const messages = second.events.map((e) => e.data as Json);
-      assert.deepEqual(messages.filter((m) => m.method).map((m) => m.params.progress), [2, 3, 4]);
+      assert.deepEqual(
+        messages.filter((m) => m.method).map((m) => m.params.progress),
+        [2, 3, 4],
+      );
       assert.equal(messages.filter((m) => m.id === 'r').length, 1);
       assert.equal(messages.at(-1)!.result.content[0].text, 'resumed');
       const ids = second.events.map((e) => e.id);
@@ -428,12 +537,29 @@ describe('streaming and interactivity', () => {
     });
 
     it('sends no priming event to clients older than 2025-11-25', async () => {
-      const init = await rpc(server.url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {} } });
-      const sessionId = init.headers.get('mcp-session-id')!;
-      const res = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'count', arguments: { n: 2 }, _meta: { progressToken: 'x' } } }, {
-        headers: { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' },
+      const init = await rpc(server.url, {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {} },
       });
-      assert.ok(res.events!.every((e) => e.data !== ''), 'no empty-data event');
+      const sessionId = init.headers.get('mcp-session-id')!;
+      const res = await rpc(
+        server.url,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'count', arguments: { n: 2 }, _meta: { progressToken: 'x' } },
+        },
+        {
+          headers: { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': '2025-06-18' },
+        },
+      );
+      assert.ok(
+        res.events!.every((e) => e.data !== ''),
+        'no empty-data event',
+      );
     });
   });
 
@@ -443,21 +569,36 @@ describe('streaming and interactivity', () => {
         fetch(server.url, {
           method: 'POST',
           headers: { ...ACCEPT, ...modernHeaders('subscriptions/listen') },
-          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: filter, _meta: modernMeta() } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            method: 'subscriptions/listen',
+            params: { notifications: filter, _meta: modernMeta() },
+          }),
         });
       const tools = await listen({ toolsListChanged: true }, 'L1');
       const prompts = await listen({ promptsListChanged: true }, 'L2');
       const toolFrames: SseEvent[] = [];
       const promptFrames: SseEvent[] = [];
       const frames = new Watched();
-      const toolReading = readSse(tools.body, { timeoutMs: 60_000, onEvent: (e) => (toolFrames.push(e), frames.notify()), until: (_e, all) => all.length >= 2 });
+      const toolReading = readSse(tools.body, {
+        timeoutMs: 60_000,
+        onEvent: (e) => (toolFrames.push(e), frames.notify()),
+        until: (_e, all) => all.length >= 2,
+      });
       // Read until a prompt change that comes after the tool change: a tool change leaking into
       // this stream would arrive before it.
-      const promptReading = readSse(prompts.body, { timeoutMs: 60_000, onEvent: (e) => (promptFrames.push(e), frames.notify()), until: (_e, all) => all.length >= 2 });
+      const promptReading = readSse(prompts.body, {
+        timeoutMs: 60_000,
+        onEvent: (e) => (promptFrames.push(e), frames.notify()),
+        until: (_e, all) => all.length >= 2,
+      });
       await frames.until(() => toolFrames.length >= 1 && promptFrames.length >= 1, 'both listen streams acknowledged');
       await modernRpc(server.url, 'tools/call', { name: 'add_tool', arguments: { prompt: `dyn_${Date.now()}` } });
       assert.equal((await toolReading).timedOut, false, 'list_changed reached the tools listener');
-      server.app.get(McpRegistry).addPrompt({ name: `marker_${Date.now()}`, description: 'Marker.', handler: () => 'marker' });
+      server.app
+        .get(McpRegistry)
+        .addPrompt({ name: `marker_${Date.now()}`, description: 'Marker.', handler: () => 'marker' });
       assert.equal((await promptReading).timedOut, false, 'list_changed reached the prompts listener');
       const [ack, change] = toolFrames.map((e) => e.data as Json);
       assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
@@ -465,7 +606,10 @@ describe('streaming and interactivity', () => {
       assert.equal(ack.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
       assert.equal(change.method, 'notifications/tools/list_changed');
       assert.equal(change.params._meta['io.modelcontextprotocol/subscriptionId'], 'L1');
-      assert.deepEqual(promptFrames.map((e) => (e.data as Json).method), ['notifications/subscriptions/acknowledged', 'notifications/prompts/list_changed']);
+      assert.deepEqual(
+        promptFrames.map((e) => (e.data as Json).method),
+        ['notifications/subscriptions/acknowledged', 'notifications/prompts/list_changed'],
+      );
     });
 
     it('sends list_changed to legacy sessions on their GET stream', async () => {

@@ -61,15 +61,27 @@ class CustomerTools {
 }
 
 @Module({
-  imports: [McpModule.forRoot({ name: 'swagger-dtos', version: '1.0.0', expose: { routes: [{ controllers: [CustomersController] }] } })],
+  imports: [
+    McpModule.forRoot({
+      name: 'swagger-dtos',
+      version: '1.0.0',
+      expose: { routes: [{ controllers: [CustomersController] }] },
+    }),
+  ],
   controllers: [CustomersController],
   providers: [CustomerTools],
 })
 class SwaggerModule {}
 
 const eras = [
-  { era: '2025-11-25', connect: (url: string) => connectSdkClient(url) as Promise<{ client: Json; close(): Promise<void> }> },
-  { era: '2026-07-28', connect: (url: string) => connectModernClient(url) as Promise<{ client: Json; close(): Promise<void> }> },
+  {
+    era: '2025-11-25',
+    connect: (url: string) => connectSdkClient(url) as Promise<{ client: Json; close(): Promise<void> }>,
+  },
+  {
+    era: '2026-07-28',
+    connect: (url: string) => connectModernClient(url) as Promise<{ client: Json; close(): Promise<void> }>,
+  },
 ];
 
 describe('Swagger-only DTOs', () => {
@@ -87,7 +99,11 @@ describe('Swagger-only DTOs', () => {
           const { tools } = (await connection.client.listTools()) as { tools: Json[] };
           for (const name of ['get_customer', 'find_one']) {
             const tool = tools.find((t) => t.name === name)!;
-            assert.deepEqual(Object.keys(tool.outputSchema.properties), ['id', 'name', 'orders', 'tags', 'address', 'note'], name);
+            assert.deepEqual(
+              Object.keys(tool.outputSchema.properties),
+              ['id', 'name', 'orders', 'tags', 'address', 'note'],
+              name,
+            );
             assert.deepEqual(tool.outputSchema.required, ['id', 'name', 'orders', 'tags', 'address', 'note']);
             assert.deepEqual(tool.outputSchema.properties.tags, { type: 'array', items: { type: 'string' } });
           }
@@ -114,7 +130,10 @@ describe('Swagger-only DTOs', () => {
       it('checks arguments of an @ApiProperty()-only DTO against its schema', async () => {
         const connection = await connect(server.url);
         try {
-          const result = (await connection.client.callTool({ name: 'get_customer', arguments: { id: 5, extra: true } })) as Json;
+          const result = (await connection.client.callTool({
+            name: 'get_customer',
+            arguments: { id: 5, extra: true },
+          })) as Json;
           assert.equal(result.isError, true);
           assert.match(result.content[0].text, /id: must be a string/);
           assert.match(result.content[0].text, /extra: is not an allowed property/);
@@ -143,7 +162,10 @@ describe('a Swagger DTO the emitter cannot describe', () => {
     class BadModule {}
     const app = await NestFactory.create(BadModule, { logger: false });
     try {
-      await assert.rejects(app.init(), /BadTools#tagged output.*"TaggedView\.tags": it is an array but @ApiProperty\(\) does not say of what.*type: \[String\]/);
+      await assert.rejects(
+        app.init(),
+        /BadTools#tagged output.*"TaggedView\.tags": it is an array but @ApiProperty\(\) does not say of what.*type: \[String\]/,
+      );
     } finally {
       await app.close();
     }

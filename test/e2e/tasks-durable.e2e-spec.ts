@@ -36,7 +36,11 @@ class Instance extends FixtureInstance {
 
   /** Resolves with the attempt number the next time the tool starts here. */
   nextStart(): Promise<number> {
-    return guard(new Promise<number>((resolve) => this.starts.push(resolve)), `the tool to start on ${this.name}`, 60_000);
+    return guard(
+      new Promise<number>((resolve) => this.starts.push(resolve)),
+      `the tool to start on ${this.name}`,
+      60_000,
+    );
   }
 }
 
@@ -56,7 +60,9 @@ describe('durable tasks on BullMQ: kill -9 of the running instance', { skip }, (
     await a.start();
     const startedOnA = a.nextStart();
     const meta = { [META_KEYS.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } };
-    const created = (await modernRpc(a.url, 'tools/call', { name: 'durable_job', arguments: {}, _meta: meta }, { headers: AUTH })).json as { result: { resultType: string; taskId: string } };
+    const created = (
+      await modernRpc(a.url, 'tools/call', { name: 'durable_job', arguments: {}, _meta: meta }, { headers: AUTH })
+    ).json as { result: { resultType: string; taskId: string } };
     assert.equal(created.result.resultType, 'task');
     const taskId = created.result.taskId;
     assert.equal(await startedOnA, 1);
@@ -68,12 +74,18 @@ describe('durable tasks on BullMQ: kill -9 of the running instance', { skip }, (
 
     const client = await connectSdkClient(b.url, { headers: AUTH });
     try {
-      const result = await guard(client.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema), 'tasks/result on B', 60_000);
+      const result = await guard(
+        client.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),
+        'tasks/result on B',
+        60_000,
+      );
       assert.deepEqual(result.content, [{ type: 'text', text: 'done by B on attempt 2' }]);
     } finally {
       await client.close();
     }
-    const status = (await modernRpc(b.url, 'tasks/get', { taskId, _meta: meta }, { headers: { ...AUTH, 'Mcp-Name': taskId } })).json as { result: Record<string, unknown> };
+    const status = (
+      await modernRpc(b.url, 'tasks/get', { taskId, _meta: meta }, { headers: { ...AUTH, 'Mcp-Name': taskId } })
+    ).json as { result: Record<string, unknown> };
     assert.equal(status.result.status, 'completed');
     assert.deepEqual(status.result.result, { content: [{ type: 'text', text: 'done by B on attempt 2' }] });
     assert.deepEqual(a.started, [1]);

@@ -29,15 +29,23 @@ describe('tasks on 2025-11-25 (SDK v1 experimental tasks API)', () => {
     await server?.close();
   });
 
-  it('advertises the tasks capability and each tool\'s execution.taskSupport', async () => {
-    assert.deepEqual(alice.client.getServerCapabilities()?.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
+  it("advertises the tasks capability and each tool's execution.taskSupport", async () => {
+    assert.deepEqual(alice.client.getServerCapabilities()?.tasks, {
+      list: {},
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
     const { tools } = await alice.client.listTools();
     const support = Object.fromEntries(tools.map((tool) => [tool.name, tool.execution?.taskSupport]));
     assert.deepEqual(support, { gated_report: 'optional', required_task: 'required', plain_tool: undefined });
   });
 
   it('creates a task, polls it while it works, and gets its result once it completes', async () => {
-    const stream = alice.client.experimental.tasks.callToolStream({ name: 'gated_report', arguments: { label: 'legacy-1' } }, CallToolResultSchema, { task: { ttl: 120_000 } });
+    const stream = alice.client.experimental.tasks.callToolStream(
+      { name: 'gated_report', arguments: { label: 'legacy-1' } },
+      CallToolResultSchema,
+      { task: { ttl: 120_000 } },
+    );
     const seen: string[] = [];
     let taskId: string | undefined;
     let result: unknown;
@@ -86,7 +94,10 @@ describe('tasks on 2025-11-25 (SDK v1 experimental tasks API)', () => {
 
   it('cancels a working task: the tool is stopped and the task is cancelled', async () => {
     const created = await alice.client.request(
-      { method: 'tools/call', params: { name: 'required_task', arguments: { label: 'legacy-cancel' }, task: { ttl: 60_000 } } },
+      {
+        method: 'tools/call',
+        params: { name: 'required_task', arguments: { label: 'legacy-cancel' }, task: { ttl: 60_000 } },
+      },
       CreateTaskResultSchema,
     );
     const taskId = created.task.taskId;
@@ -95,7 +106,10 @@ describe('tasks on 2025-11-25 (SDK v1 experimental tasks API)', () => {
     assert.equal(cancelled.status, 'cancelled');
     await guard(gates.wasAborted('legacy-cancel'), 'the tool to see its signal abort');
     assert.equal((await alice.client.experimental.tasks.getTask(taskId)).status, 'cancelled');
-    await assert.rejects(alice.client.experimental.tasks.cancelTask(taskId), (error: McpError) => error.code === -32602 && /already ended/.test(error.message));
+    await assert.rejects(
+      alice.client.experimental.tasks.cancelTask(taskId),
+      (error: McpError) => error.code === -32602 && /already ended/.test(error.message),
+    );
   });
 
   it('a task of another principal answers exactly as an unknown task', async () => {
@@ -104,7 +118,10 @@ describe('tasks on 2025-11-25 (SDK v1 experimental tasks API)', () => {
       CreateTaskResultSchema,
     );
     const taskId = created.task.taskId;
-    const refusal = async (id: string, call: (id: string) => Promise<unknown>): Promise<{ code: number; message: string }> => {
+    const refusal = async (
+      id: string,
+      call: (id: string) => Promise<unknown>,
+    ): Promise<{ code: number; message: string }> => {
       try {
         await call(id);
       } catch (error) {
@@ -135,10 +152,16 @@ describe('tasks on 2025-11-25 (SDK v1 experimental tasks API)', () => {
   it('a required task tool called without "task" gets -32601; a plain tool ignores "task"', async () => {
     await assert.rejects(
       // Raw request: the SDK's callTool refuses a required task tool on its own, before the server could.
-      alice.client.request({ method: 'tools/call', params: { name: 'required_task', arguments: { label: 'x' } } }, CallToolResultSchema),
+      alice.client.request(
+        { method: 'tools/call', params: { name: 'required_task', arguments: { label: 'x' } } },
+        CallToolResultSchema,
+      ),
       (error: McpError) => error.code === -32601 && /runs only as a task/.test(error.message),
     );
-    const plain = await alice.client.request({ method: 'tools/call', params: { name: 'plain_tool', arguments: {}, task: {} } }, CallToolResultSchema);
+    const plain = await alice.client.request(
+      { method: 'tools/call', params: { name: 'plain_tool', arguments: {}, task: {} } },
+      CallToolResultSchema,
+    );
     assert.deepEqual(plain.content, [{ type: 'text', text: 'plain' }]);
   });
 });

@@ -37,9 +37,17 @@ describe('tasks on 2026-07-28: principals, gating and headers', () => {
     params: Record<string, unknown>,
     options: { token?: string; extension?: boolean; name?: string | null } = {},
   ): Promise<{ http: RpcResult; body: Rpc }> => {
-    const headers: Record<string, string | undefined> = { authorization: `Bearer ${options.token ?? TASK_TOKENS.alice}` };
-    if (method.startsWith('tasks/')) headers['Mcp-Name'] = options.name === null ? undefined : (options.name ?? String(params.taskId));
-    const http = await modernRpc(server.url, method, { ...params, _meta: options.extension === false ? {} : WITH_TASKS }, { headers });
+    const headers: Record<string, string | undefined> = {
+      authorization: `Bearer ${options.token ?? TASK_TOKENS.alice}`,
+    };
+    if (method.startsWith('tasks/'))
+      headers['Mcp-Name'] = options.name === null ? undefined : (options.name ?? String(params.taskId));
+    const http = await modernRpc(
+      server.url,
+      method,
+      { ...params, _meta: options.extension === false ? {} : WITH_TASKS },
+      { headers },
+    );
     return { http, body: http.json as Rpc };
   };
 
@@ -61,10 +69,18 @@ describe('tasks on 2026-07-28: principals, gating and headers', () => {
     assert.equal(get.http.status, 400);
     assert.equal(get.body.error?.code, -32021);
     assert.deepEqual(get.body.error?.data, { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
-    const required = await call('tools/call', { name: 'required_task', arguments: { label: 'm-req' } }, { extension: false });
+    const required = await call(
+      'tools/call',
+      { name: 'required_task', arguments: { label: 'm-req' } },
+      { extension: false },
+    );
     assert.equal(required.body.error?.code, -32021);
     gates.open('m-sync');
-    const sync = await call('tools/call', { name: 'gated_report', arguments: { label: 'm-sync' } }, { extension: false });
+    const sync = await call(
+      'tools/call',
+      { name: 'gated_report', arguments: { label: 'm-sync' } },
+      { extension: false },
+    );
     assert.equal(sync.body.result?.resultType, 'complete');
     assert.deepEqual(sync.body.result?.content, [{ type: 'text', text: 'Report m-sync is ready.' }]);
   });
@@ -90,12 +106,19 @@ describe('tasks on 2026-07-28: principals, gating and headers', () => {
     const created = await call('tools/call', { name: 'required_task', arguments: { label: 'm-owned' } });
     const taskId = created.body.result?.taskId as string;
     const unknownId = 'B'.repeat(taskId.length);
-    for (const [method, extra] of [['tasks/get', {}], ['tasks/cancel', {}], ['tasks/update', { inputResponses: {} }]] as const) {
+    for (const [method, extra] of [
+      ['tasks/get', {}],
+      ['tasks/cancel', {}],
+      ['tasks/update', { inputResponses: {} }],
+    ] as const) {
       const foreign = await call(method, { taskId, ...extra }, { token: TASK_TOKENS.bob });
       const unknown = await call(method, { taskId: unknownId, ...extra }, { token: TASK_TOKENS.bob });
       assert.equal(foreign.body.error?.code, -32602, method);
       assert.equal(foreign.http.status, unknown.http.status);
-      assert.deepEqual({ ...foreign.body.error, message: foreign.body.error?.message.replace(taskId, '<id>') }, { ...unknown.body.error, message: unknown.body.error?.message.replace(unknownId, '<id>') });
+      assert.deepEqual(
+        { ...foreign.body.error, message: foreign.body.error?.message.replace(taskId, '<id>') },
+        { ...unknown.body.error, message: unknown.body.error?.message.replace(unknownId, '<id>') },
+      );
     }
     assert.equal((await call('tasks/get', { taskId })).body.result?.status, 'working');
     const cancel = await call('tasks/cancel', { taskId });

@@ -24,7 +24,12 @@ describe('tasks on two instances sharing one Redis', { skip }, () => {
   let b: RunningApp;
   let gatesA: TaskGates;
 
-  const call = async (app: RunningApp, method: string, params: Record<string, unknown>, token: string = TASK_TOKENS.alice): Promise<Rpc> => {
+  const call = async (
+    app: RunningApp,
+    method: string,
+    params: Record<string, unknown>,
+    token: string = TASK_TOKENS.alice,
+  ): Promise<Rpc> => {
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
     if (method.startsWith('tasks/')) headers['Mcp-Name'] = String(params.taskId);
     const meta = { [META_KEYS.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } };
@@ -32,7 +37,8 @@ describe('tasks on two instances sharing one Redis', { skip }, () => {
   };
 
   before(async () => {
-    const module = () => TasksTestModule.register({ auth: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20 } });
+    const module = () =>
+      TasksTestModule.register({ auth: true, redis: { url: REDIS_URL, keyPrefix }, tasks: { pollIntervalMs: 20 } });
     a = await startApp(module());
     b = await startApp(module());
     gatesA = a.app.get(TaskGates);
@@ -85,7 +91,10 @@ describe('tasks on two instances sharing one Redis', { skip }, () => {
     try {
       const sent = Date.now();
       const created = await onA.client.request(
-        { method: 'tools/call', params: { name: 'required_task', arguments: { label: 'r-legacy' }, task: { ttl: 90_000 } } },
+        {
+          method: 'tools/call',
+          params: { name: 'required_task', arguments: { label: 'r-legacy' }, task: { ttl: 90_000 } },
+        },
         CreateTaskResultSchema,
       );
       const taskId = created.task.taskId;

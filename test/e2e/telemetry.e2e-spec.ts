@@ -21,7 +21,14 @@ after(() => otel.shutdown());
 
 function only(name: string): ReadableSpan {
   const found = otel.spans().filter((span) => span.name === name);
-  assert.equal(found.length, 1, `one span named "${name}", got: ${otel.spans().map((s) => s.name).join(', ')}`);
+  assert.equal(
+    found.length,
+    1,
+    `one span named "${name}", got: ${otel
+      .spans()
+      .map((s) => s.name)
+      .join(', ')}`,
+  );
   return found[0]!;
 }
 
@@ -30,12 +37,21 @@ async function openLegacySession(url: string, meta?: Json): Promise<string> {
     jsonrpc: '2.0',
     id: 'init',
     method: 'initialize',
-    params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'otel-test', version: '1' }, ...(meta ? { _meta: meta } : {}) },
+    params: {
+      protocolVersion: LEGACY,
+      capabilities: {},
+      clientInfo: { name: 'otel-test', version: '1' },
+      ...(meta ? { _meta: meta } : {}),
+    },
   });
   assert.equal(res.status, 200);
   const sessionId = res.headers.get('mcp-session-id');
   assert.ok(sessionId);
-  await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers: { 'MCP-Protocol-Version': LEGACY } });
+  await rpc(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { sessionId, headers: { 'MCP-Protocol-Version': LEGACY } },
+  );
   return sessionId;
 }
 
@@ -52,7 +68,12 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
   beforeEach(() => otel.exporter.reset());
 
   it('tools/call (2026-07-28): one SERVER span "tools/call echo" with the conventions\' attributes', async () => {
-    const res = await modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 'hi' } }, { id: 'call-1' });
+    const res = await modernRpc(
+      server.url,
+      'tools/call',
+      { name: 'echo', arguments: { text: 'hi' } },
+      { id: 'call-1' },
+    );
     assert.equal((res.json as Json).result.content[0].text, 'hi');
     const span = only('tools/call echo');
     assert.equal(span.kind, SpanKind.SERVER);
@@ -154,10 +175,15 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
     it(`${era}: a span started inside the tool is a child of the call's span`, async () => {
       let text: string;
       if (era === 'modern') {
-        text = ((await modernRpc(server.url, 'tools/call', { name: 'traced', arguments: {} }, { id: 'child' })).json as Json).result.content[0].text;
+        text = (
+          (await modernRpc(server.url, 'tools/call', { name: 'traced', arguments: {} }, { id: 'child' })).json as Json
+        ).result.content[0].text;
       } else {
         const sessionId = await openLegacySession(server.url);
-        text = ((await legacyCall(server.url, sessionId, 'child', 'tools/call', { name: 'traced', arguments: {} })).json as Json).result.content[0].text;
+        text = (
+          (await legacyCall(server.url, sessionId, 'child', 'tools/call', { name: 'traced', arguments: {} }))
+            .json as Json
+        ).result.content[0].text;
         await rpc(server.url, null, { httpMethod: 'DELETE', sessionId });
       }
       const call = only('tools/call traced');
@@ -169,14 +195,24 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
   }
 
   it('without _meta context, the parent comes from the HTTP traceparent header', async () => {
-    await modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 'h' } }, { id: 'hdr', headers: { traceparent: TRACEPARENT } });
+    await modernRpc(
+      server.url,
+      'tools/call',
+      { name: 'echo', arguments: { text: 'h' } },
+      { id: 'hdr', headers: { traceparent: TRACEPARENT } },
+    );
     const span = only('tools/call echo');
     assert.equal(span.spanContext().traceId, TRACE_ID);
     assert.equal(span.parentSpanContext?.spanId, PARENT_SPAN);
   });
 
   it('progress and log notifications appear as span events, without their data', async () => {
-    const res = await modernRpc(server.url, 'tools/call', { name: 'steps', arguments: {}, _meta: { progressToken: 'pt' } }, { id: 'steps' });
+    const res = await modernRpc(
+      server.url,
+      'tools/call',
+      { name: 'steps', arguments: {}, _meta: { progressToken: 'pt' } },
+      { id: 'steps' },
+    );
     assert.equal(res.status, 200);
     const span = only('tools/call steps');
     const events = span.events.map((e) => ({ name: e.name, attributes: e.attributes }));
@@ -192,14 +228,25 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
   it('in process: a call in flight is counted, and one cancelled before its response ends with error.type cancelled', async () => {
     const mcp = McpInProcessTransport.forApp(server.app);
     try {
-      const inflight = async () => (await otel.metrics()).find((m) => m.descriptor.name === 'mcp.server.operation.active')?.dataPoints[0]?.value ?? 0;
+      const inflight = async () =>
+        (await otel.metrics()).find((m) => m.descriptor.name === 'mcp.server.operation.active')?.dataPoints[0]?.value ??
+        0;
       const idle = await inflight();
       const started = nextEvent(hangEvents, 'started', 'the hang tool to start');
-      const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-      const call = mcp.send({ jsonrpc: '2.0', id: 'hang-1', method: 'tools/call', params: { name: 'hang', arguments: {}, _meta } }).subscribe();
+      const _meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const call = mcp
+        .send({ jsonrpc: '2.0', id: 'hang-1', method: 'tools/call', params: { name: 'hang', arguments: {}, _meta } })
+        .subscribe();
       await started;
       assert.equal(await inflight(), (idle as number) + 1);
-      assert.deepEqual(otel.spans().map((s) => s.name), [], 'the span is still open');
+      assert.deepEqual(
+        otel.spans().map((s) => s.name),
+        [],
+        'the span is still open',
+      );
       call.unsubscribe();
       const span = only('tools/call hang');
       assert.equal(span.attributes['error.type'], 'cancelled');
@@ -210,7 +257,7 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
     }
   });
 
-  it('metrics: mcp.server.operation.duration and mcp.server.session.duration histograms with the conventions\' units, buckets and attributes', async () => {
+  it("metrics: mcp.server.operation.duration and mcp.server.session.duration histograms with the conventions' units, buckets and attributes", async () => {
     const sessionId = await openLegacySession(server.url);
     await legacyCall(server.url, sessionId, 'm1', 'tools/call', { name: 'echo', arguments: { text: 'm' } });
     await legacyCall(server.url, sessionId, 'm2', 'tools/call', { name: 'refuse', arguments: {} });
@@ -226,11 +273,20 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
     const operation = collected.find((m) => m.descriptor.name === 'mcp.server.operation.duration')!;
     assert.ok(operation, 'mcp.server.operation.duration is reported');
     assert.equal(operation.descriptor.unit, 's');
-    const echo = operation.dataPoints.find((p) => p.attributes['gen_ai.tool.name'] === 'echo' && p.attributes['mcp.protocol.version'] === LEGACY)!;
+    const echo = operation.dataPoints.find(
+      (p) => p.attributes['gen_ai.tool.name'] === 'echo' && p.attributes['mcp.protocol.version'] === LEGACY,
+    )!;
     assert.ok(echo);
-    assert.deepEqual(echo.attributes, { 'mcp.method.name': 'tools/call', 'mcp.protocol.version': LEGACY, 'gen_ai.tool.name': 'echo', 'gen_ai.operation.name': 'execute_tool' });
+    assert.deepEqual(echo.attributes, {
+      'mcp.method.name': 'tools/call',
+      'mcp.protocol.version': LEGACY,
+      'gen_ai.tool.name': 'echo',
+      'gen_ai.operation.name': 'execute_tool',
+    });
     assert.deepEqual((echo.value as any).buckets.boundaries, BUCKETS);
-    const refused = operation.dataPoints.find((p) => p.attributes['gen_ai.tool.name'] === 'refuse' && p.attributes['mcp.protocol.version'] === LEGACY)!;
+    const refused = operation.dataPoints.find(
+      (p) => p.attributes['gen_ai.tool.name'] === 'refuse' && p.attributes['mcp.protocol.version'] === LEGACY,
+    )!;
     assert.equal(refused.attributes['error.type'], 'tool_error');
 
     const session = collected.find((m) => m.descriptor.name === 'mcp.server.session.duration')!;
@@ -241,9 +297,16 @@ describe('OpenTelemetry per the semantic conventions for MCP', () => {
     assert.deepEqual((ended.value as any).buckets.boundaries, BUCKETS);
 
     const inflight = collected.find((m) => m.descriptor.name === 'mcp.server.operation.active')!;
-    assert.deepEqual(inflight.dataPoints.map((p) => p.value), [0], 'no request in flight');
+    assert.deepEqual(
+      inflight.dataPoints.map((p) => p.value),
+      [0],
+      'no request in flight',
+    );
     const afterDelete = collected.find((m) => m.descriptor.name === 'mcp.server.session.active')!;
-    assert.equal(afterDelete.dataPoints.find((p) => p.attributes['mcp.protocol.version'] === LEGACY)!.value, (open.value as number) - 1);
+    assert.equal(
+      afterDelete.dataPoints.find((p) => p.attributes['mcp.protocol.version'] === LEGACY)!.value,
+      (open.value as number) - 1,
+    );
   });
 });
 
@@ -252,9 +315,17 @@ describe('telemetry: false', () => {
     const server = await startApp(ObservabilityModule.register({ telemetry: false }));
     try {
       otel.exporter.reset();
-      const res = await modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 'off' } }, { id: 'off' });
+      const res = await modernRpc(
+        server.url,
+        'tools/call',
+        { name: 'echo', arguments: { text: 'off' } },
+        { id: 'off' },
+      );
       assert.equal((res.json as Json).result.content[0].text, 'off');
-      assert.deepEqual(otel.spans().map((s) => s.name), []);
+      assert.deepEqual(
+        otel.spans().map((s) => s.name),
+        [],
+      );
     } finally {
       await server.close();
     }

@@ -84,7 +84,10 @@ async function modernListen(url: string): Promise<Watched> {
       jsonrpc: '2.0',
       id: 'listen',
       method: 'subscriptions/listen',
-      params: { notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }, _meta: modernMeta() },
+      params: {
+        notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
+        _meta: modernMeta(),
+      },
     }),
   });
   const watched = new Watched(response, 'modern listen stream', controller);
@@ -112,7 +115,9 @@ async function legacyCallError(url: string, name: string): Promise<Json> {
   }
 }
 
-async function toolNames(url: string): Promise<{ legacy: string[]; modern: string[]; descriptions: Record<string, string> }> {
+async function toolNames(
+  url: string,
+): Promise<{ legacy: string[]; modern: string[]; descriptions: Record<string, string> }> {
   const legacy = await connectSdkClient(url);
   const modern = await connectModernClient(url);
   try {
@@ -165,8 +170,13 @@ describe('runtime toggles on one instance (issue 18 item 5)', () => {
   });
 
   it('update replaces the description and annotations clients list, keeping the rest', async () => {
-    registry.update('beta', { description: 'Now generally available.', annotations: { readOnlyHint: false, idempotentHint: true } });
-    const listed = ((await modernRpc(server.url, 'tools/list', {})).json as Json).result.tools.find((t: Json) => t.name === 'beta');
+    registry.update('beta', {
+      description: 'Now generally available.',
+      annotations: { readOnlyHint: false, idempotentHint: true },
+    });
+    const listed = ((await modernRpc(server.url, 'tools/list', {})).json as Json).result.tools.find(
+      (t: Json) => t.name === 'beta',
+    );
     assert.equal(listed.description, 'Now generally available.');
     assert.deepEqual(listed.annotations, { readOnlyHint: false, idempotentHint: true });
     assert.deepEqual(listed.inputSchema, { type: 'object', additionalProperties: false });

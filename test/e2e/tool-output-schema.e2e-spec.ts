@@ -13,7 +13,11 @@ import { connectModernClient, connectSdkClient } from '../utils/clients.js';
 
 type Json = Record<string, any>;
 
-const COUNT_SCHEMA = { type: 'object', properties: { count: { type: 'integer' }, label: { type: 'string' } }, required: ['count'] };
+const COUNT_SCHEMA = {
+  type: 'object',
+  properties: { count: { type: 'integer' }, label: { type: 'string' } },
+  required: ['count'],
+};
 
 @Injectable()
 class OutputTools {
@@ -101,7 +105,10 @@ describe('a tool result that breaks its declared output schema', () => {
             assert.equal(result.isError, true);
             assert.equal(result.structuredContent, undefined, 'the non-conforming value must not be passed on');
             const text: string = result.content[0].text;
-            assert.match(text, new RegExp(`Tool "${tool}" produced output that does not match its declared output schema`));
+            assert.match(
+              text,
+              new RegExp(`Tool "${tool}" produced output that does not match its declared output schema`),
+            );
             assert.match(text, problem);
             assert.doesNotMatch(text, /three|none/, 'the returned values stay out of the message');
             const ref = /reference ([0-9a-f-]{36})/.exec(text)?.[1];
@@ -125,7 +132,10 @@ class ListTools {
     return ['ada', 'grace'];
   }
 
-  @Tool('typed_names', { description: 'Returns an array its output schema describes.', output: { type: 'array', items: { type: 'string' } } })
+  @Tool('typed_names', {
+    description: 'Returns an array its output schema describes.',
+    output: { type: 'array', items: { type: 'string' } },
+  })
   typedNames(): string[] {
     return ['ada', 'grace'];
   }
@@ -140,7 +150,13 @@ class PeopleController {
 }
 
 @Module({
-  imports: [McpModule.forRoot({ name: 'structured-e2e', version: '1.0.0', expose: { routes: [{ controllers: [PeopleController] }] } })],
+  imports: [
+    McpModule.forRoot({
+      name: 'structured-e2e',
+      version: '1.0.0',
+      expose: { routes: [{ controllers: [PeopleController] }] },
+    }),
+  ],
   controllers: [PeopleController],
   providers: [ListTools],
 })
@@ -178,10 +194,17 @@ describe('structuredContent: one rule on both eras', () => {
     const modern = await connectModernClient(server.url);
     const legacy = await connectSdkClient(server.url);
     try {
-      const modernTool = ((await modern.client.listTools()) as { tools: Json[] }).tools.find((t) => t.name === 'typed_names')!;
+      const modernTool = ((await modern.client.listTools()) as { tools: Json[] }).tools.find(
+        (t) => t.name === 'typed_names',
+      )!;
       assert.deepEqual(modernTool.outputSchema, { type: 'array', items: { type: 'string' } });
-      assert.deepEqual((await modern.client.callTool({ name: 'typed_names', arguments: {} })).structuredContent, ['ada', 'grace']);
-      const legacyTool = ((await legacy.client.listTools()) as { tools: Json[] }).tools.find((t) => t.name === 'typed_names')!;
+      assert.deepEqual((await modern.client.callTool({ name: 'typed_names', arguments: {} })).structuredContent, [
+        'ada',
+        'grace',
+      ]);
+      const legacyTool = ((await legacy.client.listTools()) as { tools: Json[] }).tools.find(
+        (t) => t.name === 'typed_names',
+      )!;
       assert.equal(legacyTool.outputSchema, undefined);
       const result = (await legacy.client.callTool({ name: 'typed_names', arguments: {} })) as Json;
       assert.notEqual(result.isError, true);

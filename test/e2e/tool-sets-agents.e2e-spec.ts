@@ -21,7 +21,7 @@ describe('tool sets: the 300-tool catalog through real agent clients', () => {
   });
   after(() => app.close());
 
-  it('progressive tools/list is at most 3% of the full list\'s tokens', async () => {
+  it("progressive tools/list is at most 3% of the full list's tokens", async () => {
     const full = await allTools(app.url);
     const progressive = await allTools(`${app.url}?mode=progressive`);
     assert.equal(full.length, 300);
@@ -35,13 +35,19 @@ describe('tool sets: the 300-tool catalog through real agent clients', () => {
     it(`${label}: finds and calls each of the 30 named tools in at most 3 requests`, async () => {
       const client = await connect(`${app.url}?mode=progressive`);
       try {
-        assert.equal(client.protocolVersion, label.includes('2025-11-25') ? '2025-11-25' : '2026-07-28', 'the era the label names');
+        assert.equal(
+          client.protocolVersion,
+          label.includes('2025-11-25') ? '2025-11-25' : '2026-07-28',
+          'the era the label names',
+        );
         assert.equal(NAMED_TOOLS.length, 30);
         for (const target of NAMED_TOOLS) {
           const before = finished.length;
           const run = await findAndCall(client, target);
           assert.ok(run.found && run.called, `${target}: ${JSON.stringify(run)}`);
-          const served = finished.slice(before).filter((event) => event.method === 'tools/list' || event.method === 'tools/call');
+          const served = finished
+            .slice(before)
+            .filter((event) => event.method === 'tools/list' || event.method === 'tools/call');
           assert.ok(served.length <= 3 && run.requests <= 3, `${target}: ${served.length} requests`);
           // The call went through the call tool, and the server's events name the real tool.
           assert.equal(served.at(-1)?.tool, target);

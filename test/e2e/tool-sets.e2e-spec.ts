@@ -18,10 +18,23 @@ import { AppModule as ToolSetsSample } from '../../sample/10-toolsets/app.module
 
 type Json = Record<string, any>;
 
-const EVERY_TOOL = ['list_invoices', 'create_invoice', 'export_ledger', 'regional_revenue', 'void_invoice', 'find_customer', 'whoami', 'revenue_report'];
+const EVERY_TOOL = [
+  'list_invoices',
+  'create_invoice',
+  'export_ledger',
+  'regional_revenue',
+  'void_invoice',
+  'find_customer',
+  'whoami',
+  'revenue_report',
+];
 const bearer = (token: string): Record<string, string> => ({ Authorization: `Bearer ${token}` });
 
-async function names(client: PathClient, path: (typeof ENTRY_PATHS)[number], headers: Record<string, string> = {}): Promise<string[]> {
+async function names(
+  client: PathClient,
+  path: (typeof ENTRY_PATHS)[number],
+  headers: Record<string, string> = {},
+): Promise<string[]> {
   const answer = await client.call(path, 'tools/list', {}, headers);
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   return (answer.body.result.tools as Json[]).map((tool) => tool.name as string).sort();
@@ -57,9 +70,25 @@ describe('tool sets', () => {
     it('gives the default (every tool) without ?toolsets=, and the named sets with it, on both eras', async () => {
       for (const path of ENTRY_PATHS) {
         assert.deepEqual(await names(new PathClient(app.url), path), [...EVERY_TOOL].sort(), path);
-        assert.deepEqual(await names(new PathClient(`${app.url}?toolsets=crm`), path), ['find_customer', 'whoami'], path);
+        assert.deepEqual(
+          await names(new PathClient(`${app.url}?toolsets=crm`), path),
+          ['find_customer', 'whoami'],
+          path,
+        );
         // The class's set and the exposed route's set.
-        assert.deepEqual(await names(new PathClient(`${app.url}?toolsets=billing`), path), ['create_invoice', 'export_ledger', 'list_invoices', 'regional_revenue', 'revenue_report', 'void_invoice', 'whoami'], path);
+        assert.deepEqual(
+          await names(new PathClient(`${app.url}?toolsets=billing`), path),
+          [
+            'create_invoice',
+            'export_ledger',
+            'list_invoices',
+            'regional_revenue',
+            'revenue_report',
+            'void_invoice',
+            'whoami',
+          ],
+          path,
+        );
       }
     });
 
@@ -68,11 +97,17 @@ describe('tool sets', () => {
       for (const path of ENTRY_PATHS) {
         const found = await client.call(path, 'tools/call', { name: 'find_customer', arguments: { name: 'Acme' } });
         assert.equal(found.body.result.content[0].text, 'customer Acme');
-        const outside = await client.call(path, 'tools/call', { name: 'list_invoices', arguments: { customer: 'Acme' } });
+        const outside = await client.call(path, 'tools/call', {
+          name: 'list_invoices',
+          arguments: { customer: 'Acme' },
+        });
         const never = await client.call(path, 'tools/call', { name: 'list_invoicez', arguments: { customer: 'Acme' } });
         assert.equal(outside.status, never.status);
         assert.equal(outside.body.error.code, never.body.error.code);
-        assert.equal(outside.body.error.message.replace('list_invoices', 'X'), never.body.error.message.replace('list_invoicez', 'X'));
+        assert.equal(
+          outside.body.error.message.replace('list_invoices', 'X'),
+          never.body.error.message.replace('list_invoicez', 'X'),
+        );
       }
       assert.ok(!ran.includes('list_invoices:Acme'));
     });
@@ -99,26 +134,46 @@ describe('tool sets', () => {
     });
     after(() => app.close());
 
-    it('shows each principal its role\'s sets, asks select once per principal, and lets the URL only narrow', async () => {
+    it("shows each principal its role's sets, asks select once per principal, and lets the URL only narrow", async () => {
       const client = new PathClient(app.url);
       for (const path of ENTRY_PATHS) {
-        assert.deepEqual(await names(client, path, bearer('ann-token')), ['create_invoice', 'export_ledger', 'list_invoices', 'regional_revenue', 'revenue_report', 'void_invoice', 'whoami'], path);
+        assert.deepEqual(
+          await names(client, path, bearer('ann-token')),
+          [
+            'create_invoice',
+            'export_ledger',
+            'list_invoices',
+            'regional_revenue',
+            'revenue_report',
+            'void_invoice',
+            'whoami',
+          ],
+          path,
+        );
         assert.deepEqual(await names(client, path, bearer('sam-token')), ['find_customer', 'whoami'], path);
         assert.deepEqual(await names(client, path, bearer('root-token')), [...EVERY_TOOL, 'purge_tenant'].sort(), path);
       }
       assert.equal(ToolSetsAppModule.selects.get('ann'), 1, 'select is cached per principal');
       // ann asks for crm in the URL: select did not grant it, so she gets no set's tools.
-      assert.deepEqual(await names(new PathClient(`${app.url}?toolsets=crm`), 'modern', bearer('ann-token')), ['whoami']);
+      assert.deepEqual(await names(new PathClient(`${app.url}?toolsets=crm`), 'modern', bearer('ann-token')), [
+        'whoami',
+      ]);
     });
 
-    it('takes a change of a principal\'s sets at once on McpToolSets.refresh(), and tells clients the list changed', async () => {
+    it("takes a change of a principal's sets at once on McpToolSets.refresh(), and tells clients the list changed", async () => {
       const client = new PathClient(app.url);
       const sales = ROLE_SETS.sales!;
       try {
         assert.deepEqual(await names(client, 'modern', bearer('sam-token')), ['find_customer', 'whoami']);
         ROLE_SETS.sales = ['crm', 'billing'];
-        assert.deepEqual(await names(client, 'modern', bearer('sam-token')), ['find_customer', 'whoami'], 'the cached answer holds until refreshed');
-        const changed = firstValueFrom(app.app.get(McpEvents).events$.pipe(filter((e) => e.type === 'list.changed' && e.kind === 'tools')));
+        assert.deepEqual(
+          await names(client, 'modern', bearer('sam-token')),
+          ['find_customer', 'whoami'],
+          'the cached answer holds until refreshed',
+        );
+        const changed = firstValueFrom(
+          app.app.get(McpEvents).events$.pipe(filter((e) => e.type === 'list.changed' && e.kind === 'tools')),
+        );
         app.app.get(McpToolSets).refresh('sam');
         await changed;
         assert.ok((await names(client, 'legacy', bearer('sam-token'))).includes('list_invoices'));
@@ -143,7 +198,10 @@ describe('tool sets', () => {
       for (const path of ENTRY_PATHS) {
         const answer = await client.call(path, 'tools/list', {}, bearer('ann-token'));
         const tools = answer.body.result.tools as Json[];
-        assert.deepEqual(tools.map((tool) => tool.name), ['list_tool_sets', 'search_tools', 'call_tool_read', 'call_tool_write', 'call_tool_destructive']);
+        assert.deepEqual(
+          tools.map((tool) => tool.name),
+          ['list_tool_sets', 'search_tools', 'call_tool_read', 'call_tool_write', 'call_tool_destructive'],
+        );
         const hints = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
         assert.equal(hints.call_tool_read.readOnlyHint, true);
         assert.equal(hints.call_tool_read.openWorldHint, false, 'every read-only tool of the catalog is closed-world');
@@ -153,29 +211,64 @@ describe('tool sets', () => {
       }
     });
 
-    it('lists the caller\'s sets, finds its tools by words, and calls one in three requests on every path', async () => {
+    it("lists the caller's sets, finds its tools by words, and calls one in three requests on every path", async () => {
       const client = new PathClient(app.url);
       for (const path of ENTRY_PATHS) {
-        const sets = await client.call(path, 'tools/call', { name: 'list_tool_sets', arguments: {} }, bearer('ann-token'));
-        assert.deepEqual(sets.body.result.structuredContent, { sets: [{ name: 'billing', title: 'Billing', description: 'Invoices and revenue reports.', tools: 6 }], ungroupedTools: 1 });
-        const search = await client.call(path, 'tools/call', { name: 'search_tools', arguments: { query: 'list invoices of a customer' } }, bearer('ann-token'));
+        const sets = await client.call(
+          path,
+          'tools/call',
+          { name: 'list_tool_sets', arguments: {} },
+          bearer('ann-token'),
+        );
+        assert.deepEqual(sets.body.result.structuredContent, {
+          sets: [{ name: 'billing', title: 'Billing', description: 'Invoices and revenue reports.', tools: 6 }],
+          ungroupedTools: 1,
+        });
+        const search = await client.call(
+          path,
+          'tools/call',
+          { name: 'search_tools', arguments: { query: 'list invoices of a customer' } },
+          bearer('ann-token'),
+        );
         const hit = search.body.result.structuredContent.tools[0];
         assert.equal(hit.name, 'list_invoices');
         assert.equal(hit.callWith, 'call_tool_read');
         assert.deepEqual(hit.inputSchema.required, ['customer']);
-        const call = await client.call(path, 'tools/call', { name: hit.callWith, arguments: { name: hit.name, arguments: { customer: `c-${path}` } } }, bearer('ann-token'));
+        const call = await client.call(
+          path,
+          'tools/call',
+          { name: hit.callWith, arguments: { name: hit.name, arguments: { customer: `c-${path}` } } },
+          bearer('ann-token'),
+        );
         assert.equal(call.body.result.content[0].text, `invoices of c-${path}`);
       }
     });
 
     it('runs a destructive tool only through call_tool_destructive, and events and spans name the real tool', async () => {
       const client = new PathClient(app.url);
-      const refused = await client.call('modern', 'tools/call', { name: 'call_tool_read', arguments: { name: 'void_invoice', arguments: { invoiceId: 'i-1' } } }, bearer('ann-token'));
+      const refused = await client.call(
+        'modern',
+        'tools/call',
+        { name: 'call_tool_read', arguments: { name: 'void_invoice', arguments: { invoiceId: 'i-1' } } },
+        bearer('ann-token'),
+      );
       assert.equal(refused.body.error.code, -32602);
-      assert.match(refused.body.error.message, /"void_invoice" is destructive .* call it through "call_tool_destructive"/);
+      assert.match(
+        refused.body.error.message,
+        /"void_invoice" is destructive .* call it through "call_tool_destructive"/,
+      );
       assert.ok(!ran.includes('void_invoice:i-1'));
-      const finished = firstValueFrom(events.events$.pipe(filter((e): e is McpRequestFinishedEvent => e.type === 'request.finished' && e.tool === 'void_invoice')));
-      const done = await client.call('modern', 'tools/call', { name: 'call_tool_destructive', arguments: { name: 'void_invoice', arguments: { invoiceId: 'i-2' } } }, bearer('ann-token'));
+      const finished = firstValueFrom(
+        events.events$.pipe(
+          filter((e): e is McpRequestFinishedEvent => e.type === 'request.finished' && e.tool === 'void_invoice'),
+        ),
+      );
+      const done = await client.call(
+        'modern',
+        'tools/call',
+        { name: 'call_tool_destructive', arguments: { name: 'void_invoice', arguments: { invoiceId: 'i-2' } } },
+        bearer('ann-token'),
+      );
       assert.equal(done.body.result.content[0].text, 'voided i-2');
       const event = await finished;
       assert.equal(event.principal, 'ann');
@@ -184,27 +277,50 @@ describe('tool sets', () => {
       assert.ok(span, 'a span names the real tool');
     });
 
-    it('keeps the real tool\'s scopes: a principal without them gets the 403 a direct call gets', async () => {
+    it("keeps the real tool's scopes: a principal without them gets the 403 a direct call gets", async () => {
       const client = new PathClient(app.url);
       // tim has the billing set but not the billing scope that void_invoice requires.
       for (const path of ENTRY_PATHS) {
-        const direct = await client.call(path, 'tools/call', { name: 'void_invoice', arguments: { invoiceId: 'i-3' } }, bearer('tim-token'));
-        const viaDiscovery = await client.call(path, 'tools/call', { name: 'call_tool_destructive', arguments: { name: 'void_invoice', arguments: { invoiceId: 'i-3' } } }, bearer('tim-token'));
+        const direct = await client.call(
+          path,
+          'tools/call',
+          { name: 'void_invoice', arguments: { invoiceId: 'i-3' } },
+          bearer('tim-token'),
+        );
+        const viaDiscovery = await client.call(
+          path,
+          'tools/call',
+          { name: 'call_tool_destructive', arguments: { name: 'void_invoice', arguments: { invoiceId: 'i-3' } } },
+          bearer('tim-token'),
+        );
         assert.equal(direct.status, 403, path);
         assert.equal(viaDiscovery.status, 403, path);
         assert.deepEqual({ ...viaDiscovery.body, id: 0 }, { ...direct.body, id: 0 });
       }
       assert.ok(!ran.includes('void_invoice:i-3'));
       // sam has neither the set nor the scope: the tool is unknown to sam, through either door, not refused.
-      const direct = await client.call('modern', 'tools/call', { name: 'void_invoice', arguments: { invoiceId: 'i-4' } }, bearer('sam-token'));
-      const viaDiscovery = await client.call('modern', 'tools/call', { name: 'call_tool_destructive', arguments: { name: 'void_invoice', arguments: { invoiceId: 'i-4' } } }, bearer('sam-token'));
+      const direct = await client.call(
+        'modern',
+        'tools/call',
+        { name: 'void_invoice', arguments: { invoiceId: 'i-4' } },
+        bearer('sam-token'),
+      );
+      const viaDiscovery = await client.call(
+        'modern',
+        'tools/call',
+        { name: 'call_tool_destructive', arguments: { name: 'void_invoice', arguments: { invoiceId: 'i-4' } } },
+        bearer('sam-token'),
+      );
       assert.equal(direct.body.error.code, -32602);
       assert.equal(viaDiscovery.body.error.code, -32602);
       assert.equal(direct.body.error.message, viaDiscovery.body.error.message);
     });
 
     it('answers the full catalog to a request asking ?mode=full', async () => {
-      assert.deepEqual(await names(new PathClient(`${app.url}?mode=full`), 'modern', bearer('sam-token')), ['find_customer', 'whoami']);
+      assert.deepEqual(await names(new PathClient(`${app.url}?mode=full`), 'modern', bearer('sam-token')), [
+        'find_customer',
+        'whoami',
+      ]);
     });
   });
 
@@ -215,19 +331,47 @@ describe('tool sets', () => {
     });
     after(() => app.close());
 
-    it('shows each user the discovery tools, finds only its roles\' tools, and gives the full catalog of its sets on ?mode=full', async () => {
+    it("shows each user the discovery tools, finds only its roles' tools, and gives the full catalog of its sets on ?mode=full", async () => {
       const client = new PathClient(app.url);
       const alice = bearer('alice-token');
-      assert.deepEqual(await names(client, 'modern', alice), ['call_tool_destructive', 'call_tool_read', 'call_tool_write', 'list_tool_sets', 'search_tools']);
+      assert.deepEqual(await names(client, 'modern', alice), [
+        'call_tool_destructive',
+        'call_tool_read',
+        'call_tool_write',
+        'list_tool_sets',
+        'search_tools',
+      ]);
       const sets = await client.call('legacy', 'tools/call', { name: 'list_tool_sets', arguments: {} }, alice);
-      assert.deepEqual(sets.body.result.structuredContent.sets.map((s: Json) => s.name), ['billing', 'finance', 'procurement', 'payroll']);
-      const invoices = await client.call('modern', 'tools/call', { name: 'search_tools', arguments: { query: 'list invoices by status' } }, alice);
+      assert.deepEqual(
+        sets.body.result.structuredContent.sets.map((s: Json) => s.name),
+        ['billing', 'finance', 'procurement', 'payroll'],
+      );
+      const invoices = await client.call(
+        'modern',
+        'tools/call',
+        { name: 'search_tools', arguments: { query: 'list invoices by status' } },
+        alice,
+      );
       assert.ok((invoices.body.result.structuredContent.tools as Json[]).some((t) => t.name === 'list_invoices'));
-      const shipments = await client.call('modern', 'tools/call', { name: 'search_tools', arguments: { query: 'shipment carrier tracking' } }, alice);
+      const shipments = await client.call(
+        'modern',
+        'tools/call',
+        { name: 'search_tools', arguments: { query: 'shipment carrier tracking' } },
+        alice,
+      );
       assert.ok((shipments.body.result.structuredContent.tools as Json[]).every((t) => !/shipment/.test(t.name)));
-      const call = await client.call('modern', 'tools/call', { name: 'call_tool_read', arguments: { name: 'get_invoice', arguments: { id: 'inv-1' } } }, alice);
+      const call = await client.call(
+        'modern',
+        'tools/call',
+        { name: 'call_tool_read', arguments: { name: 'get_invoice', arguments: { id: 'inv-1' } } },
+        alice,
+      );
       assert.equal(call.body.result.content[0].text, 'get_invoice: done');
-      assert.equal((await names(new PathClient(`${app.url}?mode=full`), 'modern', bearer('bob-token'))).length, 45, 'bob: crm, sales and marketing');
+      assert.equal(
+        (await names(new PathClient(`${app.url}?mode=full`), 'modern', bearer('bob-token'))).length,
+        45,
+        'bob: crm, sales and marketing',
+      );
     });
   });
 });

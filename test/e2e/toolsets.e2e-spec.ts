@@ -73,20 +73,20 @@ describe('toolset name clashes (issue 18 item 2)', () => {
   it('fail the bootstrap naming both toolsets', async () => {
     // Discovery runs in onModuleInit, so init() is where the bootstrap fails.
     const app = await NestFactory.create(ClashingApp.register(), { logger: false, abortOnError: false });
-    await assert.rejects(
-      app.init(),
-      (error: Error) => {
-        assert.match(error.message, /^Tool "eu_stock" is declared twice/, error.message);
-        assert.ok(error.message.includes('WarehouseTools#stock in EU warehouse'), error.message);
-        assert.ok(error.message.includes('WarehouseTools#stock in US warehouse mislabelled eu_'), error.message);
-        return true;
-      },
-    );
+    await assert.rejects(app.init(), (error: Error) => {
+      assert.match(error.message, /^Tool "eu_stock" is declared twice/, error.message);
+      assert.ok(error.message.includes('WarehouseTools#stock in EU warehouse'), error.message);
+      assert.ok(error.message.includes('WarehouseTools#stock in US warehouse mislabelled eu_'), error.message);
+      return true;
+    });
     await app.close().catch(() => undefined);
   });
 
   it('refuse an invalid prefix when the module is declared', async () => {
     const { McpModule } = await import('nestjs-model-context');
-    assert.throws(() => McpModule.forFeature({ prefix: 'eu warehouse', providers: [class A {}] }), /prefix "eu warehouse" is not a valid name prefix/);
+    assert.throws(
+      () => McpModule.forFeature({ prefix: 'eu warehouse', providers: [class A {}] }),
+      /prefix "eu warehouse" is not a valid name prefix/,
+    );
   });
 });

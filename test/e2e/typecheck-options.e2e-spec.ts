@@ -93,7 +93,10 @@ describe('option typings', () => {
       writeFileSync(join(app, 'package.json'), JSON.stringify({ name: `typecheck-${type}`, private: true, type }));
       symlinkSync(root, join(app, 'node_modules', 'nestjs-model-context'), 'dir');
       writeFileSync(join(app, 'app.module.ts'), APP_MODULE);
-      writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...appCompilerOptions, noEmit: true }, include: ['*.ts'] }));
+      writeFileSync(
+        join(app, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: { ...appCompilerOptions, noEmit: true }, include: ['*.ts'] }),
+      );
       const checked = await tscRun(join(app, 'tsconfig.json'), app);
       assert.equal(checked.code, 0, `tsc on the forRootAsync factory:\n${checked.output}`);
     });

@@ -6,7 +6,10 @@ import { rpc } from '../utils/clients.js';
 
 type Json = Record<string, any>;
 
-async function initialize(url: string, protocolVersion = '2025-11-25'): Promise<{ sessionId: string; result: Json; status: number }> {
+async function initialize(
+  url: string,
+  protocolVersion = '2025-11-25',
+): Promise<{ sessionId: string; result: Json; status: number }> {
   const res = await rpc(url, {
     jsonrpc: '2.0',
     id: 'init',
@@ -59,7 +62,11 @@ describe('legacy era (2025-03-26 … 2025-11-25), stateful sessions', () => {
     assert.equal(missing.status, 400);
     assert.equal((missing.json as Json).id, 'a1');
     assert.equal((missing.json as Json).error.code, -32600);
-    const unknown = await rpc(server.url, { jsonrpc: '2.0', id: 'a2', method: 'tools/list' }, { sessionId: 'no-such-session' });
+    const unknown = await rpc(
+      server.url,
+      { jsonrpc: '2.0', id: 'a2', method: 'tools/list' },
+      { sessionId: 'no-such-session' },
+    );
     assert.equal(unknown.status, 404);
     assert.equal((unknown.json as Json).id, 'a2');
     assert.match((unknown.json as Json).error.message, /initialize/);
@@ -80,13 +87,25 @@ describe('legacy era (2025-03-26 … 2025-11-25), stateful sessions', () => {
 
   it('applies MCP-Protocol-Version rules', async () => {
     const { sessionId } = await initialize(server.url, '2025-06-18');
-    const bad = await rpc(server.url, { jsonrpc: '2.0', id: 4, method: 'ping' }, { sessionId, headers: { 'MCP-Protocol-Version': 'garbage' } });
+    const bad = await rpc(
+      server.url,
+      { jsonrpc: '2.0', id: 4, method: 'ping' },
+      { sessionId, headers: { 'MCP-Protocol-Version': 'garbage' } },
+    );
     assert.equal(bad.status, 400);
     assert.equal((bad.json as Json).id, 4);
-    const old = await rpc(server.url, { jsonrpc: '2.0', id: 5, method: 'ping' }, { sessionId, headers: { 'MCP-Protocol-Version': '2024-10-07' } });
+    const old = await rpc(
+      server.url,
+      { jsonrpc: '2.0', id: 5, method: 'ping' },
+      { sessionId, headers: { 'MCP-Protocol-Version': '2024-10-07' } },
+    );
     assert.equal(old.status, 400);
     assert.match((old.json as Json).error.message, /2024-10-07/);
-    const good = await rpc(server.url, { jsonrpc: '2.0', id: 6, method: 'ping' }, { sessionId, headers: { 'MCP-Protocol-Version': '2025-06-18' } });
+    const good = await rpc(
+      server.url,
+      { jsonrpc: '2.0', id: 6, method: 'ping' },
+      { sessionId, headers: { 'MCP-Protocol-Version': '2025-06-18' } },
+    );
     assert.equal(good.status, 200);
   });
 
@@ -111,9 +130,17 @@ describe('legacy era (2025-03-26 … 2025-11-25), stateful sessions', () => {
 
   it('validates logging/setLevel', async () => {
     const { sessionId } = await initialize(server.url);
-    const ok = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'debug' } }, { sessionId });
+    const ok = await rpc(
+      server.url,
+      { jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'debug' } },
+      { sessionId },
+    );
     assert.deepEqual((ok.json as Json).result, {});
-    const bad = await rpc(server.url, { jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'loud' } }, { sessionId });
+    const bad = await rpc(
+      server.url,
+      { jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'loud' } },
+      { sessionId },
+    );
     assert.equal((bad.json as Json).error.code, -32602);
     assert.equal((bad.json as Json).id, 2);
   });
@@ -137,7 +164,12 @@ describe('legacy era, stateless mode', () => {
     const { sessionId, status } = await initialize(server.url);
     assert.equal(status, 200);
     assert.equal(sessionId, '');
-    const call = await rpc(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } });
+    const call = await rpc(server.url, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'x' } },
+    });
     assert.equal((call.json as Json).result.content[0].text, 'x');
   });
 

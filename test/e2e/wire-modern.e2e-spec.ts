@@ -38,19 +38,29 @@ describe('modern era (2026-07-28) on the same endpoint', () => {
     assert.equal(typeof list.result.ttlMs, 'number');
     assert.ok(list.result._meta[SERVER_INFO]);
     assert.ok(list.result.tools.some((t: Json) => t.name === 'echo'));
-    const call = (await modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 'hey', times: 2 } })).json as Json;
+    const call = (await modernRpc(server.url, 'tools/call', { name: 'echo', arguments: { text: 'hey', times: 2 } }))
+      .json as Json;
     assert.equal(call.result.resultType, 'complete');
     assert.equal(call.result.content[0].text, 'heyhey');
   });
 
   it('rejects a missing or incomplete _meta with 400 / -32602, echoing the id', async () => {
-    const noMeta = await rpc(server.url, { jsonrpc: '2.0', id: 11, method: 'tools/list', params: {} }, { headers: modernHeaders('tools/list') });
+    const noMeta = await rpc(
+      server.url,
+      { jsonrpc: '2.0', id: 11, method: 'tools/list', params: {} },
+      { headers: modernHeaders('tools/list') },
+    );
     assert.equal(noMeta.status, 400);
     assert.equal((noMeta.json as Json).error.code, -32602);
     assert.equal((noMeta.json as Json).id, 11);
     const noCaps = await rpc(
       server.url,
-      { jsonrpc: '2.0', id: 12, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } },
+      {
+        jsonrpc: '2.0',
+        id: 12,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      },
       { headers: modernHeaders('tools/list') },
     );
     assert.equal(noCaps.status, 400);
@@ -61,7 +71,12 @@ describe('modern era (2026-07-28) on the same endpoint', () => {
   it('rejects an unsupported version with -32022 and the supported list', async () => {
     const res = await rpc(
       server.url,
-      { jsonrpc: '2.0', id: 13, method: 'tools/list', params: { _meta: modernMeta({ 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }) } },
+      {
+        jsonrpc: '2.0',
+        id: 13,
+        method: 'tools/list',
+        params: { _meta: modernMeta({ 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }) },
+      },
       { headers: { ...modernHeaders('tools/list'), 'MCP-Protocol-Version': '2099-01-01' } },
     );
     assert.equal(res.status, 400);
@@ -78,9 +93,21 @@ describe('modern era (2026-07-28) on the same endpoint', () => {
       ['missing Mcp-Method', { 'Mcp-Method': undefined }, body(23, 'tools/list')],
       ['wrong Mcp-Method', { 'Mcp-Method': 'tools/call' }, body(24, 'tools/list')],
       ['method case differs', { 'Mcp-Method': 'Tools/List' }, body(25, 'tools/list')],
-      ['missing Mcp-Name', { 'Mcp-Method': 'tools/call' }, body(26, 'tools/call', { name: 'echo', arguments: { text: 'a' } })],
-      ['wrong Mcp-Name', { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'no_args' }, body(27, 'tools/call', { name: 'echo', arguments: { text: 'a' } })],
-      ['bad base64 Mcp-Name', { 'Mcp-Method': 'tools/call', 'Mcp-Name': '=?base64?ZW*obw?=' }, body(28, 'tools/call', { name: 'echo', arguments: { text: 'a' } })],
+      [
+        'missing Mcp-Name',
+        { 'Mcp-Method': 'tools/call' },
+        body(26, 'tools/call', { name: 'echo', arguments: { text: 'a' } }),
+      ],
+      [
+        'wrong Mcp-Name',
+        { 'Mcp-Method': 'tools/call', 'Mcp-Name': 'no_args' },
+        body(27, 'tools/call', { name: 'echo', arguments: { text: 'a' } }),
+      ],
+      [
+        'bad base64 Mcp-Name',
+        { 'Mcp-Method': 'tools/call', 'Mcp-Name': '=?base64?ZW*obw?=' },
+        body(28, 'tools/call', { name: 'echo', arguments: { text: 'a' } }),
+      ],
     ];
     for (const [label, headers, payload] of cases) {
       const res = await rpc(server.url, payload, { headers: { ...modernHeaders('tools/list'), ...headers } });
@@ -116,7 +143,11 @@ describe('modern era (2026-07-28) on the same endpoint', () => {
   });
 
   it('routes a header version >= 2026-07-28 to the modern era even without _meta', async () => {
-    const res = await rpc(server.url, { jsonrpc: '2.0', id: 41, method: 'tools/list' }, { headers: modernHeaders('tools/list') });
+    const res = await rpc(
+      server.url,
+      { jsonrpc: '2.0', id: 41, method: 'tools/list' },
+      { headers: modernHeaders('tools/list') },
+    );
     assert.equal(res.status, 400);
     assert.equal((res.json as Json).error.code, -32602);
   });

@@ -35,7 +35,9 @@ export async function startApp(
   } = {},
 ): Promise<RunningApp> {
   const adapter = await adapterFor(options.platform ?? 'express', options.fastifyOptions);
-  const appOptions = { logger: typeof options.logger === 'object' ? options.logger : options.logger ? undefined : (false as const) };
+  const appOptions = {
+    logger: typeof options.logger === 'object' ? options.logger : options.logger ? undefined : (false as const),
+  };
   const app = adapter
     ? await NestFactory.create(module, adapter as Parameters<typeof NestFactory.create>[1] & object, appOptions)
     : await NestFactory.create(module, appOptions);

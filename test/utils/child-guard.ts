@@ -17,6 +17,7 @@ export const GUARDED_NODE_ARGS: readonly string[] = ['--import', SETUP];
  */
 export function guardedChildEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of ['MCP_TEST_CRASH_DIR', 'MCP_TEST_FILE_PID']) if (process.env[name] !== undefined) env[name] = process.env[name]!;
+  for (const name of ['MCP_TEST_CRASH_DIR', 'MCP_TEST_FILE_PID'])
+    if (process.env[name] !== undefined) env[name] = process.env[name]!;
   return env;
 }

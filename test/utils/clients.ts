@@ -237,12 +237,12 @@ export async function connectSdkClient(
     );
   }
   if (onRoots) {
-    client.setRequestHandler(
-      SdkListRootsRequestSchema,
-      async () => (await onRoots()) as unknown as SdkListRootsResult,
-    );
+    client.setRequestHandler(SdkListRootsRequestSchema, async () => (await onRoots()) as unknown as SdkListRootsResult);
   }
-  const transport = new SdkTransport(new URL(url), { ...requestInit(options.headers), ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const transport = new SdkTransport(new URL(url), {
+    ...requestInit(options.headers),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   await client.connect(transport);
   return {
     client,
@@ -295,7 +295,10 @@ export async function connectModernClient(url: string, options: ModernClientOpti
   if (onRoots) {
     client.setRequestHandler('roots/list', async () => (await onRoots()) as unknown as ModernListRootsResult);
   }
-  const transport = new ModernTransport(new URL(url), { ...requestInit(options.headers), ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const transport = new ModernTransport(new URL(url), {
+    ...requestInit(options.headers),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   await client.connect(transport);
   const era = client.getProtocolEra();
   const version = client.getNegotiatedProtocolVersion();
@@ -447,7 +450,13 @@ export async function rpc(url: string, body: unknown, options: RpcOptions = {}):
       until: (event, events) =>
         (stopAtResponse && isResponseTo(id, event.data)) || (options.until?.(event, events) ?? false),
     });
-    return { status: response.status, headers: response.headers, events: read.events, text: read.text, timedOut: read.timedOut };
+    return {
+      status: response.status,
+      headers: response.headers,
+      events: read.events,
+      text: read.text,
+      timedOut: read.timedOut,
+    };
   }
   const text = await response.text();
   const result: RpcResult = { status: response.status, headers: response.headers, text };

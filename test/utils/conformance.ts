@@ -31,7 +31,11 @@ export function scenarioChecks(outDir: string, scenario: string): ConformanceChe
  * For a spec file that runs single scenarios: starts `module` on a real port and loads the runner
  * before its tests, and removes every output folder it handed out after them.
  */
-export function scenarioHarness(module: unknown): { server: () => RunningApp; lib: () => ConformanceLib; outDir: (scenario: string) => string } {
+export function scenarioHarness(module: unknown): {
+  server: () => RunningApp;
+  lib: () => ConformanceLib;
+  outDir: (scenario: string) => string;
+} {
   let server: RunningApp | undefined;
   let lib: ConformanceLib | undefined;
   const outDirs: string[] = [];

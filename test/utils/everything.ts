@@ -9,7 +9,10 @@ import { freePort } from './redis-server.js';
 import { endProcess, guard } from './wait.js';
 
 /** The server's entry script: `node <it> stdio` or `node <it> streamableHttp`. */
-export const EVERYTHING_ENTRY = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+export const EVERYTHING_ENTRY = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist/index.js',
+);
 
 /** The stdio transport options of McpClientModule for the reference server. */
 export function everythingStdio(): { type: 'stdio'; command: string; args: string[]; stderr: 'ignore' } {
@@ -35,7 +38,10 @@ export class EverythingHttp {
 
   /** (Re)starts the server on its port; resolves once it listens. */
   async start(): Promise<void> {
-    const child = spawn(process.execPath, [EVERYTHING_ENTRY, 'streamableHttp'], { env: { ...process.env, PORT: String(this.port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [EVERYTHING_ENTRY, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(this.port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     this.child = child;
     await guard(
       new Promise<void>((resolve, reject) => {

@@ -28,7 +28,9 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-export async function startScriptedServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<ScriptedServer> {
+export async function startScriptedServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<ScriptedServer> {
   const hits = new Map<string, number>();
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;

@@ -12,7 +12,10 @@ export interface RpcAnswer {
 export function answerTo(reply: RpcResult, id: unknown): RpcAnswer {
   const messages = reply.json !== undefined ? [reply.json].flat() : (reply.events ?? []).map((event) => event.data);
   const answer = messages.find((message) => (message as RpcAnswer | undefined)?.id === id);
-  assert.ok(answer, `no answer to request ${String(id)} in the reply (HTTP ${reply.status}): ${reply.text.slice(0, 500)}`);
+  assert.ok(
+    answer,
+    `no answer to request ${String(id)} in the reply (HTTP ${reply.status}): ${reply.text.slice(0, 500)}`,
+  );
   return answer as RpcAnswer;
 }
 
@@ -33,20 +36,39 @@ export class LegacyCaller {
   /** Initializes (then notifications/initialized); a stateless server answers with no session. */
   static async open(
     url: string,
-    options: { clientName?: string; headers?: Record<string, string>; protocolVersion?: string; capabilities?: Record<string, unknown>; stateless?: boolean } = {},
+    options: {
+      clientName?: string;
+      headers?: Record<string, string>;
+      protocolVersion?: string;
+      capabilities?: Record<string, unknown>;
+      stateless?: boolean;
+    } = {},
   ): Promise<LegacyCaller> {
     const protocolVersion = options.protocolVersion ?? '2025-11-25';
     const clientName = options.clientName ?? 'raw-legacy-client';
     const headers = options.headers ?? {};
     const init = await rpc(
       url,
-      { jsonrpc: '2.0', id: `initialize-${clientName}`, method: 'initialize', params: { protocolVersion, capabilities: options.capabilities ?? {}, clientInfo: { name: clientName, version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: `initialize-${clientName}`,
+        method: 'initialize',
+        params: {
+          protocolVersion,
+          capabilities: options.capabilities ?? {},
+          clientInfo: { name: clientName, version: '1' },
+        },
+      },
       { headers },
     );
     assert.equal(init.status, 200, init.text);
     const sessionId = init.headers.get('mcp-session-id') ?? undefined;
     if (!options.stateless) assert.ok(sessionId, 'initialize answers an Mcp-Session-Id');
-    await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers: { ...headers, 'MCP-Protocol-Version': protocolVersion } });
+    await rpc(
+      url,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { sessionId, headers: { ...headers, 'MCP-Protocol-Version': protocolVersion } },
+    );
     return new LegacyCaller(url, sessionId, protocolVersion, headers);
   }
 
@@ -58,13 +80,22 @@ export class LegacyCaller {
 
   /** One JSON-RPC batch (2025-03-26 sessions); resolves with the answers in request order. */
   async batch(requests: Array<{ method: string; params?: Record<string, unknown> }>): Promise<RpcAnswer[]> {
-    const messages = requests.map(({ method, params }) => ({ jsonrpc: '2.0', id: this.nextId++, method, params: params ?? {} }));
+    const messages = requests.map(({ method, params }) => ({
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method,
+      params: params ?? {},
+    }));
     const reply = await this.send(messages, { stopAtResponse: false });
     return messages.map((message) => answerTo(reply, message.id));
   }
 
   private send(body: unknown, options: { stopAtResponse?: boolean } = {}): Promise<RpcResult> {
-    return rpc(this.url, body, { sessionId: this.sessionId, headers: { ...this.headers, 'MCP-Protocol-Version': this.protocolVersion }, ...options });
+    return rpc(this.url, body, {
+      sessionId: this.sessionId,
+      headers: { ...this.headers, 'MCP-Protocol-Version': this.protocolVersion },
+      ...options,
+    });
   }
 }
 
@@ -82,6 +113,13 @@ export async function legacySession(
 }
 
 /** One request on a legacy session, with its version header. */
-export function legacyRequest(url: string, sessionId: string, id: string | number, method: string, params: Record<string, unknown> = {}, version = '2025-11-25'): Promise<RpcResult> {
+export function legacyRequest(
+  url: string,
+  sessionId: string,
+  id: string | number,
+  method: string,
+  params: Record<string, unknown> = {},
+  version = '2025-11-25',
+): Promise<RpcResult> {
   return rpc(url, { jsonrpc: '2.0', id, method, params }, { sessionId, headers: { 'MCP-Protocol-Version': version } });
 }

@@ -46,7 +46,10 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
           const index = queue.findIndex(filter);
           if (index >= 0) return Promise.resolve(queue.splice(index, 1)[0]!);
           return new Promise<SseEvent>((done, fail) => {
-            const timer = setTimeout(() => fail(new Error('no matching event on the legacy SSE stream within 60 s')), 60_000);
+            const timer = setTimeout(
+              () => fail(new Error('no matching event on the legacy SSE stream within 60 s')),
+              60_000,
+            );
             waiting.push({ filter, resolve: (e) => (clearTimeout(timer), done(e)) });
           });
         },
@@ -58,20 +61,34 @@ export function openStream(url: string, headers: Record<string, string> = {}): P
 }
 
 /** POSTs `body` (JSON, or a string sent as is). */
-export function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingMessage['headers']; text: string }> {
+export function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingMessage['headers']; text: string }> {
   return new Promise((resolve, reject) => {
     const payload = typeof body === 'string' ? body : JSON.stringify(body);
-    const req = httpRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': String(Buffer.byteLength(payload)),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
 }
-
 
 /** An initialized 2024-11-05 session on a raw stream: where to POST, and its stream. */
 export interface RawSseSession {
@@ -83,18 +100,30 @@ export interface RawSseSession {
 }
 
 /** Opens the stream at `<base>/sse`, then initializes the session it is (2024-11-05) with `headers` on every request. */
-export async function openSseSession(base: string, headers: Record<string, string> = {}, capabilities: Record<string, unknown> = {}): Promise<RawSseSession> {
+export async function openSseSession(
+  base: string,
+  headers: Record<string, string> = {},
+  capabilities: Record<string, unknown> = {},
+): Promise<RawSseSession> {
   const stream = await openStream(`${base}/sse`, headers);
   if (stream.res.statusCode !== 200) throw new Error(`GET ${base}/sse answered ${stream.res.statusCode}`);
   const endpoint = await stream.next((e) => e.event === 'endpoint');
   const messages = new URL(endpoint.rawData, base).href;
-  const request = async (id: string | number, method: string, params: Record<string, unknown> = {}): Promise<SseEvent> => {
+  const request = async (
+    id: string | number,
+    method: string,
+    params: Record<string, unknown> = {},
+  ): Promise<SseEvent> => {
     const answer = stream.next((e) => (e.data as { id?: unknown } | undefined)?.id === id);
     const posted = await post(messages, { jsonrpc: '2.0', id, method, params }, headers);
     if (posted.status !== 202) throw new Error(`POST ${method} answered ${posted.status}: ${posted.text}`);
     return answer;
   };
-  await request('initialize', 'initialize', { protocolVersion: '2024-11-05', capabilities, clientInfo: { name: 'raw-sse', version: '1' } });
+  await request('initialize', 'initialize', {
+    protocolVersion: '2024-11-05',
+    capabilities,
+    clientInfo: { name: 'raw-sse', version: '1' },
+  });
   const initialized = await post(messages, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
   if (initialized.status !== 202) throw new Error(`notifications/initialized answered ${initialized.status}`);
   return { stream, messages, request };

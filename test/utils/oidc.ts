@@ -37,7 +37,13 @@ export async function startAuthServer(options: { ttlSeconds?: number } = {}): Pr
   const clientGrants = new Map<string, number>();
   const ttl = options.ttlSeconds ?? 300;
   const provider = new Provider(issuer, {
-    clients: CLIENTS.map((id) => ({ client_id: id, client_secret: `${id}-secret`, grant_types: ['client_credentials', TOKEN_EXCHANGE], response_types: [], redirect_uris: [] })),
+    clients: CLIENTS.map((id) => ({
+      client_id: id,
+      client_secret: `${id}-secret`,
+      grant_types: ['client_credentials', TOKEN_EXCHANGE],
+      response_types: [],
+      redirect_uris: [],
+    })),
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -58,7 +64,8 @@ export async function startAuthServer(options: { ttlSeconds?: number } = {}): Pr
   });
   // The typings' listener type knows no params on the context; the grant's params are there at runtime.
   provider.on('grant.success', (ctx: any) => {
-    if (ctx.oidc.params.grant_type === 'client_credentials') clientGrants.set(ctx.oidc.client.clientId, (clientGrants.get(ctx.oidc.client.clientId) ?? 0) + 1);
+    if (ctx.oidc.params.grant_type === 'client_credentials')
+      clientGrants.set(ctx.oidc.client.clientId, (clientGrants.get(ctx.oidc.client.clientId) ?? 0) + 1);
   });
   const jwks = async () => createLocalJWKSet((await (await fetch(`${issuer}/jwks`)).json()) as { keys: [] });
 
@@ -70,7 +77,10 @@ export async function startAuthServer(options: { ttlSeconds?: number } = {}): Pr
       const { params, client } = ctx.oidc;
       let subject: Record<string, unknown>;
       try {
-        ({ payload: subject } = await jwtVerify(params.subject_token, await jwks(), { issuer, audience: APP_AUDIENCE }));
+        ({ payload: subject } = await jwtVerify(params.subject_token, await jwks(), {
+          issuer,
+          audience: APP_AUDIENCE,
+        }));
       } catch (error) {
         throw new errors.InvalidGrant(`subject_token rejected: ${(error as Error).message}`);
       }
@@ -81,13 +91,34 @@ export async function startAuthServer(options: { ttlSeconds?: number } = {}): Pr
       ctx.exchangeSubject = sub;
       const token = new provider.ClientCredentials({ client, scope: 'mcp' });
       // A resource server as the resource-indicator hook returns one (the typings want a full instance).
-      token.resourceServer = { scope: 'mcp', audience: UPSTREAM_AUDIENCE, accessTokenTTL: ttl, accessTokenFormat: 'jwt' } as any;
+      token.resourceServer = {
+        scope: 'mcp',
+        audience: UPSTREAM_AUDIENCE,
+        accessTokenTTL: ttl,
+        accessTokenFormat: 'jwt',
+      } as any;
       const value = await token.save();
-      ctx.body = { access_token: value, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', token_type: 'Bearer', expires_in: token.expiration };
+      ctx.body = {
+        access_token: value,
+        issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        token_type: 'Bearer',
+        expires_in: token.expiration,
+      };
     },
-    ['subject_token', 'subject_token_type', 'requested_token_type', 'resource', 'audience', 'scope', 'actor_token', 'actor_token_type'],
+    [
+      'subject_token',
+      'subject_token_type',
+      'requested_token_type',
+      'resource',
+      'audience',
+      'scope',
+      'actor_token',
+      'actor_token_type',
+    ],
   );
-  server.on('request', provider.callback());
+  const callback = provider.callback();
+  // Koa answers its own errors (ctx.onerror): the promise of a request never rejects.
+  server.on('request', (req, res) => void callback(req, res));
 
   return {
     issuer,
@@ -97,11 +128,15 @@ export async function startAuthServer(options: { ttlSeconds?: number } = {}): Pr
     async tokenFor(clientId, audience = APP_AUDIENCE) {
       const response = await fetch(`${issuer}/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${clientId}:${clientId}-secret`).toString('base64')}`,
+        },
         body: new URLSearchParams({ grant_type: 'client_credentials', resource: audience, scope: 'mcp' }),
       });
       const body = (await response.json()) as { access_token?: string; error_description?: string };
-      if (!body.access_token) throw new Error(`the test authorization server refused a token for ${clientId}: ${JSON.stringify(body)}`);
+      if (!body.access_token)
+        throw new Error(`the test authorization server refused a token for ${clientId}: ${JSON.stringify(body)}`);
       return body.access_token;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -2,7 +2,13 @@ import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { MeterProvider, MetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+  type ReadableSpan,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace';
 
 /** A pull reader: the test asks for the metrics when it wants them. */
 class TestMetricReader extends MetricReader {
@@ -26,7 +32,9 @@ export interface InstalledOtel {
  */
 export function installOtel(options: { spanProcessors?: SpanProcessor[] } = {}): InstalledOtel {
   const exporter = new InMemorySpanExporter();
-  const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter }), ...(options.spanProcessors ?? [])] });
+  const tracerProvider = new TracerProvider({
+    spanProcessors: [new SimpleSpanProcessor({ exporter }), ...(options.spanProcessors ?? [])],
+  });
   const reader = new TestMetricReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

@@ -25,17 +25,31 @@ export interface PathAnswer {
 let nextId = 1;
 
 /** Opens a legacy session with `initialize` + `notifications/initialized`; returns its id. */
-export async function openSession(url: string, protocolVersion: string, headers: Record<string, string> = {}, clientInfo: Json = { name: 'abuse-client', version: '1' }): Promise<string> {
+export async function openSession(
+  url: string,
+  protocolVersion: string,
+  headers: Record<string, string> = {},
+  clientInfo: Json = { name: 'abuse-client', version: '1' },
+): Promise<string> {
   const init = await rpc(
     url,
-    { jsonrpc: '2.0', id: `init-${nextId++}`, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo } },
+    {
+      jsonrpc: '2.0',
+      id: `init-${nextId++}`,
+      method: 'initialize',
+      params: { protocolVersion, capabilities: {}, clientInfo },
+    },
     { headers },
   );
   assert.equal(init.status, 200, `initialize: ${init.text}`);
   const sessionId = init.headers.get('mcp-session-id');
   assert.ok(sessionId, 'initialize answers an Mcp-Session-Id');
   const versionHeader = protocolVersion >= '2025-06-18' ? { 'MCP-Protocol-Version': protocolVersion } : {};
-  await rpc(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { sessionId, headers: { ...headers, ...versionHeader } });
+  await rpc(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { sessionId, headers: { ...headers, ...versionHeader } },
+  );
   return sessionId;
 }
 
@@ -57,7 +71,12 @@ export class PathClient {
   }
 
   /** One request on `path`, as the caller with `headers`. */
-  async call(path: EntryPath, method: string, params: Json = {}, headers: Record<string, string> = {}): Promise<PathAnswer> {
+  async call(
+    path: EntryPath,
+    method: string,
+    params: Json = {},
+    headers: Record<string, string> = {},
+  ): Promise<PathAnswer> {
     const id = nextId++;
     if (path === 'modern') {
       const res = await modernRpc(this.url, method, params, { headers, id });
@@ -66,7 +85,10 @@ export class PathClient {
     const sessionId = await this.session(path, headers);
     const request = { jsonrpc: '2.0', id, method, params };
     if (path === 'legacy') {
-      const res = await rpc(this.url, request, { sessionId, headers: { ...headers, 'MCP-Protocol-Version': SESSION_VERSION.legacy } });
+      const res = await rpc(this.url, request, {
+        sessionId,
+        headers: { ...headers, 'MCP-Protocol-Version': SESSION_VERSION.legacy },
+      });
       return { status: res.status, body: responseTo(id, res.json, res.events) };
     }
     const res = await rpc(this.url, [request], { sessionId, headers });

@@ -24,18 +24,26 @@ export interface RedisTarget {
   client(): Promise<import('ioredis').Redis | import('ioredis').Cluster>;
 }
 
-
 /** Resolves when the child prints a line matching `pattern`; rejects when it exits or fails first. */
 function lineFrom(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 60_000): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`${what} did not report ready in ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${what} did not report ready in ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
     const done = (error?: Error): void => {
       clearTimeout(timer);
       if (error) reject(error);
       else resolve();
     };
-    child.once('error', (error) => done(new Error(`${what} could not start: ${error.message}. Install redis-server and redis-cli 7 and put them on PATH.`)));
+    child.once('error', (error) =>
+      done(
+        new Error(
+          `${what} could not start: ${error.message}. Install redis-server and redis-cli 7 and put them on PATH.`,
+        ),
+      ),
+    );
     child.once('exit', (code) => done(new Error(`${what} exited with ${code} before it was ready:\n${output}`)));
     for (const stream of [child.stdout!, child.stderr!]) {
       createInterface({ input: stream }).on('line', (line) => {
@@ -87,19 +95,45 @@ export async function startRedisCluster(): Promise<RedisClusterHandle> {
   try {
     const ports = [await freePort(), await freePort(), await freePort()];
     for (const port of ports) {
-      const child = spawn('redis-server', [
-        '--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes',
-        '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--dir', dir,
-        '--save', '', '--appendonly', 'no', '--cluster-node-timeout', '5000',
-      ], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        'redis-server',
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          join(dir, `nodes-${port}.conf`),
+          '--dir',
+          dir,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--cluster-node-timeout',
+          '5000',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       servers.push(child);
       await lineFrom(child, /Ready to accept connections/, `redis-server on port ${port}`);
     }
-    const create = spawn('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const create = spawn(
+      'redis-cli',
+      ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     await lineFrom(create, /All 16384 slots covered/, 'redis-cli --cluster create');
     await new Promise<void>((resolve, reject) => {
-      if (create.exitCode !== null) return create.exitCode === 0 ? resolve() : reject(new Error(`redis-cli --cluster create exited with ${create.exitCode}`));
-      create.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`redis-cli --cluster create exited with ${code}`))));
+      if (create.exitCode !== null)
+        return create.exitCode === 0
+          ? resolve()
+          : reject(new Error(`redis-cli --cluster create exited with ${create.exitCode}`));
+      create.once('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`redis-cli --cluster create exited with ${code}`)),
+      );
     });
     const { Redis } = await import('ioredis');
     for (const port of ports) {
@@ -108,7 +142,8 @@ export async function startRedisCluster(): Promise<RedisClusterHandle> {
         const deadline = Date.now() + 60_000;
         // Polling the cluster's state: the nodes agree on the slots a moment after the create.
         while (!/cluster_state:ok/.test(String(await node.call('CLUSTER', 'INFO')))) {
-          if (Date.now() > deadline) throw new Error(`the Redis Cluster node on port ${port} did not reach cluster_state:ok in 20 s`);
+          if (Date.now() > deadline)
+            throw new Error(`the Redis Cluster node on port ${port} did not reach cluster_state:ok in 20 s`);
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
       } finally {
@@ -141,7 +176,11 @@ export async function startOwnRedis(): Promise<OwnRedisHandle> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     await lineFrom(child, /Ready to accept connections/, `redis-server on port ${port}`);
   };
   const kill = (): Promise<void> =>
@@ -193,14 +232,18 @@ export async function redisSuitesSkip(): Promise<string | false> {
     probe.once('exit', (code) => resolve(code === 0));
   });
   if (!found) {
-    if (process.env.CI === 'true') throw new Error('redis-server is not on PATH; CI needs it to start the Redis Cluster the tests run against.');
+    if (process.env.CI === 'true')
+      throw new Error('redis-server is not on PATH; CI needs it to start the Redis Cluster the tests run against.');
     return 'redis-server is not on PATH (needed to start a Redis Cluster)';
   }
   return false;
 }
 
 /** Every key matching a pattern, on a single Redis or on each master of a Cluster. */
-export async function keysMatching(client: import('ioredis').Redis | import('ioredis').Cluster, pattern: string): Promise<string[]> {
+export async function keysMatching(
+  client: import('ioredis').Redis | import('ioredis').Cluster,
+  pattern: string,
+): Promise<string[]> {
   if ('nodes' in client && typeof client.nodes === 'function') {
     const lists = await Promise.all(client.nodes('master').map((node) => node.keys(pattern)));
     return lists.flat();
@@ -209,6 +252,9 @@ export async function keysMatching(client: import('ioredis').Redis | import('ior
 }
 
 /** Deletes keys one by one (a Cluster refuses a multi-key DEL across slots). */
-export async function deleteKeys(client: import('ioredis').Redis | import('ioredis').Cluster, keys: string[]): Promise<void> {
+export async function deleteKeys(
+  client: import('ioredis').Redis | import('ioredis').Cluster,
+  keys: string[],
+): Promise<void> {
   await Promise.all(keys.map((key) => client.del(key)));
 }

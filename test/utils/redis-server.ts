@@ -43,16 +43,26 @@ export class RedisChild {
   }
 
   async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.child = child;
     child.stderr!.on('data', (chunk) => (this.stderr += String(chunk)));
     const lines = createInterface({ input: child.stdout! });
     await guard(
       new Promise<void>((resolve, reject) => {
-        child.once('error', (error) => reject(new Error(`redis-server could not start: ${error.message}. Install redis-server 7 and put it on PATH.`)));
-        child.once('exit', (code) => reject(new Error(`redis-server on ${this.port} exited with ${code}: ${this.stderr}`)));
+        child.once('error', (error) =>
+          reject(
+            new Error(`redis-server could not start: ${error.message}. Install redis-server 7 and put it on PATH.`),
+          ),
+        );
+        child.once('exit', (code) =>
+          reject(new Error(`redis-server on ${this.port} exited with ${code}: ${this.stderr}`)),
+        );
         lines.on('line', (line) => {
           if (line.includes('Ready to accept connections')) resolve();
         });

@@ -16,7 +16,8 @@ export async function redisAvailable(): Promise<boolean> {
     socket.once('error', () => resolve(false));
     socket.once('timeout', () => (socket.destroy(), resolve(false)));
   });
-  if (!up && process.env.CI === 'true') throw new Error(`Redis is not answering at ${REDIS_URL}; CI needs it (.ci/run starts one).`);
+  if (!up && process.env.CI === 'true')
+    throw new Error(`Redis is not answering at ${REDIS_URL}; CI needs it (.ci/run starts one).`);
   return up;
 }
 

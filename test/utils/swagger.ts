@@ -15,8 +15,12 @@ function enumValues(enumType: unknown): unknown[] {
   if (Array.isArray(enumType)) return enumType;
   if (!enumType || typeof enumType !== 'object') return [];
   const record = enumType as Record<string, unknown>;
-  const numeric = Object.values(record).filter((v) => typeof v === 'number').map(String);
-  return Object.keys(record).filter((key) => !numeric.includes(key)).map((key) => record[key]);
+  const numeric = Object.values(record)
+    .filter((v) => typeof v === 'number')
+    .map(String);
+  return Object.keys(record)
+    .filter((key) => !numeric.includes(key))
+    .map((key) => record[key]);
 }
 
 function enumType(values: unknown[]): string {
@@ -42,20 +46,32 @@ export function ApiProperty(options: Options = {}): PropertyDecorator {
     if (Array.isArray(opts.type)) {
       const inner = opts.type[0] as unknown;
       opts.type = 'array';
-      opts.items = { type: 'array', items: { type: typeof inner === 'function' ? inner.name.charAt(0).toLowerCase() + inner.name.slice(1) : inner } };
+      opts.items = {
+        type: 'array',
+        items: { type: typeof inner === 'function' ? inner.name.charAt(0).toLowerCase() + inner.name.slice(1) : inner },
+      };
     }
     if (opts.pattern instanceof RegExp) opts.pattern = opts.pattern.source;
     const listed = (Reflect.getMetadata('swagger/apiModelPropertiesArray', target) as string[] | undefined) ?? [];
-    if (!listed.includes(`:${String(key)}`)) Reflect.defineMetadata('swagger/apiModelPropertiesArray', [...listed, `:${String(key)}`], target);
+    if (!listed.includes(`:${String(key)}`))
+      Reflect.defineMetadata('swagger/apiModelPropertiesArray', [...listed, `:${String(key)}`], target);
     const defined = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
     const existing = Reflect.getMetadata('swagger/apiModelProperties', target, key) as Options | undefined;
     const designType = Reflect.getMetadata('design:type', target, key) as unknown;
-    Reflect.defineMetadata('swagger/apiModelProperties', existing ? { ...existing, ...defined } : { type: designType, ...defined }, target, key);
+    Reflect.defineMetadata(
+      'swagger/apiModelProperties',
+      existing ? { ...existing, ...defined } : { type: designType, ...defined },
+      target,
+      key,
+    );
   };
 }
 
-export const ApiPropertyOptional = (options: Options = {}): PropertyDecorator => ApiProperty({ ...options, required: false });
+export const ApiPropertyOptional = (options: Options = {}): PropertyDecorator =>
+  ApiProperty({ ...options, required: false });
 
-export const ApiOkResponse = (options: { type: Function; isArray?: boolean }): MethodDecorator => (_t, _k, d) => {
-  Reflect.defineMetadata('swagger/apiResponse', { '200': { description: '', ...options } }, d.value as object);
-};
+export const ApiOkResponse =
+  (options: { type: Function; isArray?: boolean }): MethodDecorator =>
+  (_t, _k, d) => {
+    Reflect.defineMetadata('swagger/apiResponse', { '200': { description: '', ...options } }, d.value as object);
+  };

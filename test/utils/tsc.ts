@@ -26,6 +26,11 @@ export function tscRun(project: string, cwd: string): Promise<{ code: number; ou
 export function run(command: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) =>
     // Without NODE_TEST_CONTEXT, a `node --test` child runs its files instead of reporting to this runner.
-    execFile(command, args, { cwd, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, NODE_TEST_CONTEXT: undefined } }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, output: `${stdout}${stderr}` })),
+    execFile(
+      command,
+      args,
+      { cwd, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, NODE_TEST_CONTEXT: undefined } },
+      (error, stdout, stderr) => resolve({ code: error ? 1 : 0, output: `${stdout}${stderr}` }),
+    ),
   );
 }

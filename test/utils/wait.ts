@@ -78,7 +78,11 @@ export function watchGetStreams(): { fetch: typeof fetch; readonly count: number
  * Sends `signal` to a child process and resolves once it exited (at once if it already had);
  * with `escalateMs`, a child that outlives the signal that long is SIGKILLed.
  */
-export async function endProcess(child: import('node:child_process').ChildProcess | undefined, signal: NodeJS.Signals = 'SIGKILL', escalateMs?: number): Promise<void> {
+export async function endProcess(
+  child: import('node:child_process').ChildProcess | undefined,
+  signal: NodeJS.Signals = 'SIGKILL',
+  escalateMs?: number,
+): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill(signal);

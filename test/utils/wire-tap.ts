@@ -40,18 +40,32 @@ export interface TappedRequest {
  * client declared for it (in its own `_meta` on 2026-07-28, or in the `initialize` that opened
  * its session). A client's side probes (a bridge's own handshake) do not list tools.
  */
-export function toolListings(requests: TappedRequest[]): Array<{ protocolVersion?: string; declared?: Json; offeredVersion?: string }> {
+export function toolListings(
+  requests: TappedRequest[],
+): Array<{ protocolVersion?: string; declared?: Json; offeredVersion?: string }> {
   return requests
     .filter((q) => q.methods.includes('tools/list'))
     .map((q) => {
-      const opened = q.sessionId === undefined ? undefined : requests.find((i) => i.methods.includes('initialize') && i.answeredSessionId === q.sessionId);
-      return { protocolVersion: q.protocolVersion, declared: q.clientCapabilities ?? opened?.clientCapabilities, offeredVersion: opened?.offeredVersion };
+      const opened =
+        q.sessionId === undefined
+          ? undefined
+          : requests.find((i) => i.methods.includes('initialize') && i.answeredSessionId === q.sessionId);
+      return {
+        protocolVersion: q.protocolVersion,
+        declared: q.clientCapabilities ?? opened?.clientCapabilities,
+        offeredVersion: opened?.offeredVersion,
+      };
     });
 }
 
 function record(req: IncomingMessage, body: Buffer): TappedRequest {
   const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
-  const tapped: TappedRequest = { httpMethod: req.method ?? '', methods: [], protocolVersion: header('mcp-protocol-version'), sessionId: header('mcp-session-id') };
+  const tapped: TappedRequest = {
+    httpMethod: req.method ?? '',
+    methods: [],
+    protocolVersion: header('mcp-protocol-version'),
+    sessionId: header('mcp-session-id'),
+  };
   if (body.length === 0 || body.length > PARSE_LIMIT) return tapped;
   let parsed: unknown;
   try {
@@ -129,7 +143,14 @@ export class WireTap {
       this.arrivals.notify();
       const out = request(
         // One connection per request (no pool), so ending one exchange can never cut another.
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent: false },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+          agent: false,
+        },
         (answer) => {
           tapped.status = answer.statusCode;
           const session = answer.headers['mcp-session-id'];

@@ -22,6 +22,8 @@ export default tseslint.config(
       'test/consumers/**',
       'test/agent-clients/**',
       'bench/results/**',
+      // Snippet preludes: compiled with every docs snippet by the docs spec, in no tsconfig of their own.
+      'docs/preludes/**',
       '**/*.d.mts',
     ],
   },

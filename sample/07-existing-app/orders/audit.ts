@@ -25,7 +25,9 @@ export class BearerAuthGuard implements CanActivate {
   constructor(private readonly audit: AuditLog) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; method: string; url: string; user?: unknown }>();
+    const request = context
+      .switchToHttp()
+      .getRequest<{ headers: Record<string, string | undefined>; method: string; url: string; user?: unknown }>();
     this.audit.record(`guard ${context.getType()} ${request.method} ${request.url}`);
     if (request.headers.authorization !== 'Bearer dev-token') {
       throw new UnauthorizedException('A valid bearer token is required (Authorization: Bearer dev-token).');

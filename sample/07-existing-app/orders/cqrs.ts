@@ -50,7 +50,10 @@ export class PlaceOrderHandler implements ICommandHandler<PlaceOrderCommand> {
 
   async execute(command: PlaceOrderCommand): Promise<{ id: string }> {
     this.audit.record(`command ${command.constructor.name} ${command.sku}`);
-    const order = this.orders.create({ customerEmail: command.customerEmail, lines: [{ sku: command.sku, quantity: command.quantity }] }, command.placedBy);
+    const order = this.orders.create(
+      { customerEmail: command.customerEmail, lines: [{ sku: command.sku, quantity: command.quantity }] },
+      command.placedBy,
+    );
     return { id: order.id };
   }
 }

@@ -1,6 +1,17 @@
 import { Exclude, Expose, Type } from 'class-transformer';
 import { SchemaProperty } from 'nestjs-model-context';
-import { ArrayMinSize, IsEmail, IsEnum, IsInt, IsNotEmpty, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMinSize,
+  IsEmail,
+  IsEnum,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 
 export enum OrderStatus {
   Open = 'open',

@@ -1,4 +1,16 @@
-import { Body, ClassSerializerInterceptor, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  ClassSerializerInterceptor,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Req,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
 import { AuditInterceptor, BearerAuthGuard, OrderIdPipe } from './audit.js';
 import { CreateOrderDto, ListOrdersQuery, type OrderView } from './order.dto.js';
 import { OrdersService } from './orders.service.js';

@@ -24,7 +24,11 @@ export class OrdersService {
     return order;
   }
 
-  list(page: number, pageSize: number, status?: OrderStatus): { items: OrderView[]; page: number; pageSize: number; total: number } {
+  list(
+    page: number,
+    pageSize: number,
+    status?: OrderStatus,
+  ): { items: OrderView[]; page: number; pageSize: number; total: number } {
     const all = [...this.orders.values()].filter((o) => !status || o.status === status);
     return { items: all.slice((page - 1) * pageSize, page * pageSize), page, pageSize, total: all.length };
   }

@@ -8,7 +8,10 @@ import { McpHeader, SchemaProperty } from 'nestjs-model-context';
  */
 export class XMcpHeaderDto {
   @McpHeader('Region')
-  @SchemaProperty({ description: 'A region name; 2026-07-28 clients mirror it in the Mcp-Param-Region header.', nullable: false })
+  @SchemaProperty({
+    description: 'A region name; 2026-07-28 clients mirror it in the Mcp-Param-Region header.',
+    nullable: false,
+  })
   @IsOptional()
   @IsString()
   region?: string;

@@ -17,8 +17,7 @@ export function installedVersion(name) {
   } catch {
     // Packages whose `exports` leave out package.json: walk up from the entry point.
     const entry = require.resolve(name);
-    dir =
-      entry.slice(0, entry.lastIndexOf(`/node_modules/${name}/`) + `/node_modules/${name}/`.length) + 'package.json';
+    dir = entry.slice(0, entry.lastIndexOf(`/node_modules/${name}/`) + `/node_modules/${name}/`.length) + 'package.json';
   }
   return JSON.parse(readFileSync(dir, 'utf8')).version;
 }
@@ -65,9 +64,7 @@ const SCENARIOS = {
   },
   async conformance(conn) {
     const tools = await conn.listTools();
-    const promptText =
-      conn.getPrompt &&
-      (async (name, args) => (await conn.getPrompt(name, args)).map((m) => textOf(m.content)).join('\n'));
+    const promptText = conn.getPrompt && (async (name, args) => (await conn.getPrompt(name, args)).map((m) => textOf(m.content)).join('\n'));
     return {
       tools: tools.map((t) => t.name),
       simple: await outcome(() => conn.callTool('test_simple_text', {})),
@@ -87,9 +84,7 @@ const SCENARIOS = {
       tools: tools.map((t) => ({ name: t.name, visibility: t._meta?.ui?.visibility })),
       dashboard: await outcome(() => conn.callTool('order_dashboard', {})),
       // Only clients that call a tool by name can try one they were not shown.
-      appOnlyCall: conn.callUnlisted
-        ? await outcome(() => conn.callUnlisted('ship_order', { id: 'A-1002' }))
-        : { missing: true },
+      appOnlyCall: conn.callUnlisted ? await outcome(() => conn.callUnlisted('ship_order', { id: 'A-1002' })) : { missing: true },
     };
   },
 };
@@ -100,14 +95,7 @@ const SCENARIOS = {
  */
 export async function drive({ client, packageName, connect }) {
   const config = JSON.parse(process.argv[2] ?? '{}');
-  const report = {
-    client,
-    package: packageName,
-    version: installedVersion(packageName),
-    node: process.version,
-    variant: config.variant,
-    scenarios: {},
-  };
+  const report = { client, package: packageName, version: installedVersion(packageName), node: process.version, variant: config.variant, scenarios: {} };
   for (const [name, scenario] of Object.entries(SCENARIOS)) {
     const url = config.urls?.[name];
     if (!url) continue;
@@ -116,10 +104,7 @@ export async function drive({ client, packageName, connect }) {
       conn = await connect(url, config.variant);
       report.scenarios[name] = { negotiated: conn.negotiated?.(), ...(await scenario(conn)) };
     } catch (error) {
-      report.scenarios[name] = {
-        failed: `${error?.name ?? 'Error'}: ${error?.message ?? String(error)}`,
-        stack: error?.stack,
-      };
+      report.scenarios[name] = { failed: `${error?.name ?? 'Error'}: ${error?.message ?? String(error)}`, stack: error?.stack };
     } finally {
       await conn?.close().catch((error) => {
         report.scenarios[name].closeFailed = String(error?.message ?? error);

@@ -17,19 +17,14 @@ await drive({
     const sdk = await client.getClient('server');
     return {
       negotiated: () => sdk?.transport?.protocolVersion,
-      listTools: async () =>
-        (await client.getTools()).map((tool) => ({ name: tool.name, _meta: tool.metadata?._meta })),
+      listTools: async () => (await client.getTools()).map((tool) => ({ name: tool.name, _meta: tool.metadata?._meta })),
       callTool: async (name, args) => {
         const tool = tools.find((t) => t.name === name);
         if (!tool) throw new Error(`LangChain's tool list has no ${name}`);
         const message = await tool.invoke({ type: 'tool_call', id: `call-${name}`, name, args });
         // structuredContent travels in the ToolMessage's artifacts.
         const artifacts = Array.isArray(message.artifact) ? message.artifact : [];
-        return {
-          isError: message.status === 'error',
-          text: textOf(message.content),
-          structured: artifacts.find((a) => a?.type === 'mcp_structured_content')?.data,
-        };
+        return { isError: message.status === 'error', text: textOf(message.content), structured: artifacts.find((a) => a?.type === 'mcp_structured_content')?.data };
       },
       listResources: async () => (await client.listResources('server')).server.map((r) => r.uri),
       readResource: (uri) => client.readResource('server', uri),

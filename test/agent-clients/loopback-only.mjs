@@ -14,9 +14,7 @@ function targetOf(args) {
   const first = Array.isArray(args[0]) ? args[0][0] : args[0];
   if (first !== null && typeof first === 'object') {
     // node:http passes `path: null` here; only a non-empty string is a pipe or socket file.
-    return typeof first.path === 'string' && first.path !== ''
-      ? undefined
-      : { host: first.host ?? 'localhost', port: first.port };
+    return typeof first.path === 'string' && first.path !== '' ? undefined : { host: first.host ?? 'localhost', port: first.port };
   }
   if (typeof first === 'string' && !/^\d+$/.test(first)) return undefined;
   return { host: typeof args[1] === 'string' ? args[1] : 'localhost', port: first };

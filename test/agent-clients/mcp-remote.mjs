@@ -17,13 +17,7 @@ await drive({
   client: 'mcp-remote',
   packageName: 'mcp-remote',
   async connect(url, variant) {
-    const args = [
-      require.resolve('mcp-remote/dist/proxy.js'),
-      url,
-      '--transport',
-      'http-only',
-      ...(variant === 'legacy' ? [] : ['--protocol', 'auto']),
-    ];
+    const args = [require.resolve('mcp-remote/dist/proxy.js'), url, '--transport', 'http-only', ...(variant === 'legacy' ? [] : ['--protocol', 'auto'])];
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ['--import', guard, ...args],
@@ -35,10 +29,7 @@ await drive({
     let negotiated;
     // The SDK hands the version the handshake settled on to a transport that takes it.
     transport.setProtocolVersion = (version) => (negotiated = version);
-    const client = new Client(
-      { name: 'agent-clients-host', version: '1.0.0' },
-      { capabilities: variant === 'apps' ? APPS : {} },
-    );
+    const client = new Client({ name: 'agent-clients-host', version: '1.0.0' }, { capabilities: variant === 'apps' ? APPS : {} });
     await client.connect(transport);
     const call = async (name, args) => fromCallToolResult(await client.callTool({ name, arguments: args }));
     return {

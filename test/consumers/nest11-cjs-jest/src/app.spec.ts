@@ -69,10 +69,7 @@ describe('nestjs-model-context required from a Nest 11 CommonJS app under Jest +
         params: {
           name: 'greet',
           arguments: { name: 'Grace', greeting: 'Hi' },
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
+          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
         },
       }),
     });

@@ -35,9 +35,7 @@ import { OrdersModule } from './orders/orders.module';
     }),
     ThrottlerModule.forRootAsync({
       inject: [ConfigService],
-      useFactory: (config: ConfigService) => [
-        { ttl: config.getOrThrow<number>('throttle.ttl'), limit: config.getOrThrow<number>('throttle.limit') },
-      ],
+      useFactory: (config: ConfigService) => [{ ttl: config.getOrThrow<number>('throttle.ttl'), limit: config.getOrThrow<number>('throttle.limit') }],
     }),
     AuthModule,
     CustomersModule,

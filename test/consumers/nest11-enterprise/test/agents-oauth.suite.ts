@@ -21,12 +21,7 @@ const RESOURCE = 'https://crm.example.com/api/mcp';
  * The company's authorization server as the resource server sees it: its RFC 8414 metadata and
  * its JWKS on a loopback port, with a key pair of its own that signs the access tokens.
  */
-async function startIssuer(): Promise<{
-  issuer: string;
-  jwksFetches: () => number;
-  sign(claims: Json): Promise<string>;
-  close(): Promise<void>;
-}> {
+async function startIssuer(): Promise<{ issuer: string; jwksFetches: () => number; sign(claims: Json): Promise<string>; close(): Promise<void> }> {
   const { publicKey, privateKey } = await generateKeyPair('ES256');
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'crm-idp-1', alg: 'ES256', use: 'sig' };
   let fetches = 0;
@@ -47,12 +42,7 @@ async function startIssuer(): Promise<{
     issuer,
     jwksFetches: () => fetches,
     sign: (claims) =>
-      new SignJWT(claims)
-        .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
-        .setIssuer(issuer)
-        .setIssuedAt()
-        .setExpirationTime('5m')
-        .sign(key),
+      new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' }).setIssuer(issuer).setIssuedAt().setExpirationTime('5m').sign(key),
     close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
   };
 }
@@ -77,12 +67,7 @@ export function describeAgentsOAuth(platform: Platform): void {
           McpModule.forRoot({
             name: 'crm-agents',
             version: '1.0.0',
-            auth: {
-              resource: RESOURCE,
-              authorizationServers: [idp.issuer],
-              scopesSupported: ['customers:read', 'customers:write'],
-              jwt: { typ: 'at+jwt' },
-            },
+            auth: { resource: RESOURCE, authorizationServers: [idp.issuer], scopesSupported: ['customers:read', 'customers:write'], jwt: { typ: 'at+jwt' } },
           }),
         ],
         providers: [SeedService],
@@ -111,11 +96,7 @@ export function describeAgentsOAuth(platform: Platform): void {
     });
 
     it('refuses a token the same issuer made for another audience, naming the rule', async () => {
-      const token = await idp.sign({
-        sub: 'agent-7',
-        aud: 'https://billing.example.com/api/mcp',
-        scope: 'customers:read',
-      });
+      const token = await idp.sign({ sub: 'agent-7', aud: 'https://billing.example.com/api/mcp', scope: 'customers:read' });
       const res = await request(running.app.getHttpServer())
         .post('/api/mcp')
         .set('Authorization', `Bearer ${token}`)

@@ -19,10 +19,7 @@ export interface RunningApp {
  * The app as main.ts starts it (HTTP_ADAPTER=fastify for Fastify), on a free port; `metadata`
  * composes another root module from the app's feature modules.
  */
-export async function startApp(
-  platform: Platform,
-  metadata: ModuleMetadata = { imports: [AppModule] },
-): Promise<RunningApp> {
+export async function startApp(platform: Platform, metadata: ModuleMetadata = { imports: [AppModule] }): Promise<RunningApp> {
   const moduleRef = await Test.createTestingModule(metadata).compile();
   const app =
     platform === 'fastify'
@@ -46,11 +43,7 @@ export async function login(app: INestApplication, who: keyof typeof USERS): Pro
 }
 
 /** @modelcontextprotocol/sdk's client (2025-11-25) on the endpoint, with a bearer token. */
-export async function connectSdk(
-  base: string,
-  token: string,
-  query = '',
-): Promise<{ client: Client; close(): Promise<void> }> {
+export async function connectSdk(base: string, token: string, query = ''): Promise<{ client: Client; close(): Promise<void> }> {
   const client = new Client({ name: 'crm-e2e', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${base}/api/mcp${query}`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },

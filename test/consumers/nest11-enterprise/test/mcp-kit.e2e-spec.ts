@@ -21,11 +21,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('the CRM tools with the tes
 
   async function clientFor(who: keyof typeof USERS): Promise<McpTestClient> {
     const { access_token } = await moduleRef.get(AuthService).login(USERS[who].username, USERS[who].password);
-    return McpTestClient.create(moduleRef, {
-      era,
-      authenticate: true,
-      headers: { authorization: `Bearer ${access_token}` },
-    });
+    return McpTestClient.create(moduleRef, { era, authenticate: true, headers: { authorization: `Bearer ${access_token}` } });
   }
 
   it('runs a tool with a Swagger-only output DTO', async () => {
@@ -45,15 +41,9 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('the CRM tools with the tes
     try {
       expect((await carol.listTools()).map((t) => t.name)).not.toContain('delete_customer');
       expect((await alice.listTools()).map((t) => t.name)).toContain('delete_customer');
-      const created = (await carol.callTool('create_customer', { name: 'Kit User', email: `kit-${era}@example.com` }))
-        .structuredContent as Json;
-      expect(await carol.callTool('delete_customer', { id: created.id })).toMatchObject({
-        isError: true,
-        content: [{ type: 'text', text: 'Forbidden resource' }],
-      });
-      expect((await alice.callTool('delete_customer', { id: created.id })).content).toEqual([
-        { type: 'text', text: `Customer ${created.id} deleted.` },
-      ]);
+      const created = (await carol.callTool('create_customer', { name: 'Kit User', email: `kit-${era}@example.com` })).structuredContent as Json;
+      expect(await carol.callTool('delete_customer', { id: created.id })).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Forbidden resource' }] });
+      expect((await alice.callTool('delete_customer', { id: created.id })).content).toEqual([{ type: 'text', text: `Customer ${created.id} deleted.` }]);
     } finally {
       await carol.close();
       await alice.close();

@@ -1,11 +1,5 @@
 import 'reflect-metadata';
-import {
-  ClassSerializerInterceptor,
-  Module,
-  ValidationPipe,
-  VersioningType,
-  type INestApplication,
-} from '@nestjs/common';
+import { ClassSerializerInterceptor, Module, ValidationPipe, VersioningType, type INestApplication } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, NestFactory, Reflector } from '@nestjs/core';
 import compression from 'compression';

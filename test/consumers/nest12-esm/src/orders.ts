@@ -28,9 +28,7 @@ export class OrderRefDto {
 
 @Injectable()
 export class OrdersService {
-  private readonly orders = new Map<string, Order>([
-    ['A1', new Order({ id: 'A1', item: 'widget', quantity: 2, internalNote: 'vip' })],
-  ]);
+  private readonly orders = new Map<string, Order>([['A1', new Order({ id: 'A1', item: 'widget', quantity: 2, internalNote: 'vip' })]]);
 
   find(id: string): Order {
     const order = this.orders.get(id);
@@ -39,12 +37,7 @@ export class OrdersService {
   }
 
   create(input: CreateOrderDto): Order {
-    const order = new Order({
-      id: `O${this.orders.size + 1}`,
-      item: input.item,
-      quantity: input.quantity,
-      internalNote: input.note ?? '',
-    });
+    const order = new Order({ id: `O${this.orders.size + 1}`, item: input.item, quantity: input.quantity, internalNote: input.note ?? '' });
     this.orders.set(order.id, order);
     return order;
   }

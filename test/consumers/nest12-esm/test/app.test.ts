@@ -33,27 +33,15 @@ describe('an enterprise Nest 12 ESM app with nestjs-model-context from the tarba
 
     it('keeps the global ValidationPipe and the catch-all filter', async () => {
       const headers = { Authorization: 'Bearer secret', 'Content-Type': 'application/json' };
-      const extra = await fetch(`${base}/api/v1/orders`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ item: 'x', quantity: 1, admin: true }),
-      });
+      const extra = await fetch(`${base}/api/v1/orders`, { method: 'POST', headers, body: JSON.stringify({ item: 'x', quantity: 1, admin: true }) });
       assert.equal(extra.status, 400);
       assert.match(JSON.stringify(await extra.json()), /property admin should not exist/);
-      const created = await fetch(`${base}/api/v1/orders`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ item: 'gear', quantity: 3 }),
-      });
+      const created = await fetch(`${base}/api/v1/orders`, { method: 'POST', headers, body: JSON.stringify({ item: 'gear', quantity: 3 }) });
       assert.equal(created.status, 201);
       assert.equal(((await created.json()) as Json).item, 'gear');
       const missing = await fetch(`${base}/api/v1/orders/Z9`, { headers });
       assert.equal(missing.status, 404);
-      assert.deepEqual(await missing.json(), {
-        ok: false,
-        status: 404,
-        error: { message: 'Order Z9 not found', error: 'Not Found', statusCode: 404 },
-      });
+      assert.deepEqual(await missing.json(), { ok: false, status: 404, error: { message: 'Order Z9 not found', error: 'Not Found', statusCode: 404 } });
     });
   });
 
@@ -78,10 +66,7 @@ describe('an enterprise Nest 12 ESM app with nestjs-model-context from the tarba
     });
 
     it('works with @modelcontextprotocol/client 2.4 pinned to 2026-07-28', async () => {
-      const client = new ModernClient(
-        { name: 'consumer-modern', version: '1.0.0' },
-        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-      );
+      const client = new ModernClient({ name: 'consumer-modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
       await client.connect(new ModernTransport(new URL(`${base}/api/mcp`)));
       try {
         assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');

@@ -48,10 +48,7 @@ describe('a TestingModule with overrideProvider through the kit', () => {
   let moduleRef: TestingModule;
   before(async () => {
     const fake = { find: (id: string) => new Order({ id, item: 'fake', quantity: 1, internalNote: 'from the fake' }) };
-    moduleRef = await Test.createTestingModule({ imports: [AppModule] })
-      .overrideProvider(OrdersService)
-      .useValue(fake)
-      .compile();
+    moduleRef = await Test.createTestingModule({ imports: [AppModule] }).overrideProvider(OrdersService).useValue(fake).compile();
   });
   after(() => moduleRef.close());
 

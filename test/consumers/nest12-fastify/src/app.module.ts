@@ -37,9 +37,7 @@ import { HealthController, OrdersController, OrdersService, OrdersTools } from '
 export class AppModule {}
 
 /** The app as its main.ts would set it up; tests pass a logger to read the warnings. */
-export async function createApp(
-  logger: LoggerService | ['error', 'warn'] = ['error', 'warn'],
-): Promise<NestFastifyApplication> {
+export async function createApp(logger: LoggerService | ['error', 'warn'] = ['error', 'warn']): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), { logger });
   await app.register(helmet);
   await app.register(compress);

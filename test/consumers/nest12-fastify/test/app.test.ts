@@ -38,11 +38,7 @@ describe('the enterprise Nest 12 app on Fastify with nestjs-model-context from t
       assert.equal(health.headers.get('x-content-type-options'), 'nosniff', '@fastify/helmet headers');
       const denied = await fetch(`${base}/api/v1/orders/A1`);
       assert.equal(denied.status, 401);
-      assert.deepEqual(await denied.json(), {
-        ok: false,
-        status: 401,
-        error: { message: 'Missing or wrong bearer token', error: 'Unauthorized', statusCode: 401 },
-      });
+      assert.deepEqual(await denied.json(), { ok: false, status: 401, error: { message: 'Missing or wrong bearer token', error: 'Unauthorized', statusCode: 401 } });
       const found = await fetch(`${base}/api/v1/orders/A1`, { headers: { Authorization: 'Bearer secret' } });
       assert.equal(found.status, 200);
       assert.deepEqual(await found.json(), { id: 'A1', item: 'widget', quantity: 2 });
@@ -52,11 +48,7 @@ describe('the enterprise Nest 12 app on Fastify with nestjs-model-context from t
       const headers = { Authorization: 'Bearer secret', 'Content-Type': 'application/json', 'Accept-Encoding': 'gzip' };
       // Sixty unknown properties make the filter's 400 body pass compress's 1 KiB threshold.
       const extra = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`unknown${i}`, true]));
-      const rejected = await fetch(`${base}/api/v1/orders`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ item: 'x', quantity: 1, ...extra }),
-      });
+      const rejected = await fetch(`${base}/api/v1/orders`, { method: 'POST', headers, body: JSON.stringify({ item: 'x', quantity: 1, ...extra }) });
       assert.equal(rejected.status, 400);
       assert.equal(rejected.headers.get('content-encoding'), 'gzip');
       const body = (await rejected.json()) as Json;
@@ -66,40 +58,21 @@ describe('the enterprise Nest 12 app on Fastify with nestjs-model-context from t
 
     it('keeps the global ValidationPipe and the catch-all filter', async () => {
       const headers = { Authorization: 'Bearer secret', 'Content-Type': 'application/json' };
-      const extra = await fetch(`${base}/api/v1/orders`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ item: 'x', quantity: 1, admin: true }),
-      });
+      const extra = await fetch(`${base}/api/v1/orders`, { method: 'POST', headers, body: JSON.stringify({ item: 'x', quantity: 1, admin: true }) });
       assert.equal(extra.status, 400);
       const body = (await extra.json()) as Json;
       assert.equal(body.ok, false);
       assert.deepEqual(body.error.message, ['property admin should not exist']);
-      const invalid = await fetch(`${base}/api/v1/orders`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ item: 'x', quantity: '2' }),
-      });
+      const invalid = await fetch(`${base}/api/v1/orders`, { method: 'POST', headers, body: JSON.stringify({ item: 'x', quantity: '2' }) });
       assert.equal(invalid.status, 400);
       assert.match(JSON.stringify(await invalid.json()), /quantity must be an integer number/);
-      const created = await fetch(`${base}/api/v1/orders`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ item: 'gear', quantity: 3 }),
-      });
+      const created = await fetch(`${base}/api/v1/orders`, { method: 'POST', headers, body: JSON.stringify({ item: 'gear', quantity: 3 }) });
       assert.equal(created.status, 201);
       const order = (await created.json()) as Json;
-      assert.deepEqual(
-        { item: order.item, quantity: order.quantity, internalNote: order.internalNote },
-        { item: 'gear', quantity: 3, internalNote: undefined },
-      );
+      assert.deepEqual({ item: order.item, quantity: order.quantity, internalNote: order.internalNote }, { item: 'gear', quantity: 3, internalNote: undefined });
       const missing = await fetch(`${base}/api/v1/orders/Z9`, { headers });
       assert.equal(missing.status, 404);
-      assert.deepEqual(await missing.json(), {
-        ok: false,
-        status: 404,
-        error: { message: 'Order Z9 not found', error: 'Not Found', statusCode: 404 },
-      });
+      assert.deepEqual(await missing.json(), { ok: false, status: 404, error: { message: 'Order Z9 not found', error: 'Not Found', statusCode: 404 } });
     });
   });
 
@@ -134,10 +107,7 @@ describe('the enterprise Nest 12 app on Fastify with nestjs-model-context from t
     });
 
     it('works with @modelcontextprotocol/client 2.4 pinned to 2026-07-28', async () => {
-      const client = new ModernClient(
-        { name: 'consumer-modern', version: '1.0.0' },
-        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-      );
+      const client = new ModernClient({ name: 'consumer-modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
       await client.connect(new ModernTransport(new URL(`${base}/api/mcp`)));
       try {
         assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
@@ -148,10 +118,7 @@ describe('the enterprise Nest 12 app on Fastify with nestjs-model-context from t
         assert.equal(invalid.isError, true);
         assert.match(JSON.stringify(invalid.content), /quantity/);
         const seen: number[] = [];
-        const packed = await client.callTool(
-          { name: 'pack_order', arguments: { id: 'A1' } },
-          { onprogress: (p: { progress: number }) => seen.push(p.progress) },
-        );
+        const packed = await client.callTool({ name: 'pack_order', arguments: { id: 'A1' } }, { onprogress: (p: { progress: number }) => seen.push(p.progress) });
         assert.deepEqual(seen, [1, 2]);
         assert.deepEqual(packed.content, [{ type: 'text', text: 'Packed A1' }]);
         const missing = await client.callTool({ name: 'pack_order', arguments: { id: 'Z9' } });

@@ -13,27 +13,9 @@ interface StoredUser {
 
 // A stand-in for the users table of a real app.
 const USERS: StoredUser[] = [
-  {
-    id: 'u-1',
-    username: 'alice',
-    password: 'alice-password',
-    roles: [Role.Admin, Role.Sales],
-    scopes: ['customers:read', 'customers:write', 'orders:read', 'orders:write'],
-  },
-  {
-    id: 'u-2',
-    username: 'bob',
-    password: 'bob-password',
-    roles: [Role.Sales],
-    scopes: ['customers:read', 'orders:read'],
-  },
-  {
-    id: 'u-3',
-    username: 'carol',
-    password: 'carol-password',
-    roles: [Role.Sales],
-    scopes: ['customers:read', 'customers:write', 'orders:read'],
-  },
+  { id: 'u-1', username: 'alice', password: 'alice-password', roles: [Role.Admin, Role.Sales], scopes: ['customers:read', 'customers:write', 'orders:read', 'orders:write'] },
+  { id: 'u-2', username: 'bob', password: 'bob-password', roles: [Role.Sales], scopes: ['customers:read', 'orders:read'] },
+  { id: 'u-3', username: 'carol', password: 'carol-password', roles: [Role.Sales], scopes: ['customers:read', 'customers:write', 'orders:read'] },
 ];
 
 @Injectable()
@@ -45,12 +27,7 @@ export class AuthService {
     if (!user) {
       throw new UnauthorizedException('Wrong username or password');
     }
-    const payload: JwtPayload = {
-      sub: user.id,
-      username: user.username,
-      roles: user.roles,
-      scope: user.scopes.join(' '),
-    };
+    const payload: JwtPayload = { sub: user.id, username: user.username, roles: user.roles, scope: user.scopes.join(' ') };
     return { access_token: await this.jwt.signAsync(payload) };
   }
 }

@@ -14,23 +14,13 @@ import { SearchCustomersDto } from './dto/search-customers.dto';
 export class CustomersMcp {
   constructor(private readonly customers: CustomersService) {}
 
-  @Tool({
-    title: 'Get customer',
-    description: "One customer by id, with status and the account manager's note.",
-    output: CustomerDto,
-    annotations: { readOnlyHint: true },
-  })
+  @Tool({ title: 'Get customer', description: 'One customer by id, with status and the account manager\'s note.', output: CustomerDto, annotations: { readOnlyHint: true } })
   @RequireScopes('customers:read')
   getCustomer(@Args() { id }: CustomerIdDto): Promise<CustomerDto> {
     return this.customers.findOne(id);
   }
 
-  @Tool({
-    title: 'Search customers',
-    description: 'Customers whose name or e-mail contains the query, oldest first, a page at a time.',
-    output: CustomerPageDto,
-    annotations: { readOnlyHint: true },
-  })
+  @Tool({ title: 'Search customers', description: 'Customers whose name or e-mail contains the query, oldest first, a page at a time.', output: CustomerPageDto, annotations: { readOnlyHint: true } })
   @RequireScopes('customers:read')
   searchCustomers(@Args() query: SearchCustomersDto): Promise<CustomerPageDto> {
     return this.customers.search(query);
@@ -42,11 +32,7 @@ export class CustomersMcp {
     return this.customers.create(dto);
   }
 
-  @Tool({
-    title: 'Delete customer',
-    description: 'Delete a customer and their orders. Admins only.',
-    annotations: { destructiveHint: true, idempotentHint: true },
-  })
+  @Tool({ title: 'Delete customer', description: 'Delete a customer and their orders. Admins only.', annotations: { destructiveHint: true, idempotentHint: true } })
   @Roles(Role.Admin)
   @RequireScopes('customers:write')
   async deleteCustomer(@Args() { id }: CustomerIdDto): Promise<string> {
@@ -54,13 +40,7 @@ export class CustomersMcp {
     return `Customer ${id} deleted.`;
   }
 
-  @ResourceTemplate({
-    uriTemplate: 'crm://customers/{id}',
-    name: 'customer',
-    title: 'Customer record',
-    mimeType: 'application/json',
-    description: 'One customer as JSON.',
-  })
+  @ResourceTemplate({ uriTemplate: 'crm://customers/{id}', name: 'customer', title: 'Customer record', mimeType: 'application/json', description: 'One customer as JSON.' })
   @RequireScopes('customers:read')
   async customerRecord(@Args() { id }: CustomerIdDto): Promise<CustomerDto | undefined> {
     try {
@@ -76,12 +56,8 @@ export class CustomersMcp {
   async followUpEmail(@Args() { customerId, topic }: FollowUpArgsDto) {
     const customer = await this.customers.findOne(customerId);
     return [
-      PromptMessage.user(
-        `Draft a short, friendly follow-up e-mail to ${customer.name} <${customer.email}> about: ${topic}.`,
-      ),
-      PromptMessage.user(
-        customer.note ? `Their account manager noted: ${customer.note}` : 'There is no note on this customer.',
-      ),
+      PromptMessage.user(`Draft a short, friendly follow-up e-mail to ${customer.name} <${customer.email}> about: ${topic}.`),
+      PromptMessage.user(customer.note ? `Their account manager noted: ${customer.note}` : 'There is no note on this customer.'),
     ];
   }
 }

@@ -12,10 +12,7 @@ export class CustomersService {
 
   async search({ query, status, limit = 20 }: SearchCustomersDto): Promise<CustomerPageDto> {
     const where = query
-      ? [
-          { name: Like(`%${query}%`), ...(status ? { status } : {}) },
-          { email: Like(`%${query}%`), ...(status ? { status } : {}) },
-        ]
+      ? [{ name: Like(`%${query}%`), ...(status ? { status } : {}) }, { email: Like(`%${query}%`), ...(status ? { status } : {}) }]
       : status
         ? { status }
         : {};
@@ -35,9 +32,7 @@ export class CustomersService {
     if (await this.customers.existsBy({ email: dto.email })) {
       throw new ConflictException(`A customer with e-mail ${dto.email} exists already`);
     }
-    const saved = await this.customers.save(
-      this.customers.create({ name: dto.name, email: dto.email, note: dto.note ?? null }),
-    );
+    const saved = await this.customers.save(this.customers.create({ name: dto.name, email: dto.email, note: dto.note ?? null }));
     return this.findOne(saved.id);
   }
 

@@ -12,22 +12,11 @@ export class SeedService implements OnApplicationBootstrap {
     const customers = this.dataSource.getRepository(Customer);
     if ((await customers.count()) > 0) return;
     const [ada] = await customers.save([
-      {
-        name: 'Ada Lovelace',
-        email: 'ada@example.com',
-        status: CustomerStatus.Active,
-        note: 'Prefers e-mail to calls.',
-      },
+      { name: 'Ada Lovelace', email: 'ada@example.com', status: CustomerStatus.Active, note: 'Prefers e-mail to calls.' },
       { name: 'Charles Babbage', email: 'charles@example.com', status: CustomerStatus.Suspended, note: null },
     ]);
     await this.dataSource.getRepository(Order).save([
-      {
-        customerId: ada.id,
-        product: 'Analytical engine manual',
-        quantity: 2,
-        unitPrice: 12.5,
-        status: OrderStatus.Shipped,
-      },
+      { customerId: ada.id, product: 'Analytical engine manual', quantity: 2, unitPrice: 12.5, status: OrderStatus.Shipped },
       { customerId: ada.id, product: 'Punched cards', quantity: 500, unitPrice: 0.02, status: OrderStatus.Open },
     ]);
   }

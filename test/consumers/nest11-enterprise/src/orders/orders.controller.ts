@@ -1,12 +1,5 @@
 import { Body, Controller, Get, Param, ParseIntPipe, Post, Query } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CreateOrderDto } from './dto/create-order.dto';
 import { ListOrdersQueryDto } from './dto/list-orders.dto';
 import { OrderDto } from './dto/order.dto';
@@ -19,10 +12,7 @@ export class OrdersController {
   constructor(private readonly orders: OrdersService) {}
 
   @Get()
-  @ApiOperation({
-    summary: 'List orders',
-    description: 'Orders, oldest first, optionally of one customer or in one status.',
-  })
+  @ApiOperation({ summary: 'List orders', description: 'Orders, oldest first, optionally of one customer or in one status.' })
   @ApiOkResponse({ type: OrderDto, isArray: true })
   findAll(@Query() query: ListOrdersQueryDto): Promise<OrderDto[]> {
     return this.orders.list(query);

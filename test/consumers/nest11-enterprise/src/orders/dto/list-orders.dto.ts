@@ -4,7 +4,7 @@ import { IsEnum, IsInt, IsOptional, Min } from 'class-validator';
 import { OrderStatus } from '../order.entity';
 
 export class ListOrdersQueryDto {
-  @ApiPropertyOptional({ description: "Only this customer's orders" })
+  @ApiPropertyOptional({ description: 'Only this customer\'s orders' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()

@@ -12,8 +12,8 @@ export function carriesRequest(value: unknown): boolean {
   return Array.isArray(value) ? value.some(isRequest) : isRequest(value);
 }
 
-/** 503 with `Retry-After`, answering the refused request's id when it has one. */
-export function refuseDraining(sink: McpResponseSink, value: unknown, retryAfter: number): void {
+/** 503 with `Retry-After` (`shutdownRetryAfterS`, 1 s by default), with the refused request's id if any. */
+export function refuseDraining(sink: McpResponseSink, value: unknown, retryAfter = 1): void {
   const id =
     typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;
   sink.json(

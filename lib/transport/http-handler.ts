@@ -166,11 +166,11 @@ export class McpHttpHandler {
           const outcome = body instanceof Promise ? await body : body;
           // Client answers and notifications still land: calls finishing here may await them.
           if (this.draining && outcome.ok && carriesRequest(outcome.value))
-            return refuseDraining(sink, outcome.value, this.options.shutdownRetryAfterS ?? 1);
+            return refuseDraining(sink, outcome.value, this.options.shutdownRetryAfterS);
           return await this.engine.message(outcome, facts, sink);
         }
         case 'GET':
-          if (this.draining) return refuseDraining(sink, undefined, this.options.shutdownRetryAfterS ?? 1);
+          if (this.draining) return refuseDraining(sink, undefined, this.options.shutdownRetryAfterS);
           return await this.engine.stream(facts, sink);
         case 'DELETE':
           return await this.engine.end(facts, sink);
@@ -223,8 +223,7 @@ export class McpHttpHandler {
     try {
       const admitted = await this.admit(req, res, sink, appRequest);
       if (!admitted.ok) return;
-      if (route === 'stream' && this.draining)
-        return refuseDraining(sink, undefined, this.options.shutdownRetryAfterS ?? 1);
+      if (route === 'stream' && this.draining) return refuseDraining(sink, undefined, this.options.shutdownRetryAfterS);
       const clientAddress = new NodeTransportFacts(req, appRequest, undefined, true).clientAddress;
       if (route === 'stream') return transport.open(req, res, admitted.principal, clientAddress);
       return await transport.post(req, res, { principal: admitted.principal, clientAddress, request: appRequest }, () =>

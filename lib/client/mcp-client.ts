@@ -3,10 +3,11 @@ import type { CallToolResult, JsonObject, ToolDescriptor } from '../protocol/mcp
 import type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
 import type { ReadResourceResult } from '../protocol/resource-contents.js';
 import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
-import { InProcessClientTransport } from './in-process-client.transport.js';
+import { abortable, disposeConnection, openConnection, type Connection } from './mcp-client.connection.js';
 import { McpClientCredentials } from './mcp-client.credentials.js';
 import { McpClientError } from './mcp-client.error.js';
-import { mcpCallScope, upstreamFetch, type McpCallScope } from './mcp-client.http.js';
+import { classifyFailure } from './mcp-client.failure.js';
+import { mcpCallScope, type McpCallScope } from './mcp-client.http.js';
 import type {
   McpClientCallOptions,
   McpClientCaller,
@@ -15,18 +16,9 @@ import type {
   McpToolTypes,
   McpTypedToolResult,
 } from './mcp-client.interfaces.js';
-import {
-  ABORTED,
-  AUTH_NEEDS_HTTP,
-  CLOSED,
-  CLOSED_CLIENT,
-  SESSION_LOST,
-  STREAM_LOST,
-  TIMED_OUT,
-  TOO_LARGE,
-  UNREACHABLE,
-} from './mcp-client.messages.js';
-import { loadSdk, loadStdioSdk, type McpSdk } from './sdk-loader.js';
+import { ABORTED, AUTH_NEEDS_HTTP, CLOSED_CLIENT, TOO_LARGE } from './mcp-client.messages.js';
+import { SAFE_METHODS, backoff } from './mcp-client.retry.js';
+import { loadSdk, type McpSdk } from './sdk-loader.js';
 import { loadTraceApi, traceMeta } from './trace-context.js';
 
 const DEFAULTS = {
@@ -36,34 +28,6 @@ const DEFAULTS = {
   maxConnections: 100,
   retry: { attempts: 2, baseDelayMs: 100, maxDelayMs: 2_000, toolCalls: false },
 };
-
-/** Methods that change nothing upstream: retried after any transport failure. */
-const SAFE = new Set([
-  'tools/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'prompts/list',
-  'prompts/get',
-  'ping',
-  'completion/complete',
-]);
-
-interface Connection {
-  key: string;
-  client: SdkClient;
-  ready: Promise<void>;
-  /** The latest caller of this connection: its token goes on the next request. */
-  caller?: McpClientCaller;
-  broken: boolean;
-  /** Why the connection broke, as the transport said. */
-  lastError?: Error;
-  inflight: number;
-  /** Ends each call in flight on this connection with an error (the stream it waits on is gone). */
-  calls: Set<(error: Error) => void>;
-  /** The scopes of the calls in flight that answer upstream requests. */
-  relays: Set<McpCallScope>;
-}
 
 /** What the upstream said about itself when the client connected. @publicApi */
 export interface McpUpstreamInfo {
@@ -241,7 +205,7 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
     this.closed = true;
     const all = [...this.connections.values()];
     this.connections.clear();
-    await Promise.all(all.map((connection) => this.dispose(connection)));
+    await Promise.all(all.map((connection) => disposeConnection(connection)));
   }
 
   private get maxConnections(): number {
@@ -250,6 +214,10 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
 
   private get connectTimeoutMs(): number {
     return this.options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs;
+  }
+
+  private timeoutMs(options: McpClientCallOptions): number {
+    return options.timeoutMs ?? this.options.timeoutMs ?? DEFAULTS.timeoutMs;
   }
 
   private get maxResponseBytes(): number {
@@ -274,11 +242,15 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
         sent = true;
         return await this.once(connection, method, options, Object.keys(meta).length ? meta : undefined, call);
       } catch (error) {
-        const failure = this.classify(error, method, options, connection);
+        const failure = classifyFailure(
+          error,
+          { client: this.name, method, signal: options.signal, timeoutMs: this.timeoutMs(options), sdk: loadedSdk },
+          connection,
+        );
         if (failure.kind === 'transport' && connection) connection.broken = true;
         // A lost session means the request was never run: it is resent once on a new session, whatever the retry budget.
         if (failure.kind === 'transport' && failure.code === 404 && attempt === 0 && !options.signal?.aborted) continue;
-        const retryable = failure.kind === 'transport' && (!sent || SAFE.has(method) || this.retry.toolCalls);
+        const retryable = failure.kind === 'transport' && (!sent || SAFE_METHODS.has(method) || this.retry.toolCalls);
         if (!retryable || attempt >= this.retry.attempts || options.signal?.aborted) throw failure;
         await backoff(attempt, this.retry, options.signal);
       }
@@ -292,7 +264,7 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
     meta: JsonObject | undefined,
     call: (client: SdkClient, request: { meta?: JsonObject; sdk: Record<string, any> }) => Promise<R>,
   ): Promise<R> {
-    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULTS.timeoutMs;
+    const timeoutMs = this.timeoutMs(options);
     const stop = new AbortController();
     let failure: Error | undefined;
     const fail = (error: Error): void => {
@@ -342,87 +314,6 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
     }
   }
 
-  /** Maps what the SDK, fetch or a child process threw to an {@link McpClientError}; drops a broken connection. */
-  private classify(
-    error: unknown,
-    method: string,
-    options: McpClientCallOptions,
-    connection?: Connection,
-  ): McpClientError {
-    // A credentials failure inside the transport's fetch comes back wrapped by the SDK.
-    for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-      if (cause instanceof McpClientError) return cause;
-    }
-    if (options.signal?.aborted)
-      return new McpClientError('aborted', this.name, ABORTED(this.name, method), undefined, undefined, {
-        cause: error,
-      });
-    const sdk = loadedSdk;
-    const code = (error as { code?: unknown })?.code;
-    if (sdk && error instanceof sdk.ProtocolError)
-      return new McpClientError(
-        'protocol',
-        this.name,
-        `MCP upstream "${this.name}" answered ${method} with an error: ${error.message}`,
-        error.code as number,
-        (error as { data?: unknown }).data,
-        { cause: error },
-      );
-    if (sdk && error instanceof sdk.SdkError && code === sdk.SdkErrorCode.RequestTimeout) {
-      return new McpClientError(
-        'timeout',
-        this.name,
-        TIMED_OUT(this.name, method, options.timeoutMs ?? this.options.timeoutMs ?? DEFAULTS.timeoutMs),
-        undefined,
-        undefined,
-        { cause: error },
-      );
-    }
-    const detail = error instanceof Error ? describe(error) : String(error);
-    const status = (error as { status?: unknown }).status ?? (error as { data?: { status?: unknown } }).data?.status;
-    if (status === 404 && connection?.client.getProtocolEra() === 'legacy') {
-      connection.broken = true;
-      return new McpClientError('transport', this.name, SESSION_LOST(this.name, method), 404, undefined, {
-        cause: error,
-      });
-    }
-    if (code === 'CLIENT_HTTP_AUTHENTICATION' || code === 'CLIENT_HTTP_FORBIDDEN' || status === 401 || status === 403) {
-      return new McpClientError(
-        'credentials',
-        this.name,
-        `MCP upstream "${this.name}" refused ${method}${typeof status === 'number' ? ` (HTTP ${status})` : ''}: ${detail}. Check the client's "auth" and "headers".`,
-        undefined,
-        undefined,
-        { cause: error },
-      );
-    }
-    if (
-      code === 'CONNECTION_CLOSED' ||
-      code === 'NOT_CONNECTED' ||
-      code === 'SEND_FAILED' ||
-      code === 'CLIENT_HTTP_FAILED_TO_OPEN_STREAM'
-    ) {
-      return new McpClientError('transport', this.name, CLOSED(this.name, method, detail), undefined, undefined, {
-        cause: error,
-      });
-    }
-    // Any other SDK verdict (an unsupported method, an invalid result...) is final: retrying cannot change it.
-    const transient = code === 'ERA_NEGOTIATION_FAILED' || (typeof status === 'number' && status >= 500);
-    if (sdk && error instanceof sdk.SdkError && !transient) {
-      return new McpClientError(
-        'protocol',
-        this.name,
-        `MCP upstream "${this.name}" could not serve ${method}: ${detail}`,
-        undefined,
-        (error as { data?: unknown }).data,
-        { cause: error },
-      );
-    }
-    return new McpClientError('transport', this.name, UNREACHABLE(this.name, method, detail), undefined, undefined, {
-      cause: error,
-    });
-  }
-
   /** The live connection for `caller`, connecting (once, shared by concurrent calls) if needed. */
   private async connection(
     caller: McpClientCaller | undefined,
@@ -433,12 +324,22 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
     let connection = this.connections.get(key);
     if (connection?.broken) {
       this.connections.delete(key);
-      void this.dispose(connection);
+      void disposeConnection(connection);
       connection = undefined;
     }
     if (!connection) {
       this.evict();
-      const created = await this.open(key, caller);
+      const sdk = await loadSdk(this.name);
+      loadedSdk = sdk;
+      const created = await openConnection(sdk, key, caller, {
+        name: this.name,
+        options: this.options,
+        credentials: this.credentials,
+        maxResponseBytes: this.maxResponseBytes,
+        connectTimeoutMs: this.connectTimeoutMs,
+        listChanged:
+          this.listListeners.size > 0 ? (list) => this.listListeners.forEach((listener) => listener(list)) : undefined,
+      });
       connection = created;
       this.connections.set(key, created);
       created.ready.catch(() => {
@@ -457,7 +358,12 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
         throw new McpClientError('aborted', this.name, ABORTED(this.name, method), undefined, undefined, {
           cause: error,
         });
-      throw this.classify(error, `${method} (connecting)`, {});
+      throw classifyFailure(error, {
+        client: this.name,
+        method: `${method} (connecting)`,
+        timeoutMs: this.timeoutMs({}),
+        sdk: loadedSdk,
+      });
     }
     return connection;
   }
@@ -467,7 +373,7 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
     for (const [key, connection] of this.connections) {
       if (connection.inflight > 0) continue;
       this.connections.delete(key);
-      void this.dispose(connection);
+      void disposeConnection(connection);
       return;
     }
     throw new McpClientError(
@@ -475,130 +381,6 @@ export class McpClient<Tools extends McpToolTypes = McpToolTypes> {
       this.name,
       `MCP client "${this.name}" has ${this.maxConnections} connections busy (one per caller), its "maxConnections". Raise it if this many callers use the upstream at once.`,
     );
-  }
-
-  private async open(key: string, caller: McpClientCaller | undefined): Promise<Connection> {
-    const sdk = await loadSdk(this.name);
-    loadedSdk = sdk;
-    const era = this.options.era ?? 'auto';
-    const client = new sdk.Client(this.options.clientInfo ?? { name: 'nestjs-model-context-client', version: '1' }, {
-      capabilities: (this.options.capabilities ?? {}) as never,
-      versionNegotiation: { mode: era === 'auto' ? 'auto' : era === 'legacy' ? 'legacy' : { pin: era } },
-      // A standing stream (the GET stream, or subscriptions/listen) only when something listens.
-      ...(this.listListeners.size > 0
-        ? {
-            listChanged: {
-              tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged('tools') },
-              prompts: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged('prompts') },
-              resources: { autoRefresh: false, debounceMs: 0, onChanged: () => this.listChanged('resources') },
-            },
-          }
-        : {}),
-    });
-    const connection: Connection = {
-      key,
-      client,
-      ready: Promise.resolve(),
-      caller,
-      broken: false,
-      inflight: 0,
-      calls: new Set(),
-      relays: new Set(),
-    };
-    client.onclose = () => {
-      connection.broken = true;
-    };
-    client.onerror = (error: Error) => {
-      connection.lastError = error;
-      // The SDK gave up resuming a call's stream: the calls waiting on it would wait for their timeout.
-      if (/Maximum reconnection attempts|Failed to reconnect/.test(error.message)) {
-        connection.broken = true;
-        for (const fail of [...connection.calls])
-          fail(new McpClientError('transport', this.name, STREAM_LOST(this.name, error.message)));
-      }
-    };
-    this.relay(sdk, connection);
-    const transport = await this.transport(sdk, connection);
-    connection.ready = client.connect(transport as never, { timeout: this.connectTimeoutMs });
-    return connection;
-  }
-
-  private async transport(sdk: McpSdk, connection: Connection): Promise<unknown> {
-    const target = this.options.transport;
-    switch (target.type) {
-      case 'http':
-        return new sdk.StreamableHTTPClientTransport(new URL(target.url), {
-          fetch: upstreamFetch(
-            () => this.credentials.headersFor(connection.caller),
-            this.maxResponseBytes,
-            () => new McpClientError('bound', this.name, TOO_LARGE(this.name, 'a request', this.maxResponseBytes)),
-            (detail) => new McpClientError('transport', this.name, STREAM_LOST(this.name, detail)),
-          ),
-          // A stream the server closes on purpose is resumed (Last-Event-ID); an upstream that is gone fails the call quickly.
-          reconnectionOptions: {
-            maxRetries: 2,
-            initialReconnectionDelay: 100,
-            maxReconnectionDelay: 1_000,
-            reconnectionDelayGrowFactor: 2,
-          },
-        });
-      case 'stdio': {
-        const stdio = await loadStdioSdk(this.name);
-        return new stdio.StdioClientTransport({
-          command: target.command,
-          args: target.args ?? [],
-          env: { ...stdio.getDefaultEnvironment(), ...target.env },
-          cwd: target.cwd,
-          stderr: target.stderr ?? 'inherit',
-          maxBufferSize: this.maxResponseBytes,
-        });
-      }
-      case 'in-process':
-        return new InProcessClientTransport(target.app);
-    }
-  }
-
-  /**
-   * Server-to-client requests go to the call they belong to: over HTTP they arrive inside its
-   * async context (on its stream, or its `input_required` round); over stdio, where nothing ties
-   * them to a call, to the one call in flight that answers them, and are refused when it is ambiguous.
-   */
-  private relay(sdk: McpSdk, connection: Connection): void {
-    const answer =
-      (method: string, pick: (scope: McpCallScope) => McpCallScope['elicit']) =>
-      async (request: { params?: Record<string, unknown> }) => {
-        const own = mcpCallScope.getStore();
-        const candidates = own ? [own] : [...connection.relays].filter((scope) => pick(scope));
-        const handler = candidates.length === 1 ? pick(candidates[0]!) : undefined;
-        if (!handler) {
-          throw new sdk.ProtocolError(
-            sdk.ProtocolErrorCode.MethodNotFound,
-            `${method} from MCP upstream "${this.name}" has no call to answer it${candidates.length > 1 ? ' (several calls could: run them one at a time)' : ''}.`,
-          );
-        }
-        return (await handler(request.params ?? {})) as never;
-      };
-    // The official client accepts a handler only for a capability it declares.
-    const declared = this.options.capabilities ?? {};
-    if (declared.elicitation)
-      connection.client.setRequestHandler(
-        'elicitation/create',
-        answer('elicitation/create', (scope) => scope.elicit) as never,
-      );
-    if (declared.sampling)
-      connection.client.setRequestHandler(
-        'sampling/createMessage',
-        answer('sampling/createMessage', (scope) => scope.sample) as never,
-      );
-  }
-
-  private listChanged(list: 'tools' | 'prompts' | 'resources'): void {
-    for (const listener of this.listListeners) listener(list);
-  }
-
-  private async dispose(connection: Connection): Promise<void> {
-    connection.broken = true;
-    await connection.client.close().catch(() => undefined);
   }
 }
 
@@ -609,50 +391,6 @@ function page<T>(result: Record<string, unknown>, key: string): McpClientPage<T>
     items: (result[key] ?? []) as T[],
     ...(typeof result.nextCursor === 'string' ? { nextCursor: result.nextCursor } : {}),
   };
-}
-
-function describe(error: Error): string {
-  const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error && cause.message !== error.message
-    ? `${error.message} (${cause.message})`
-    : error.message;
-}
-
-function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-/** Exponential backoff with full jitter; an abort ends the wait at once. */
-function backoff(
-  attempt: number,
-  retry: { baseDelayMs: number; maxDelayMs: number },
-  signal?: AbortSignal,
-): Promise<void> {
-  const delay = Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** attempt);
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(done, delay);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 export type { CallToolResult };

@@ -30,7 +30,7 @@ export type { GetPromptResult } from '../protocol/prompts.js';
 export type { CompletionValues } from '../protocol/completion.js';
 export type { ElicitOutcome, McpRoot, SamplingRequest, SamplingResult } from '../protocol/interaction.js';
 export type { McpAskOptions } from '../protocol/context.js';
-export { TASKS_EXTENSION } from '../tasks/tasks.js';
+export { TASKS_EXTENSION } from '../tasks/task-mode.js';
 export {
   DIRECTORY_MIME_TYPE,
   SKILLS_EXTENSION,

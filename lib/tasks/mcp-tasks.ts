@@ -5,13 +5,8 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
 import type { McpFeature } from '../discovery/mcp-feature.js';
 import { InMemoryTaskStore, type McpTaskStore } from './task-store.js';
-import {
-  LEGACY_TASKS_CAPABILITY,
-  LEGACY_TASKS_SINCE,
-  McpTaskRunner,
-  TASKS_EXTENSION,
-  type McpTaskSettings,
-} from './tasks.js';
+import { McpTaskRunner, type McpTaskSettings } from './tasks.js';
+import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE, TASKS_EXTENSION } from './task-mode.js';
 import { installLegacyTasks, installModernTasks } from './task-methods.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
 import { BullmqTaskQueue, type McpBullmqTasksOptions } from './bullmq-task.queue.js';

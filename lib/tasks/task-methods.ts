@@ -7,7 +7,7 @@ import type { JsonObject } from '../protocol/mcp-types.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
 import { isTerminal, type McpTaskRecord, type McpTaskStore } from './task-store.js';
 import { BEARER, RELATED_TASK, ownerOf, wireTask } from './task-records.js';
-import { TASKS_EXTENSION } from './tasks.js';
+import { TASKS_EXTENSION } from './task-mode.js';
 import { McpMethods } from '../protocol/methods.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { McpTaskAdmission, McpToolTasks, TaskMode } from '../protocol/tools.js';
 import { lastOf } from '../protocol/last-value.js';
-import { Observable, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, type Subscriber } from 'rxjs';
 import type { ToolRuntime } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import { McpCancelledError, isObject } from '../protocol/dispatcher.js';
@@ -10,27 +10,12 @@ import { ErrorCode } from '../protocol/json-rpc.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { McpFeatureOptions } from '../protocol/feature-host.js';
 import { isTerminal, type McpTaskRecord, type McpTaskSignal, type McpTaskStore } from './task-store.js';
-import {
-  callerOf,
-  completedTask,
-  createdResult,
-  failedTask,
-  messageOf,
-  ownerOf,
-  questionLost,
-} from './task-records.js';
+import { callerOf, completedTask, createdResult, failedTask, messageOf, ownerOf } from './task-records.js';
 import { jobContext, type McpTaskExecutor, type McpTaskJob, type McpTaskQueue } from './task-jobs.js';
+import { TaskExecution } from './task-execution.js';
+import { taskMode } from './task-mode.js';
 
 type Result = JsonObject;
-
-/** The `tasks` capability of 2025-11-25 (initialize only: 2026-07-28 has the extension instead). */
-export const LEGACY_TASKS_CAPABILITY: JsonObject = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
-
-/** The first legacy revision with tasks: older sessions get no `tasks` capability, and `task` is no parameter of theirs. */
-export const LEGACY_TASKS_SINCE = '2025-11-25';
-
-/** The extension id of tasks on 2026-07-28 (SEP-2663). */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** The task settings a runner works with, after defaults. */
 export interface McpTaskSettings {
@@ -47,30 +32,6 @@ export interface McpTaskSettings {
   queue?: McpTaskQueue;
 }
 
-/** What the runner keeps of a task this instance runs. */
-interface Execution {
-  record: McpTaskRecord;
-  ctx: McpContext;
-  subscription?: Subscription;
-  /** Questions waiting for `tasks/update`, by key. */
-  pending: Map<string, { resolve(answer: unknown): void; reject(error: unknown): void }>;
-  /** Store updates of this task, one after the other; never rejects. */
-  queue: Promise<unknown>;
-  /** The client has the task id (2026-07-28 hands it out once the handler waits). */
-  revealed: boolean;
-  /** Hands the task id to the client now (a no-op once done). */
-  reveal(): void;
-  /** A store write failed and was logged; the next one that succeeds clears it. */
-  storeFailing?: boolean;
-  /** The latest status message, and whether a write of it is queued (writes coalesce). */
-  status?: string;
-  statusQueued?: boolean;
-  expiry?: NodeJS.Timeout;
-  ended: boolean;
-  /** Called once the task ended here (a durable job then completes). */
-  onEnd?: () => void;
-}
-
 /**
  * Runs task tools as tasks. A call is decided first (arguments,
  * guards, then the store's limits, which reserve its place); only then does its handler run, in
@@ -78,7 +39,7 @@ interface Execution {
  * the store, through the store's signals, and is cancelled here when its TTL passes.
  */
 export class McpTaskRunner implements McpToolTasks {
-  private readonly running = new Map<string, Execution>();
+  private readonly running = new Map<string, TaskExecution>();
   private readonly stopListening: () => void;
 
   /** Where the tasks live, for the task requests. */
@@ -93,36 +54,8 @@ export class McpTaskRunner implements McpToolTasks {
     this.stopListening = settings.store.onSignal((taskId, signal) => this.onSignal(taskId, signal));
   }
 
-  /**
-   * Whether this call runs as a task. 2026-07-28: when the tool supports tasks and the request
-   * declares the extension (a `required` tool without it is refused with -32021). 2025-11-25:
-   * when the tool supports tasks and the request carries `task` (older sessions have no tasks).
-   */
-  mode(tool: ToolRuntime, params: JsonObject, ctx: McpContext): TaskMode {
-    if (!tool.taskSupport) return 'sync';
-    if (ctx.era === 'modern') {
-      if (ctx.clientExtension(TASKS_EXTENSION)) return 'modern';
-      if (tool.taskSupport === 'required') {
-        throw new McpError(
-          ErrorCode.MissingRequiredClientCapability,
-          `Tool "${tool.name}" runs only as a task, and this request did not declare the "${TASKS_EXTENSION}" extension in _meta["io.modelcontextprotocol/clientCapabilities"].extensions. Use a client that supports tasks.`,
-          { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-        );
-      }
-      return 'sync';
-    }
-    const hasTasks = ctx.protocolVersion >= LEGACY_TASKS_SINCE;
-    if (hasTasks && isObject(params.task)) return 'legacy';
-    if (tool.taskSupport === 'required') {
-      throw new McpError(
-        ErrorCode.MethodNotFound,
-        hasTasks
-          ? `Tool "${tool.name}" runs only as a task: call it with the "task" parameter of tools/call (its execution.taskSupport is "required").`
-          : `Tool "${tool.name}" runs only as a task, and this session's protocol ${ctx.protocolVersion} has none: initialize with ${LEGACY_TASKS_SINCE} or later.`,
-      );
-    }
-    return 'sync';
-  }
+  /** Whether this call runs as a task (see {@link taskMode}). */
+  readonly mode = taskMode;
 
   /**
    * Runs a tool call as a task, deciding first: `admit` validates and authorizes, the store's
@@ -143,7 +76,7 @@ export class McpTaskRunner implements McpToolTasks {
   ): Observable<Result> {
     return new Observable<Result>((subscriber) => {
       let closed = false;
-      let exec: Execution | undefined;
+      let exec: TaskExecution | undefined;
       const start = async (): Promise<void> => {
         const admission = await admit();
         if (closed) return;
@@ -180,7 +113,7 @@ export class McpTaskRunner implements McpToolTasks {
     ctx: McpContext,
     run: () => Observable<Result>,
     subscriber: Subscriber<Result>,
-  ): Execution {
+  ): TaskExecution {
     let timer: NodeJS.Immediate | undefined;
     const exec = this.track(record, ctx, false, () => {
       if (timer) clearImmediate(timer);
@@ -205,9 +138,9 @@ export class McpTaskRunner implements McpToolTasks {
           );
         }
         exec.reveal();
-        return this.awaitInput(exec, key, method, request);
+        return exec.awaitInput(key, method, request);
       },
-      status: (message) => this.status(exec, message),
+      status: (message) => exec.status(message),
     };
     if (mode === 'legacy') exec.reveal();
     // Before the task id is out, an early end answers in the request: a question asked before
@@ -236,16 +169,8 @@ export class McpTaskRunner implements McpToolTasks {
   }
 
   /** Registers a task this instance runs: reachable by its signals, cancelled when its TTL passes. */
-  private track(record: McpTaskRecord, ctx: McpContext, revealed: boolean, reveal: () => void): Execution {
-    const exec: Execution = {
-      record,
-      ctx,
-      pending: new Map(),
-      queue: Promise.resolve(),
-      revealed,
-      reveal,
-      ended: false,
-    };
+  private track(record: McpTaskRecord, ctx: McpContext, revealed: boolean, reveal: () => void): TaskExecution {
+    const exec = new TaskExecution(record, ctx, this.settings.store, this.options.logger, revealed, reveal);
     this.running.set(record.taskId, exec);
     // An expired task is gone from the store, so nothing counts it any more: its work stops with it.
     exec.expiry = setTimeout(
@@ -257,14 +182,14 @@ export class McpTaskRunner implements McpToolTasks {
   }
 
   /** The call ended without handing out its task: stop the handler and release its place. */
-  private abandon(exec: Execution): void {
+  private abandon(exec: TaskExecution): void {
     exec.subscription?.unsubscribe();
     this.end(exec);
     void this.release(exec.record);
   }
 
   /** Stops a running task (cancelled, expired, or its instance shutting down). */
-  private stop(exec: Execution, why: 'cancelled' | 'expired' | 'shutdown'): void {
+  private stop(exec: TaskExecution, why: 'cancelled' | 'expired' | 'shutdown'): void {
     if (exec.ended) return;
     if (why === 'expired')
       this.options.logger.warn(
@@ -276,7 +201,7 @@ export class McpTaskRunner implements McpToolTasks {
     if (why !== 'shutdown') this.end(exec);
   }
 
-  private end(exec: Execution): void {
+  private end(exec: TaskExecution): void {
     if (exec.ended) return;
     exec.ended = true;
     clearTimeout(exec.expiry);
@@ -285,9 +210,9 @@ export class McpTaskRunner implements McpToolTasks {
   }
 
   /** Writes the task's terminal state, then forgets it. */
-  private settle(exec: Execution, change: (record: McpTaskRecord) => McpTaskRecord): void {
+  private settle(exec: TaskExecution, change: (record: McpTaskRecord) => McpTaskRecord): void {
     if (exec.ended) return;
-    void this.change(exec, change).then(() => this.end(exec));
+    void exec.change(change).then(() => this.end(exec));
   }
 
   /** Deletes a reservation no client will use; a failure is logged and the task expires with its TTL. */
@@ -338,8 +263,8 @@ export class McpTaskRunner implements McpToolTasks {
     ctx.taskHooks = {
       created: true,
       attempt,
-      input: (key, method, request) => this.awaitInput(exec, key, method, request),
-      status: (message) => this.status(exec, message),
+      input: (key, method, request) => exec.awaitInput(key, method, request),
+      status: (message) => exec.status(message),
     };
     // The job ends when its task ended here and the app's handler has returned: a cancel makes
     // the task terminal at once, but a handler ignoring the abort runs on, and the worker slot and
@@ -411,84 +336,6 @@ export class McpTaskRunner implements McpToolTasks {
     return done;
   }
 
-  /**
-   * Applies a change to the stored task, after the task's earlier changes. Never rejects: a store
-   * failure is logged (once until a write succeeds again), resolves to undefined, and is handed to
-   * `onFailure` (a question that cannot be recorded fails instead of waiting forever).
-   */
-  private change(
-    exec: Execution,
-    change: (record: McpTaskRecord) => McpTaskRecord | undefined,
-    onFailure?: (error: unknown) => void,
-  ): Promise<McpTaskRecord | undefined> {
-    const { taskId, toolName } = exec.record;
-    const next = exec.queue
-      .then(() =>
-        this.settings.store.update(taskId, (record) => {
-          const changed = change(record);
-          return changed && { ...changed, lastUpdatedAt: Date.now() };
-        }),
-      )
-      .then(
-        (record) => ((exec.storeFailing = false), record),
-        (error: unknown) => {
-          if (!exec.storeFailing) {
-            exec.storeFailing = true;
-            this.options.logger.error(
-              `Task "${taskId}" of tool "${toolName}" could not be updated in the task store: ${messageOf(error)}. Further failures of this task are not logged until an update succeeds.`,
-            );
-          }
-          onFailure?.(error);
-          return undefined;
-        },
-      );
-    exec.queue = next;
-    return next;
-  }
-
-  /** Progress and log messages become the status message; writes coalesce, so a chatty handler costs at most one queued write. */
-  private status(exec: Execution, message: string): void {
-    exec.status = message;
-    if (exec.ended || exec.statusQueued) return;
-    exec.statusQueued = true;
-    let read = false;
-    void this.change(exec, (r) => {
-      read = true;
-      exec.statusQueued = false;
-      return { ...r, statusMessage: exec.status };
-    }).then(() => {
-      if (!read) exec.statusQueued = false;
-    });
-  }
-
-  private awaitInput(exec: Execution, key: string, method: string, params: JsonObject): Promise<unknown> {
-    return new Promise<unknown>((resolve, reject) => {
-      const signal = exec.ctx.signal;
-      if (signal.aborted) return reject(signal.reason);
-      const onAbort = (): void => {
-        exec.pending.delete(key);
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      const settle = (outcome: () => void): void => {
-        exec.pending.delete(key);
-        signal.removeEventListener('abort', onAbort);
-        outcome();
-      };
-      exec.pending.set(key, {
-        resolve: (answer) => settle(() => resolve(answer)),
-        reject: (error) => settle(() => reject(error)),
-      });
-      // The store's failure is logged by change(); the handler gets the module's own error, which
-      // fails the task as it propagates, rather than an exception Nest would log as a crash again.
-      void this.change(
-        exec,
-        (r) => ({ ...r, status: 'input_required', inputRequests: { ...r.inputRequests, [key]: { method, params } } }),
-        () => settle(() => reject(questionLost(exec.record, method))),
-      );
-    });
-  }
-
   private async onSignal(taskId: string, signal: McpTaskSignal): Promise<void> {
     const exec = this.running.get(taskId);
     if (!exec) return;
@@ -527,7 +374,7 @@ export class McpTaskRunner implements McpToolTasks {
       running.map(async (exec) => {
         this.stop(exec, 'shutdown');
         // With a queue the job stays unfinished, and runs again on another instance.
-        if (!this.settings.queue) await this.change(exec, (r) => failedTask(r, lost)).then(() => this.end(exec));
+        if (!this.settings.queue) await exec.change((r) => failedTask(r, lost)).then(() => this.end(exec));
       }),
     );
     await this.settings.queue?.close();

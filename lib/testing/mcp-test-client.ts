@@ -8,7 +8,6 @@ import type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
 import type { ReadResourceResult } from '../protocol/resource-contents.js';
 import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
 import type { CompletionResult } from '../protocol/completion.js';
-import type { SamplingRequest } from '../protocol/interaction.js';
 import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
@@ -16,19 +15,11 @@ import {
   META_PROTOCOL_VERSION,
   isSupportedModernVersion,
 } from '../protocol/versions.js';
-import { McpInProcessTransport, type McpInProcessSendOptions } from '../transport/in-process.transport.js';
-import { McpEndpointAuth, McpEndpointRefusal } from '../transport/endpoint-auth.js';
-import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
-import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
-import { MCP_AUTHENTICATOR } from '../common/mcp.constants.js';
-import type {
-  McpTestCallOptions,
-  McpTestClientOptions,
-  McpTestCompletionRef,
-  McpTestElicitation,
-  McpTestEra,
-} from './interfaces.js';
+import { McpInProcessTransport } from '../transport/in-process.transport.js';
+import type { McpTestCallOptions, McpTestClientOptions, McpTestCompletionRef, McpTestEra } from './interfaces.js';
 import { McpTestError } from './mcp-test-error.js';
+import { clientAnswer } from './mcp-test-answers.js';
+import { testSenderOf, type McpTestSender } from './mcp-test-sender.js';
 
 type Json = Record<string, any>;
 
@@ -85,8 +76,8 @@ export class McpTestClient {
   private constructor(
     transport: McpInProcessTransport,
     private readonly options: McpTestClientOptions,
-    /** Who calls (and the user the app's auth made), or the endpoint's auth to run per request. */
-    private readonly caller: { principal?: McpPrincipal; user?: unknown } | McpEndpointAuth,
+    /** Who sends each message. */
+    private readonly sendOptions: McpTestSender,
   ) {
     this.transport = transport;
     this.protocolVersion = options.era ?? '2025-11-25';
@@ -102,26 +93,9 @@ export class McpTestClient {
   static async create(target: INestApplicationContext, options: McpTestClientOptions = {}): Promise<McpTestClient> {
     await target.init();
     const transport = McpInProcessTransport.forApp(target);
-    const client = new McpTestClient(transport, options, McpTestClient.callerOf(target, options));
+    const client = new McpTestClient(transport, options, testSenderOf(target, options));
     await client.connect();
     return client;
-  }
-
-  private static callerOf(target: INestApplicationContext, options: McpTestClientOptions): McpTestClient['caller'] {
-    if (options.authenticate) {
-      if (options.principal !== undefined || options.user !== undefined) {
-        throw new Error(
-          'McpTestClient: "authenticate" runs the app\'s own auth, which decides the user and the principal; give it with "headers" only, or drop it and give "principal" / "user".',
-        );
-      }
-      return McpEndpointAuth.forApp(target);
-    }
-    if (options.user === undefined) return { principal: options.principal };
-    const auth = target.get<symbol, McpAuthenticator | null>(MCP_AUTHENTICATOR, { strict: false });
-    return {
-      principal: options.principal ?? auth?.principalOf(requestOf(options.headers, options.user)),
-      user: options.user,
-    };
   }
 
   /** Every tool, following `nextCursor`. */
@@ -226,7 +200,7 @@ export class McpTestClient {
       }
       const inputResponses: JsonObject = {};
       for (const [key, ask] of Object.entries((result.inputRequests ?? {}) as Record<string, Json>)) {
-        inputResponses[key] = await this.answer(method, ask.method, ask.params ?? {}, options);
+        inputResponses[key] = await clientAnswer(method, ask.method, ask.params ?? {}, options, this.options);
       }
       round = { ...params, inputResponses };
       if (result.requestState !== undefined) round.requestState = result.requestState;
@@ -352,46 +326,10 @@ export class McpTestClient {
 
   /** Legacy eras: the server asked on the call's stream; the answer goes back as a message. */
   private async answerServerRequest(call: string, request: Json, options: McpTestCallOptions): Promise<void> {
-    const result = await this.answer(call, request.method, request.params ?? {}, options);
+    const result = await clientAnswer(call, request.method, request.params ?? {}, options, this.options);
     this.transport
       .send({ jsonrpc: '2.0', id: request.id, result } as JsonRpcMessage, await this.sendOptions(call))
       .subscribe();
-  }
-
-  private async answer(call: string, method: string, params: Json, options: McpTestCallOptions): Promise<JsonObject> {
-    const missing = (option: string): McpTestError =>
-      new McpTestError(
-        ErrorCode.MethodNotFound,
-        `${call} sent "${method}" to the client, and the test gave no ${option} handler: pass { ${option} } to callTool() or McpTestClient.create().`,
-        params,
-        call,
-      );
-    switch (method) {
-      case 'elicitation/create': {
-        const handler = options.onElicit ?? this.options.onElicit;
-        if (!handler) throw missing('onElicit');
-        return (await handler(params as McpTestElicitation)) as unknown as JsonObject;
-      }
-      case 'sampling/createMessage': {
-        const handler = options.onSample ?? this.options.onSample;
-        if (!handler) throw missing('onSample');
-        return (await handler(params as SamplingRequest)) as JsonObject;
-      }
-      case 'roots/list': {
-        const handler = options.onRoots ?? this.options.onRoots;
-        if (!handler) throw missing('onRoots');
-        return { roots: await handler() } as unknown as JsonObject;
-      }
-      case 'ping':
-        return {};
-      default:
-        throw new McpTestError(
-          ErrorCode.MethodNotFound,
-          `${call} sent "${method}" to the client, which McpTestClient does not answer.`,
-          params,
-          call,
-        );
-    }
   }
 
   private async all<T>(method: string, key: string): Promise<T[]> {
@@ -435,28 +373,6 @@ export class McpTestClient {
     return { jsonrpc: '2.0', id, method, params: withMeta };
   }
 
-  /** Who sends the next message: with `authenticate`, the app's auth decides it anew each time, as per HTTP request. */
-  private async sendOptions(method: string): Promise<McpInProcessSendOptions> {
-    const caller = this.caller;
-    // A request object per message, as per HTTP request: guards may write to it, and a
-    // request-scoped provider's instance is bound to it.
-    if (!(caller instanceof McpEndpointAuth))
-      return {
-        headers: this.options.headers,
-        principal: caller.principal,
-        request: requestOf(this.options.headers, caller.user),
-      };
-    const request = requestOf(this.options.headers, undefined);
-    try {
-      const principal = await caller.authenticate(request);
-      return { headers: this.options.headers, principal, request };
-    } catch (error) {
-      if (error instanceof McpEndpointRefusal)
-        throw new McpTestError(error.code, error.message, { status: error.status }, method);
-      throw error;
-    }
-  }
-
   private capabilities(): JsonObject {
     return this.options.capabilities ?? DEFAULT_CAPABILITIES;
   }
@@ -464,18 +380,6 @@ export class McpTestClient {
   private clientInfo(): JsonObject {
     return this.options.clientInfo ?? { name: 'mcp-test-client', version: '1.0.0' };
   }
-}
-
-/** An HTTP-shaped request: lower-case header names, and `user` when the app's auth set one. */
-function requestOf(
-  headers: Record<string, string> | undefined,
-  user: unknown,
-): { headers: Record<string, string>; user?: unknown } {
-  const request: { headers: Record<string, string>; user?: unknown } = {
-    headers: Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
-  };
-  if (user !== undefined) request.user = user;
-  return request;
 }
 
 function protocolError(error: Json, method: string): McpTestError {

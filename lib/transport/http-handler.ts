@@ -18,7 +18,9 @@ import { DEFAULT_MCP_LIMITS } from '../engine/limits.js';
 import { NodeResponseSink } from './node-sink.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { limitSseBuffer } from './sse.js';
-import { BodyRefusals, type BodyRefusal } from './body-refusals.js';
+import { BodyRefusals } from './body-refusals.js';
+import { carriesRequest, refuseDraining } from './draining-refusal.js';
+import { parserErrorOutcome } from './parser-errors.js';
 import { LegacySseTransport, type ResolvedLegacySseOptions } from './legacy-sse.transport.js';
 import type { SessionHooks } from '../engine/session-hooks.js';
 
@@ -164,11 +166,11 @@ export class McpHttpHandler {
           const outcome = body instanceof Promise ? await body : body;
           // Client answers and notifications still land: calls finishing here may await them.
           if (this.draining && outcome.ok && carriesRequest(outcome.value))
-            return this.refuseDraining(sink, outcome.value);
+            return refuseDraining(sink, outcome.value, this.options.shutdownRetryAfterS);
           return await this.engine.message(outcome, facts, sink);
         }
         case 'GET':
-          if (this.draining) return this.refuseDraining(sink, undefined);
+          if (this.draining) return refuseDraining(sink, undefined, this.options.shutdownRetryAfterS);
           return await this.engine.stream(facts, sink);
         case 'DELETE':
           return await this.engine.end(facts, sink);
@@ -221,7 +223,7 @@ export class McpHttpHandler {
     try {
       const admitted = await this.admit(req, res, sink, appRequest);
       if (!admitted.ok) return;
-      if (route === 'stream' && this.draining) return this.refuseDraining(sink, undefined);
+      if (route === 'stream' && this.draining) return refuseDraining(sink, undefined, this.options.shutdownRetryAfterS);
       const clientAddress = new NodeTransportFacts(req, appRequest, undefined, true).clientAddress;
       if (route === 'stream') return transport.open(req, res, admitted.principal, clientAddress);
       return await transport.post(req, res, { principal: admitted.principal, clientAddress, request: appRequest }, () =>
@@ -308,21 +310,6 @@ export class McpHttpHandler {
     return this.engine.openStreams(sessionId);
   }
 
-  private refuseDraining(sink: NodeResponseSink, value: unknown): void {
-    const id =
-      typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined;
-    const retryAfter = this.options.shutdownRetryAfterS ?? 1;
-    sink.json(
-      503,
-      failure(
-        typeof id === 'string' || typeof id === 'number' ? id : null,
-        ErrorCode.ServerBusy,
-        `Server shutting down: this instance takes no new sessions, calls or streams. Retry after ${retryAfter} s; another instance (or this one, restarted) will serve it, and a stream resumes there with Last-Event-ID.`,
-      ),
-      { 'Retry-After': String(retryAfter) },
-    );
-  }
-
   /** Ends every open stream; called on application shutdown. */
   close(): void {
     this.engine.close();
@@ -390,13 +377,6 @@ export class McpHttpHandler {
   }
 }
 
-/** A request (or a batch holding one): what a draining server refuses. */
-function carriesRequest(value: unknown): boolean {
-  const isRequest = (item: unknown): boolean =>
-    typeof item === 'object' && item !== null && 'method' in item && 'id' in item;
-  return Array.isArray(value) ? value.some(isRequest) : isRequest(value);
-}
-
 function parseBody(text: string): McpBodyOutcome {
   if (text.trim() === '') return BodyRefusals.empty();
   try {
@@ -406,53 +386,7 @@ function parseBody(text: string): McpBodyOutcome {
   }
 }
 
-/**
- * The JSON-RPC error a body-parser failure is (raised by the app's parser before any MCP code),
- * or undefined when it is none of the parser's.
- */
-export function parserErrorOutcome(
-  error: { type?: string; status?: number; body?: unknown; limit?: number; message?: string },
-  contentEncoding: string | undefined,
-  maxBodyBytes: number,
-): BodyRefusal | undefined {
-  if (error.type === 'entity.parse.failed') {
-    // A strict JSON parser also refuses valid JSON that is not an object or array.
-    return typeof error.body === 'string' && isJson(error.body) ? BodyRefusals.notAMessage() : BodyRefusals.notJson();
-  }
-  if (error.type === 'entity.too.large' || error.status === 413) {
-    return BodyRefusals.overFrameworkLimit(
-      "the app's JSON body-parser limit",
-      error.limit,
-      "app.useBodyParser('json', { limit }) (Express)",
-      maxBodyBytes,
-    );
-  }
-  if (error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
-    return {
-      ok: false,
-      status: 415,
-      code: ErrorCode.InvalidRequest,
-      message: 'Unsupported body encoding: send UTF-8 JSON.',
-    };
-  }
-  // A decompression failure (zlib/brotli) carries no body-parser type, only the codec's message.
-  const encoding = contentEncoding?.trim().toLowerCase();
-  if (error.type === undefined && error.status === 400 && encoding !== undefined && encoding !== 'identity') {
-    return BodyRefusals.undecodable(encoding, error.message ?? 'invalid data');
-  }
-  return undefined;
-}
-
 /** `application/json`, with or without parameters such as `charset`. */
 function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && value.split(';')[0].trim().toLowerCase() === 'application/json';
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,0 +1,12 @@
+import type { LogLevel } from '../protocol/mcp-types.js';
+
+/**
+ * What every transport (HTTP, stdio, in-process) reads of the resolved module options, which
+ * declare each with its default. @internal
+ */
+export interface McpTransportSettings {
+  /** `maxBodyBytes`: the largest message a transport accepts. */
+  maxBodyBytes: number;
+  /** `defaultLogLevel`; undefined for `'none'`. */
+  defaultLogLevel?: LogLevel;
+}

@@ -4,7 +4,7 @@ import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import { McpConnection } from '../engine/connection.js';
 import type { McpScopeCheck } from '../engine/sink.js';
-import type { McpTransportSettings } from './transport-settings.js';
+import { DEFAULT_LOG_LEVEL, type McpTransportSettings } from './transport-settings.js';
 import {
   MCP_AUTHENTICATOR,
   MCP_NOTIFICATION_BUS,
@@ -79,7 +79,7 @@ export class McpInProcessTransport {
 
   constructor(server: McpDispatcher, options: McpInProcessTransportOptions = {}) {
     this.connection = new McpConnection(server, {
-      defaultLogLevel: 'defaultLogLevel' in options ? options.defaultLogLevel : 'info',
+      defaultLogLevel: 'defaultLogLevel' in options ? options.defaultLogLevel : DEFAULT_LOG_LEVEL,
       checkScopes: options.checkScopes,
       session: { message: (message) => emitAll(message, (m) => this.session.next(m)) },
     });

@@ -2,7 +2,7 @@ import { ConsoleLogger, type INestApplicationContext, type LogLevel as NestLogLe
 import { Console } from 'node:console';
 import { createInterface, type Interface } from 'node:readline';
 import type { McpScopeCheck } from '../engine/sink.js';
-import type { McpTransportSettings } from './transport-settings.js';
+import { DEFAULT_LOG_LEVEL, DEFAULT_MAX_BODY_BYTES, type McpTransportSettings } from './transport-settings.js';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import {
   MCP_AUTHENTICATOR,
@@ -78,9 +78,9 @@ export class McpStdioServer {
   ) {
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
-    this.maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.connection = new McpConnection(server, {
-      defaultLogLevel: 'defaultLogLevel' in options ? options.defaultLogLevel : 'info',
+      defaultLogLevel: 'defaultLogLevel' in options ? options.defaultLogLevel : DEFAULT_LOG_LEVEL,
       checkScopes: options.refuseScopedCalls ? refuseScopedCall : undefined,
       session: {
         message: (message) => this.write(message),

@@ -10,3 +10,9 @@ export interface McpTransportSettings {
   /** `defaultLogLevel`; undefined for `'none'`. */
   defaultLogLevel?: LogLevel;
 }
+
+/** `defaultLogLevel` when unset. @internal */
+export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
+
+/** `maxBodyBytes` when unset: 4 MiB. @internal */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;

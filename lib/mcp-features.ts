@@ -13,11 +13,10 @@ import { installPrompts } from './protocol/prompts.js';
 import { installCompletion } from './protocol/completion.js';
 import { installToolSets } from './tool-sets/tool-sets.install.js';
 import type { McpToolSetsOptions } from './tool-sets/tool-sets.options.js';
-import { MCP_RESOLVED_OPTIONS } from './common/mcp.constants.js';
+import { MCP_FEATURE_OPTIONS, MCP_RESOLVED_OPTIONS } from './common/mcp.constants.js';
 import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 
-/** The options slice the tools, resources, prompts and completion packs share. @internal */
-export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
+export { MCP_FEATURE_OPTIONS };
 
 /** The tools pack's `toolSets` slice (null without it). @internal */
 export const MCP_TOOL_SETS_OPTIONS = Symbol.for('nestjs-model-context:McpToolSetsOptions');

@@ -9,6 +9,11 @@ import {
 } from './interfaces/mcp-module-options.interface.js';
 import * as messages from './common/mcp.messages.js';
 import { redisOptionProblems } from './redis/redis-client.js';
+import { DEFAULT_SESSION_OPTIONS } from './engine/session-options.js';
+import { DEFAULT_SHUTDOWN_OPTIONS } from './transport/shutdown-options.js';
+import { DEFAULT_LOG_LEVEL, DEFAULT_MAX_BODY_BYTES } from './transport/transport-settings.js';
+import { DEFAULT_CACHE_HINTS } from './protocol/catalog.js';
+import { DEFAULT_PAGE_SIZE } from './protocol/paging.js';
 
 /** Merges defaults once and validates, so that a wrong option fails the bootstrap with a reason. */
 export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions {
@@ -18,7 +23,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   if (typeof options.version !== 'string' || options.version.length === 0)
     problems.push('"version" must be a non-empty string');
   const sessions = options.sessions ?? {};
-  const mode = sessions.mode ?? 'stateful';
+  const mode = sessions.mode ?? DEFAULT_SESSION_OPTIONS.mode;
   if (mode !== 'stateful' && mode !== 'stateless') problems.push('"sessions.mode" must be "stateful" or "stateless"');
   const positive = (value: unknown, label: string, fallback: number): number => {
     if (value === undefined) return fallback;
@@ -26,9 +31,9 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
       problems.push(`"${label}" must be a positive number`);
     return value as number;
   };
-  const idleTtlMs = positive(sessions.idleTtlMs, 'sessions.idleTtlMs', 30 * 60_000);
-  const maxSessions = positive(sessions.maxSessions, 'sessions.maxSessions', 10_000);
-  const maxBodyBytes = positive(options.maxBodyBytes, 'maxBodyBytes', 4 * 1024 * 1024);
+  const idleTtlMs = positive(sessions.idleTtlMs, 'sessions.idleTtlMs', DEFAULT_SESSION_OPTIONS.idleTtlMs);
+  const maxSessions = positive(sessions.maxSessions, 'sessions.maxSessions', DEFAULT_SESSION_OPTIONS.maxSessions);
+  const maxBodyBytes = positive(options.maxBodyBytes, 'maxBodyBytes', DEFAULT_MAX_BODY_BYTES);
   const keepAliveMs = positive(options.keepAliveMs, 'keepAliveMs', 15_000);
   const clientRequestTimeoutMs = positive(options.clientRequestTimeoutMs, 'clientRequestTimeoutMs', 300_000);
   const stateTtlMs = positive(options.requestState?.ttlMs, 'requestState.ttlMs', 600_000);
@@ -42,13 +47,13 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   if (options.toolNamePattern !== undefined && !(options.toolNamePattern instanceof RegExp)) {
     problems.push('"toolNamePattern" must be a RegExp');
   }
-  const level = options.defaultLogLevel ?? 'info';
+  const level = options.defaultLogLevel ?? DEFAULT_LOG_LEVEL;
   if (level !== 'none' && !isLogLevel(level))
     problems.push('"defaultLogLevel" must be an RFC 5424 level name or "none"');
   for (const key of ['allowedOrigins', 'allowedHosts', 'include'] as const) {
     if (options[key] !== undefined && !Array.isArray(options[key])) problems.push(`"${key}" must be an array`);
   }
-  const pageSize = options.pageSize ?? 100;
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) problems.push('"pageSize" must be a positive integer');
   for (const key of ['discover', 'lists', 'reads'] as const) {
     const hint = options.cache?.[key];
@@ -72,9 +77,9 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     if (sessions[key] !== undefined && typeof sessions[key] !== 'function')
       problems.push(`"sessions.${key}" must be a function`);
   }
-  const graceMs = options.shutdown?.graceMs ?? 10_000;
+  const graceMs = options.shutdown?.graceMs ?? DEFAULT_SHUTDOWN_OPTIONS.graceMs;
   if (!Number.isSafeInteger(graceMs) || graceMs < 0) problems.push('"shutdown.graceMs" must be a non-negative integer');
-  const retryAfterS = options.shutdown?.retryAfterS ?? 1;
+  const retryAfterS = options.shutdown?.retryAfterS ?? DEFAULT_SHUTDOWN_OPTIONS.retryAfterS;
   if (!Number.isSafeInteger(retryAfterS) || retryAfterS < 1)
     problems.push('"shutdown.retryAfterS" must be a positive integer');
   if (problems.length) throw new Error(messages.INVALID_OPTIONS(problems.join('; ')));
@@ -115,9 +120,9 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     },
     shutdown: { graceMs, retryAfterS },
     cache: {
-      discover: cache?.discover ?? { ttlMs: 300_000, cacheScope: 'public' },
-      lists: cache?.lists ?? { ttlMs: 60_000, cacheScope: 'public' },
-      reads: cache?.reads ?? { ttlMs: 0, cacheScope: 'private' },
+      discover: cache?.discover ?? { ...DEFAULT_CACHE_HINTS.discover },
+      lists: cache?.lists ?? { ...DEFAULT_CACHE_HINTS.lists },
+      reads: cache?.reads ?? { ...DEFAULT_CACHE_HINTS.reads },
     },
     defaultLogLevel: level === 'none' ? undefined : level,
     pageSize,

@@ -27,6 +27,7 @@ import {
   MCP_MODULE_ID,
   MCP_NOTIFICATION_BUS,
   MCP_RESOLVED_OPTIONS,
+  MCP_REQUEST_STATE_SECRET,
   MCP_DISPATCHER,
   MCP_SESSION_STORE,
 } from './common/mcp.constants.js';
@@ -68,10 +69,12 @@ import { observabilityProviders } from './telemetry/observability.providers.js';
 import { taskProviders } from './tasks/mcp-tasks.js';
 import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
 import { MCP_FEATURE_OPTIONS, featureProviders } from './mcp-features.js';
+import { optionSliceProviders } from './mcp-options.providers.js';
 import { McpToolSets } from './tool-sets/mcp-tool-sets.service.js';
 
 const coreProviders: Provider[] = [
   { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
+  ...optionSliceProviders,
   McpRegistry,
   {
     provide: MCP_REGISTRY_SETTINGS,
@@ -212,9 +215,9 @@ const coreProviders: Provider[] = [
   },
   {
     provide: MCP_AUTHENTICATOR,
-    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null) =>
-      options.auth ? new McpAuthenticator(options.auth, builtInTokenVerifier(options, redis)) : null,
-    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
+    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null, stateSecret: Buffer) =>
+      options.auth ? new McpAuthenticator(options.auth, builtInTokenVerifier(options.auth, redis, stateSecret)) : null,
+    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS, MCP_REQUEST_STATE_SECRET],
   },
   McpTransportLifecycle,
   McpPublicRoutes,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_HTTP_HANDLER, MCP_RESOLVED_OPTIONS, MCP_SESSION_STORE } from '../common/mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_HTTP_HANDLER, MCP_SESSION_OPTIONS, MCP_SESSION_STORE } from '../common/mcp.constants.js';
+import type { ResolvedMcpSessionOptions } from '../engine/session-options.js';
 import type { McpSession, McpSessionStore } from '../protocol/session-store.js';
 import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
 import type { McpHttpHandler } from '../transport/http-handler.js';
@@ -41,16 +41,13 @@ export class McpSessionAdmin {
   constructor(
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
     @Inject(MCP_HTTP_HANDLER) private readonly handler: McpHttpHandler,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_SESSION_OPTIONS) private readonly sessions: ResolvedMcpSessionOptions,
     @Inject(MCP_REDIS) private readonly redis: McpRedisBackend | null,
   ) {}
 
   /** Live sessions, at most `limit` (default: `sessions.maxSessions`, every one). */
   async list(options: { limit?: number } = {}): Promise<McpSessionSummary[]> {
-    const limit = Math.max(
-      0,
-      Math.min(options.limit ?? this.options.sessions.maxSessions, this.options.sessions.maxSessions),
-    );
+    const limit = Math.max(0, Math.min(options.limit ?? this.sessions.maxSessions, this.sessions.maxSessions));
     const sessions = (await this.store.list?.(limit)) ?? [];
     const remote = this.redis ? await this.redis.relay.hasGetStreams(sessions.map((s) => s.id)) : undefined;
     const now = Date.now();

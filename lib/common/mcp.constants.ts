@@ -25,6 +25,37 @@ export const MCP_SESSION_STORE = Symbol.for('nestjs-model-context:MCP_SESSION_ST
 export const MCP_NOTIFICATION_BUS = Symbol.for('nestjs-model-context:MCP_NOTIFICATION_BUS');
 export const MCP_AUTHENTICATOR = Symbol.for('nestjs-model-context:MCP_AUTHENTICATOR');
 export const MCP_LEGACY_SSE = Symbol.for('nestjs-model-context:MCP_LEGACY_SSE');
+// The slices of the resolved module options: each class injects only the one it reads, and the
+// module cuts them from the resolved options once.
+/** The resolved `limits` (ResolvedMcpLimits). */
+export const MCP_LIMITS = Symbol.for('nestjs-model-context:MCP_LIMITS');
+/** The resolved `sessions` (ResolvedMcpSessionOptions). */
+export const MCP_SESSION_OPTIONS = Symbol.for('nestjs-model-context:MCP_SESSION_OPTIONS');
+/** The resolved `shutdown` (ResolvedMcpShutdownOptions). */
+export const MCP_SHUTDOWN_OPTIONS = Symbol.for('nestjs-model-context:MCP_SHUTDOWN_OPTIONS');
+/** What every transport reads: `maxBodyBytes` and `defaultLogLevel` (McpTransportSettings). */
+export const MCP_TRANSPORT_SETTINGS = Symbol.for('nestjs-model-context:MCP_TRANSPORT_SETTINGS');
+/** The `allowedOrigins` / `allowedHosts` check (OriginPolicy), shared by the endpoint and the pages beside it. */
+export const MCP_ORIGIN_POLICY = Symbol.for('nestjs-model-context:MCP_ORIGIN_POLICY');
+/** `auth` (McpAuthOptions), null without it. */
+export const MCP_AUTH_OPTIONS = Symbol.for('nestjs-model-context:MCP_AUTH_OPTIONS');
+/** The providers `include` limits the walks to (McpScanScope). */
+export const MCP_SCAN_SCOPE = Symbol.for('nestjs-model-context:MCP_SCAN_SCOPE');
+/** The requestState HMAC key (a Buffer): the option's, or the one shared through Redis. */
+export const MCP_REQUEST_STATE_SECRET = Symbol.for('nestjs-model-context:MCP_REQUEST_STATE_SECRET');
+/** The options slice the packs share (McpFeatureOptions): cache hints, error exposure, repository bounds. */
+export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
+/** The `tasks` slice of the module options (McpTasksOptions), null without it. */
+export const MCP_TASKS_OPTIONS = Symbol.for('nestjs-model-context:MCP_TASKS_OPTIONS');
+/** Items per page of the lists (`pageSize`). */
+export const MCP_PAGE_SIZE = Symbol.for('nestjs-model-context:MCP_PAGE_SIZE');
+/** How DTOs become JSON Schemas (`schemas`), as the DtoCompiler every walk shares. */
+export const MCP_DTO_COMPILER = Symbol.for('nestjs-model-context:MCP_DTO_COMPILER');
+
+/** The modules whose providers are walked: `include`, or every module when it is absent. */
+export interface McpScanScope {
+  include?: Function[];
+}
 
 /** Parameter kinds of the module's parameter decorators (kept clear of Nest's RouteParamtypes). */
 export enum McpParamtype {

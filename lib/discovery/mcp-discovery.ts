@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit, type Type } from '@nestjs/common';
-import { withClassToolSets } from '../tool-sets/tool-sets.decorator.js';
+import { withClassToolSets } from '../decorators/tool-sets.decorator.js';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
+import { MCP_SCAN_SCOPE, type McpScanScope } from '../common/mcp.constants.js';
 import * as messages from '../common/mcp.messages.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { McpHandlerFactory, type McpInvoker } from '../execution/mcp-handler.factory.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
 import { MCP_REQUIRED_SCOPES, requiredScopesOf } from '../auth/require-scopes.decorator.js';
@@ -55,7 +54,7 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     private readonly accessor: McpMetadataAccessor,
     private readonly handlers: McpHandlerFactory,
     private readonly registry: McpRegistry,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_SCAN_SCOPE) private readonly scope: McpScanScope,
     @Inject(MCP_FEATURES) private readonly features: readonly McpFeature[],
   ) {}
 
@@ -78,8 +77,7 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     const visitors = this.features.filter((feature) => feature.visit);
     const visited = new Set<object>();
     const factory = this.registry.toolFactory;
-    const scope = this.options.include ? { include: this.options.include as Function[] } : {};
-    const wrappers = [...this.discovery.getProviders(scope), ...this.discovery.getControllers(scope)];
+    const wrappers = [...this.discovery.getProviders(this.scope), ...this.discovery.getControllers(this.scope)];
     const seen = new Set<object>();
     const completers: PendingCompleter[] = [];
     for (const wrapper of wrappers) {

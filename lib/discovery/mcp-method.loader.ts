@@ -1,6 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { Injectable } from '@nestjs/common';
 import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import type { McpAccess } from '../protocol/catalog.js';
@@ -11,7 +9,8 @@ import type { McpFeature, McpProviderMethod } from './mcp-feature.js';
 
 /**
  * What the extension packs (skills, MCP Apps) share: the module's dependencies, the methods the
- * provider walk handed them, and the access (scopes, guards) of a decorated method.
+ * provider walk handed them, and the access (scopes, guards) of a decorated method. Each pack
+ * injects its own options slice.
  */
 @Injectable()
 export abstract class McpMethodLoader implements McpFeature {
@@ -24,7 +23,6 @@ export abstract class McpMethodLoader implements McpFeature {
   constructor(
     protected readonly handlers: McpHandlerFactory,
     protected readonly registry: McpRegistry,
-    @Inject(MCP_RESOLVED_OPTIONS) protected readonly options: ResolvedMcpOptions,
   ) {}
 
   install(host: McpFeatureHost): void {

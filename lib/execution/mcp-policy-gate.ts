@@ -12,8 +12,8 @@ import { Observable } from 'rxjs';
 import { randomUUID } from 'node:crypto';
 import { McpStoreUnavailableError, ToolError } from '../protocol/errors.js';
 import { addressOwner } from '../protocol/principal.js';
-import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_LIMITS } from '../common/mcp.constants.js';
+import type { ResolvedMcpLimits } from '../engine/limits.js';
 import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
 import { McpRedisThrottlerStorage, type McpThrottlerStorage } from '../redis/redis-throttler.storage.js';
 import { InMemoryLeases, RedisLeases, type McpLeaseBackend } from '../redis/redis-leases.js';
@@ -118,7 +118,7 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     private readonly moduleRef: ModuleRef,
     private readonly externalContextCreator: ExternalContextCreator,
-    @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
+    @Inject(MCP_LIMITS) limits: ResolvedMcpLimits,
     @Inject(MCP_REDIS) private readonly redis: McpRedisBackend | null,
   ) {
     // Renewals fail together while Redis is away: one warning per 10 s, not one per lease.
@@ -131,7 +131,7 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
       );
     };
     this.leases = redis
-      ? new RedisLeases(redis.client, redis.keys.prefix, options.limits.concurrencyLeaseMs, report)
+      ? new RedisLeases(redis.client, redis.keys.prefix, limits.concurrencyLeaseMs, report)
       : new InMemoryLeases();
   }
 

@@ -1,10 +1,9 @@
 import { Controller, Get, Inject, Req, Res, VERSION_NEUTRAL, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import type { McpEndpointVersion } from '../transport/endpoint-version.js';
-import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
+import { MCP_ORIGIN_POLICY } from '../common/mcp.constants.js';
 import { nodeHttpOf } from '../transport/fastify.adapter.js';
-import { OriginPolicy } from '../transport/origin-policy.js';
+import type { OriginPolicy } from '../transport/origin-policy.js';
 import { EXPLORER_CSP, explorerPage } from './explorer-page.js';
 
 /**
@@ -80,11 +79,6 @@ export function writeExplorerPage(
   res.end(body);
 }
 
-/** The Host/Origin policy of the endpoint, for its explorer page. */
-export function explorerPolicy(options: ResolvedMcpOptions): OriginPolicy {
-  return new OriginPolicy({ allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts });
-}
-
 /**
  * The explorer behind Nest's router (`explorer.decorators` given): a controller per McpModule,
  * under the endpoint's version and exactly the decorators the app gave for the page.
@@ -97,11 +91,8 @@ export function createExplorerController(
 ): Type<unknown> {
   @Controller({ path: pagePath, version })
   class McpExplorerController {
-    private readonly policy: OriginPolicy;
-
-    constructor(@Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions) {
-      this.policy = explorerPolicy(options);
-    }
+    // The endpoint's Host/Origin policy.
+    constructor(@Inject(MCP_ORIGIN_POLICY) private readonly policy: OriginPolicy) {}
 
     @Get()
     page(@Req() request: IncomingMessage, @Res() response: ServerResponse): void {

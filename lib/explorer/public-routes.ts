@@ -2,18 +2,18 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
-import { explorerPolicy, writeExplorerPage, type ResolvedExplorer } from './explorer.controller.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { writeExplorerPage, type ResolvedExplorer } from './explorer.controller.js';
 import {
   MCP_AUTHENTICATOR,
   MCP_ENDPOINT_PATH,
   MCP_ENDPOINT_VERSION,
   MCP_EXPLORER,
-  MCP_RESOLVED_OPTIONS,
+  MCP_ORIGIN_POLICY,
 } from '../common/mcp.constants.js';
 import type { McpEndpointVersion } from '../transport/endpoint-version.js';
 import { nodeHttpOf } from '../transport/fastify.adapter.js';
 import { routeBases } from '../transport/route-bases.js';
+import type { OriginPolicy } from '../transport/origin-policy.js';
 
 /** The members of Nest's Express and Fastify adapters these routes use. */
 interface RouteAdapter {
@@ -48,7 +48,7 @@ export class McpPublicRoutes {
     @Inject(MCP_AUTHENTICATOR) private readonly auth: McpAuthenticator | null,
     @Inject(MCP_ENDPOINT_PATH) private readonly path: string,
     @Inject(MCP_ENDPOINT_VERSION) private readonly version: McpEndpointVersion,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_ORIGIN_POLICY) private readonly policy: OriginPolicy,
     @Inject(MCP_EXPLORER) private readonly explorer: ResolvedExplorer | null,
   ) {}
 
@@ -59,11 +59,10 @@ export class McpPublicRoutes {
     if (this.auth) this.serveMetadata(adapter, this.auth);
     const explorer = this.explorer;
     if (explorer && !explorer.decorators) {
-      const policy = explorerPolicy(this.options);
       for (const base of routeBases(this.config, this.version)) {
         const endpoint = `${base}/${this.path}`;
         serve(adapter, `${base}/${explorer.path}`, `the explorer of the MCP endpoint ${endpoint}`, (req, res) =>
-          writeExplorerPage(req, res, policy, endpoint),
+          writeExplorerPage(req, res, this.policy, endpoint),
         );
       }
     }

@@ -138,6 +138,9 @@ export interface ExposedMessage<TInput = any> extends ExposedToolOptions, Dynami
   fromCaller?: { [field: string]: ((caller: McpMessageCaller) => unknown) | undefined };
 }
 
+/** The `expose` slice of the module options (null without it). @internal */
+export const MCP_EXPOSE_OPTIONS = Symbol.for('nestjs-model-context:MCP_EXPOSE_OPTIONS');
+
 /**
  * What the application already has, exposed as MCP tools (the `expose` option of `McpModule`).
  *

@@ -9,18 +9,20 @@ import {
   type NestContainer,
 } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_AUTH_OPTIONS, MCP_DTO_COMPILER, MCP_SCAN_SCOPE, type McpScanScope } from '../common/mcp.constants.js';
+import type { McpAuthOptions } from '../auth/mcp-auth.interface.js';
 import type { JsonObject, ToolAnnotations } from '../protocol/mcp-types.js';
 import type { ArgumentsOutcome } from '../protocol/catalog.js';
 import { ToolError } from '../protocol/errors.js';
-import { dtoCompilerFor, type DtoCompiler } from '../discovery/dto-compiler.js';
+import type { DtoCompiler } from '../discovery/dto-compiler.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { toSnakeCase } from '../discovery/mcp-discovery.js';
 import { ToolRuntimeFactory } from '../discovery/tool-runtime.factory.js';
 import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import {
+  MCP_EXPOSE_OPTIONS,
   MCP_EXPOSE_ROUTE_METADATA,
+  type McpExposeOptions,
   type ExposeControllersOptions,
   type ExposedMessage,
   type ExposedToolOptions,
@@ -56,12 +58,15 @@ export class McpExposer implements McpFeature {
     private readonly externalContextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
     private readonly handlers: McpHandlerFactory,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_EXPOSE_OPTIONS) private readonly options: McpExposeOptions | null,
+    @Inject(MCP_SCAN_SCOPE) private readonly scope: McpScanScope,
+    @Inject(MCP_AUTH_OPTIONS) private readonly auth: McpAuthOptions | null,
+    @Inject(MCP_DTO_COMPILER) private readonly dtos: DtoCompiler,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
   async settle(): Promise<void> {
-    const dtos = dtoCompilerFor(this.options.schemas.nullableOptionals);
+    const dtos = this.dtos;
     const factory = new ToolRuntimeFactory(dtos);
     const names = [...(await this.exposeRoutes(factory, dtos)), ...(await this.exposeMessages(factory, dtos))];
     if (names.length)
@@ -69,14 +74,13 @@ export class McpExposer implements McpFeature {
   }
 
   private async exposeRoutes(factory: ToolRuntimeFactory, dtos: DtoCompiler): Promise<string[]> {
-    const listed = this.options.expose?.routes ?? [];
-    const scope = this.options.include ? { include: this.options.include as Function[] } : {};
-    const controllers = this.discovery.getControllers(scope).filter((w) => !w.isAlias && w.metatype);
+    const listed = this.options?.routes ?? [];
+    const controllers = this.discovery.getControllers(this.scope).filter((w) => !w.isAlias && w.metatype);
     for (const entry of listed) {
       for (const controller of entry.controllers ?? []) {
         if (!controllers.some((w) => w.metatype === controller)) {
           throw new Error(
-            `McpModule: "expose.routes" lists ${controller?.name ?? String(controller)}, which is not a controller of the application${this.options.include ? ' (within the "include" modules)' : ''}. Add it to a module's "controllers", or remove it from "expose.routes".`,
+            `McpModule: "expose.routes" lists ${controller?.name ?? String(controller)}, which is not a controller of the application${this.scope.include ? ' (within the "include" modules)' : ''}. Add it to a module's "controllers", or remove it from "expose.routes".`,
           );
         }
       }
@@ -187,15 +191,15 @@ export class McpExposer implements McpFeature {
   }
 
   private checkScopes(scopes: string[] | undefined, site: string): void {
-    if (!scopes?.length || this.options.auth) return;
+    if (!scopes?.length || this.auth) return;
     throw new Error(
       `McpModule: ${site} requires the scope(s) ${scopes.join(', ')}, which only the module's "auth" option enforces, and it is not set: the scopes would protect nothing. Configure "auth", or remove "requiredScopes".`,
     );
   }
 
   private async exposeMessages(factory: ToolRuntimeFactory, dtos: DtoCompiler): Promise<string[]> {
-    const commands = this.options.expose?.commands ?? [];
-    const queries = this.options.expose?.queries ?? [];
+    const commands = this.options?.commands ?? [];
+    const queries = this.options?.queries ?? [];
     if (commands.length + queries.length === 0) return [];
     const cqrs = await loadCqrs();
     const names: string[] = [];
@@ -218,7 +222,7 @@ export class McpExposer implements McpFeature {
           handlers: this.handlers,
           factory,
           dtos,
-          auth: this.options.auth !== undefined,
+          auth: this.auth !== null,
         });
         this.registry.register(runtime, site, 'message', rename);
         names.push(runtime.name);

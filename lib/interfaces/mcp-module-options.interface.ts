@@ -5,12 +5,11 @@ import type { CacheHint, McpIcon } from '../protocol/mcp-types.js';
 import type { ListsCacheOption } from '../protocol/catalog.js';
 import type { LogLevel } from '../protocol/mcp-types.js';
 import type { McpTasksOptions } from '../tasks/mcp-tasks.js';
-import type { McpSessionStore } from '../protocol/session-store.js';
-import type { McpEventStore } from '../protocol/event-store.js';
+import type { McpSessionOptions, ResolvedMcpSessionOptions } from '../engine/session-options.js';
+import type { McpShutdownOptions, ResolvedMcpShutdownOptions } from '../transport/shutdown-options.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
 import type { McpAuthOptions } from '../auth/mcp-auth.interface.js';
 import type { McpRedisOptions } from '../redis/redis-client.js';
-import type { McpOnSession, McpOnSessionClose } from '../engine/session-hooks.js';
 import type { McpTelemetryOptions } from '../telemetry/options.js';
 import type { McpEventsOptions } from '../telemetry/events.js';
 import type { McpSkillsOptions } from '../skills/mcp-skills-options.interface.js';
@@ -214,55 +213,6 @@ export interface McpModuleOptions {
 }
 
 /** @publicApi */
-export interface McpShutdownOptions {
-  /** How long running calls may go on after the signal before they are cancelled. @default 10000 */
-  graceMs?: number;
-  /** The `Retry-After` (seconds) of requests refused while shutting down. @default 1 */
-  retryAfterS?: number;
-}
-
-/** @publicApi */
-export interface McpSessionOptions {
-  /**
-   * `stateful`: `initialize` mints an `Mcp-Session-Id` that later requests must carry (needed for
-   * the GET stream, server-to-client requests and `logging/setLevel`). `stateless`: no sessions.
-   * @default 'stateful'
-   */
-  mode?: 'stateful' | 'stateless';
-  /** Idle time after which a session expires. @default 1800000 (30 minutes) */
-  idleTtlMs?: number;
-  /**
-   * Most live sessions in all. At it, expired sessions are dropped first; if none has expired, a
-   * new `initialize` is refused (HTTP 503 with `Retry-After`, JSON-RPC -32000) rather than ending
-   * another caller's session. Per-caller caps: `limits.sessionsPerPrincipal` and
-   * `limits.sessionsPerAddress`. @default 10000
-   */
-  maxSessions?: number;
-  /** Where sessions live. @default an in-memory store */
-  store?: McpSessionStore;
-  /**
-   * Where SSE events are kept for `Last-Event-ID` resumption.
-   * @default an in-memory store (1000 events per stream, 5 minutes, and the `limits.eventStoreBytes*` bounds)
-   */
-  eventStore?: McpEventStore;
-  /**
-   * Runs when a legacy session opens (`initialize`), with the connection (headers, principal,
-   * client info), and returns the session's initial state, which handlers read and write through
-   * `ctx.state()`. The 2026-07-28 era has no session: there it runs for every request, and the
-   * state lasts for that request. Throw an `McpError` to refuse the connection. Inject services
-   * with `forRootAsync({ useFactory })`. See docs/operations.md, "Session hooks and state".
-   */
-  onSession?: McpOnSession;
-  /**
-   * Runs when a legacy session ends, with the reason: `deleted` (the client's DELETE), `expired`
-   * (idle past `idleTtlMs`), `evicted` (its owner's oldest, beyond `limits.sessionsPerPrincipal`
-   * or `sessionsPerAddress`) or `closed` (`McpSessionAdmin.close()`). Runs on the instance that
-   * saw the end; with `redis`, idle expiry is Redis's own and runs no hook.
-   */
-  onSessionClose?: McpOnSessionClose;
-}
-
-/** @publicApi */
 export interface McpOptionsFactory {
   createMcpOptions(): McpModuleOptions | Promise<McpModuleOptions>;
 }
@@ -292,13 +242,12 @@ export interface ResolvedMcpOptions
   requestState: { secret: Buffer; ttlMs: number; shared?: boolean };
   guardAwareLists: boolean;
   schemas: { nullableOptionals: boolean };
-  sessions: Required<Omit<McpSessionOptions, 'store' | 'eventStore' | 'onSession' | 'onSessionClose'>> &
-    Pick<McpSessionOptions, 'store' | 'eventStore' | 'onSession' | 'onSessionClose'>;
-  shutdown: Required<McpShutdownOptions>;
+  sessions: ResolvedMcpSessionOptions;
+  shutdown: ResolvedMcpShutdownOptions;
   cache: { discover: CacheHint; lists: ListsCacheOption; reads: CacheHint };
   pageSize: number;
   defaultLogLevel?: LogLevel;
 }
 
 export { DEFAULT_MCP_LIMITS } from '../engine/limits.js';
-export type { McpLimitOptions, ResolvedMcpLimits };
+export type { McpLimitOptions, ResolvedMcpLimits, McpSessionOptions, McpShutdownOptions };

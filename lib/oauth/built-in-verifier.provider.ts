@@ -1,5 +1,5 @@
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { requestStateSecret, type McpRedisBackend } from '../redis/redis-backend.js';
+import type { McpRedisBackend } from '../redis/redis-backend.js';
+import type { McpAuthOptions } from './oauth-options.interface.js';
 import { McpBuiltInTokenVerifier } from './token.verifier.js';
 
 /**
@@ -7,12 +7,13 @@ import { McpBuiltInTokenVerifier } from './token.verifier.js';
  * DPoP replay store) and its request-state secret (DPoP nonces), so instances agree.
  */
 export function builtInTokenVerifier(
-  options: ResolvedMcpOptions,
+  auth: McpAuthOptions | undefined,
   redis: McpRedisBackend | null,
+  nonceSecret: Buffer,
 ): McpBuiltInTokenVerifier | undefined {
-  if (!options.auth) return undefined;
-  return McpBuiltInTokenVerifier.create(options.auth, {
+  if (!auth) return undefined;
+  return McpBuiltInTokenVerifier.create(auth, {
     redis: redis ? { client: (store) => redis.health.view(store), prefix: redis.keys.prefix } : undefined,
-    nonceSecret: requestStateSecret(options, redis),
+    nonceSecret,
   });
 }

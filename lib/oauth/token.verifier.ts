@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { McpAuthOptions, McpPrincipal } from '../auth/mcp-auth.interface.js';
+import type { McpPrincipal } from '../protocol/principal.js';
+import type { McpAuthOptions } from './oauth-options.interface.js';
 import type { McpRedisClient } from '../redis/redis-client.js';
 import {
   DEFAULT_DPOP_ALGORITHMS,

@@ -59,6 +59,13 @@ export type ListCacheHint = Partial<CacheHint> | ((ctx: McpContext) => Partial<C
  */
 export type ListsCacheOption = CacheHint | ((list: string, ctx: McpContext) => CacheHint);
 
+/** The `cache` hints when unset: discovery and lists public for a while, reads run the app's code per call. @internal */
+export const DEFAULT_CACHE_HINTS: Readonly<{ discover: CacheHint; lists: CacheHint; reads: CacheHint }> = {
+  discover: { ttlMs: 300_000, cacheScope: 'public' },
+  lists: { ttlMs: 60_000, cacheScope: 'public' },
+  reads: { ttlMs: 0, cacheScope: 'private' },
+};
+
 /** An item that may carry its own list cache hint. */
 export interface McpListed {
   readonly listCache?: ListCacheHint;

@@ -4,7 +4,7 @@ import type { McpAccess, McpListed } from './catalog.js';
 import type { McpContext } from './context.js';
 import { handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import type { CacheHint, JsonObject } from './mcp-types.js';
-import { expiredCursorError, invalidCursorError, type PagedList } from './paging.js';
+import { DEFAULT_PAGE_SIZE, expiredCursorError, invalidCursorError, type PagedList } from './paging.js';
 import { isPlainObject } from './resource-contents.js';
 import { uriProblem } from './resources.js';
 import type { ProtocolEra } from './versions.js';
@@ -57,7 +57,7 @@ export interface RepositoryLimits {
 }
 
 /** Defaults for a dispatcher built without McpModule (unit tests, the in-process transport). */
-export function defaultRepositoryLimits(pageSize = 100): RepositoryLimits {
+export function defaultRepositoryLimits(pageSize = DEFAULT_PAGE_SIZE): RepositoryLimits {
   return { secret: randomBytes(32), pageSize, maxPageItems: 1000, maxCursorLength: 1024 };
 }
 

@@ -27,3 +27,6 @@ export interface McpSkillsOptions {
 }
 
 export const DEFAULT_MAX_SKILLS = 1000;
+
+/** The `skills` slice of the module options (null without it). @internal */
+export const MCP_SKILLS_OPTIONS = Symbol.for('nestjs-model-context:MCP_SKILLS_OPTIONS');

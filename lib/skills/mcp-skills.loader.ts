@@ -1,5 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { DEFAULT_MAX_SKILLS, type McpSkillsOptions } from './mcp-skills-options.interface.js';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DEFAULT_MAX_SKILLS, MCP_SKILLS_OPTIONS, type McpSkillsOptions } from './mcp-skills-options.interface.js';
 import { MCP_SKILL_METADATA, type InlineSkill, type SkillMetadata, type SkillSource } from './skill.decorator.js';
 import type { McpAccess } from '../protocol/catalog.js';
 import {
@@ -17,6 +17,10 @@ import {
 import { readSkillFolder } from './skill-folder.js';
 import { installSkills, type SkillCatalog } from './skills-feature.js';
 import { McpMethodLoader } from '../discovery/mcp-method.loader.js';
+import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
+import { McpRegistry } from '../discovery/mcp.registry.js';
+import { MCP_FEATURE_OPTIONS, MCP_PAGE_SIZE } from '../common/mcp.constants.js';
+import type { McpFeatureOptions } from '../protocol/feature-host.js';
 
 /** One skill before it is built: where it came from, who may see it, and its files. */
 interface PendingSkill {
@@ -38,12 +42,22 @@ export class McpSkillsLoader extends McpMethodLoader {
   readonly capabilityKeys = [MCP_SKILL_METADATA];
   private readonly logger = new Logger('McpModule');
 
+  constructor(
+    handlers: McpHandlerFactory,
+    registry: McpRegistry,
+    @Inject(MCP_SKILLS_OPTIONS) private readonly options: McpSkillsOptions | null,
+    @Inject(MCP_FEATURE_OPTIONS) private readonly features: McpFeatureOptions,
+    @Inject(MCP_PAGE_SIZE) private readonly pageSize: number,
+  ) {
+    super(handlers, registry);
+  }
+
   protected marks(method: Function): boolean {
     return Reflect.hasMetadata(MCP_SKILL_METADATA, method);
   }
 
   async settle(): Promise<void> {
-    const settings: McpSkillsOptions = this.options.skills ?? {};
+    const settings: McpSkillsOptions = this.options ?? {};
     const limits = skillLimits(settings);
     const methods = this.skillMethods();
     const folders =
@@ -52,7 +66,7 @@ export class McpSkillsLoader extends McpMethodLoader {
         : Array.isArray(settings.directory)
           ? settings.directory
           : [settings.directory];
-    if (methods.length === 0 && folders.length === 0 && this.options.skills === undefined) return;
+    if (methods.length === 0 && folders.length === 0 && this.options === null) return;
     const warn = (message: string) => this.logger.warn(message);
     const parseYaml = await loadYaml();
     const pending: PendingSkill[] = [];
@@ -105,11 +119,11 @@ export class McpSkillsLoader extends McpMethodLoader {
       }
     }
     installSkills(this.host!, catalog, {
-      readCache: this.options.cache.reads,
-      exposeInternalErrors: this.options.exposeInternalErrors,
+      readCache: this.features.readCache,
+      exposeInternalErrors: this.features.exposeInternalErrors,
       logger: { error: (m, t) => this.logger.error(m, t), warn },
       directoryRead: settings.directoryRead ?? true,
-      pageSize: this.options.pageSize,
+      pageSize: this.pageSize,
     });
     this.logger.log(`Serving ${skills.length} skill(s): ${skills.map((s) => s.uri).join(', ') || 'none'}`);
   }

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
+import { MCP_TASKS_OPTIONS } from '../common/mcp.constants.js';
 import type { McpFeature } from '../discovery/mcp-feature.js';
 import { InMemoryTaskStore, type McpTaskStore } from './task-store.js';
 import { McpTaskRunner, type McpTaskSettings } from './tasks.js';
@@ -126,7 +125,7 @@ export class McpTasksFeature implements McpFeature, OnApplicationShutdown {
 
   constructor(
     @Inject(MCP_TASK_RUNNER) private readonly runner: McpTaskRunner,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_TASKS_OPTIONS) private readonly options: McpTasksOptions | null,
     private readonly registry: McpRegistry,
   ) {}
 
@@ -138,14 +137,14 @@ export class McpTasksFeature implements McpFeature, OnApplicationShutdown {
 
   async ready(): Promise<void> {
     await this.runner.startQueue();
-    if (!this.options.tasks?.advertise && !this.registry.tools().some((tool) => tool.taskSupport)) return;
+    if (!this.options?.advertise && !this.registry.tools().some((tool) => tool.taskSupport)) return;
     this.host!.declareExtension(TASKS_EXTENSION, {});
     this.host!.declareLegacyCapability('tasks', LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE);
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.runner.shutdown();
-    await this.options.tasks?.store?.close?.();
+    await this.options?.store?.close?.();
   }
 }
 
@@ -153,12 +152,12 @@ export class McpTasksFeature implements McpFeature, OnApplicationShutdown {
 export const taskProviders: Provider[] = [
   {
     provide: MCP_TASK_RUNNER,
-    useFactory: (options: ResolvedMcpOptions, redis: McpRedisBackend | null) => {
+    useFactory: (options: McpTasksOptions | null, redis: McpRedisBackend | null) => {
       const logger = new Logger('McpTasks');
-      return new McpTaskRunner(resolveTaskSettings(options.tasks, redis?.tasks), {
+      return new McpTaskRunner(resolveTaskSettings(options ?? undefined, redis?.tasks), {
         logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
       });
     },
-    inject: [MCP_RESOLVED_OPTIONS, MCP_REDIS],
+    inject: [MCP_TASKS_OPTIONS, MCP_REDIS],
   },
 ];

@@ -14,6 +14,9 @@ import {
   type McpSessionFacts,
 } from './observer.js';
 
+/** The `events` slice of the module options (null without it). @internal */
+export const MCP_EVENTS_OPTIONS = Symbol.for('nestjs-model-context:MCP_EVENTS_OPTIONS');
+
 /**
  * Options of McpModule's audit and integration events.
  *

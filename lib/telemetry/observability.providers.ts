@@ -1,18 +1,29 @@
 import { Logger, type OnApplicationBootstrap, type OnModuleDestroy, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../common/mcp.constants.js';
+import {
+  MCP_DISPATCHER,
+  MCP_LIMITS,
+  MCP_NOTIFICATION_BUS,
+  MCP_REQUEST_STATE_SECRET,
+  MCP_SESSION_OPTIONS,
+} from '../common/mcp.constants.js';
 import type { McpDispatcher } from '../protocol/dispatcher.js';
-import { McpRegistry } from '../discovery/mcp.registry.js';
-import { MCP_REDIS, requestStateSecret, type McpRedisBackend } from '../redis/redis-backend.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
-import { McpEvents } from './events.js';
+import type { ResolvedMcpLimits } from '../engine/limits.js';
+import type { ResolvedMcpSessionOptions } from '../engine/session-options.js';
+import { MCP_EVENTS_OPTIONS, McpEvents, type McpEventsOptions } from './events.js';
 import { McpObservers, type McpObserverSink, type McpServerNames } from './observer.js';
-import { resolveTelemetry } from './options.js';
+import { MCP_TELEMETRY_OPTIONS, resolveTelemetry, type McpTelemetryOptions } from './options.js';
 import { loadOpenTelemetry } from './otel.js';
 
 const MCP_TELEMETRY = Symbol.for('nestjs-model-context:MCP_TELEMETRY');
 const MCP_OBSERVERS = Symbol.for('nestjs-model-context:MCP_OBSERVERS');
+
+/**
+ * The names the server has (McpServerNames), for labels: provided by the module, which knows the
+ * registry and the packs; telemetry only reads them. @internal
+ */
+export const MCP_SERVER_NAMES = Symbol.for('nestjs-model-context:MCP_SERVER_NAMES');
 
 /**
  * Forwards McpEvents to Nest's EventEmitter2 when the app imports EventEmitterModule
@@ -47,11 +58,11 @@ class McpEventsForwarder implements OnApplicationBootstrap, OnModuleDestroy {
 export const observabilityProviders: Provider[] = [
   {
     provide: McpEvents,
-    useFactory: (options: ResolvedMcpOptions, bus: McpNotificationBus) => {
+    useFactory: (options: McpEventsOptions | null, bus: McpNotificationBus) => {
       const logger = new Logger('McpEvents');
-      return new McpEvents(options.events, bus, (message, stack) => logger.error(message, stack));
+      return new McpEvents(options ?? undefined, bus, (message, stack) => logger.error(message, stack));
     },
-    inject: [MCP_RESOLVED_OPTIONS, MCP_NOTIFICATION_BUS],
+    inject: [MCP_EVENTS_OPTIONS, MCP_NOTIFICATION_BUS],
   },
   {
     provide: McpEventsForwarder,
@@ -61,29 +72,30 @@ export const observabilityProviders: Provider[] = [
   {
     // `@opentelemetry/api` is loaded here, once: absent, no request ever looks for it again.
     provide: MCP_TELEMETRY,
-    useFactory: async (options: ResolvedMcpOptions): Promise<McpObserverSink | null> => {
-      const sink = await loadOpenTelemetry(resolveTelemetry(options.telemetry));
+    useFactory: async (options: boolean | McpTelemetryOptions | null): Promise<McpObserverSink | null> => {
+      const sink = await loadOpenTelemetry(resolveTelemetry(options ?? undefined));
       if (sink) new Logger('McpTelemetry').debug?.('OpenTelemetry instrumentation is on (@opentelemetry/api loaded).');
       return sink ?? null;
     },
-    inject: [MCP_RESOLVED_OPTIONS],
+    inject: [MCP_TELEMETRY_OPTIONS],
   },
   {
     provide: MCP_OBSERVERS,
     useFactory: (
-      options: ResolvedMcpOptions,
+      sessions: ResolvedMcpSessionOptions,
+      limits: ResolvedMcpLimits,
       server: McpDispatcher,
       telemetry: McpObserverSink | null,
       events: McpEvents,
-      registry: McpRegistry,
-      redis: McpRedisBackend | null,
+      names: McpServerNames,
+      secret: Buffer,
     ) => {
       const sinks = telemetry ? [telemetry, events.sink] : [events.sink];
       // The requestState secret keys the session-id hash: one value per session on every instance.
       const logger = new Logger('McpTelemetry');
-      server.observer = new McpObservers(sinks, options.sessions.maxSessions, serverNames(server, registry), {
-        secret: requestStateSecret(options, redis),
-        maxRequestIdLength: options.limits.observedRequestIdLength,
+      server.observer = new McpObservers(sinks, sessions.maxSessions, names, {
+        secret,
+        maxRequestIdLength: limits.observedRequestIdLength,
         onError: (error) => {
           const err = error instanceof Error ? error : new Error(String(error));
           logger.error(
@@ -94,23 +106,14 @@ export const observabilityProviders: Provider[] = [
       });
       return server.observer;
     },
-    inject: [MCP_RESOLVED_OPTIONS, MCP_DISPATCHER, MCP_TELEMETRY, McpEvents, McpRegistry, MCP_REDIS],
+    inject: [
+      MCP_SESSION_OPTIONS,
+      MCP_LIMITS,
+      MCP_DISPATCHER,
+      MCP_TELEMETRY,
+      McpEvents,
+      MCP_SERVER_NAMES,
+      MCP_REQUEST_STATE_SECRET,
+    ],
   },
 ];
-
-/** What this server has, looked up per request: capabilities added or toggled at run time count as they are. */
-function serverNames(server: McpDispatcher, registry: McpRegistry): McpServerNames {
-  return {
-    method: (era, method) => server.hasMethod(era, method),
-    tool: (name) => registry.tool(name)?.name,
-    prompt: (name) => registry.prompt(name)?.name ?? repositoryLabel(registry.promptRepositoryFor(name)?.namePrefix),
-    resource: (uri) =>
-      registry.resource(uri)?.uri ??
-      repositoryLabel(registry.resourceRepositoryFor(uri)?.uriPrefix) ??
-      registry.resourceTemplates().find((template) => template.template.match(uri) !== null)?.uriTemplate,
-  };
-}
-
-function repositoryLabel(prefix: string | undefined): string | undefined {
-  return prefix === undefined ? undefined : `${prefix}*`;
-}

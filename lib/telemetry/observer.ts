@@ -14,7 +14,6 @@ type McpObservedSource = Omit<McpRequestFacts, 'request'>;
 import { isSupportedLegacyVersion, isSupportedModernVersion, type ProtocolEra } from '../protocol/versions.js';
 
 import type { McpSessionCloseReason } from '../protocol/call-facts.js';
-import { isCallToolName } from '../tool-sets/discovery-names.js';
 
 // One reason vocabulary for close hooks, events and spans.
 export type { McpSessionCloseReason };
@@ -80,6 +79,13 @@ export interface McpServerNames {
   /** Whether the server answers `method` on `era`. */
   method(era: ProtocolEra, method: string): boolean;
   tool(name: string): string | undefined;
+  /**
+   * The tool a `tools/call` of `name` runs in its place, when `name` is no tool of the server's own
+   * but one that runs another (progressive disclosure's call tools): that tool's client-sent name,
+   * from the call's arguments. Spans and events then name the tool that ran. The packs that add
+   * such tools say so; telemetry knows none of them.
+   */
+  runsTool?(name: string, args: unknown): string | undefined;
   /** A declared prompt's name, or the `<namePrefix>*` of the repository that owns the name. */
   prompt(name: string): string | undefined;
   /** A resource's URI, the URI template a URI matches, or the `<uriPrefix>*` of its repository. */
@@ -258,13 +264,15 @@ export class McpObservers implements McpCallObserver {
       return { method: UNKNOWN_LABEL, target: {} };
     const raw = requestTarget(request);
     const target: McpRequestTarget = {};
-    // A tool of the server's own that bears a call tool's name is itself (tool sets refuse such names at bootstrap).
-    const named =
-      request.method === McpMethods.toolsCall.name && typeof request.params?.name === 'string'
-        ? this.names.tool(bounded(request.params.name))
-        : undefined;
-    if (named !== undefined) target.tool = named;
-    else if (raw.tool !== undefined) target.tool = this.names.tool(raw.tool) ?? UNKNOWN_LABEL;
+    if (raw.tool !== undefined) {
+      // A tool of the server's own is itself, even when a pack's tool bears its name (tool sets refuse such names at bootstrap).
+      const own = this.names.tool(raw.tool);
+      const ran =
+        own === undefined && request.method === McpMethods.toolsCall.name
+          ? this.names.runsTool?.(raw.tool, request.params?.arguments)
+          : undefined;
+      target.tool = own ?? (ran !== undefined ? this.names.tool(bounded(ran)) : undefined) ?? UNKNOWN_LABEL;
+    }
     if (raw.prompt !== undefined) target.prompt = this.names.prompt(raw.prompt) ?? UNKNOWN_LABEL;
     if (raw.resource !== undefined) target.resource = this.names.resource(raw.resource) ?? UNKNOWN_LABEL;
     return { method: request.method, target };
@@ -328,15 +336,6 @@ function combine(probes: McpRequestProbe[]): McpRequestProbe {
 /** What a request is about, as the client named it: the tool, prompt or resource its params name (bounded). */
 export function requestTarget(request: JsonRpcRequest): McpRequestTarget {
   const params: JsonObject = request.params ?? {};
-  if (
-    request.method === McpMethods.toolsCall.name &&
-    isCallToolName(params.name) &&
-    isRecord(params.arguments) &&
-    typeof params.arguments.name === 'string'
-  ) {
-    // Progressive mode's call tool runs the tool its arguments name: spans and events name that one.
-    return { tool: bounded(params.arguments.name) };
-  }
   const target = declaredMethod(request.method)?.target;
   const value = target ? params[target.param] : undefined;
   if (typeof value !== 'string') return {};
@@ -352,8 +351,4 @@ function bounded(text: string, max = 128): string {
 export function isToolError(response: JsonRpcMessage): boolean {
   const result = (response as { result?: { isError?: unknown } }).result;
   return typeof result === 'object' && result !== null && result.isError === true;
-}
-
-function isRecord(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -45,6 +45,9 @@ export function isSessionIdMode(value: unknown): value is McpSessionIds {
   return (SESSION_ID_MODES as readonly unknown[]).includes(value);
 }
 
+/** The `telemetry` slice of the module options (null without it). @internal */
+export const MCP_TELEMETRY_OPTIONS = Symbol.for('nestjs-model-context:MCP_TELEMETRY_OPTIONS');
+
 /** `telemetry` after defaults; throws naming the option when it is malformed. @internal */
 export function resolveTelemetry(option: boolean | McpTelemetryOptions | undefined): ResolvedMcpTelemetry {
   if (option === undefined) return { enabled: 'auto', tracerName: MCP_TRACER_NAME, sessionIds: 'hashed' };

@@ -17,3 +17,13 @@ export function isCallToolName(name: unknown): name is CallToolName {
 export function isDiscoveryName(name: unknown): name is string {
   return typeof name === 'string' && DISCOVERY_NAMES.has(name);
 }
+
+/**
+ * The tool a call tool runs: the `name` of its arguments, or undefined for any other tool. Spans
+ * and events name the tool that ran, not the call tool (the module hands this to telemetry).
+ */
+export function toolRunBy(name: string, args: unknown): string | undefined {
+  if (!isCallToolName(name) || typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
+  const target = (args as { name?: unknown }).name;
+  return typeof target === 'string' ? target : undefined;
+}

@@ -1,4 +1,4 @@
-export { ToolSets } from './tool-sets.decorator.js';
+export { ToolSets } from '../decorators/tool-sets.decorator.js';
 export type {
   McpToolSetCaller,
   McpToolSetDefinition,

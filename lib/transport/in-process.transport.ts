@@ -4,11 +4,11 @@ import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import { McpConnection } from '../engine/connection.js';
 import type { McpScopeCheck } from '../engine/sink.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { DEFAULT_LOG_LEVEL, type McpTransportSettings } from './transport-settings.js';
 import {
   MCP_AUTHENTICATOR,
   MCP_NOTIFICATION_BUS,
-  MCP_RESOLVED_OPTIONS,
+  MCP_TRANSPORT_SETTINGS,
   MCP_DISPATCHER,
 } from '../common/mcp.constants.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
@@ -79,7 +79,7 @@ export class McpInProcessTransport {
 
   constructor(server: McpDispatcher, options: McpInProcessTransportOptions = {}) {
     this.connection = new McpConnection(server, {
-      defaultLogLevel: 'defaultLogLevel' in options ? options.defaultLogLevel : 'info',
+      defaultLogLevel: 'defaultLogLevel' in options ? options.defaultLogLevel : DEFAULT_LOG_LEVEL,
       checkScopes: options.checkScopes,
       session: { message: (message) => emitAll(message, (m) => this.session.next(m)) },
     });
@@ -96,11 +96,11 @@ export class McpInProcessTransport {
         'McpInProcessTransport.forApp() found no McpModule in this application: import McpModule.forRoot({ name, version }) in the module under test.',
       );
     }
-    const resolved = app.get<symbol, ResolvedMcpOptions>(MCP_RESOLVED_OPTIONS, { strict: false });
+    const settings = app.get<symbol, McpTransportSettings>(MCP_TRANSPORT_SETTINGS, { strict: false });
     const auth = app.get<symbol, McpAuthenticator | null>(MCP_AUTHENTICATOR, { strict: false });
     return new McpInProcessTransport(server, {
       bus: app.get<symbol, McpNotificationBus>(MCP_NOTIFICATION_BUS, { strict: false }),
-      defaultLogLevel: resolved.defaultLogLevel,
+      defaultLogLevel: settings.defaultLogLevel,
       checkScopes: auth
         ? (required, principal, request) => auth.scopeRefusal(required, principal, request.id)
         : undefined,

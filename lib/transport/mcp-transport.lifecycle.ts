@@ -16,11 +16,13 @@ import {
   MCP_HTTP_HANDLER,
   MCP_LEGACY_SSE,
   MCP_NOTIFICATION_BUS,
-  MCP_RESOLVED_OPTIONS,
   MCP_DISPATCHER,
   MCP_SESSION_STORE,
+  MCP_SHUTDOWN_OPTIONS,
+  MCP_TRANSPORT_SETTINGS,
 } from '../common/mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import type { ResolvedMcpShutdownOptions } from './shutdown-options.js';
+import type { McpTransportSettings } from './transport-settings.js';
 import { assertSupportedPlatform, scopeFastifyMcpRoutes, type FastifyInstanceLike } from './fastify.adapter.js';
 import { routeBases } from './route-bases.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
@@ -57,7 +59,8 @@ export class McpTransportLifecycle
     private readonly registry: McpRegistry,
     private readonly config: ApplicationConfig,
     @Inject(MCP_ENDPOINT_VERSION) private readonly version: McpEndpointVersion,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_TRANSPORT_SETTINGS) private readonly settings: McpTransportSettings,
+    @Inject(MCP_SHUTDOWN_OPTIONS) private readonly shutdown: ResolvedMcpShutdownOptions,
     @Inject(MCP_LEGACY_SSE) private readonly legacySse: ResolvedLegacySseOptions | null,
   ) {}
 
@@ -112,13 +115,13 @@ export class McpTransportLifecycle
     if (type === 'fastify') {
       scopeFastifyMcpRoutes(adapter.getInstance<FastifyInstanceLike>(), {
         path: this.path,
-        maxBodyBytes: this.options.maxBodyBytes,
+        maxBodyBytes: this.settings.maxBodyBytes,
       });
       // The legacy transport's POSTs carry messages too: their body errors are JSON-RPC errors.
       if (this.legacySse)
         scopeFastifyMcpRoutes(adapter.getInstance<FastifyInstanceLike>(), {
           path: this.legacySse.messagesPath,
-          maxBodyBytes: this.options.maxBodyBytes,
+          maxBodyBytes: this.settings.maxBodyBytes,
         });
     }
   }
@@ -162,10 +165,8 @@ export class McpTransportLifecycle
    */
   async beforeApplicationShutdown(signal?: string): Promise<void> {
     if (signal === undefined) return;
-    this.logger.log(
-      `${signal}: draining the MCP endpoint (up to ${this.options.shutdown.graceMs} ms for running calls)`,
-    );
-    await this.handler.drain(this.options.shutdown.graceMs);
+    this.logger.log(`${signal}: draining the MCP endpoint (up to ${this.shutdown.graceMs} ms for running calls)`);
+    await this.handler.drain(this.shutdown.graceMs);
   }
 
   async onApplicationShutdown(): Promise<void> {

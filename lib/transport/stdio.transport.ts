@@ -2,8 +2,14 @@ import { ConsoleLogger, type INestApplicationContext, type LogLevel as NestLogLe
 import { Console } from 'node:console';
 import { createInterface, type Interface } from 'node:readline';
 import type { McpScopeCheck } from '../engine/sink.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_NOTIFICATION_BUS, MCP_RESOLVED_OPTIONS, MCP_DISPATCHER } from '../common/mcp.constants.js';
+import { DEFAULT_LOG_LEVEL, DEFAULT_MAX_BODY_BYTES, type McpTransportSettings } from './transport-settings.js';
+import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
+import {
+  MCP_AUTHENTICATOR,
+  MCP_NOTIFICATION_BUS,
+  MCP_DISPATCHER,
+  MCP_TRANSPORT_SETTINGS,
+} from '../common/mcp.constants.js';
 import { ErrorCode, failure, type JsonRpcMessage } from '../protocol/json-rpc.js';
 import type { JsonObject, LogLevel } from '../protocol/mcp-types.js';
 import type { McpNotificationBus } from '../protocol/notification-bus.js';
@@ -72,9 +78,9 @@ export class McpStdioServer {
   ) {
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
-    this.maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.connection = new McpConnection(server, {
-      defaultLogLevel: 'defaultLogLevel' in options ? options.defaultLogLevel : 'info',
+      defaultLogLevel: 'defaultLogLevel' in options ? options.defaultLogLevel : DEFAULT_LOG_LEVEL,
       checkScopes: options.refuseScopedCalls ? refuseScopedCall : undefined,
       session: {
         message: (message) => this.write(message),
@@ -232,7 +238,8 @@ export const McpStdio = {
         'McpStdio.serve() found no McpModule in this application: import McpModule.forRoot({ name, version }) in the module you pass to NestFactory.createApplicationContext().',
       );
     }
-    const resolved = app.get<symbol, ResolvedMcpOptions>(MCP_RESOLVED_OPTIONS, { strict: false });
+    const settings = app.get<symbol, McpTransportSettings>(MCP_TRANSPORT_SETTINGS, { strict: false });
+    const auth = app.get<symbol, McpAuthenticator | null>(MCP_AUTHENTICATOR, { strict: false });
     const bus = app.get<symbol, McpNotificationBus>(MCP_NOTIFICATION_BUS, { strict: false });
     const output = options.output ?? process.stdout;
     const restoreConsole =
@@ -241,9 +248,9 @@ export const McpStdio = {
       input: options.input,
       output,
       bus,
-      defaultLogLevel: resolved.defaultLogLevel,
-      maxMessageBytes: resolved.maxBodyBytes,
-      refuseScopedCalls: resolved.auth !== undefined,
+      defaultLogLevel: settings.defaultLogLevel,
+      maxMessageBytes: settings.maxBodyBytes,
+      refuseScopedCalls: auth !== null,
     }).listen();
     void stdio.closed.then(async () => {
       restoreConsole?.();

@@ -8,11 +8,13 @@
 //   2 engine     engine/ (the transport-agnostic engine every transport drives; no Nest)
 //   3 services   auth/, oauth/, redis/, telemetry/ (what the engine and dispatcher are configured with)
 //   4 calls      decorators/, execution/ (the Nest pipeline of one call), catalog/
-//   5 features   discovery/ and the packs: tasks/, expose/, apps/, skills/, tool-sets/
-//   6 surfaces   admin/, health/, explorer/, transport/ (what the app and its clients reach)
-//   7 module     interfaces/ (the module's options, composed of every slice), the module files and
-//                mcp-features.ts (the list of packs)
-//   8 entries    index.ts, entries/, testing/, cli/ (the package's entry points)
+//   5 discovery  discovery/ (the one provider walk, the registry, the feature contract)
+//   6 packs      tasks/, expose/, apps/, skills/, tool-sets/ (one capability kind each)
+//   7 surfaces   admin/, health/, explorer/, transport/, client/ (what the app and its clients reach)
+//   8 module     interfaces/ (the module's options, composed of every slice), the module files,
+//                mcp-options.providers.ts (the slices each class injects) and mcp-features.ts
+//                (the list of packs)
+//   9 entries    index.ts, entries/, testing/, cli/ (the package's entry points)
 // protocol/, engine/ and schema/ import no @nestjs/* at all.
 const LAYERS = [
   ['lib/schema/', 'lib/common/'],
@@ -20,13 +22,15 @@ const LAYERS = [
   ['lib/engine/'],
   ['lib/auth/', 'lib/oauth/', 'lib/redis/', 'lib/telemetry/'],
   ['lib/decorators/', 'lib/execution/', 'lib/catalog/'],
-  ['lib/discovery/', 'lib/tasks/', 'lib/expose/', 'lib/apps/', 'lib/skills/', 'lib/tool-sets/'],
-  ['lib/admin/', 'lib/health/', 'lib/explorer/', 'lib/transport/'],
+  ['lib/discovery/'],
+  ['lib/tasks/', 'lib/expose/', 'lib/apps/', 'lib/skills/', 'lib/tool-sets/'],
+  ['lib/admin/', 'lib/health/', 'lib/explorer/', 'lib/transport/', 'lib/client/'],
   [
     'lib/interfaces/',
     'lib/mcp\\.module\\.ts$',
     'lib/mcp\\.module-definition\\.ts$',
     'lib/mcp-options\\.resolver\\.ts$',
+    'lib/mcp-options\\.providers\\.ts$',
     'lib/mcp-features\\.ts$',
   ],
   ['lib/index\\.ts$', 'lib/entries/', 'lib/testing/', 'lib/cli/'],

@@ -15,7 +15,7 @@ export { Tool } from './decorators/tool.decorator.js';
 export { McpToolSets, ToolSets } from './tool-sets/index.js';
 export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
 export { Prompt } from './decorators/prompt.decorator.js';
-export { Complete, type CompletionContext } from './decorators/complete.decorator.js';
+export { Complete } from './completion/complete.decorator.js';
 export { Args, Ctx, McpRequest } from './decorators/params.decorators.js';
 export { McpHeader } from './decorators/mcp-header.decorator.js';
 export { SchemaProperty } from './schema/schema-property.decorator.js';
@@ -45,6 +45,7 @@ export { principalFromClaims } from './oauth/token.verifier.js';
 export { McpRegistry } from './discovery/mcp.registry.js';
 export type {
   CompleteFunction,
+  CompletionContext,
   DynamicCapabilityOptions,
   DynamicPromptDefinition,
   DynamicResourceDefinition,

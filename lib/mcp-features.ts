@@ -1,6 +1,6 @@
 import { Inject, Injectable, type Provider } from '@nestjs/common';
 import { McpRegistry } from './discovery/mcp.registry.js';
-import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
+import { MCP_FEATURE_OPTIONS, MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
 import { McpSkillsLoader } from './skills/mcp-skills.loader.js';
 import { McpAppsLoader } from './apps/mcp-apps.loader.js';
 import { McpExposer } from './expose/mcp-exposer.js';
@@ -10,14 +10,13 @@ import type { McpTaskRunner } from './tasks/tasks.js';
 import { installTools } from './protocol/tools.js';
 import { installResources } from './protocol/resources.js';
 import { installPrompts } from './protocol/prompts.js';
-import { installCompletion } from './protocol/completion.js';
+import { McpCompletionFeature } from './completion/completion.feature.js';
 import { installToolSets } from './tool-sets/tool-sets.install.js';
 import type { McpToolSetsOptions } from './tool-sets/tool-sets.options.js';
 import { MCP_RESOLVED_OPTIONS } from './common/mcp.constants.js';
 import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 
-/** The options slice the tools, resources, prompts and completion packs share. @internal */
-export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
+export { MCP_FEATURE_OPTIONS };
 
 /** The tools pack's `toolSets` slice (null without it). @internal */
 export const MCP_TOOL_SETS_OPTIONS = Symbol.for('nestjs-model-context:McpToolSetsOptions');
@@ -66,15 +65,6 @@ export class McpPromptsFeature extends McpCatalogKind {
   readonly kind = 'prompts';
   install(host: McpFeatureHost): void {
     installPrompts(host, this.registry, this.options);
-  }
-}
-
-/** `completion/complete` for prompt arguments and template variables. */
-@Injectable()
-export class McpCompletionFeature extends McpCatalogKind {
-  readonly kind = 'completion';
-  install(host: McpFeatureHost): void {
-    installCompletion(host, this.registry, this.options);
   }
 }
 

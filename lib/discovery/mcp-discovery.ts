@@ -15,20 +15,13 @@ import {
   checkRepositoryMethods,
   type RepositoryParts,
 } from './repository-runtime.factory.js';
-import type { Completer, CompletionTarget, McpAccess } from '../protocol/catalog.js';
-import {
-  capabilityAccess,
-  completerCall,
-  promptCall,
-  resourceCall,
-  templateCall,
-  toolCall,
-} from './capability-calls.js';
+import type { McpAccess } from '../protocol/catalog.js';
+import { capabilityAccess, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
 import { type ToolDefinition } from './tool-runtime.factory.js';
 import { toolsetOf } from './mcp-toolset.js';
-import { MCP_FEATURES, type McpFeature, type McpProviderMethod } from './mcp-feature.js';
+import { MCP_FEATURES, type McpFeature } from './mcp-feature.js';
 
 const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
 
@@ -76,15 +69,12 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
 
   private walk(): void {
     const visitors = this.features.filter((feature) => feature.visit);
-    const visited = new Set<object>();
     const factory = this.registry.toolFactory;
     const scope = this.options.include ? { include: this.options.include as Function[] } : {};
     const wrappers = [...this.discovery.getProviders(scope), ...this.discovery.getControllers(scope)];
     const seen = new Set<object>();
-    const completers: PendingCompleter[] = [];
     for (const wrapper of wrappers) {
       if (wrapper.isAlias) continue;
-      this.visit(wrapper, visitors, visited);
       const scoped = !wrapper.isDependencyTreeStatic();
       // A request-scoped provider has no real instance at bootstrap: read its class, and let
       // each call resolve a fresh instance.
@@ -106,15 +96,10 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
       const repositoryMethods = this.exploreRepository(wrapper, instance, prototype, `${className}${where}`);
       this.checkScopePlacement(prototype, methodNames, className, repositoryMethods);
       for (const methodName of methodNames) {
-        this.exploreFeatures(
-          wrapper,
-          instance,
-          prototype,
-          methodName,
-          `${className}#${methodName}${where}`,
-          completers,
-          prefix,
-        );
+        const shown = (prototype as Record<string, unknown>)[methodName];
+        const found = { wrapper, prototype, methodName, method: shown, site: `${className}#${methodName}`, instance };
+        for (const visitor of visitors) visitor.visit!(toolset ? { ...found, toolset } : found);
+        this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}${where}`, prefix);
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
         if (!metadata) continue;
         const site = `${className}#${methodName}${where}`;
@@ -143,9 +128,6 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
         );
       }
     }
-    // Completers attach once every prompt and template is known, wherever it was declared.
-    for (const { target, argument, completer, site } of completers)
-      this.registry.registerCompleter(target, argument, completer, site);
     this.logger.log(
       `Discovered ${this.registry.tools().length} MCP tool(s): ${this.registry.toolNames().join(', ') || 'none'}`,
     );
@@ -169,26 +151,6 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     );
   }
 
-  /** Shows each method of a provider's class (each class once) to the packs that visit. */
-  private visit(wrapper: InstanceWrapper, visitors: readonly McpFeature[], visited: Set<object>): void {
-    if (visitors.length === 0) return;
-    const prototype = (
-      wrapper.instance ? Object.getPrototypeOf(wrapper.instance) : (wrapper.metatype as Type<unknown> | null)?.prototype
-    ) as object | undefined;
-    if (!prototype || visited.has(prototype)) return;
-    visited.add(prototype);
-    for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-      const method: McpProviderMethod = {
-        wrapper,
-        prototype,
-        methodName,
-        method: (prototype as Record<string, unknown>)[methodName],
-        site: `${prototype.constructor.name}#${methodName}`,
-      };
-      for (const visitor of visitors) visitor.visit!(method);
-    }
-  }
-
   /** Registers the `@Resource()`, `@ResourceTemplate()`, `@Prompt()` and `@Complete()` of one method. */
   private exploreFeatures(
     wrapper: InstanceWrapper,
@@ -196,23 +158,15 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     prototype: object,
     methodName: string,
     site: string,
-    completers: PendingCompleter[],
     prefix = '',
   ): void {
     const method = (prototype as Record<string, unknown>)[methodName];
     const resource = this.accessor.getResourceMetadata(method);
     const template = this.accessor.getResourceTemplateMetadata(method);
     const prompt = this.accessor.getPromptMetadata(method);
-    const completes = this.accessor.getCompleteMetadata(method);
-    if (!resource && !template && !prompt && completes.length === 0) return;
-    this.checkParams(
-      prototype,
-      methodName,
-      site,
-      resource ? 'resource' : template ? 'resource template' : prompt ? 'prompt' : 'completer',
-    );
+    if (!resource && !template && !prompt) return;
+    this.checkParams(prototype, methodName, site, resource ? 'resource' : template ? 'resource template' : 'prompt');
     const registry = this.registry;
-    if (completes.length > 0) this.bindCompletionParams(prototype, methodName);
     const invoker = this.invokerFor(wrapper, instance, methodName);
     if (resource) {
       const { methodName: _m, name, ...rest } = resource;
@@ -266,18 +220,6 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
         site,
       );
       registry.registerPrompt(runtime, site);
-    }
-    const completerScopes =
-      completes.length > 0 ? requiredScopesOf(prototype.constructor, method as Function) : undefined;
-    for (const declared of completes) {
-      const { argument } = declared;
-      // Completers of a toolset complete that toolset's (prefixed) prompts.
-      const target: CompletionTarget =
-        declared.target.kind === 'prompt' && prefix
-          ? { kind: 'prompt', name: prefix + declared.target.name }
-          : declared.target;
-      const name = target.kind === 'prompt' ? target.name : target.uriTemplate;
-      completers.push({ target, argument, site, completer: completerCall(name, invoker, completerScopes) });
     }
   }
 
@@ -345,7 +287,12 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     let capabilities = repositoryMethods.length;
     for (const methodName of methodNames) {
       const method = (prototype as Record<string, unknown>)[methodName];
-      if (this.accessor.hasMcpMetadata(method) || this.packCapability(method) || repositoryMethods.includes(methodName))
+      if (
+        this.accessor.hasMcpMetadata(method) ||
+        this.packCapability(method) ||
+        repositoryMethods.includes(methodName) ||
+        this.features.some((feature) => feature.classCapabilities?.(prototype.constructor).includes(methodName))
+      )
         capabilities++;
       else if (typeof method === 'function' && Reflect.hasOwnMetadata(MCP_REQUIRED_SCOPES, method)) {
         throw new Error(messages.SCOPES_NOT_ON_CAPABILITY(`${className}#${methodName}`));
@@ -394,16 +341,6 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     return undefined;
   }
 
-  /**
-   * A completer's first two parameters receive the typed value and the context without
-   * decorators; parameters the user decorated keep their decorator.
-   */
-  private bindCompletionParams(prototype: object, methodName: string): void {
-    const decorated = this.accessor.getDecoratedParamIndices(prototype.constructor, methodName);
-    if (!decorated.has(0)) Args('value')(prototype, methodName, 0);
-    if (!decorated.has(1)) Args('context')(prototype, methodName, 1);
-  }
-
   private definition(metadata: ToolMetadata, prototype: object, methodName: string, site: string): ToolDefinition {
     const { methodName: _declared, name: declaredName, ...rest } = metadata;
     const name = declaredName ?? toSnakeCase(methodName);
@@ -442,11 +379,4 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
 function classNameOf(wrapper: InstanceWrapper, prototype: object): string {
   const ctorName = (prototype as { constructor?: { name?: string } }).constructor?.name;
   return ctorName && ctorName !== 'Object' ? ctorName : String(wrapper.name ?? 'provider');
-}
-
-interface PendingCompleter {
-  target: CompletionTarget;
-  argument: string;
-  completer: Completer;
-  site: string;
 }

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CUSTOM_ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import {
-  MCP_COMPLETE_METADATA,
   MCP_PARAM_ARGS_METADATA,
   MCP_PROMPT_METADATA,
   MCP_PROMPT_REPOSITORY_METADATA,
@@ -14,17 +13,10 @@ import {
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
 import type { ResourceMetadata, ResourceTemplateMetadata } from '../decorators/resource.decorator.js';
 import type { PromptMetadata } from '../decorators/prompt.decorator.js';
-import type { CompleteMetadata } from '../decorators/complete.decorator.js';
 import type { PromptRepositoryMetadata, ResourceRepositoryMetadata } from '../decorators/repository.decorator.js';
 
 // Packs add their own keys (McpFeature.capabilityKeys).
-const MCP_METHOD_KEYS = [
-  MCP_TOOL_METADATA,
-  MCP_RESOURCE_METADATA,
-  MCP_RESOURCE_TEMPLATE_METADATA,
-  MCP_PROMPT_METADATA,
-  MCP_COMPLETE_METADATA,
-];
+const MCP_METHOD_KEYS = [MCP_TOOL_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA, MCP_PROMPT_METADATA];
 
 /** The only reader of the module's metadata keys. */
 @Injectable()
@@ -50,12 +42,6 @@ export class McpMetadataAccessor {
     return typeof target === 'function'
       ? (Reflect.getMetadata(MCP_PROMPT_METADATA, target) as PromptMetadata | undefined)
       : undefined;
-  }
-
-  /** Every `@Complete()` on the method (one method may complete several arguments). */
-  getCompleteMetadata(target: unknown): CompleteMetadata[] {
-    if (typeof target !== 'function') return [];
-    return (Reflect.getMetadata(MCP_COMPLETE_METADATA, target) as CompleteMetadata[] | undefined) ?? [];
   }
 
   /** The `@ResourceRepository()` of a class. */

@@ -39,7 +39,7 @@ export type {
 export type { ToolOptions } from '../decorators/tool.decorator.js';
 export type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
 export type { PromptOptions } from '../decorators/prompt.decorator.js';
-export type { CompleteOptions } from '../decorators/complete.decorator.js';
+export type { CompleteOptions } from '../completion/complete.decorator.js';
 export type { SchemaPropertyOptions } from '../schema/schema-property.decorator.js';
 export type { InlineSkill, SkillOptions, SkillSource } from '../skills/skill.decorator.js';
 export type { AppViewOptions, AppViewSource, McpAppOptions } from '../apps/mcp-app.decorator.js';

@@ -8,7 +8,7 @@ import type {
   ResourceRuntime,
   ResourceTemplateRuntime,
 } from './catalog.js';
-import { installCompletion } from './completion.js';
+import { installCompletion } from '../completion/completion.js';
 import type { RequestEnvelope } from './context.js';
 import { ToolError } from './errors.js';
 import type { JsonObject } from './mcp-types.js';

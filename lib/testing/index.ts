@@ -20,4 +20,4 @@ export type { CallToolResult, ContentBlock, ToolDescriptor } from '../protocol/m
 export type { ReadResourceResult } from '../protocol/resource-contents.js';
 export type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
 export type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
-export type { CompletionResult } from '../protocol/completion.js';
+export type { CompletionResult } from '../completion/completion.js';

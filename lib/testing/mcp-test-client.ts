@@ -7,7 +7,7 @@ import type { CallToolResult, JsonObject, ToolDescriptor } from '../protocol/mcp
 import type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
 import type { ReadResourceResult } from '../protocol/resource-contents.js';
 import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
-import type { CompletionResult } from '../protocol/completion.js';
+import type { CompletionResult } from '../completion/completion.js';
 import type { SamplingRequest } from '../protocol/interaction.js';
 import {
   META_CLIENT_CAPABILITIES,

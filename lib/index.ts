@@ -14,7 +14,7 @@ export type { McpModuleOptions, McpOptionsFactory } from './interfaces/mcp-modul
 export { Tool } from './decorators/tool.decorator.js';
 export { McpToolSets, ToolSets } from './tool-sets/index.js';
 export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
-export { Prompt } from './decorators/prompt.decorator.js';
+export { Prompt } from './prompts/prompt.decorator.js';
 export { Complete } from './completion/complete.decorator.js';
 export { Args, Ctx, McpRequest } from './decorators/params.decorators.js';
 export { McpHeader } from './decorators/mcp-header.decorator.js';
@@ -64,7 +64,7 @@ export { SchemaGenerationError } from './schema/schema-generation.error.js';
 // Content and results.
 export { Content } from './protocol/content.js';
 export { ResourceContent, type ReadResourceResult } from './protocol/resource-contents.js';
-export { PromptMessage, type GetPromptResult } from './protocol/prompts.js';
+export { PromptMessage, type GetPromptResult } from './protocol/prompt-messages.js';
 export { Emit, type McpEmission } from './protocol/emission.js';
 export { appResult } from './apps/apps.js';
 export type { CallToolResult, ContentBlock } from './protocol/mcp-types.js';

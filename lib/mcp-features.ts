@@ -9,7 +9,7 @@ import type { McpFeatureHost, McpFeatureOptions } from './protocol/feature-host.
 import type { McpTaskRunner } from './tasks/tasks.js';
 import { installTools } from './protocol/tools.js';
 import { installResources } from './protocol/resources.js';
-import { installPrompts } from './protocol/prompts.js';
+import { McpPromptsFeature } from './prompts/prompts.feature.js';
 import { McpCompletionFeature } from './completion/completion.feature.js';
 import { installToolSets } from './tool-sets/tool-sets.install.js';
 import type { McpToolSetsOptions } from './tool-sets/tool-sets.options.js';
@@ -56,15 +56,6 @@ export class McpResourcesFeature extends McpCatalogKind {
   readonly kind = 'resources';
   install(host: McpFeatureHost): void {
     installResources(host, this.registry, this.options);
-  }
-}
-
-/** Prompts and prompt repositories. */
-@Injectable()
-export class McpPromptsFeature extends McpCatalogKind {
-  readonly kind = 'prompts';
-  install(host: McpFeatureHost): void {
-    installPrompts(host, this.registry, this.options);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Client as SdkClient } from '@modelcontextprotocol/client';
 import type { CallToolResult, JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
-import type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
+import type { GetPromptResult, PromptDescriptor } from '../protocol/prompt-messages.js';
 import type { ReadResourceResult } from '../protocol/resource-contents.js';
 import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
 import { InProcessClientTransport } from './in-process-client.transport.js';

@@ -4,7 +4,7 @@ import { MCP_PROMPT_REPOSITORY_METADATA, MCP_RESOURCE_REPOSITORY_METADATA } from
 import type { ListCacheHint } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import type { CacheHint, JsonObject } from '../protocol/mcp-types.js';
-import type { PromptDescriptor } from '../protocol/prompts.js';
+import type { PromptDescriptor } from '../protocol/prompt-messages.js';
 import type { McpRepositoryPageRequest } from '../protocol/repositories.js';
 import type { ResourceDescriptor } from '../protocol/resources.js';
 

@@ -5,7 +5,7 @@ import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
 import type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
-import type { PromptOptions } from '../decorators/prompt.decorator.js';
+import type { PromptOptions } from './prompt-runtime.factory.js';
 
 /**
  * What every runtime capability may add to run through the Nest pipeline like a decorated

@@ -16,7 +16,7 @@ import {
   type RepositoryParts,
 } from './repository-runtime.factory.js';
 import type { McpAccess } from '../protocol/catalog.js';
-import { capabilityAccess, promptCall, resourceCall, templateCall, toolCall } from './capability-calls.js';
+import { capabilityAccess, resourceCall, templateCall, toolCall } from './capability-calls.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
 import { type ToolDefinition } from './tool-runtime.factory.js';
@@ -99,7 +99,7 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
         const shown = (prototype as Record<string, unknown>)[methodName];
         const found = { wrapper, prototype, methodName, method: shown, site: `${className}#${methodName}`, instance };
         for (const visitor of visitors) visitor.visit!(toolset ? { ...found, toolset } : found);
-        this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}${where}`, prefix);
+        this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}${where}`);
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
         if (!metadata) continue;
         const site = `${className}#${methodName}${where}`;
@@ -131,15 +131,12 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     this.logger.log(
       `Discovered ${this.registry.tools().length} MCP tool(s): ${this.registry.toolNames().join(', ') || 'none'}`,
     );
-    const { resources, templates, prompts } = {
+    const { resources, templates } = {
       resources: this.registry.resources().length,
       templates: this.registry.resourceTemplates().length,
-      prompts: this.registry.prompts().length,
     };
-    if (resources + templates + prompts > 0) {
-      this.logger.log(
-        `Discovered ${resources} MCP resource(s), ${templates} resource template(s), ${prompts} prompt(s).`,
-      );
+    if (resources + templates > 0) {
+      this.logger.log(`Discovered ${resources} MCP resource(s), ${templates} resource template(s).`);
     }
   }
 
@@ -158,14 +155,12 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     prototype: object,
     methodName: string,
     site: string,
-    prefix = '',
   ): void {
     const method = (prototype as Record<string, unknown>)[methodName];
     const resource = this.accessor.getResourceMetadata(method);
     const template = this.accessor.getResourceTemplateMetadata(method);
-    const prompt = this.accessor.getPromptMetadata(method);
-    if (!resource && !template && !prompt) return;
-    this.checkParams(prototype, methodName, site, resource ? 'resource' : template ? 'resource template' : 'prompt');
+    if (!resource && !template) return;
+    this.checkParams(prototype, methodName, site, resource ? 'resource' : 'resource template');
     const registry = this.registry;
     const invoker = this.invokerFor(wrapper, instance, methodName);
     if (resource) {
@@ -205,21 +200,6 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
         site,
       );
       registry.registerResourceTemplate(runtime, site);
-    }
-    if (prompt) {
-      const { methodName: _m, name: declaredName, args, ...rest } = prompt;
-      const name = prefix + (declaredName ?? toSnakeCase(methodName));
-      const runtime = registry.promptFactory.build(
-        {
-          ...rest,
-          name,
-          args: args ?? this.argsDto(prototype, methodName, site, 'prompt', true),
-          ...this.access(wrapper, instance, prototype, methodName, name),
-        },
-        promptCall(name, this.gated(`prompt:${name}`, `prompt "${name}"`, prototype, methodName, invoker)),
-        site,
-      );
-      registry.registerPrompt(runtime, site);
     }
   }
 

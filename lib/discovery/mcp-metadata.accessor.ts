@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { CUSTOM_ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import {
   MCP_PARAM_ARGS_METADATA,
-  MCP_PROMPT_METADATA,
   MCP_PROMPT_REPOSITORY_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_REPOSITORY_METADATA,
@@ -12,11 +11,10 @@ import {
 } from '../common/mcp.constants.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
 import type { ResourceMetadata, ResourceTemplateMetadata } from '../decorators/resource.decorator.js';
-import type { PromptMetadata } from '../decorators/prompt.decorator.js';
 import type { PromptRepositoryMetadata, ResourceRepositoryMetadata } from '../decorators/repository.decorator.js';
 
 // Packs add their own keys (McpFeature.capabilityKeys).
-const MCP_METHOD_KEYS = [MCP_TOOL_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA, MCP_PROMPT_METADATA];
+const MCP_METHOD_KEYS = [MCP_TOOL_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA];
 
 /** The only reader of the module's metadata keys. */
 @Injectable()
@@ -35,12 +33,6 @@ export class McpMetadataAccessor {
   getResourceTemplateMetadata(target: unknown): ResourceTemplateMetadata | undefined {
     return typeof target === 'function'
       ? (Reflect.getMetadata(MCP_RESOURCE_TEMPLATE_METADATA, target) as ResourceTemplateMetadata | undefined)
-      : undefined;
-  }
-
-  getPromptMetadata(target: unknown): PromptMetadata | undefined {
-    return typeof target === 'function'
-      ? (Reflect.getMetadata(MCP_PROMPT_METADATA, target) as PromptMetadata | undefined)
       : undefined;
   }
 

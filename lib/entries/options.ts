@@ -38,7 +38,7 @@ export type {
 // Decorator options.
 export type { ToolOptions } from '../decorators/tool.decorator.js';
 export type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
-export type { PromptOptions } from '../decorators/prompt.decorator.js';
+export type { PromptOptions } from '../discovery/prompt-runtime.factory.js';
 export type { CompleteOptions } from '../completion/complete.decorator.js';
 export type { SchemaPropertyOptions } from '../schema/schema-property.decorator.js';
 export type { InlineSkill, SkillOptions, SkillSource } from '../skills/skill.decorator.js';

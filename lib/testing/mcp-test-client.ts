@@ -4,7 +4,7 @@ import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import { ErrorCode } from '../protocol/json-rpc.js';
 import { McpMethods } from '../protocol/methods.js';
 import type { CallToolResult, JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
-import type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
+import type { GetPromptResult, PromptDescriptor } from '../protocol/prompt-messages.js';
 import type { ReadResourceResult } from '../protocol/resource-contents.js';
 import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
 import type { CompletionResult } from '../completion/completion.js';

@@ -13,7 +13,7 @@ export type { McpModuleOptions, McpOptionsFactory } from './interfaces/mcp-modul
 // Decorators.
 export { Tool } from './decorators/tool.decorator.js';
 export { McpToolSets, ToolSets } from './tool-sets/index.js';
-export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
+export { Resource, ResourceTemplate } from './resources/resource.decorator.js';
 export { Prompt } from './prompts/prompt.decorator.js';
 export { Complete } from './completion/complete.decorator.js';
 export { Args, Ctx, McpRequest } from './decorators/params.decorators.js';
@@ -30,7 +30,7 @@ export {
   type McpPromptRepository,
   type McpResourcePage,
   type McpPromptPage,
-} from './decorators/repository.decorator.js';
+} from './resources/repository.decorator.js';
 export type { McpRepositoryPageRequest } from './protocol/repositories.js';
 export { McpConcurrency, McpRateLimit, McpTimeout } from './execution/mcp-policies.js';
 
@@ -58,7 +58,7 @@ export type { McpCapabilityUpdate, McpToggleOptions } from './discovery/capabili
 // Errors.
 export { McpError, ToolError } from './protocol/errors.js';
 export { ErrorCode } from './protocol/json-rpc.js';
-export { ResourceNotFoundError } from './protocol/resources.js';
+export { ResourceNotFoundError } from './protocol/resource-contents.js';
 export { SchemaGenerationError } from './schema/schema-generation.error.js';
 
 // Content and results.

@@ -8,7 +8,7 @@ import { MCP_TASK_RUNNER, McpTasksFeature } from './tasks/mcp-tasks.js';
 import type { McpFeatureHost, McpFeatureOptions } from './protocol/feature-host.js';
 import type { McpTaskRunner } from './tasks/tasks.js';
 import { installTools } from './protocol/tools.js';
-import { installResources } from './protocol/resources.js';
+import { McpResourcesFeature } from './resources/resources.feature.js';
 import { McpPromptsFeature } from './prompts/prompts.feature.js';
 import { McpCompletionFeature } from './completion/completion.feature.js';
 import { installToolSets } from './tool-sets/tool-sets.install.js';
@@ -47,15 +47,6 @@ export class McpToolsFeature extends McpCatalogKind {
     // Tool sets stand between callers and the catalog: installed first, every tool checked as it registers.
     const gate = this.toolSets ? installToolSets(host, this.registry, this.toolSets, this.options) : undefined;
     installTools(host, this.registry, this.options, this.tasks, gate);
-  }
-}
-
-/** Resources, templates, repositories and subscriptions. */
-@Injectable()
-export class McpResourcesFeature extends McpCatalogKind {
-  readonly kind = 'resources';
-  install(host: McpFeatureHost): void {
-    installResources(host, this.registry, this.options);
   }
 }
 

@@ -4,7 +4,7 @@ import type { McpToggleState } from '../protocol/notification-bus.js';
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
-import type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
+import type { ResourceOptions, ResourceTemplateOptions } from './resource-runtime.factory.js';
 import type { PromptOptions } from './prompt-runtime.factory.js';
 
 /**

@@ -8,15 +8,8 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import { McpHandlerFactory, type McpInvoker } from '../execution/mcp-handler.factory.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
 import { MCP_REQUIRED_SCOPES, requiredScopesOf } from '../auth/require-scopes.decorator.js';
-import { Args, Ctx } from '../decorators/params.decorators.js';
-import {
-  buildPromptRepository,
-  buildResourceRepository,
-  checkRepositoryMethods,
-  type RepositoryParts,
-} from './repository-runtime.factory.js';
 import type { McpAccess } from '../protocol/catalog.js';
-import { capabilityAccess, resourceCall, templateCall, toolCall } from './capability-calls.js';
+import { capabilityAccess, toolCall } from './capability-calls.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
 import { type ToolDefinition } from './tool-runtime.factory.js';
@@ -34,9 +27,9 @@ export function toSnakeCase(name: string): string {
 }
 
 /**
- * Walks the application's providers (or those of the `include` modules) at bootstrap and
- * registers every `@Tool()`, `@Resource()`, `@ResourceTemplate()`, `@Prompt()` and `@Complete()`
- * method it finds.
+ * Walks the application's providers (or those of the `include` modules) at bootstrap, shows
+ * every method to the packs (resources, prompts, completion... read their own decorators) and
+ * registers every `@Tool()` method it finds.
  */
 @Injectable()
 export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
@@ -53,9 +46,8 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
   ) {}
 
   /**
-   * The one provider walk: registers the tools, resources, templates, prompts and completers it
-   * finds, shows every method to the packs that visit ({@link McpFeature.visit}), then lets every
-   * pack settle.
+   * The one provider walk: registers the tools it finds, shows every method to the packs that
+   * visit ({@link McpFeature.visit}), then lets every pack settle.
    */
   async onModuleInit(): Promise<void> {
     this.walk();
@@ -93,13 +85,11 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
       const toolset = toolsetOf(wrapper as never);
       const prefix = toolset?.prefix ?? '';
       const where = toolset ? ` in ${toolset.label}` : '';
-      const repositoryMethods = this.exploreRepository(wrapper, instance, prototype, `${className}${where}`);
-      this.checkScopePlacement(prototype, methodNames, className, repositoryMethods);
+      this.checkScopePlacement(prototype, methodNames, className);
       for (const methodName of methodNames) {
         const shown = (prototype as Record<string, unknown>)[methodName];
         const found = { wrapper, prototype, methodName, method: shown, site: `${className}#${methodName}`, instance };
         for (const visitor of visitors) visitor.visit!(toolset ? { ...found, toolset } : found);
-        this.exploreFeatures(wrapper, instance, prototype, methodName, `${className}#${methodName}${where}`);
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
         if (!metadata) continue;
         const site = `${className}#${methodName}${where}`;
@@ -131,13 +121,6 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     this.logger.log(
       `Discovered ${this.registry.tools().length} MCP tool(s): ${this.registry.toolNames().join(', ') || 'none'}`,
     );
-    const { resources, templates } = {
-      resources: this.registry.resources().length,
-      templates: this.registry.resourceTemplates().length,
-    };
-    if (resources + templates > 0) {
-      this.logger.log(`Discovered ${resources} MCP resource(s), ${templates} resource template(s).`);
-    }
   }
 
   /** Whether a pack's decorator declares a capability on the method. */
@@ -146,106 +129,6 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
       typeof method === 'function' &&
       this.features.some((feature) => feature.capabilityKeys?.some((key) => Reflect.hasMetadata(key, method)))
     );
-  }
-
-  /** Registers the `@Resource()`, `@ResourceTemplate()`, `@Prompt()` and `@Complete()` of one method. */
-  private exploreFeatures(
-    wrapper: InstanceWrapper,
-    instance: object | undefined,
-    prototype: object,
-    methodName: string,
-    site: string,
-  ): void {
-    const method = (prototype as Record<string, unknown>)[methodName];
-    const resource = this.accessor.getResourceMetadata(method);
-    const template = this.accessor.getResourceTemplateMetadata(method);
-    if (!resource && !template) return;
-    this.checkParams(prototype, methodName, site, resource ? 'resource' : 'resource template');
-    const registry = this.registry;
-    const invoker = this.invokerFor(wrapper, instance, methodName);
-    if (resource) {
-      const { methodName: _m, name, ...rest } = resource;
-      const runtime = registry.resourceFactory.buildResource(
-        {
-          ...rest,
-          name: name ?? toSnakeCase(methodName),
-          ...this.access(wrapper, instance, prototype, methodName, rest.uri),
-        },
-        resourceCall(
-          rest.uri,
-          this.gated(`resource:${rest.uri}`, `resource "${rest.uri}"`, prototype, methodName, invoker),
-        ),
-        site,
-      );
-      registry.registerResource(runtime, site);
-    }
-    if (template) {
-      const { methodName: _m, name, args, ...rest } = template;
-      const runtime = registry.resourceFactory.buildTemplate(
-        {
-          ...rest,
-          name: name ?? toSnakeCase(methodName),
-          args: args ?? this.argsDto(prototype, methodName, site, 'resource template', false),
-          ...this.access(wrapper, instance, prototype, methodName, rest.uriTemplate),
-        },
-        templateCall(
-          this.gated(
-            `template:${rest.uriTemplate}`,
-            `resource template "${rest.uriTemplate}"`,
-            prototype,
-            methodName,
-            invoker,
-          ),
-        ),
-        site,
-      );
-      registry.registerResourceTemplate(runtime, site);
-    }
-  }
-
-  /**
-   * Registers the class as a resource or prompt repository when it is decorated as one; returns
-   * the methods that serve it (their @RequireScopes are enforced).
-   */
-  private exploreRepository(
-    wrapper: InstanceWrapper,
-    instance: object | undefined,
-    prototype: object,
-    site: string,
-  ): readonly string[] {
-    const ctor = prototype.constructor;
-    const resources = this.accessor.getResourceRepositoryMetadata(ctor);
-    const prompts = this.accessor.getPromptRepositoryMetadata(ctor);
-    if (!resources && !prompts) return [];
-    if (resources && prompts) {
-      throw new Error(
-        messages.INVALID_REPOSITORY(
-          site,
-          'it is both a @ResourceRepository and a @PromptRepository, which would share one list() method. Split it into two classes',
-        ),
-      );
-    }
-    const methods = resources ? ['list', 'read'] : ['list', 'get'];
-    checkRepositoryMethods(prototype, methods, resources ? '@ResourceRepository' : '@PromptRepository', site);
-    // Parameters the user left undecorated receive what the interface promises, in order.
-    const bindings: Record<string, ParameterDecorator[]> = resources
-      ? { list: [Args(), Ctx()], read: [Args('uri'), Ctx()] }
-      : { list: [Args(), Ctx()], get: [Args('name'), Args('arguments'), Ctx()] };
-    for (const [methodName, decorators] of Object.entries(bindings)) {
-      this.checkParams(prototype, methodName, `${site}#${methodName}`, 'repository method');
-      const decorated = this.accessor.getDecoratedParamIndices(ctor, methodName);
-      decorators.forEach((decorator, index) => !decorated.has(index) && decorator(prototype, methodName, index));
-    }
-    const key = resources ? `resource-repository:${resources.uriPrefix}` : `prompt-repository:${prompts!.namePrefix}`;
-    const parts: RepositoryParts = {
-      site,
-      invoke: (methodName) =>
-        this.gated(key, `repository "${site}"`, prototype, methodName, this.invokerFor(wrapper, instance, methodName)),
-      access: (methodName, name) => this.access(wrapper, instance, prototype, methodName, name),
-    };
-    if (resources) this.registry.registerResourceRepository(buildResourceRepository(resources, parts), site);
-    else this.registry.registerPromptRepository(buildPromptRepository(prompts!, parts), site);
-    return methods;
   }
 
   /** Refuses a parameter decorated by a decorator the MCP call cannot fill (it would silently get undefined). */
@@ -258,19 +141,13 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
    * @RequireScopes is enforced on MCP capabilities only (the transports ask McpDispatcher.requiredScopes);
    * anywhere else it would protect nothing while looking as if it did, so the bootstrap refuses it.
    */
-  private checkScopePlacement(
-    prototype: object,
-    methodNames: string[],
-    className: string,
-    repositoryMethods: readonly string[] = [],
-  ): void {
-    let capabilities = repositoryMethods.length;
+  private checkScopePlacement(prototype: object, methodNames: string[], className: string): void {
+    let capabilities = 0;
     for (const methodName of methodNames) {
       const method = (prototype as Record<string, unknown>)[methodName];
       if (
         this.accessor.hasMcpMetadata(method) ||
         this.packCapability(method) ||
-        repositoryMethods.includes(methodName) ||
         this.features.some((feature) => feature.classCapabilities?.(prototype.constructor).includes(methodName))
       )
         capabilities++;
@@ -298,27 +175,6 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     const probeHost = instance ?? (wrapper.instance as object | undefined) ?? Object.create(prototype);
     const scopes = requiredScopesOf(prototype.constructor, (prototype as Record<string, Function>)[methodName]);
     return capabilityAccess(name, this.handlers.createGuardCheck(probeHost, methodName), scopes);
-  }
-
-  /**
-   * The DTO of a whole-object `@Args()` parameter, when its type is a class. Without one a
-   * template gets its variables as strings; a prompt takes no arguments.
-   */
-  private argsDto(
-    prototype: object,
-    methodName: string,
-    site: string,
-    what: string,
-    strict: boolean,
-  ): Type<unknown> | undefined {
-    const whole = this.accessor.getArgsParams(prototype.constructor, methodName).filter((p) => p.data === undefined);
-    if (whole.length > 1) throw new Error(messages.MULTIPLE_ARGS_PARAMS_OF(site, what));
-    if (whole.length === 0) return undefined;
-    const paramtypes: unknown[] = Reflect.getMetadata('design:paramtypes', prototype, methodName) ?? [];
-    const type = paramtypes[whole[0]!.index];
-    if (typeof type === 'function' && !PRIMITIVES.has(type)) return type as Type<unknown>;
-    if (strict) throw new Error(messages.AMBIGUOUS_ARGS(site, what));
-    return undefined;
   }
 
   private definition(metadata: ToolMetadata, prototype: object, methodName: string, site: string): ToolDefinition {

@@ -16,7 +16,8 @@ import { Content } from './content.js';
 import { PromptMessage } from './prompt-messages.js';
 import { installPrompts, toGetPromptResult } from '../prompts/prompts.js';
 import { ResourceContent, toReadResourceResult } from './resource-contents.js';
-import { ResourceNotFoundError, installResources } from './resources.js';
+import { ResourceNotFoundError } from './resource-contents.js';
+import { installResources } from '../resources/resources.js';
 import { McpDispatcher } from './dispatcher.js';
 import { UriTemplate } from './uri-template.js';
 

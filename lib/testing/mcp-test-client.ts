@@ -6,7 +6,7 @@ import { McpMethods } from '../protocol/methods.js';
 import type { CallToolResult, JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
 import type { GetPromptResult, PromptDescriptor } from '../protocol/prompt-messages.js';
 import type { ReadResourceResult } from '../protocol/resource-contents.js';
-import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
+import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resource-contents.js';
 import type { CompletionResult } from '../completion/completion.js';
 import type { SamplingRequest } from '../protocol/interaction.js';
 import {

@@ -55,6 +55,14 @@ module.exports = {
       from: { path: '^lib/(protocol|engine|schema)/' },
       to: { path: '(^|/)node_modules/@nestjs/' },
     },
+    {
+      name: 'pack-methods-without-nest',
+      comment:
+        "A pack's protocol methods stay free of Nest like protocol/ itself: they install into any McpFeatureHost.",
+      severity: 'error',
+      from: { path: '^lib/(resources/resources|prompts/prompts|completion/completion)\\.ts$' },
+      to: { path: '(^|/)node_modules/@nestjs/' },
+    },
     ...LAYERS.slice(0, -1).map((layer, index) => ({
       name: `layer-${index}-points-down`,
       comment: `A file of layer ${index} (${layer.join(', ')}) imports a layer above it.`,

@@ -13,9 +13,9 @@ export type { McpModuleOptions, McpOptionsFactory } from './interfaces/mcp-modul
 // Decorators.
 export { Tool } from './decorators/tool.decorator.js';
 export { McpToolSets, ToolSets } from './tool-sets/index.js';
-export { Resource, ResourceTemplate } from './decorators/resource.decorator.js';
-export { Prompt } from './decorators/prompt.decorator.js';
-export { Complete, type CompletionContext } from './decorators/complete.decorator.js';
+export { Resource, ResourceTemplate } from './resources/resource.decorator.js';
+export { Prompt } from './prompts/prompt.decorator.js';
+export { Complete } from './completion/complete.decorator.js';
 export { Args, Ctx, McpRequest } from './decorators/params.decorators.js';
 export { McpHeader } from './decorators/mcp-header.decorator.js';
 export { SchemaProperty } from './schema/schema-property.decorator.js';
@@ -30,7 +30,7 @@ export {
   type McpPromptRepository,
   type McpResourcePage,
   type McpPromptPage,
-} from './decorators/repository.decorator.js';
+} from './resources/repository.decorator.js';
 export type { McpRepositoryPageRequest } from './protocol/repositories.js';
 export { McpConcurrency, McpRateLimit, McpTimeout } from './execution/mcp-policies.js';
 
@@ -45,6 +45,7 @@ export { principalFromClaims } from './oauth/token.verifier.js';
 export { McpRegistry } from './discovery/mcp.registry.js';
 export type {
   CompleteFunction,
+  CompletionContext,
   DynamicCapabilityOptions,
   DynamicPromptDefinition,
   DynamicResourceDefinition,
@@ -57,13 +58,13 @@ export type { McpCapabilityUpdate, McpToggleOptions } from './discovery/capabili
 // Errors.
 export { McpError, ToolError } from './protocol/errors.js';
 export { ErrorCode } from './protocol/json-rpc.js';
-export { ResourceNotFoundError } from './protocol/resources.js';
+export { ResourceNotFoundError } from './protocol/resource-contents.js';
 export { SchemaGenerationError } from './schema/schema-generation.error.js';
 
 // Content and results.
 export { Content } from './protocol/content.js';
 export { ResourceContent, type ReadResourceResult } from './protocol/resource-contents.js';
-export { PromptMessage, type GetPromptResult } from './protocol/prompts.js';
+export { PromptMessage, type GetPromptResult } from './protocol/prompt-messages.js';
 export { Emit, type McpEmission } from './protocol/emission.js';
 export { appResult } from './apps/apps.js';
 export type { CallToolResult, ContentBlock } from './protocol/mcp-types.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type Provider } from '@nestjs/common';
 import { McpRegistry } from './discovery/mcp.registry.js';
-import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
+import { MCP_FEATURE_OPTIONS, MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
 import { McpSkillsLoader } from './skills/mcp-skills.loader.js';
 import { McpAppsLoader } from './apps/mcp-apps.loader.js';
 import { McpExposer } from './expose/mcp-exposer.js';
@@ -8,9 +8,9 @@ import { MCP_TASK_RUNNER, McpTasksFeature } from './tasks/mcp-tasks.js';
 import type { McpFeatureHost, McpFeatureOptions } from './protocol/feature-host.js';
 import type { McpTaskRunner } from './tasks/tasks.js';
 import { installTools } from './protocol/tools.js';
-import { installResources } from './protocol/resources.js';
-import { installPrompts } from './protocol/prompts.js';
-import { installCompletion } from './protocol/completion.js';
+import { McpResourcesFeature } from './resources/resources.feature.js';
+import { McpPromptsFeature } from './prompts/prompts.feature.js';
+import { McpCompletionFeature } from './completion/completion.feature.js';
 import { installToolSets } from './tool-sets/tool-sets.install.js';
 import type { McpToolSetsOptions } from './tool-sets/tool-sets.options.js';
 import { MCP_FEATURE_OPTIONS, MCP_RESOLVED_OPTIONS } from './common/mcp.constants.js';
@@ -47,33 +47,6 @@ export class McpToolsFeature extends McpCatalogKind {
     // Tool sets stand between callers and the catalog: installed first, every tool checked as it registers.
     const gate = this.toolSets ? installToolSets(host, this.registry, this.toolSets, this.options) : undefined;
     installTools(host, this.registry, this.options, this.tasks, gate);
-  }
-}
-
-/** Resources, templates, repositories and subscriptions. */
-@Injectable()
-export class McpResourcesFeature extends McpCatalogKind {
-  readonly kind = 'resources';
-  install(host: McpFeatureHost): void {
-    installResources(host, this.registry, this.options);
-  }
-}
-
-/** Prompts and prompt repositories. */
-@Injectable()
-export class McpPromptsFeature extends McpCatalogKind {
-  readonly kind = 'prompts';
-  install(host: McpFeatureHost): void {
-    installPrompts(host, this.registry, this.options);
-  }
-}
-
-/** `completion/complete` for prompt arguments and template variables. */
-@Injectable()
-export class McpCompletionFeature extends McpCatalogKind {
-  readonly kind = 'completion';
-  install(host: McpFeatureHost): void {
-    installCompletion(host, this.registry, this.options);
   }
 }
 

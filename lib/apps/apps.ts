@@ -4,7 +4,7 @@ import type { McpContext } from '../protocol/context.js';
 import { ToolError } from '../protocol/errors.js';
 import { isObject } from '../protocol/dispatcher.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
-import type { ResourceDescriptor } from '../protocol/resources.js';
+import type { ResourceDescriptor } from '../protocol/resource-contents.js';
 
 /*
  * MCP Apps (`io.modelcontextprotocol/ui`, SEP-1865, stable 2026-01-26): a tool links a `ui://`

@@ -1,8 +1,8 @@
 import type { Client as SdkClient } from '@modelcontextprotocol/client';
 import type { CallToolResult, JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
-import type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
+import type { GetPromptResult, PromptDescriptor } from '../protocol/prompt-messages.js';
 import type { ReadResourceResult } from '../protocol/resource-contents.js';
-import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
+import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resource-contents.js';
 import { abortable, disposeConnection, openConnection, type Connection } from './mcp-client.connection.js';
 import { McpClientCredentials } from './mcp-client.credentials.js';
 import { McpClientError } from './mcp-client.error.js';

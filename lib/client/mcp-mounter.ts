@@ -7,7 +7,7 @@ import { Emit } from '../protocol/emission.js';
 import { ToolError } from '../protocol/errors.js';
 import { isInputRequiredSignal } from '../protocol/interaction.js';
 import type { JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
-import type { PromptDescriptor } from '../protocol/prompts.js';
+import type { PromptDescriptor } from '../protocol/prompt-messages.js';
 import type { StandardSchemaV1 } from '../schema/standard-schema.js';
 import type { McpClient } from './mcp-client.js';
 import { McpClientError } from './mcp-client.error.js';

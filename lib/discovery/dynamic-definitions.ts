@@ -4,9 +4,8 @@ import type { McpToggleState } from '../protocol/notification-bus.js';
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { ToolOptions } from '../decorators/tool.decorator.js';
-import type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
-import type { PromptOptions } from '../decorators/prompt.decorator.js';
-import type { CompletionContext } from '../decorators/complete.decorator.js';
+import type { ResourceOptions, ResourceTemplateOptions } from './resource-runtime.factory.js';
+import type { PromptOptions } from './prompt-runtime.factory.js';
 
 /**
  * What every runtime capability may add to run through the Nest pipeline like a decorated
@@ -46,6 +45,16 @@ export type McpRegistryChange =
   | { kind: 'resource-updated'; uri: string }
   /** `McpRegistry.notifyListChanged()`: a list changed outside the registry (a repository's pages). */
   | { kind: 'tools' | 'resources' | 'prompts'; type: 'changed' };
+
+/**
+ * The second parameter of a completer method: the arguments (or template variables) the client
+ * has already filled in, when it sends them.
+ *
+ * @publicApi
+ */
+export interface CompletionContext {
+  arguments?: Record<string, string>;
+}
 
 /**
  * A completer given inline to a dynamic prompt or template: the text typed so far and the

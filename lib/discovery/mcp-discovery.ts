@@ -7,27 +7,13 @@ import * as messages from '../common/mcp.messages.js';
 import { McpHandlerFactory, type McpInvoker } from '../execution/mcp-handler.factory.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
 import { MCP_REQUIRED_SCOPES, requiredScopesOf } from '../auth/require-scopes.decorator.js';
-import { Args, Ctx } from '../decorators/params.decorators.js';
-import {
-  buildPromptRepository,
-  buildResourceRepository,
-  checkRepositoryMethods,
-  type RepositoryParts,
-} from './repository-runtime.factory.js';
-import type { Completer, CompletionTarget, McpAccess } from '../protocol/catalog.js';
-import {
-  capabilityAccess,
-  completerCall,
-  promptCall,
-  resourceCall,
-  templateCall,
-  toolCall,
-} from './capability-calls.js';
+import type { McpAccess } from '../protocol/catalog.js';
+import { capabilityAccess, toolCall } from './capability-calls.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
 import { type ToolDefinition } from './tool-runtime.factory.js';
 import { toolsetOf } from './mcp-toolset.js';
-import { MCP_FEATURES, type McpFeature, type McpProviderMethod } from './mcp-feature.js';
+import { MCP_FEATURES, type McpFeature } from './mcp-feature.js';
 
 const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
 
@@ -40,9 +26,9 @@ export function toSnakeCase(name: string): string {
 }
 
 /**
- * Walks the application's providers (or those of the `include` modules) at bootstrap and
- * registers every `@Tool()`, `@Resource()`, `@ResourceTemplate()`, `@Prompt()` and `@Complete()`
- * method it finds.
+ * Walks the application's providers (or those of the `include` modules) at bootstrap, shows
+ * every method to the packs (resources, prompts, completion... read their own decorators) and
+ * registers every `@Tool()` method it finds.
  */
 @Injectable()
 export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
@@ -59,9 +45,8 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
   ) {}
 
   /**
-   * The one provider walk: registers the tools, resources, templates, prompts and completers it
-   * finds, shows every method to the packs that visit ({@link McpFeature.visit}), then lets every
-   * pack settle.
+   * The one provider walk: registers the tools it finds, shows every method to the packs that
+   * visit ({@link McpFeature.visit}), then lets every pack settle.
    */
   async onModuleInit(): Promise<void> {
     this.walk();
@@ -75,14 +60,11 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
 
   private walk(): void {
     const visitors = this.features.filter((feature) => feature.visit);
-    const visited = new Set<object>();
     const factory = this.registry.toolFactory;
     const wrappers = [...this.discovery.getProviders(this.scope), ...this.discovery.getControllers(this.scope)];
     const seen = new Set<object>();
-    const completers: PendingCompleter[] = [];
     for (const wrapper of wrappers) {
       if (wrapper.isAlias) continue;
-      this.visit(wrapper, visitors, visited);
       const scoped = !wrapper.isDependencyTreeStatic();
       // A request-scoped provider has no real instance at bootstrap: read its class, and let
       // each call resolve a fresh instance.
@@ -101,18 +83,11 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
       const toolset = toolsetOf(wrapper as never);
       const prefix = toolset?.prefix ?? '';
       const where = toolset ? ` in ${toolset.label}` : '';
-      const repositoryMethods = this.exploreRepository(wrapper, instance, prototype, `${className}${where}`);
-      this.checkScopePlacement(prototype, methodNames, className, repositoryMethods);
+      this.checkScopePlacement(prototype, methodNames, className);
       for (const methodName of methodNames) {
-        this.exploreFeatures(
-          wrapper,
-          instance,
-          prototype,
-          methodName,
-          `${className}#${methodName}${where}`,
-          completers,
-          prefix,
-        );
+        const shown = (prototype as Record<string, unknown>)[methodName];
+        const found = { wrapper, prototype, methodName, method: shown, site: `${className}#${methodName}`, instance };
+        for (const visitor of visitors) visitor.visit!(toolset ? { ...found, toolset } : found);
         const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
         if (!metadata) continue;
         const site = `${className}#${methodName}${where}`;
@@ -141,22 +116,9 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
         );
       }
     }
-    // Completers attach once every prompt and template is known, wherever it was declared.
-    for (const { target, argument, completer, site } of completers)
-      this.registry.registerCompleter(target, argument, completer, site);
     this.logger.log(
       `Discovered ${this.registry.tools().length} MCP tool(s): ${this.registry.toolNames().join(', ') || 'none'}`,
     );
-    const { resources, templates, prompts } = {
-      resources: this.registry.resources().length,
-      templates: this.registry.resourceTemplates().length,
-      prompts: this.registry.prompts().length,
-    };
-    if (resources + templates + prompts > 0) {
-      this.logger.log(
-        `Discovered ${resources} MCP resource(s), ${templates} resource template(s), ${prompts} prompt(s).`,
-      );
-    }
   }
 
   /** Whether a pack's decorator declares a capability on the method. */
@@ -165,163 +127,6 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
       typeof method === 'function' &&
       this.features.some((feature) => feature.capabilityKeys?.some((key) => Reflect.hasMetadata(key, method)))
     );
-  }
-
-  /** Shows each method of a provider's class (each class once) to the packs that visit. */
-  private visit(wrapper: InstanceWrapper, visitors: readonly McpFeature[], visited: Set<object>): void {
-    if (visitors.length === 0) return;
-    const prototype = (
-      wrapper.instance ? Object.getPrototypeOf(wrapper.instance) : (wrapper.metatype as Type<unknown> | null)?.prototype
-    ) as object | undefined;
-    if (!prototype || visited.has(prototype)) return;
-    visited.add(prototype);
-    for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-      const method: McpProviderMethod = {
-        wrapper,
-        prototype,
-        methodName,
-        method: (prototype as Record<string, unknown>)[methodName],
-        site: `${prototype.constructor.name}#${methodName}`,
-      };
-      for (const visitor of visitors) visitor.visit!(method);
-    }
-  }
-
-  /** Registers the `@Resource()`, `@ResourceTemplate()`, `@Prompt()` and `@Complete()` of one method. */
-  private exploreFeatures(
-    wrapper: InstanceWrapper,
-    instance: object | undefined,
-    prototype: object,
-    methodName: string,
-    site: string,
-    completers: PendingCompleter[],
-    prefix = '',
-  ): void {
-    const method = (prototype as Record<string, unknown>)[methodName];
-    const resource = this.accessor.getResourceMetadata(method);
-    const template = this.accessor.getResourceTemplateMetadata(method);
-    const prompt = this.accessor.getPromptMetadata(method);
-    const completes = this.accessor.getCompleteMetadata(method);
-    if (!resource && !template && !prompt && completes.length === 0) return;
-    this.checkParams(
-      prototype,
-      methodName,
-      site,
-      resource ? 'resource' : template ? 'resource template' : prompt ? 'prompt' : 'completer',
-    );
-    const registry = this.registry;
-    if (completes.length > 0) this.bindCompletionParams(prototype, methodName);
-    const invoker = this.invokerFor(wrapper, instance, methodName);
-    if (resource) {
-      const { methodName: _m, name, ...rest } = resource;
-      const runtime = registry.resourceFactory.buildResource(
-        {
-          ...rest,
-          name: name ?? toSnakeCase(methodName),
-          ...this.access(wrapper, instance, prototype, methodName, rest.uri),
-        },
-        resourceCall(
-          rest.uri,
-          this.gated(`resource:${rest.uri}`, `resource "${rest.uri}"`, prototype, methodName, invoker),
-        ),
-        site,
-      );
-      registry.registerResource(runtime, site);
-    }
-    if (template) {
-      const { methodName: _m, name, args, ...rest } = template;
-      const runtime = registry.resourceFactory.buildTemplate(
-        {
-          ...rest,
-          name: name ?? toSnakeCase(methodName),
-          args: args ?? this.argsDto(prototype, methodName, site, 'resource template', false),
-          ...this.access(wrapper, instance, prototype, methodName, rest.uriTemplate),
-        },
-        templateCall(
-          this.gated(
-            `template:${rest.uriTemplate}`,
-            `resource template "${rest.uriTemplate}"`,
-            prototype,
-            methodName,
-            invoker,
-          ),
-        ),
-        site,
-      );
-      registry.registerResourceTemplate(runtime, site);
-    }
-    if (prompt) {
-      const { methodName: _m, name: declaredName, args, ...rest } = prompt;
-      const name = prefix + (declaredName ?? toSnakeCase(methodName));
-      const runtime = registry.promptFactory.build(
-        {
-          ...rest,
-          name,
-          args: args ?? this.argsDto(prototype, methodName, site, 'prompt', true),
-          ...this.access(wrapper, instance, prototype, methodName, name),
-        },
-        promptCall(name, this.gated(`prompt:${name}`, `prompt "${name}"`, prototype, methodName, invoker)),
-        site,
-      );
-      registry.registerPrompt(runtime, site);
-    }
-    const completerScopes =
-      completes.length > 0 ? requiredScopesOf(prototype.constructor, method as Function) : undefined;
-    for (const declared of completes) {
-      const { argument } = declared;
-      // Completers of a toolset complete that toolset's (prefixed) prompts.
-      const target: CompletionTarget =
-        declared.target.kind === 'prompt' && prefix
-          ? { kind: 'prompt', name: prefix + declared.target.name }
-          : declared.target;
-      const name = target.kind === 'prompt' ? target.name : target.uriTemplate;
-      completers.push({ target, argument, site, completer: completerCall(name, invoker, completerScopes) });
-    }
-  }
-
-  /**
-   * Registers the class as a resource or prompt repository when it is decorated as one; returns
-   * the methods that serve it (their @RequireScopes are enforced).
-   */
-  private exploreRepository(
-    wrapper: InstanceWrapper,
-    instance: object | undefined,
-    prototype: object,
-    site: string,
-  ): readonly string[] {
-    const ctor = prototype.constructor;
-    const resources = this.accessor.getResourceRepositoryMetadata(ctor);
-    const prompts = this.accessor.getPromptRepositoryMetadata(ctor);
-    if (!resources && !prompts) return [];
-    if (resources && prompts) {
-      throw new Error(
-        messages.INVALID_REPOSITORY(
-          site,
-          'it is both a @ResourceRepository and a @PromptRepository, which would share one list() method. Split it into two classes',
-        ),
-      );
-    }
-    const methods = resources ? ['list', 'read'] : ['list', 'get'];
-    checkRepositoryMethods(prototype, methods, resources ? '@ResourceRepository' : '@PromptRepository', site);
-    // Parameters the user left undecorated receive what the interface promises, in order.
-    const bindings: Record<string, ParameterDecorator[]> = resources
-      ? { list: [Args(), Ctx()], read: [Args('uri'), Ctx()] }
-      : { list: [Args(), Ctx()], get: [Args('name'), Args('arguments'), Ctx()] };
-    for (const [methodName, decorators] of Object.entries(bindings)) {
-      this.checkParams(prototype, methodName, `${site}#${methodName}`, 'repository method');
-      const decorated = this.accessor.getDecoratedParamIndices(ctor, methodName);
-      decorators.forEach((decorator, index) => !decorated.has(index) && decorator(prototype, methodName, index));
-    }
-    const key = resources ? `resource-repository:${resources.uriPrefix}` : `prompt-repository:${prompts!.namePrefix}`;
-    const parts: RepositoryParts = {
-      site,
-      invoke: (methodName) =>
-        this.gated(key, `repository "${site}"`, prototype, methodName, this.invokerFor(wrapper, instance, methodName)),
-      access: (methodName, name) => this.access(wrapper, instance, prototype, methodName, name),
-    };
-    if (resources) this.registry.registerResourceRepository(buildResourceRepository(resources, parts), site);
-    else this.registry.registerPromptRepository(buildPromptRepository(prompts!, parts), site);
-    return methods;
   }
 
   /** Refuses a parameter decorated by a decorator the MCP call cannot fill (it would silently get undefined). */
@@ -334,16 +139,15 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
    * @RequireScopes is enforced on MCP capabilities only (the transports ask McpDispatcher.requiredScopes);
    * anywhere else it would protect nothing while looking as if it did, so the bootstrap refuses it.
    */
-  private checkScopePlacement(
-    prototype: object,
-    methodNames: string[],
-    className: string,
-    repositoryMethods: readonly string[] = [],
-  ): void {
-    let capabilities = repositoryMethods.length;
+  private checkScopePlacement(prototype: object, methodNames: string[], className: string): void {
+    let capabilities = 0;
     for (const methodName of methodNames) {
       const method = (prototype as Record<string, unknown>)[methodName];
-      if (this.accessor.hasMcpMetadata(method) || this.packCapability(method) || repositoryMethods.includes(methodName))
+      if (
+        this.accessor.hasMcpMetadata(method) ||
+        this.packCapability(method) ||
+        this.features.some((feature) => feature.classCapabilities?.(prototype.constructor).includes(methodName))
+      )
         capabilities++;
       else if (typeof method === 'function' && Reflect.hasOwnMetadata(MCP_REQUIRED_SCOPES, method)) {
         throw new Error(messages.SCOPES_NOT_ON_CAPABILITY(`${className}#${methodName}`));
@@ -369,37 +173,6 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     const probeHost = instance ?? (wrapper.instance as object | undefined) ?? Object.create(prototype);
     const scopes = requiredScopesOf(prototype.constructor, (prototype as Record<string, Function>)[methodName]);
     return capabilityAccess(name, this.handlers.createGuardCheck(probeHost, methodName), scopes);
-  }
-
-  /**
-   * The DTO of a whole-object `@Args()` parameter, when its type is a class. Without one a
-   * template gets its variables as strings; a prompt takes no arguments.
-   */
-  private argsDto(
-    prototype: object,
-    methodName: string,
-    site: string,
-    what: string,
-    strict: boolean,
-  ): Type<unknown> | undefined {
-    const whole = this.accessor.getArgsParams(prototype.constructor, methodName).filter((p) => p.data === undefined);
-    if (whole.length > 1) throw new Error(messages.MULTIPLE_ARGS_PARAMS_OF(site, what));
-    if (whole.length === 0) return undefined;
-    const paramtypes: unknown[] = Reflect.getMetadata('design:paramtypes', prototype, methodName) ?? [];
-    const type = paramtypes[whole[0]!.index];
-    if (typeof type === 'function' && !PRIMITIVES.has(type)) return type as Type<unknown>;
-    if (strict) throw new Error(messages.AMBIGUOUS_ARGS(site, what));
-    return undefined;
-  }
-
-  /**
-   * A completer's first two parameters receive the typed value and the context without
-   * decorators; parameters the user decorated keep their decorator.
-   */
-  private bindCompletionParams(prototype: object, methodName: string): void {
-    const decorated = this.accessor.getDecoratedParamIndices(prototype.constructor, methodName);
-    if (!decorated.has(0)) Args('value')(prototype, methodName, 0);
-    if (!decorated.has(1)) Args('context')(prototype, methodName, 1);
   }
 
   private definition(metadata: ToolMetadata, prototype: object, methodName: string, site: string): ToolDefinition {
@@ -440,11 +213,4 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
 function classNameOf(wrapper: InstanceWrapper, prototype: object): string {
   const ctorName = (prototype as { constructor?: { name?: string } }).constructor?.name;
   return ctorName && ctorName !== 'Object' ? ctorName : String(wrapper.name ?? 'provider');
-}
-
-interface PendingCompleter {
-  target: CompletionTarget;
-  argument: string;
-  completer: Completer;
-  site: string;
 }

@@ -11,6 +11,10 @@ export interface McpProviderMethod {
   method: unknown;
   /** `Class#method`, for bootstrap errors. */
   site: string;
+  /** The instance the method runs on at bootstrap; undefined for a request-scoped provider. */
+  instance?: object;
+  /** The `McpModule.forFeature()` toolset the provider belongs to: its name prefix and label. */
+  toolset?: { prefix: string; label: string };
 }
 
 /**
@@ -25,7 +29,8 @@ export interface McpProviderMethod {
  *    table (`host.define(McpMethods.x, { handler, find, scopes, headers })`) and declares its
  *    capabilities or extensions. Keep the host for later steps: a pack never injects the dispatcher.
  * 2. `visit(method)`: during the one provider walk at module init, for every method of every
- *    provider and controller in scope (each class once); collect what the pack's decorator marks.
+ *    provider and controller in scope (each instance once, so a class in two toolsets is seen
+ *    twice); collect what the pack's decorator marks.
  *    Synchronous: do the work in `settle`.
  * 3. `settle()`: once the walk is over (all packs settle concurrently): build runtimes, register
  *    them in the McpRegistry, load files.
@@ -43,6 +48,11 @@ export interface McpFeature {
    * may sit on such a method (elsewhere the walk refuses it, as scopes there would guard nothing).
    */
   readonly capabilityKeys?: readonly string[];
+  /**
+   * The methods a class decorator of the pack makes capabilities (a repository's `list`, `read`):
+   * `@RequireScopes()` may sit on them too.
+   */
+  classCapabilities?(owner: Function): readonly string[];
   install?(host: McpFeatureHost): void;
   visit?(method: McpProviderMethod): void;
   settle?(): void | Promise<void>;
@@ -52,6 +62,9 @@ export interface McpFeature {
   /** Amends the built runtime of a `@Tool()` method (MCP Apps hides app-only tools). */
   amendToolRuntime?(runtime: ToolRuntime, method: unknown): ToolRuntime;
 }
+
+/** The options slice the tools, resources, prompts and completion packs share (`McpFeatureOptions`). @internal */
+export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
 
 /** The DI token of the module's packs, in `MCP_FEATURE_PACKS` order. @internal */
 export const MCP_FEATURES = Symbol.for('nestjs-model-context:McpFeatures');

@@ -1,75 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { CUSTOM_ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import {
-  MCP_COMPLETE_METADATA,
-  MCP_PARAM_ARGS_METADATA,
-  MCP_PROMPT_METADATA,
-  MCP_PROMPT_REPOSITORY_METADATA,
-  MCP_RESOURCE_METADATA,
-  MCP_RESOURCE_REPOSITORY_METADATA,
-  MCP_RESOURCE_TEMPLATE_METADATA,
-  MCP_TOOL_METADATA,
-  McpParamtype,
-} from '../common/mcp.constants.js';
+import { MCP_PARAM_ARGS_METADATA, MCP_TOOL_METADATA, McpParamtype } from '../common/mcp.constants.js';
 import type { ToolMetadata } from '../decorators/tool.decorator.js';
-import type { ResourceMetadata, ResourceTemplateMetadata } from '../decorators/resource.decorator.js';
-import type { PromptMetadata } from '../decorators/prompt.decorator.js';
-import type { CompleteMetadata } from '../decorators/complete.decorator.js';
-import type { PromptRepositoryMetadata, ResourceRepositoryMetadata } from '../decorators/repository.decorator.js';
 
 // Packs add their own keys (McpFeature.capabilityKeys).
-const MCP_METHOD_KEYS = [
-  MCP_TOOL_METADATA,
-  MCP_RESOURCE_METADATA,
-  MCP_RESOURCE_TEMPLATE_METADATA,
-  MCP_PROMPT_METADATA,
-  MCP_COMPLETE_METADATA,
-];
+const MCP_METHOD_KEYS = [MCP_TOOL_METADATA];
 
-/** The only reader of the module's metadata keys. */
+/** Reads the tools' metadata and every capability method's parameters; packs read their own decorators. */
 @Injectable()
 export class McpMetadataAccessor {
   getToolMetadata(target: unknown): ToolMetadata | undefined {
     if (typeof target !== 'function') return undefined;
     return Reflect.getMetadata(MCP_TOOL_METADATA, target) as ToolMetadata | undefined;
-  }
-
-  getResourceMetadata(target: unknown): ResourceMetadata | undefined {
-    return typeof target === 'function'
-      ? (Reflect.getMetadata(MCP_RESOURCE_METADATA, target) as ResourceMetadata | undefined)
-      : undefined;
-  }
-
-  getResourceTemplateMetadata(target: unknown): ResourceTemplateMetadata | undefined {
-    return typeof target === 'function'
-      ? (Reflect.getMetadata(MCP_RESOURCE_TEMPLATE_METADATA, target) as ResourceTemplateMetadata | undefined)
-      : undefined;
-  }
-
-  getPromptMetadata(target: unknown): PromptMetadata | undefined {
-    return typeof target === 'function'
-      ? (Reflect.getMetadata(MCP_PROMPT_METADATA, target) as PromptMetadata | undefined)
-      : undefined;
-  }
-
-  /** Every `@Complete()` on the method (one method may complete several arguments). */
-  getCompleteMetadata(target: unknown): CompleteMetadata[] {
-    if (typeof target !== 'function') return [];
-    return (Reflect.getMetadata(MCP_COMPLETE_METADATA, target) as CompleteMetadata[] | undefined) ?? [];
-  }
-
-  /** The `@ResourceRepository()` of a class. */
-  getResourceRepositoryMetadata(target: unknown): ResourceRepositoryMetadata | undefined {
-    return typeof target === 'function'
-      ? (Reflect.getMetadata(MCP_RESOURCE_REPOSITORY_METADATA, target) as ResourceRepositoryMetadata | undefined)
-      : undefined;
-  }
-
-  /** The `@PromptRepository()` of a class. */
-  getPromptRepositoryMetadata(target: unknown): PromptRepositoryMetadata | undefined {
-    return typeof target === 'function'
-      ? (Reflect.getMetadata(MCP_PROMPT_REPOSITORY_METADATA, target) as PromptRepositoryMetadata | undefined)
-      : undefined;
   }
 
   /** True when the method carries any of the core kinds' method decorators. */

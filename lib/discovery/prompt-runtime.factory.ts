@@ -1,10 +1,16 @@
 import { sharedDtoCompiler, type DtoCompiler } from './dto-compiler.js';
 import type { Type } from '@nestjs/common';
 import type { Observable } from 'rxjs';
-import type { ArgumentsOutcome, CompletableArgument, McpAccess, PromptRuntime } from '../protocol/catalog.js';
+import type {
+  ArgumentsOutcome,
+  CompletableArgument,
+  ListCacheHint,
+  McpAccess,
+  PromptRuntime,
+} from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
-import type { JsonObject } from '../protocol/mcp-types.js';
-import type { PromptArgument, PromptDescriptor } from '../protocol/prompts.js';
+import type { JsonObject, McpIcon } from '../protocol/mcp-types.js';
+import type { PromptArgument, PromptDescriptor } from '../protocol/prompt-messages.js';
 import { buildCoercion, formatIssues } from '../schema/dto-caster.js';
 import {
   isStandardSchema,
@@ -12,9 +18,40 @@ import {
   validateStandard,
   type StandardSchemaV1,
 } from '../schema/standard-schema.js';
-import type { PromptOptions } from '../decorators/prompt.decorator.js';
 import * as messages from '../common/mcp.messages.js';
 import { checkListCache } from './list-cache.js';
+
+/**
+ * Options of `@Prompt()`, and of `McpRegistry.addPrompt()`: they live beside the factory both
+ * build through, below the prompts pack.
+ *
+ * @publicApi
+ */
+export interface PromptOptions {
+  /** The prompt's name. @default the method name in snake_case */
+  name?: string;
+  /** A human-friendly display name. */
+  title?: string;
+  /** What the prompt is for: clients show it when users pick a prompt. */
+  description: string;
+  /**
+   * A DTO class for the arguments. Each property becomes an advertised argument (its
+   * `@SchemaProperty({ description })` is the argument's description, `@IsOptional()` makes it
+   * optional); the string values clients send are cast and validated before the method runs.
+   * Properties must be strings, numbers, integers, booleans or enums.
+   * A Standard Schema object (zod 4, valibot) works too, with the same flat-properties rule.
+   * @default the type of the `@Args()` parameter; without one, the prompt takes no arguments
+   */
+  args?: Type<unknown> | StandardSchemaV1;
+  icons?: McpIcon[];
+  _meta?: JsonObject;
+  /**
+   * How long this item's entry in its list stays fresh (2026-07-28): the list page holding it gets
+   * the shortest `ttlMs` and turns `private` when this says so. A function `(ctx) => hint` is
+   * computed per list request. @default the module's `cache.lists`
+   */
+  listCache?: ListCacheHint;
+}
 
 /** Prompt options after the name is settled and the arguments DTO is known. */
 export interface PromptDefinition extends Omit<PromptOptions, 'name' | 'args'>, McpAccess {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IsEnum, IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { lastValueFrom, of, toArray } from 'rxjs';
-import { installResources } from '../protocol/resources.js';
+import { installResources } from '../resources/resources.js';
 import { McpDispatcher } from '../protocol/dispatcher.js';
 import type { McpRegistryChange } from './dynamic-definitions.js';
 import { McpRegistry } from './mcp.registry.js';

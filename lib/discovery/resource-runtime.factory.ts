@@ -2,16 +2,85 @@ import { sharedDtoCompiler, type DtoCompiler } from './dto-compiler.js';
 import { checkListCache } from './list-cache.js';
 import type { Type } from '@nestjs/common';
 import type { Observable } from 'rxjs';
-import type { ArgumentsOutcome, McpAccess, ResourceRuntime, ResourceTemplateRuntime } from '../protocol/catalog.js';
+import type {
+  ArgumentsOutcome,
+  ListCacheHint,
+  McpAccess,
+  ResourceRuntime,
+  ResourceTemplateRuntime,
+} from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
-import type { CacheHint } from '../protocol/mcp-types.js';
-import type { ResourceAnnotations } from '../protocol/resource-contents.js';
-import { uriProblem, type ResourceDescriptor, type ResourceTemplateDescriptor } from '../protocol/resources.js';
+import type { CacheHint, JsonObject, McpIcon } from '../protocol/mcp-types.js';
+import {
+  uriProblem,
+  type ResourceAnnotations,
+  type ResourceDescriptor,
+  type ResourceTemplateDescriptor,
+} from '../protocol/resource-contents.js';
 import { UriTemplate, UriTemplateError, type UriTemplateMatch } from '../protocol/uri-template.js';
 import { formatIssues } from '../schema/dto-caster.js';
-import type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
 import * as messages from '../common/mcp.messages.js';
 import { dtoArguments } from './prompt-runtime.factory.js';
+
+/**
+ * Options of `@Resource()`, and of `McpRegistry.addResource()`: they live beside the factory both
+ * build through, below the resources pack.
+ *
+ * @publicApi
+ */
+export interface ResourceOptions {
+  /** The resource's absolute URI, e.g. `docs://readme` or `file:///srv/data/report.csv`. */
+  uri: string;
+  /** A short identifier shown in lists. @default the method name in snake_case */
+  name?: string;
+  /** A human-friendly display name. */
+  title?: string;
+  /** What the resource holds, for the model and for users. */
+  description?: string;
+  /**
+   * The content type. A string result is sent as text of this type (default `text/plain`), a
+   * Buffer as a base64 blob (default `application/octet-stream`), an object as JSON (default
+   * `application/json`).
+   */
+  mimeType?: string;
+  /** Size in bytes, when known ahead of a read. */
+  size?: number;
+  /** Audience, priority and last-modified hints. */
+  annotations?: ResourceAnnotations;
+  icons?: McpIcon[];
+  _meta?: JsonObject;
+  /**
+   * Cache hints on this resource's `resources/read` results (2026-07-28). Use `private` for
+   * anything that varies by user or token.
+   * @default the module's `cache.reads`
+   */
+  cache?: CacheHint;
+  /**
+   * How long this item's entry in its list stays fresh (2026-07-28): the list page holding it gets
+   * the shortest `ttlMs` and turns `private` when this says so. A function `(ctx) => hint` is
+   * computed per list request. @default the module's `cache.lists`
+   */
+  listCache?: ListCacheHint;
+}
+
+/**
+ * Options of `@ResourceTemplate()`.
+ *
+ * @publicApi
+ */
+export interface ResourceTemplateOptions extends Omit<ResourceOptions, 'uri' | 'size'> {
+  /**
+   * An RFC 6570 template: `{var}` (one path segment), `{+var}` (may contain "/"), `{/var}`,
+   * `{/var*}`, `{?a,b}` and `{&c}` (query parameters), `{#var}` (fragment).
+   */
+  uriTemplate: string;
+  /**
+   * A DTO class for the variables: they are cast (strings to numbers and booleans) and
+   * validated with class-validator before the method runs.
+   * @default the type of the `@Args()` parameter; without one, variables arrive as strings
+   */
+  args?: Type<unknown>;
+}
 
 /** Resource options after the name is settled. */
 export interface ResourceDefinition extends Omit<ResourceOptions, 'name'>, McpAccess {

@@ -37,13 +37,13 @@ export type {
 } from '../expose/expose.interfaces.js';
 // Decorator options.
 export type { ToolOptions } from '../decorators/tool.decorator.js';
-export type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
-export type { PromptOptions } from '../decorators/prompt.decorator.js';
-export type { CompleteOptions } from '../decorators/complete.decorator.js';
+export type { ResourceOptions, ResourceTemplateOptions } from '../discovery/resource-runtime.factory.js';
+export type { PromptOptions } from '../discovery/prompt-runtime.factory.js';
+export type { CompleteOptions } from '../completion/complete.decorator.js';
 export type { SchemaPropertyOptions } from '../schema/schema-property.decorator.js';
 export type { InlineSkill, SkillOptions, SkillSource } from '../skills/skill.decorator.js';
 export type { AppViewOptions, AppViewSource, McpAppOptions } from '../apps/mcp-app.decorator.js';
-export type { ResourceRepositoryOptions, PromptRepositoryOptions } from '../decorators/repository.decorator.js';
+export type { ResourceRepositoryOptions, PromptRepositoryOptions } from '../resources/repository.decorator.js';
 export type { McpRateLimitOptions } from '../execution/mcp-policies.js';
 export type {
   McpToolSetCaller,

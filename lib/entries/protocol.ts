@@ -26,8 +26,8 @@ export type {
   ResourceContents,
   TextResourceContents,
 } from '../protocol/resource-contents.js';
-export type { GetPromptResult } from '../protocol/prompts.js';
-export type { CompletionValues } from '../protocol/completion.js';
+export type { GetPromptResult } from '../protocol/prompt-messages.js';
+export type { CompletionValues } from '../completion/completion.js';
 export type { ElicitOutcome, McpRoot, SamplingRequest, SamplingResult } from '../protocol/interaction.js';
 export type { McpAskOptions } from '../protocol/context.js';
 export { TASKS_EXTENSION } from '../tasks/task-mode.js';

@@ -1,8 +1,8 @@
 import type { Observable } from 'rxjs';
 import type { McpContext } from './context.js';
 import type { CacheHint, JsonObject, ToolDescriptor } from './mcp-types.js';
-import type { PromptDescriptor } from './prompts.js';
-import type { ResourceDescriptor, ResourceTemplateDescriptor } from './resources.js';
+import type { PromptDescriptor } from './prompt-messages.js';
+import type { ResourceDescriptor, ResourceTemplateDescriptor } from './resource-contents.js';
 import type { PromptRepositoryRuntime, ResourceRepositoryRuntime } from './repositories.js';
 import type { UriTemplate, UriTemplateMatch } from './uri-template.js';
 import type { ProtocolEra } from './versions.js';

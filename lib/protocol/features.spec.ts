@@ -8,14 +8,16 @@ import type {
   ResourceRuntime,
   ResourceTemplateRuntime,
 } from './catalog.js';
-import { installCompletion } from './completion.js';
+import { installCompletion } from '../completion/completion.js';
 import type { RequestEnvelope } from './context.js';
 import { ToolError } from './errors.js';
 import type { JsonObject } from './mcp-types.js';
 import { Content } from './content.js';
-import { PromptMessage, installPrompts, toGetPromptResult } from './prompts.js';
+import { PromptMessage } from './prompt-messages.js';
+import { installPrompts, toGetPromptResult } from '../prompts/prompts.js';
 import { ResourceContent, toReadResourceResult } from './resource-contents.js';
-import { ResourceNotFoundError, installResources } from './resources.js';
+import { ResourceNotFoundError } from './resource-contents.js';
+import { installResources } from '../resources/resources.js';
 import { McpDispatcher } from './dispatcher.js';
 import { UriTemplate } from './uri-template.js';
 

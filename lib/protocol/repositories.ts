@@ -5,8 +5,7 @@ import type { McpContext } from './context.js';
 import { handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
 import type { CacheHint, JsonObject } from './mcp-types.js';
 import { DEFAULT_PAGE_SIZE, expiredCursorError, invalidCursorError, type PagedList } from './paging.js';
-import { isPlainObject } from './resource-contents.js';
-import { uriProblem } from './resources.js';
+import { isPlainObject, uriProblem } from './resource-contents.js';
 import type { ProtocolEra } from './versions.js';
 
 /**

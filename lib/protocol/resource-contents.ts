@@ -1,5 +1,6 @@
 import { toJsonValue } from './content.js';
-import type { JsonObject } from './mcp-types.js';
+import type { JsonObject, McpIcon } from './mcp-types.js';
+import { MAX_URI_LENGTH } from './uri-template.js';
 
 /**
  * Hints about how a resource (or a content item) is meant to be used.
@@ -149,4 +150,57 @@ function isFullResult(value: unknown): value is { contents: ResourceContentInput
 
 function toBase64(data: Uint8Array): string {
   return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+}
+
+/** What `resources/list` advertises for one resource. */
+export interface ResourceDescriptor {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** Size in bytes, when known. */
+  size?: number;
+  annotations?: ResourceAnnotations;
+  icons?: McpIcon[];
+  _meta?: JsonObject;
+}
+
+/** What `resources/templates/list` advertises for one template. */
+export interface ResourceTemplateDescriptor {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: ResourceAnnotations;
+  icons?: McpIcon[];
+  _meta?: JsonObject;
+}
+
+/**
+ * Throw it from a resource handler (or return `undefined`/`null`) when the requested resource
+ * does not exist: the client gets the era's resource-not-found error (`-32002` up to 2025-11-25,
+ * `-32602` on 2026-07-28), with `data.uri`.
+ *
+ * @publicApi
+ */
+export class ResourceNotFoundError extends Error {
+  constructor(message?: string) {
+    super(message ?? 'Resource not found.');
+    this.name = 'ResourceNotFoundError';
+  }
+}
+
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+// RFC 3986 has no room for whitespace or control characters; they must be percent-encoded.
+const NOT_IN_URI = /[\u0000-\u0020\u007f]/;
+
+/** Why a string is not an absolute URI this server can serve, or undefined when it is. */
+export function uriProblem(uri: string): string | undefined {
+  if (uri.length === 0) return 'it is empty';
+  if (uri.length > MAX_URI_LENGTH) return `it is ${uri.length} characters long; the limit is ${MAX_URI_LENGTH}`;
+  if (!SCHEME.test(uri)) return 'it does not start with a scheme such as "file:" or "https:"';
+  if (NOT_IN_URI.test(uri)) return 'it contains whitespace or control characters, which must be percent-encoded';
+  return undefined;
 }

@@ -3,7 +3,7 @@ import { posix } from 'node:path';
 import { defer, of } from 'rxjs';
 import type { McpAccess, ResourceRuntime } from '../protocol/catalog.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
-import type { ResourceDescriptor } from '../protocol/resources.js';
+import type { ResourceDescriptor } from '../protocol/resource-contents.js';
 
 /*
  * Agent Skills served per SEP-2640 (`io.modelcontextprotocol/skills`): one skill is a directory

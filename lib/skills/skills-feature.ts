@@ -5,7 +5,7 @@ import type { McpFeatureHost, McpFeatureOptions } from '../protocol/feature-host
 import { ErrorCode } from '../protocol/json-rpc.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import { decodeCursor, encodeCursor } from '../protocol/paging.js';
-import { uriProblem } from '../protocol/resources.js';
+import { uriProblem } from '../protocol/resource-contents.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import { McpMethods } from '../protocol/methods.js';
 import { SKILLS_EXTENSION, type DirectoryChild, type SkillRuntime } from './skill-entry.js';

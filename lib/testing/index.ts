@@ -18,6 +18,6 @@ export type {
 } from './interfaces.js';
 export type { CallToolResult, ContentBlock, ToolDescriptor } from '../protocol/mcp-types.js';
 export type { ReadResourceResult } from '../protocol/resource-contents.js';
-export type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
-export type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
-export type { CompletionResult } from '../protocol/completion.js';
+export type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resource-contents.js';
+export type { GetPromptResult, PromptDescriptor } from '../protocol/prompt-messages.js';
+export type { CompletionResult } from '../completion/completion.js';

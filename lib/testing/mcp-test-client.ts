@@ -4,10 +4,10 @@ import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import { ErrorCode } from '../protocol/json-rpc.js';
 import { McpMethods } from '../protocol/methods.js';
 import type { CallToolResult, JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
-import type { GetPromptResult, PromptDescriptor } from '../protocol/prompts.js';
+import type { GetPromptResult, PromptDescriptor } from '../protocol/prompt-messages.js';
 import type { ReadResourceResult } from '../protocol/resource-contents.js';
-import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resources.js';
-import type { CompletionResult } from '../protocol/completion.js';
+import type { ResourceDescriptor, ResourceTemplateDescriptor } from '../protocol/resource-contents.js';
+import type { CompletionResult } from '../completion/completion.js';
 import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,

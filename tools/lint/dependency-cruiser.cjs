@@ -9,7 +9,8 @@
 //   3 services   auth/, oauth/, redis/, telemetry/ (what the engine and dispatcher are configured with)
 //   4 calls      decorators/, execution/ (the Nest pipeline of one call), catalog/
 //   5 discovery  discovery/ (the one provider walk, the registry, the feature contract)
-//   6 packs      tasks/, expose/, apps/, skills/, tool-sets/ (one capability kind each)
+//   6 packs      resources/, prompts/, completion/, tasks/, expose/, apps/, skills/, tool-sets/
+//                (one capability kind each; a pack may import discovery/, never the reverse)
 //   7 surfaces   admin/, health/, explorer/, transport/, client/ (what the app and its clients reach)
 //   8 module     interfaces/ (the module's options, composed of every slice), the module files,
 //                mcp-options.providers.ts (the slices each class injects) and mcp-features.ts
@@ -23,7 +24,16 @@ const LAYERS = [
   ['lib/auth/', 'lib/oauth/', 'lib/redis/', 'lib/telemetry/'],
   ['lib/decorators/', 'lib/execution/', 'lib/catalog/'],
   ['lib/discovery/'],
-  ['lib/tasks/', 'lib/expose/', 'lib/apps/', 'lib/skills/', 'lib/tool-sets/'],
+  [
+    'lib/resources/',
+    'lib/prompts/',
+    'lib/completion/',
+    'lib/tasks/',
+    'lib/expose/',
+    'lib/apps/',
+    'lib/skills/',
+    'lib/tool-sets/',
+  ],
   ['lib/admin/', 'lib/health/', 'lib/explorer/', 'lib/transport/', 'lib/client/'],
   [
     'lib/interfaces/',
@@ -46,6 +56,14 @@ module.exports = {
         'protocol/, engine/ and schema/ stay free of Nest: the engine runs under any transport, the schema code under any caller.',
       severity: 'error',
       from: { path: '^lib/(protocol|engine|schema)/' },
+      to: { path: '(^|/)node_modules/@nestjs/' },
+    },
+    {
+      name: 'pack-methods-without-nest',
+      comment:
+        "A pack's protocol methods stay free of Nest like protocol/ itself: they install into any McpFeatureHost.",
+      severity: 'error',
+      from: { path: '^lib/(resources/resources|prompts/prompts|completion/completion)\\.ts$' },
       to: { path: '(^|/)node_modules/@nestjs/' },
     },
     ...LAYERS.slice(0, -1).map((layer, index) => ({

@@ -6,12 +6,12 @@ import type {
   PromptRepositoryRuntime,
   ResourceRepositoryRuntime,
 } from '../protocol/repositories.js';
-import { uriProblem } from '../protocol/resources.js';
-import type { PromptRepositoryOptions, ResourceRepositoryOptions } from '../decorators/repository.decorator.js';
+import { uriProblem } from '../protocol/resource-contents.js';
+import type { PromptRepositoryOptions, ResourceRepositoryOptions } from './repository.decorator.js';
 import type { McpInvoker } from '../execution/mcp-handler.factory.js';
 import * as messages from '../common/mcp.messages.js';
-import { checkListCache } from './list-cache.js';
-import { checkCache } from './resource-runtime.factory.js';
+import { checkListCache } from '../discovery/list-cache.js';
+import { checkCache } from '../discovery/resource-runtime.factory.js';
 
 /** What discovery found on a repository class: its invokers and access, per method. */
 export interface RepositoryParts {

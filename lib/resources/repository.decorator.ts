@@ -4,9 +4,9 @@ import { MCP_PROMPT_REPOSITORY_METADATA, MCP_RESOURCE_REPOSITORY_METADATA } from
 import type { ListCacheHint } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import type { CacheHint, JsonObject } from '../protocol/mcp-types.js';
-import type { PromptDescriptor } from '../protocol/prompts.js';
+import type { PromptDescriptor } from '../protocol/prompt-messages.js';
 import type { McpRepositoryPageRequest } from '../protocol/repositories.js';
-import type { ResourceDescriptor } from '../protocol/resources.js';
+import type { ResourceDescriptor } from '../protocol/resource-contents.js';
 
 /**
  * Options of `@ResourceRepository()`.
@@ -142,4 +142,14 @@ export function PromptRepository(options: PromptRepositoryOptions): ClassDecorat
     Injectable(),
     SetMetadata(MCP_PROMPT_REPOSITORY_METADATA, { ...options } satisfies PromptRepositoryMetadata),
   );
+}
+
+/** The `@ResourceRepository()` of a class. @internal */
+export function resourceRepositoryOf(owner: Function): ResourceRepositoryMetadata | undefined {
+  return Reflect.getMetadata(MCP_RESOURCE_REPOSITORY_METADATA, owner) as ResourceRepositoryMetadata | undefined;
+}
+
+/** The `@PromptRepository()` of a class. @internal */
+export function promptRepositoryOf(owner: Function): PromptRepositoryMetadata | undefined {
+  return Reflect.getMetadata(MCP_PROMPT_REPOSITORY_METADATA, owner) as PromptRepositoryMetadata | undefined;
 }

@@ -8,16 +8,6 @@ import { MCP_COMPLETE_METADATA } from '../common/mcp.constants.js';
  */
 export type CompleteOptions = { prompt: string; argument: string } | { resourceTemplate: string; argument: string };
 
-/**
- * The second parameter of a completer method: the arguments (or template variables) the client
- * has already filled in, when it sends them.
- *
- * @publicApi
- */
-export interface CompletionContext {
-  arguments?: Record<string, string>;
-}
-
 /** @internal */
 export interface CompleteMetadata {
   target: { kind: 'prompt'; name: string } | { kind: 'resourceTemplate'; uriTemplate: string };
@@ -56,4 +46,10 @@ export function Complete(options: CompleteOptions): MethodDecorator {
     Reflect.defineMetadata(MCP_COMPLETE_METADATA, [...existing, { target, argument: options.argument }], method);
     return descriptor;
   };
+}
+
+/** Every `@Complete()` on a method (one method may complete several arguments). @internal */
+export function completesOf(method: unknown): CompleteMetadata[] {
+  if (typeof method !== 'function') return [];
+  return (Reflect.getMetadata(MCP_COMPLETE_METADATA, method) as CompleteMetadata[] | undefined) ?? [];
 }

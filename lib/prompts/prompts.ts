@@ -1,77 +1,25 @@
 import { catchError, defer, from, map, switchMap, throwError, type Observable } from 'rxjs';
-import type { McpFeatureCatalog } from './catalog.js';
-import { isContentBlock } from './content.js';
-import type { McpContext } from './context.js';
-import { McpError } from './errors.js';
-import { ErrorCode } from './json-rpc.js';
-import type { ContentBlock, JsonObject, McpIcon } from './mcp-types.js';
-import { meetGuards, handlerError, lastValue, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
-import { McpMethods } from './methods.js';
+import type { McpFeatureCatalog } from '../protocol/catalog.js';
+import { isContentBlock } from '../protocol/content.js';
+import type { McpContext } from '../protocol/context.js';
+import { McpError } from '../protocol/errors.js';
+import { ErrorCode } from '../protocol/json-rpc.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import {
+  meetGuards,
+  handlerError,
+  lastValue,
+  type McpFeatureHost,
+  type McpFeatureOptions,
+} from '../protocol/feature-host.js';
+import { McpMethods } from '../protocol/methods.js';
 import {
   repositoryAwareList,
   repositoryPrompt,
   type PromptRepositoryRuntime,
   type RepositoryListSpec,
-} from './repositories.js';
-
-/** One argument as `prompts/list` advertises it. */
-export interface PromptArgument {
-  name: string;
-  title?: string;
-  description?: string;
-  required?: boolean;
-}
-
-/** What `prompts/list` advertises for one prompt. */
-export interface PromptDescriptor {
-  name: string;
-  title?: string;
-  description?: string;
-  arguments?: PromptArgument[];
-  icons?: McpIcon[];
-  _meta?: JsonObject;
-}
-
-/**
- * One message of a rendered prompt.
- *
- * @publicApi
- */
-export interface PromptMessage {
-  role: 'user' | 'assistant';
-  content: ContentBlock;
-}
-
-/** The result of `prompts/get`. @publicApi */
-export interface GetPromptResult {
-  description?: string;
-  messages: PromptMessage[];
-  _meta?: JsonObject;
-}
-
-const toContent = (content: string | ContentBlock): ContentBlock =>
-  typeof content === 'string' ? { type: 'text', text: content } : content;
-
-/**
- * Builders for prompt messages. Content is a string (text) or any `Content.*` item (image,
- * audio, embedded resource, resource link).
- *
- * @example
- * return [
- *   PromptMessage.user(`Review this ${language} code:`),
- *   PromptMessage.user(Content.resource({ uri, mimeType: 'text/plain', text: code })),
- *   PromptMessage.assistant('Sure: here is what I see.'),
- * ];
- * @publicApi
- */
-export const PromptMessage = {
-  user(content: string | ContentBlock): PromptMessage {
-    return { role: 'user', content: toContent(content) };
-  },
-  assistant(content: string | ContentBlock): PromptMessage {
-    return { role: 'assistant', content: toContent(content) };
-  },
-} as const;
+} from '../protocol/repositories.js';
+import { PromptMessage, type GetPromptResult } from '../protocol/prompt-messages.js';
 
 const RESULT_KEYS = new Set(['description', 'messages', '_meta']);
 

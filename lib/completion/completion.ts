@@ -1,11 +1,17 @@
 import { catchError, defer, from, isObservable, map, of, switchMap, throwError, type Observable } from 'rxjs';
-import type { CompletableArgument, CompletionTarget, McpAccess, McpFeatureCatalog } from './catalog.js';
-import type { McpContext } from './context.js';
-import { McpError } from './errors.js';
-import { ErrorCode } from './json-rpc.js';
-import type { JsonObject } from './mcp-types.js';
-import { handlerError, lastValue, union, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
-import { McpMethods } from './methods.js';
+import type { CompletableArgument, CompletionTarget, McpAccess, McpFeatureCatalog } from '../protocol/catalog.js';
+import type { McpContext } from '../protocol/context.js';
+import { McpError } from '../protocol/errors.js';
+import { ErrorCode } from '../protocol/json-rpc.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import {
+  handlerError,
+  lastValue,
+  union,
+  type McpFeatureHost,
+  type McpFeatureOptions,
+} from '../protocol/feature-host.js';
+import { McpMethods } from '../protocol/methods.js';
 
 /** The most values one `completion/complete` result carries (the spec's limit). */
 export const MAX_COMPLETION_VALUES = 100;

@@ -1,7 +1,7 @@
 import { defer, from, switchMap, catchError, map, throwError, type Observable } from 'rxjs';
-import type { McpAccess, McpFeatureCatalog, ResourceTemplateRuntime } from './catalog.js';
-import type { McpContext } from './context.js';
-import { McpError } from './errors.js';
+import type { McpAccess, McpFeatureCatalog, ResourceTemplateRuntime } from '../protocol/catalog.js';
+import type { McpContext } from '../protocol/context.js';
+import { McpError } from '../protocol/errors.js';
 import {
   meetGuards,
   handlerError,
@@ -9,72 +9,24 @@ import {
   union,
   type McpFeatureHost,
   type McpFeatureOptions,
-} from './feature-host.js';
-import { ErrorCode } from './json-rpc.js';
-import type { CacheHint, JsonObject, McpIcon } from './mcp-types.js';
-import { isPlainObject, toReadResourceResult, type ResourceAnnotations } from './resource-contents.js';
-import { MAX_URI_LENGTH, type UriTemplateMatch } from './uri-template.js';
-import type { ProtocolEra } from './versions.js';
-import { McpMethods } from './methods.js';
+} from '../protocol/feature-host.js';
+import { ErrorCode } from '../protocol/json-rpc.js';
+import type { CacheHint, JsonObject } from '../protocol/mcp-types.js';
+import {
+  ResourceNotFoundError,
+  isPlainObject,
+  toReadResourceResult,
+  uriProblem,
+} from '../protocol/resource-contents.js';
+import type { UriTemplateMatch } from '../protocol/uri-template.js';
+import type { ProtocolEra } from '../protocol/versions.js';
+import { McpMethods } from '../protocol/methods.js';
 import {
   repositoryAwareList,
   repositoryResource,
   type RepositoryListSpec,
   type ResourceRepositoryRuntime,
-} from './repositories.js';
-
-/** What `resources/list` advertises for one resource. */
-export interface ResourceDescriptor {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  /** Size in bytes, when known. */
-  size?: number;
-  annotations?: ResourceAnnotations;
-  icons?: McpIcon[];
-  _meta?: JsonObject;
-}
-
-/** What `resources/templates/list` advertises for one template. */
-export interface ResourceTemplateDescriptor {
-  uriTemplate: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  annotations?: ResourceAnnotations;
-  icons?: McpIcon[];
-  _meta?: JsonObject;
-}
-
-/**
- * Throw it from a resource handler (or return `undefined`/`null`) when the requested resource
- * does not exist: the client gets the era's resource-not-found error (`-32002` up to 2025-11-25,
- * `-32602` on 2026-07-28), with `data.uri`.
- *
- * @publicApi
- */
-export class ResourceNotFoundError extends Error {
-  constructor(message?: string) {
-    super(message ?? 'Resource not found.');
-    this.name = 'ResourceNotFoundError';
-  }
-}
-
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-// RFC 3986 has no room for whitespace or control characters; they must be percent-encoded.
-const NOT_IN_URI = /[\u0000-\u0020\u007f]/;
-
-/** Why a string is not an absolute URI this server can serve, or undefined when it is. */
-export function uriProblem(uri: string): string | undefined {
-  if (uri.length === 0) return 'it is empty';
-  if (uri.length > MAX_URI_LENGTH) return `it is ${uri.length} characters long; the limit is ${MAX_URI_LENGTH}`;
-  if (!SCHEME.test(uri)) return 'it does not start with a scheme such as "file:" or "https:"';
-  if (NOT_IN_URI.test(uri)) return 'it contains whitespace or control characters, which must be percent-encoded';
-  return undefined;
-}
+} from '../protocol/repositories.js';
 
 /**
  * Registers `resources/list`, `resources/templates/list`, `resources/read` (both eras) and the

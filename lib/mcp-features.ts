@@ -1,6 +1,6 @@
 import { Inject, Injectable, type Provider } from '@nestjs/common';
 import { McpRegistry } from './discovery/mcp.registry.js';
-import { MCP_FEATURE_OPTIONS, MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
+import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
 import { McpSkillsLoader } from './skills/mcp-skills.loader.js';
 import { McpAppsLoader } from './apps/mcp-apps.loader.js';
 import { McpExposer } from './expose/mcp-exposer.js';
@@ -15,8 +15,6 @@ import { installToolSets } from './tool-sets/tool-sets.install.js';
 import type { McpToolSetsOptions } from './tool-sets/tool-sets.options.js';
 import { MCP_FEATURE_OPTIONS, MCP_RESOLVED_OPTIONS } from './common/mcp.constants.js';
 import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
-
-export { MCP_FEATURE_OPTIONS };
 
 /** The tools pack's `toolSets` slice (null without it). @internal */
 export const MCP_TOOL_SETS_OPTIONS = Symbol.for('nestjs-model-context:McpToolSetsOptions');

@@ -30,6 +30,7 @@ import {
   MCP_REQUEST_STATE_SECRET,
   MCP_DISPATCHER,
   MCP_SESSION_STORE,
+  MCP_FEATURE_OPTIONS,
 } from './common/mcp.constants.js';
 import {
   MCP_MODULE_OPTIONS,
@@ -68,7 +69,7 @@ import { McpEvents } from './telemetry/events.js';
 import { observabilityProviders } from './telemetry/observability.providers.js';
 import { taskProviders } from './tasks/mcp-tasks.js';
 import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
-import { MCP_FEATURE_OPTIONS, featureProviders } from './mcp-features.js';
+import { featureProviders } from './mcp-features.js';
 import { optionSliceProviders } from './mcp-options.providers.js';
 import { McpToolSets } from './tool-sets/mcp-tool-sets.service.js';
 

@@ -7,7 +7,8 @@ import type { McpFeatureHost, McpFeatureOptions } from '../protocol/feature-host
 import { capabilityAccess } from './capability-calls.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
-import { MCP_FEATURE_OPTIONS, type McpFeature, type McpProviderMethod } from './mcp-feature.js';
+import { MCP_FEATURE_OPTIONS } from '../common/mcp.constants.js';
+import type { McpFeature, McpProviderMethod } from './mcp-feature.js';
 
 const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
 

@@ -63,8 +63,5 @@ export interface McpFeature {
   amendToolRuntime?(runtime: ToolRuntime, method: unknown): ToolRuntime;
 }
 
-/** The options slice the tools, resources, prompts and completion packs share (`McpFeatureOptions`). @internal */
-export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
-
 /** The DI token of the module's packs, in `MCP_FEATURE_PACKS` order. @internal */
 export const MCP_FEATURES = Symbol.for('nestjs-model-context:McpFeatures');

@@ -1,26 +1,17 @@
 import { Inject, Injectable, type Provider } from '@nestjs/common';
 import { McpRegistry } from './discovery/mcp.registry.js';
-import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
+import { MCP_FEATURE_OPTIONS, MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
 import { McpSkillsLoader } from './skills/mcp-skills.loader.js';
 import { McpAppsLoader } from './apps/mcp-apps.loader.js';
 import { McpExposer } from './expose/mcp-exposer.js';
-import { MCP_TASK_RUNNER, McpTasksFeature } from './tasks/mcp-tasks.js';
+import { McpTasksFeature } from './tasks/mcp-tasks.js';
 import type { McpFeatureHost, McpFeatureOptions } from './protocol/feature-host.js';
-import type { McpTaskRunner } from './tasks/tasks.js';
-import { installTools } from './protocol/tools.js';
+import { McpToolsFeature, toolProviders } from './tools/tools-feature.js';
 import { installResources } from './protocol/resources.js';
 import { installPrompts } from './protocol/prompts.js';
 import { installCompletion } from './protocol/completion.js';
-import { installToolSets } from './tool-sets/tool-sets.install.js';
-import type { McpToolSetsOptions } from './tool-sets/tool-sets.options.js';
-import { MCP_RESOLVED_OPTIONS } from './common/mcp.constants.js';
-import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 
-/** The options slice the tools, resources, prompts and completion packs share. @internal */
-export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
-
-/** The tools pack's `toolSets` slice (null without it). @internal */
-export const MCP_TOOL_SETS_OPTIONS = Symbol.for('nestjs-model-context:McpToolSetsOptions');
+export { MCP_FEATURE_OPTIONS } from './discovery/mcp-feature.js';
 
 /** A kind served from the registry with the shared feature options. */
 abstract class McpCatalogKind implements McpFeature {
@@ -29,26 +20,6 @@ abstract class McpCatalogKind implements McpFeature {
     protected readonly registry: McpRegistry,
     @Inject(MCP_FEATURE_OPTIONS) protected readonly options: McpFeatureOptions,
   ) {}
-}
-
-/** `tools/list` and `tools/call`; decorated tools come from the provider walk (McpDiscovery). */
-@Injectable()
-export class McpToolsFeature extends McpCatalogKind {
-  readonly kind = 'tools';
-  constructor(
-    registry: McpRegistry,
-    @Inject(MCP_FEATURE_OPTIONS) options: McpFeatureOptions,
-    @Inject(MCP_TASK_RUNNER) private readonly tasks: McpTaskRunner,
-    @Inject(MCP_TOOL_SETS_OPTIONS) private readonly toolSets: McpToolSetsOptions | null,
-  ) {
-    super(registry, options);
-  }
-
-  install(host: McpFeatureHost): void {
-    // Tool sets stand between callers and the catalog: installed first, every tool checked as it registers.
-    const gate = this.toolSets ? installToolSets(host, this.registry, this.toolSets, this.options) : undefined;
-    installTools(host, this.registry, this.options, this.tasks, gate);
-  }
 }
 
 /** Resources, templates, repositories and subscriptions. */
@@ -95,11 +66,7 @@ export const MCP_FEATURE_PACKS = [
 
 /** The packs, and the list the module, the provider walk and the dispatcher iterate. @internal */
 export const featureProviders: Provider[] = [
-  {
-    provide: MCP_TOOL_SETS_OPTIONS,
-    useFactory: (options: ResolvedMcpOptions) => options.toolSets ?? null,
-    inject: [MCP_RESOLVED_OPTIONS],
-  },
+  ...toolProviders,
   ...MCP_FEATURE_PACKS,
   { provide: MCP_FEATURES, useFactory: (...packs: McpFeature[]) => packs, inject: [...MCP_FEATURE_PACKS] },
 ];

@@ -1,12 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleInit, type Type } from '@nestjs/common';
-import { withClassToolSets } from '../tool-sets/tool-sets.decorator.js';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
 import * as messages from '../common/mcp.messages.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { McpHandlerFactory, type McpInvoker } from '../execution/mcp-handler.factory.js';
-import type { ToolMetadata } from '../decorators/tool.decorator.js';
 import { MCP_REQUIRED_SCOPES, requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import { Args, Ctx } from '../decorators/params.decorators.js';
 import {
@@ -16,19 +14,11 @@ import {
   type RepositoryParts,
 } from './repository-runtime.factory.js';
 import type { Completer, CompletionTarget, McpAccess } from '../protocol/catalog.js';
-import {
-  capabilityAccess,
-  completerCall,
-  promptCall,
-  resourceCall,
-  templateCall,
-  toolCall,
-} from './capability-calls.js';
+import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall } from './capability-calls.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
-import { type ToolDefinition } from './tool-runtime.factory.js';
 import { toolsetOf } from './mcp-toolset.js';
-import { MCP_FEATURES, type McpFeature, type McpProviderMethod } from './mcp-feature.js';
+import { MCP_FEATURES, type McpFeature, type McpInstanceMethod, type McpProviderMethod } from './mcp-feature.js';
 
 const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
 
@@ -76,8 +66,8 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
 
   private walk(): void {
     const visitors = this.features.filter((feature) => feature.visit);
+    const instanceVisitors = this.features.filter((feature) => feature.visitInstance);
     const visited = new Set<object>();
-    const factory = this.registry.toolFactory;
     const scope = this.options.include ? { include: this.options.include as Function[] } : {};
     const wrappers = [...this.discovery.getProviders(scope), ...this.discovery.getControllers(scope)];
     const seen = new Set<object>();
@@ -115,32 +105,9 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
           completers,
           prefix,
         );
-        const metadata = this.accessor.getToolMetadata((prototype as Record<string, unknown>)[methodName]);
-        if (!metadata) continue;
-        const site = `${className}#${methodName}${where}`;
-        this.checkParams(prototype, methodName, site, 'tool');
-        const unprefixed = withClassToolSets(
-          this.definition(metadata, prototype, methodName, site),
-          prototype.constructor,
-        );
-        const method = (prototype as Record<string, unknown>)[methodName];
-        const declared = this.features.reduce((found, feature) => feature.amendTool?.(found, method) ?? found, {
-          ...unprefixed,
-          name: prefix + unprefixed.name,
-        });
-        const definition = { ...declared, ...this.access(wrapper, instance, prototype, methodName, declared.name) };
-        const invoker = this.gated(
-          `tool:${definition.name}`,
-          `tool "${definition.name}"`,
-          prototype,
-          methodName,
-          this.invokerFor(wrapper, instance, methodName),
-        );
-        const runtime = factory.build(definition, toolCall(definition.name, invoker), site);
-        this.registry.register(
-          this.features.reduce((built, feature) => feature.amendToolRuntime?.(built, method) ?? built, runtime),
-          site,
-        );
+        if (instanceVisitors.length === 0) continue;
+        const method = this.instanceMethod(wrapper, instance, prototype, methodName, where, prefix);
+        for (const visitor of instanceVisitors) visitor.visitInstance!(method);
       }
     }
     // Completers attach once every prompt and template is known, wherever it was declared.
@@ -159,6 +126,32 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
         `Discovered ${resources} MCP resource(s), ${templates} resource template(s), ${prompts} prompt(s).`,
       );
     }
+  }
+
+  /** One method of one instance, bound to the walk's helpers, for the packs that visit instances. */
+  private instanceMethod(
+    wrapper: InstanceWrapper,
+    instance: object | undefined,
+    prototype: object,
+    methodName: string,
+    where: string,
+    prefix: string,
+  ): McpInstanceMethod {
+    const site = `${classNameOf(wrapper, prototype)}#${methodName}${where}`;
+    return {
+      wrapper,
+      prototype,
+      methodName,
+      method: (prototype as Record<string, unknown>)[methodName],
+      site,
+      instance,
+      prefix,
+      packs: this.features,
+      invoker: () => this.invokerFor(wrapper, instance, methodName),
+      gated: (key, label, invoke) => this.gated(key, label, prototype, methodName, invoke),
+      access: (name) => this.access(wrapper, instance, prototype, methodName, name),
+      checkParams: (what) => this.checkParams(prototype, methodName, site, what),
+    };
   }
 
   /** Whether a pack's decorator declares a capability on the method. */
@@ -402,24 +395,6 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     const decorated = this.accessor.getDecoratedParamIndices(prototype.constructor, methodName);
     if (!decorated.has(0)) Args('value')(prototype, methodName, 0);
     if (!decorated.has(1)) Args('context')(prototype, methodName, 1);
-  }
-
-  private definition(metadata: ToolMetadata, prototype: object, methodName: string, site: string): ToolDefinition {
-    const { methodName: _declared, name: declaredName, ...rest } = metadata;
-    const name = declaredName ?? toSnakeCase(methodName);
-    if (rest.input !== undefined) return { ...rest, name };
-    const params = this.accessor.getArgsParams(prototype.constructor, methodName);
-    const whole = params.filter((p) => p.data === undefined).map((p) => p.index);
-    if (whole.length > 1) throw new Error(messages.MULTIPLE_ARGS_PARAMS(site));
-    if (whole.length === 0) {
-      if (params.length > 0) throw new Error(messages.AMBIGUOUS_INPUT(site));
-      return { ...rest, name };
-    }
-    const indices = whole;
-    const paramtypes: unknown[] = Reflect.getMetadata('design:paramtypes', prototype, methodName) ?? [];
-    const type = paramtypes[indices[0]];
-    if (typeof type !== 'function' || PRIMITIVES.has(type)) throw new Error(messages.AMBIGUOUS_INPUT(site));
-    return { ...rest, name, input: type as Type<unknown> };
   }
 
   /**

@@ -8,10 +8,8 @@ import {
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_REPOSITORY_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
-  MCP_TOOL_METADATA,
   McpParamtype,
 } from '../common/mcp.constants.js';
-import type { ToolMetadata } from '../decorators/tool.decorator.js';
 import type { ResourceMetadata, ResourceTemplateMetadata } from '../decorators/resource.decorator.js';
 import type { PromptMetadata } from '../decorators/prompt.decorator.js';
 import type { CompleteMetadata } from '../decorators/complete.decorator.js';
@@ -19,7 +17,6 @@ import type { PromptRepositoryMetadata, ResourceRepositoryMetadata } from '../de
 
 // Packs add their own keys (McpFeature.capabilityKeys).
 const MCP_METHOD_KEYS = [
-  MCP_TOOL_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
   MCP_PROMPT_METADATA,
@@ -29,11 +26,6 @@ const MCP_METHOD_KEYS = [
 /** The only reader of the module's metadata keys. */
 @Injectable()
 export class McpMetadataAccessor {
-  getToolMetadata(target: unknown): ToolMetadata | undefined {
-    if (typeof target !== 'function') return undefined;
-    return Reflect.getMetadata(MCP_TOOL_METADATA, target) as ToolMetadata | undefined;
-  }
-
   getResourceMetadata(target: unknown): ResourceMetadata | undefined {
     return typeof target === 'function'
       ? (Reflect.getMetadata(MCP_RESOURCE_METADATA, target) as ResourceMetadata | undefined)

@@ -36,7 +36,7 @@ export type {
   RouteSelector,
 } from '../expose/expose.interfaces.js';
 // Decorator options.
-export type { ToolOptions } from '../decorators/tool.decorator.js';
+export type { ToolOptions } from '../tools/tool.decorator.js';
 export type { ResourceOptions, ResourceTemplateOptions } from '../decorators/resource.decorator.js';
 export type { PromptOptions } from '../decorators/prompt.decorator.js';
 export type { CompleteOptions } from '../decorators/complete.decorator.js';

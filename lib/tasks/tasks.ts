@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { McpTaskAdmission, McpToolTasks, TaskMode } from '../protocol/tools.js';
+import type { McpTaskAdmission, McpToolTasks, TaskMode } from '../protocol/tool-calls.js';
 import { lastOf } from '../protocol/last-value.js';
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
 import type { ToolRuntime } from '../protocol/catalog.js';

@@ -1,12 +1,10 @@
 import type { Type } from '@nestjs/common';
-import { from, isObservable, of, type Observable } from 'rxjs';
-import type { ArgumentsOutcome, HeaderParam, McpAccess, ToolRuntime } from '../protocol/catalog.js';
-import type { McpContext } from '../protocol/context.js';
+import type { ArgumentsOutcome, HeaderParam, ToolRuntime } from '../protocol/catalog.js';
 import type { JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
 import { formatIssues } from '../schema/dto-caster.js';
-import { sharedDtoCompiler, type DtoCompiler } from './dto-compiler.js';
+import { sharedDtoCompiler, type DtoCompiler } from '../discovery/dto-compiler.js';
 import { compileJsonSchema } from '../schema/json-schema.validator.js';
-import type { ToolOptions } from '../decorators/tool.decorator.js';
+import type { McpToolBuilder, ToolDefinition, ToolInvoke } from '../discovery/tool-types.js';
 import {
   isStandardSchema,
   standardJsonSchema,
@@ -14,21 +12,9 @@ import {
   type StandardSchemaV1,
 } from '../schema/standard-schema.js';
 import * as messages from '../common/mcp.messages.js';
-import { checkListCache } from './list-cache.js';
+import { checkListCache } from '../discovery/list-cache.js';
 
-/** Tool options after the name is settled and the input type is known. */
-export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'>, McpAccess {
-  name: string;
-  input?: Type<unknown> | JsonObject | StandardSchemaV1;
-}
-
-export type ToolInvoke = ((args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>) & {
-  /** Counts a task call against the tool's rate limits before its task exists (see ToolRuntime.admit). */
-  admit?: (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Promise<void>;
-};
-
-/** Tool names as the MCP specification recommends them (`toolNamePattern`'s default). */
-export const DEFAULT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export { DEFAULT_TOOL_NAME_PATTERN, type ToolDefinition, type ToolInvoke } from '../discovery/tool-types.js';
 
 const EMPTY_INPUT_SCHEMA: JsonObject = Object.freeze({ type: 'object', additionalProperties: false }) as JsonObject;
 const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -42,7 +28,7 @@ function isClass(value: unknown): value is Type<unknown> {
  * compiled once here, so a call does no schema work. Decorated and dynamically added tools both
  * come through this one path.
  */
-export class ToolRuntimeFactory {
+export class ToolRuntimeFactory implements McpToolBuilder {
   constructor(private readonly dtos: DtoCompiler = sharedDtoCompiler) {}
 
   build(definition: ToolDefinition, invoke: ToolInvoke, site: string): ToolRuntime {
@@ -220,11 +206,4 @@ function countHeaderMarks(node: unknown): number {
   let count = 0;
   for (const [key, value] of Object.entries(node)) count += key === 'x-mcp-header' ? 1 : countHeaderMarks(value);
   return count;
-}
-
-/** Normalises a plain handler result (value, Promise or Observable) into an Observable. */
-export function toObservable(result: unknown): Observable<unknown> {
-  if (isObservable(result)) return result;
-  if (result instanceof Promise) return from(result);
-  return of(result);
 }

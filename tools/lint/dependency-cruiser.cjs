@@ -8,7 +8,7 @@
 //   2 engine     engine/ (the transport-agnostic engine every transport drives; no Nest)
 //   3 services   auth/, oauth/, redis/, telemetry/ (what the engine and dispatcher are configured with)
 //   4 calls      decorators/, execution/ (the Nest pipeline of one call), catalog/
-//   5 features   discovery/ and the packs: tasks/, expose/, apps/, skills/, tool-sets/
+//   5 features   discovery/ and the packs: tools/, tasks/, expose/, apps/, skills/, tool-sets/
 //   6 surfaces   admin/, health/, explorer/, transport/ (what the app and its clients reach)
 //   7 module     interfaces/ (the module's options, composed of every slice), the module files and
 //                mcp-features.ts (the list of packs)
@@ -20,7 +20,7 @@ const LAYERS = [
   ['lib/engine/'],
   ['lib/auth/', 'lib/oauth/', 'lib/redis/', 'lib/telemetry/'],
   ['lib/decorators/', 'lib/execution/', 'lib/catalog/'],
-  ['lib/discovery/', 'lib/tasks/', 'lib/expose/', 'lib/apps/', 'lib/skills/', 'lib/tool-sets/'],
+  ['lib/discovery/', 'lib/tools/', 'lib/tasks/', 'lib/expose/', 'lib/apps/', 'lib/skills/', 'lib/tool-sets/'],
   ['lib/admin/', 'lib/health/', 'lib/explorer/', 'lib/transport/'],
   [
     'lib/interfaces/',

@@ -1,0 +1,103 @@
+import { Inject, Injectable, type Provider, type Type } from '@nestjs/common';
+import * as messages from '../common/mcp.messages.js';
+import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
+import { toolCall } from '../discovery/capability-calls.js';
+import { toSnakeCase } from '../discovery/mcp-discovery.js';
+import { MCP_FEATURE_OPTIONS, type McpFeature, type McpInstanceMethod } from '../discovery/mcp-feature.js';
+import { McpMetadataAccessor } from '../discovery/mcp-metadata.accessor.js';
+import { MCP_REGISTRY_SETTINGS, McpRegistry, type McpRegistrySettings } from '../discovery/mcp.registry.js';
+import { MCP_TOOL_BUILDER, type McpToolBuilder, type ToolDefinition } from '../discovery/tool-types.js';
+import type { McpFeatureHost, McpFeatureOptions } from '../protocol/feature-host.js';
+import type { McpToolTasks } from '../protocol/tool-calls.js';
+import { MCP_TASK_RUNNER } from '../tasks/mcp-tasks.js';
+import { withClassToolSets } from '../tool-sets/tool-sets.decorator.js';
+import { installToolSets } from '../tool-sets/tool-sets.install.js';
+import type { McpToolSetsOptions } from '../tool-sets/tool-sets.options.js';
+import { MCP_TOOL_METADATA, type ToolMetadata } from './tool.decorator.js';
+import { ToolRuntimeFactory } from './tool-runtime.factory.js';
+import { installTools } from './tools.js';
+
+/** The tools pack's `toolSets` slice (null without it). @internal */
+export const MCP_TOOL_SETS_OPTIONS = Symbol.for('nestjs-model-context:McpToolSetsOptions');
+
+const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
+
+/**
+ * The tools pack: `tools/list` and `tools/call`, the `@Tool()` methods the provider walk meets,
+ * and the runtime builder the registry uses for tools added at runtime. Tool sets ride on it.
+ */
+@Injectable()
+export class McpToolsFeature implements McpFeature {
+  readonly kind = 'tools';
+  readonly capabilityKeys = [MCP_TOOL_METADATA];
+
+  constructor(
+    private readonly registry: McpRegistry,
+    @Inject(MCP_FEATURE_OPTIONS) private readonly options: McpFeatureOptions,
+    @Inject(MCP_TASK_RUNNER) private readonly tasks: McpToolTasks,
+    @Inject(MCP_TOOL_SETS_OPTIONS) private readonly toolSets: McpToolSetsOptions | null,
+    @Inject(MCP_TOOL_BUILDER) private readonly factory: McpToolBuilder,
+    private readonly accessor: McpMetadataAccessor,
+  ) {}
+
+  install(host: McpFeatureHost): void {
+    // Tool sets stand between callers and the catalog: installed first, every tool checked as it registers.
+    const gate = this.toolSets ? installToolSets(host, this.registry, this.toolSets, this.options) : undefined;
+    installTools(host, this.registry, this.options, this.tasks, gate);
+  }
+
+  /** Registers a `@Tool()` method of one instance, named with its toolset's prefix. */
+  visitInstance(found: McpInstanceMethod): void {
+    const { method, prototype, methodName, site, prefix, packs } = found;
+    const metadata =
+      typeof method === 'function'
+        ? (Reflect.getMetadata(MCP_TOOL_METADATA, method) as ToolMetadata | undefined)
+        : undefined;
+    if (!metadata) return;
+    found.checkParams('tool');
+    const unprefixed = withClassToolSets(this.definition(metadata, prototype, methodName, site), prototype.constructor);
+    const declared = packs.reduce((amended, pack) => pack.amendTool?.(amended, method) ?? amended, {
+      ...unprefixed,
+      name: prefix + unprefixed.name,
+    });
+    const definition = { ...declared, ...found.access(declared.name) };
+    const invoker = found.gated(`tool:${definition.name}`, `tool "${definition.name}"`, found.invoker());
+    const runtime = this.factory.build(definition, toolCall(definition.name, invoker), site);
+    this.registry.register(
+      packs.reduce((built, pack) => pack.amendToolRuntime?.(built, method) ?? built, runtime),
+      site,
+    );
+  }
+
+  /** The tool's definition: its declared options, its name, and its input (the `@Args()` DTO by default). */
+  private definition(metadata: ToolMetadata, prototype: object, methodName: string, site: string): ToolDefinition {
+    const { methodName: _declared, name: declaredName, ...rest } = metadata;
+    const name = declaredName ?? toSnakeCase(methodName);
+    if (rest.input !== undefined) return { ...rest, name };
+    const params = this.accessor.getArgsParams(prototype.constructor, methodName);
+    const whole = params.filter((p) => p.data === undefined).map((p) => p.index);
+    if (whole.length > 1) throw new Error(messages.MULTIPLE_ARGS_PARAMS(site));
+    if (whole.length === 0) {
+      if (params.length > 0) throw new Error(messages.AMBIGUOUS_INPUT(site));
+      return { ...rest, name };
+    }
+    const paramtypes: unknown[] = Reflect.getMetadata('design:paramtypes', prototype, methodName) ?? [];
+    const type = paramtypes[whole[0]!];
+    if (typeof type !== 'function' || PRIMITIVES.has(type)) throw new Error(messages.AMBIGUOUS_INPUT(site));
+    return { ...rest, name, input: type as Type<unknown> };
+  }
+}
+
+/** What the tools pack adds to the module's providers: its slice and the registry's tool builder. @internal */
+export const toolProviders: Provider[] = [
+  {
+    provide: MCP_TOOL_SETS_OPTIONS,
+    useFactory: (options: { toolSets?: McpToolSetsOptions }) => options.toolSets ?? null,
+    inject: [MCP_RESOLVED_OPTIONS],
+  },
+  {
+    provide: MCP_TOOL_BUILDER,
+    useFactory: (settings: McpRegistrySettings | null) => new ToolRuntimeFactory(settings?.dtos),
+    inject: [{ token: MCP_REGISTRY_SETTINGS, optional: true }],
+  },
+];

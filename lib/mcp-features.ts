@@ -1,12 +1,12 @@
 import { Inject, Injectable, type Provider } from '@nestjs/common';
 import { McpRegistry } from './discovery/mcp.registry.js';
-import { MCP_FEATURE_OPTIONS, MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
+import { MCP_FEATURE_OPTIONS, MCP_FEATURES, type McpFeature, type McpFeaturePack } from './discovery/mcp-feature.js';
 import { McpSkillsLoader } from './skills/mcp-skills.loader.js';
 import { McpAppsLoader } from './apps/mcp-apps.loader.js';
 import { McpExposer } from './expose/mcp-exposer.js';
 import { McpTasksFeature } from './tasks/mcp-tasks.js';
 import type { McpFeatureHost, McpFeatureOptions } from './protocol/feature-host.js';
-import { McpToolsFeature, toolProviders } from './tools/tools-feature.js';
+import { McpToolsFeature } from './tools/tools-feature.js';
 import { installResources } from './protocol/resources.js';
 import { installPrompts } from './protocol/prompts.js';
 import { installCompletion } from './protocol/completion.js';
@@ -66,7 +66,7 @@ export const MCP_FEATURE_PACKS = [
 
 /** The packs, and the list the module, the provider walk and the dispatcher iterate. @internal */
 export const featureProviders: Provider[] = [
-  ...toolProviders,
+  ...MCP_FEATURE_PACKS.flatMap((pack: McpFeaturePack) => pack.providers ?? []),
   ...MCP_FEATURE_PACKS,
   { provide: MCP_FEATURES, useFactory: (...packs: McpFeature[]) => packs, inject: [...MCP_FEATURE_PACKS] },
 ];

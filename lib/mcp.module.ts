@@ -65,7 +65,6 @@ import { McpSessionAdmin } from './admin/mcp-session-admin.js';
 import { createMcpAdminController } from './admin/mcp-admin.controller.js';
 import { McpEvents } from './telemetry/events.js';
 import { observabilityProviders } from './telemetry/observability.providers.js';
-import { taskProviders } from './tasks/mcp-tasks.js';
 import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
 import { MCP_FEATURE_OPTIONS, featureProviders } from './mcp-features.js';
 import { McpToolSets } from './tool-sets/mcp-tool-sets.service.js';
@@ -221,7 +220,6 @@ const coreProviders: Provider[] = [
   McpHealthIndicator,
   McpSessionAdmin,
   ...observabilityProviders,
-  ...taskProviders,
   ...featureProviders,
   McpToolSets,
 ];

@@ -1,3 +1,4 @@
+import type { Provider, Type } from '@nestjs/common';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { McpInvoker } from '../execution/mcp-handler.factory.js';
 import type { McpAccess, ToolRuntime } from '../protocol/catalog.js';
@@ -79,6 +80,14 @@ export interface McpFeature {
   amendTool?<T extends Pick<ToolDefinition, '_meta'>>(definition: T, method: unknown): T;
   /** Amends the built runtime of a `@Tool()` method (MCP Apps hides app-only tools). */
   amendToolRuntime?(runtime: ToolRuntime, method: unknown): ToolRuntime;
+}
+
+/**
+ * A pack's class, as `MCP_FEATURE_PACKS` lists it: the providers it brings to the module (its
+ * runner, its options slice, the ports it fills) are a static `providers` list on it.
+ */
+export interface McpFeaturePack extends Type<McpFeature> {
+  readonly providers?: readonly Provider[];
 }
 
 /** The options slice the tools, resources, prompts and completion packs share. @internal */

@@ -75,9 +75,14 @@ export type ToolInvoke = ((args: unknown, rawArgs: JsonObject, ctx: McpContext) 
 /** Tool names as the MCP specification recommends them (`toolNamePattern`'s default). */
 export const DEFAULT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** What a pack makes of a tool as it is built, from its definition (tasks read `task`). */
+export type McpToolExtension = (runtime: ToolRuntime, definition: ToolDefinition, site: string) => ToolRuntime;
+
 /** Builds the runtime of a tool definition (the tools pack's ToolRuntimeFactory). */
 export interface McpToolBuilder {
   build(definition: ToolDefinition, invoke: ToolInvoke, site: string): ToolRuntime;
+  /** Adds what a pack makes of every tool built from now on (packs extend it at construction). */
+  extend(extension: McpToolExtension): void;
 }
 
 /** The DI token of the registry's {@link McpToolBuilder}, provided by the tools pack. @internal */

@@ -13,42 +13,74 @@ import type { PagedList } from './paging.js';
 import type { ProtocolEra } from './versions.js';
 
 // What `tools/call` shares with the packs that stand beside the tools pack (tool sets gate it,
-// tasks run it): the ports they implement and the answers they must give alike. The tools pack
+// tasks register how it runs): the ports they implement and the answers they must give alike. The tools pack
 // itself (lib/tools/) sits above; these stay here so that neither side imports the other.
 
 type Result = JsonObject;
 type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
 
 /**
- * A task call, decided before its task exists: the handler to run (arguments valid, guards met,
- * rate limits counted), the tool error an invalid or refused call answers with instead, or a
- * refusal by the capability's policies (a rate limit), answered in the request on both eras
- * with no task at all. Either way nothing runs before the decision, and a refused call runs
- * nothing.
+ * A call decided before it runs outside its request (as a task): the handler to run (arguments
+ * valid, guards met, rate limits counted), the tool error an invalid or refused call answers with
+ * instead, or a refusal by the capability's policies (a rate limit), answered in the request with
+ * nothing created. Either way nothing runs before the decision, and a refused call runs nothing.
  */
-export type McpTaskAdmission = { run: () => Observable<Result> } | { answer: Result } | { refuse: Result };
+export type McpRunAdmission = { run: () => Observable<Result> } | { answer: Result } | { refuse: Result };
 
-/** How a `tools/call` runs: in the request, or as a task of one era. */
-export type TaskMode = 'sync' | 'modern' | 'legacy';
+/** Runs a tool by name outside a request (a durable job). */
+export type McpToolExecutor = (toolName: string, rawArgs: JsonObject, ctx: McpContext) => Observable<JsonObject>;
 
-/** Runs a tool by name outside a request (a durable task's job). */
-export type McpTaskExecutor = (toolName: string, rawArgs: JsonObject, ctx: McpContext) => Observable<JsonObject>;
-
-/** What `tools/call` asks of the tasks pack, when it is installed (its McpTaskRunner implements it). */
-export interface McpToolTasks {
-  /** Whether this call runs in the request or as a task of one era. */
-  mode(tool: ToolRuntime, params: JsonObject, ctx: McpContext): TaskMode;
-  /** Runs an admitted call as a task; emits what `tools/call` answers (the task, or an early result). */
+/**
+ * A way a `tools/call` may run other than in its request, which a pack registers in
+ * {@link McpRunModes} (tasks: as a task of one era).
+ */
+export interface McpRunMode {
+  /** How this mode runs the call (a name of its own), or undefined when the call is not its own. */
+  select(tool: ToolRuntime, params: JsonObject, ctx: McpContext): string | undefined;
+  /** Runs an admitted call its way; emits what `tools/call` answers (a task, or an early result). */
   run(
     tool: ToolRuntime,
-    mode: 'modern' | 'legacy',
+    selected: string,
     params: JsonObject,
     ctx: McpContext,
-    admit: () => Promise<McpTaskAdmission>,
+    admit: () => Promise<McpRunAdmission>,
   ): Observable<Result>;
-  /** How durable jobs run a tool by name. */
-  bindExecutor(executor: McpTaskExecutor): void;
 }
+
+/**
+ * The run modes the packs registered, which `tools/call` asks in order (a call no mode takes runs
+ * in its request), and how a pack runs a tool by name outside a request (bound by the tools pack).
+ */
+export class McpRunModes {
+  private readonly modes: McpRunMode[] = [];
+  private executor?: McpToolExecutor;
+
+  add(mode: McpRunMode): void {
+    this.modes.push(mode);
+  }
+
+  /** The mode that takes this call and how; undefined when it runs in the request. */
+  select(tool: ToolRuntime, params: JsonObject, ctx: McpContext): { mode: McpRunMode; selected: string } | undefined {
+    for (const mode of this.modes) {
+      const selected = mode.select(tool, params, ctx);
+      if (selected !== undefined) return { mode, selected };
+    }
+    return undefined;
+  }
+
+  bindExecutor(executor: McpToolExecutor): void {
+    this.executor = executor;
+  }
+
+  /** Runs a tool by name, as `tools/call` would have (its lookup included), outside a request. */
+  execute(toolName: string, rawArgs: JsonObject, ctx: McpContext): Observable<JsonObject> {
+    if (!this.executor) throw new Error(`No tools are installed to run tool "${toolName}".`);
+    return this.executor(toolName, rawArgs, ctx);
+  }
+}
+
+/** The DI token of the module's {@link McpRunModes}, provided by the tools pack. @internal */
+export const MCP_RUN_MODES = Symbol.for('nestjs-model-context:McpRunModes');
 
 /**
  * What stands between a caller and the catalog when tool sets are configured (the tool-sets

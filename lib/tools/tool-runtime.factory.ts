@@ -4,7 +4,7 @@ import type { JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
 import { formatIssues } from '../schema/dto-caster.js';
 import { sharedDtoCompiler, type DtoCompiler } from '../discovery/dto-compiler.js';
 import { compileJsonSchema } from '../schema/json-schema.validator.js';
-import type { McpToolBuilder, ToolDefinition, ToolInvoke } from '../discovery/tool-types.js';
+import type { McpToolBuilder, McpToolExtension, ToolDefinition, ToolInvoke } from '../discovery/tool-types.js';
 import {
   isStandardSchema,
   standardJsonSchema,
@@ -29,6 +29,8 @@ function isClass(value: unknown): value is Type<unknown> {
  * come through this one path.
  */
 export class ToolRuntimeFactory implements McpToolBuilder {
+  private readonly extensions: McpToolExtension[] = [];
+
   constructor(private readonly dtos: DtoCompiler = sharedDtoCompiler) {}
 
   build(definition: ToolDefinition, invoke: ToolInvoke, site: string): ToolRuntime {
@@ -42,11 +44,9 @@ export class ToolRuntimeFactory implements McpToolBuilder {
     if (definition.icons !== undefined) base.icons = definition.icons.map((icon) => ({ ...icon }));
     if (definition._meta !== undefined) base._meta = { ...definition._meta };
     const modern: ToolDescriptor = output ? { ...base, outputSchema: output.schema } : base;
-    let legacy: ToolDescriptor = output && output.schema.type === 'object' ? modern : base;
-    // 2025-11-25 lists task support on the tool; the 2026-07-28 extension leaves it to the server.
-    if (definition.task !== undefined) legacy = { ...legacy, execution: { taskSupport: definition.task } };
+    const legacy: ToolDescriptor = output && output.schema.type === 'object' ? modern : base;
     const headerParams = collectHeaderParams(input.schema, site);
-    return {
+    const runtime: ToolRuntime = {
       name,
       descriptors: { legacy: Object.freeze(legacy), modern: Object.freeze(modern) },
       hasOutputSchema: output !== undefined,
@@ -58,9 +58,14 @@ export class ToolRuntimeFactory implements McpToolBuilder {
       invoke,
       admit: invoke.admit,
       checkOutput: output?.check,
-      taskSupport: checkTaskSupport(definition.task, site),
       ...(definition.sets?.length ? { sets: Object.freeze([...new Set(definition.sets)]) } : {}),
     };
+    return this.extensions.reduce((built, extend) => extend(built, definition, site), runtime);
+  }
+
+  /** Adds what a pack makes of every tool from its definition (tasks: `task`), as tools are built. */
+  extend(extension: McpToolExtension): void {
+    this.extensions.push(extension);
   }
 
   private input(
@@ -147,11 +152,6 @@ export class ToolRuntimeFactory implements McpToolBuilder {
       },
     };
   }
-}
-
-function checkTaskSupport(task: unknown, site: string): 'optional' | 'required' | undefined {
-  if (task === undefined || task === 'optional' || task === 'required') return task;
-  throw new Error(`${site}: "task" must be 'optional' or 'required', got ${JSON.stringify(task)}.`);
 }
 
 /** Finds `x-mcp-header` marks on properties reachable through `properties` alone. */

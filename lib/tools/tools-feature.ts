@@ -8,8 +8,7 @@ import { McpMetadataAccessor } from '../discovery/mcp-metadata.accessor.js';
 import { MCP_REGISTRY_SETTINGS, McpRegistry, type McpRegistrySettings } from '../discovery/mcp.registry.js';
 import { MCP_TOOL_BUILDER, type McpToolBuilder, type ToolDefinition } from '../discovery/tool-types.js';
 import type { McpFeatureHost, McpFeatureOptions } from '../protocol/feature-host.js';
-import type { McpToolTasks } from '../protocol/tool-calls.js';
-import { MCP_TASK_RUNNER } from '../tasks/mcp-tasks.js';
+import { MCP_RUN_MODES, McpRunModes } from '../protocol/tool-calls.js';
 import { withClassToolSets } from '../tool-sets/tool-sets.decorator.js';
 import { installToolSets } from '../tool-sets/tool-sets.install.js';
 import type { McpToolSetsOptions } from '../tool-sets/tool-sets.options.js';
@@ -20,6 +19,21 @@ import { installTools } from './tools.js';
 /** The tools pack's `toolSets` slice (null without it). @internal */
 export const MCP_TOOL_SETS_OPTIONS = Symbol.for('nestjs-model-context:McpToolSetsOptions');
 
+/** What the tools pack adds to the module's providers: its slice, the registry's tool builder, the run modes. */
+const toolProviders: Provider[] = [
+  {
+    provide: MCP_TOOL_SETS_OPTIONS,
+    useFactory: (options: { toolSets?: McpToolSetsOptions }) => options.toolSets ?? null,
+    inject: [MCP_RESOLVED_OPTIONS],
+  },
+  {
+    provide: MCP_TOOL_BUILDER,
+    useFactory: (settings: McpRegistrySettings | null) => new ToolRuntimeFactory(settings?.dtos),
+    inject: [{ token: MCP_REGISTRY_SETTINGS, optional: true }],
+  },
+  { provide: MCP_RUN_MODES, useFactory: () => new McpRunModes() },
+];
+
 const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
 
 /**
@@ -28,13 +42,14 @@ const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Fun
  */
 @Injectable()
 export class McpToolsFeature implements McpFeature {
+  static readonly providers = toolProviders;
   readonly kind = 'tools';
   readonly capabilityKeys = [MCP_TOOL_METADATA];
 
   constructor(
     private readonly registry: McpRegistry,
     @Inject(MCP_FEATURE_OPTIONS) private readonly options: McpFeatureOptions,
-    @Inject(MCP_TASK_RUNNER) private readonly tasks: McpToolTasks,
+    @Inject(MCP_RUN_MODES) private readonly modes: McpRunModes,
     @Inject(MCP_TOOL_SETS_OPTIONS) private readonly toolSets: McpToolSetsOptions | null,
     @Inject(MCP_TOOL_BUILDER) private readonly factory: McpToolBuilder,
     private readonly accessor: McpMetadataAccessor,
@@ -43,7 +58,7 @@ export class McpToolsFeature implements McpFeature {
   install(host: McpFeatureHost): void {
     // Tool sets stand between callers and the catalog: installed first, every tool checked as it registers.
     const gate = this.toolSets ? installToolSets(host, this.registry, this.toolSets, this.options) : undefined;
-    installTools(host, this.registry, this.options, this.tasks, gate);
+    installTools(host, this.registry, this.options, this.modes, gate);
   }
 
   /** Registers a `@Tool()` method of one instance, named with its toolset's prefix. */
@@ -87,17 +102,3 @@ export class McpToolsFeature implements McpFeature {
     return { ...rest, name, input: type as Type<unknown> };
   }
 }
-
-/** What the tools pack adds to the module's providers: its slice and the registry's tool builder. @internal */
-export const toolProviders: Provider[] = [
-  {
-    provide: MCP_TOOL_SETS_OPTIONS,
-    useFactory: (options: { toolSets?: McpToolSetsOptions }) => options.toolSets ?? null,
-    inject: [MCP_RESOLVED_OPTIONS],
-  },
-  {
-    provide: MCP_TOOL_BUILDER,
-    useFactory: (settings: McpRegistrySettings | null) => new ToolRuntimeFactory(settings?.dtos),
-    inject: [{ token: MCP_REGISTRY_SETTINGS, optional: true }],
-  },
-];

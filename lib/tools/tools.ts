@@ -15,9 +15,9 @@ import { McpMethods } from '../protocol/methods.js';
 import {
   toolErrorResult,
   unknownToolError,
-  type McpTaskAdmission,
+  type McpRunAdmission,
+  type McpRunModes,
   type McpToolGate,
-  type McpToolTasks,
 } from '../protocol/tool-calls.js';
 
 // The tools pack's protocol methods: Nest-free, installable into any McpFeatureHost.
@@ -34,7 +34,7 @@ export function installTools(
   host: McpFeatureHost,
   catalog: McpCatalog,
   options: ToolOptions,
-  tasks?: McpToolTasks,
+  modes?: McpRunModes,
   gate?: McpToolGate,
 ): void {
   const tools = host.pagedList(
@@ -53,7 +53,7 @@ export function installTools(
       find: (params) => (typeof params.name === 'string' ? catalog.tool(params.name) : undefined),
       scopes: (_params, tool) => (tool as ToolRuntime | undefined)?.requiredScopes,
       headers: (params, getHeader, tool) => checkToolHeaders(tool as ToolRuntime | undefined, params, getHeader),
-      handler: (params, ctx) => callTool(host, options, params, ctx, tasks),
+      handler: (params, ctx) => callTool(host, options, params, ctx, modes),
     });
   } else {
     // With tool sets, the tool a call reaches depends on its caller (a discovery tool names it one
@@ -73,7 +73,7 @@ export function installTools(
       },
       handler: (params, ctx) =>
         gate.call(params, ctx, (real, exists) =>
-          callTool(host, options, real, ctx, tasks, (name) =>
+          callTool(host, options, real, ctx, modes, (name) =>
             resolveTool(catalog, name, ctx.clientCapabilities, exists),
           ),
         ),
@@ -81,7 +81,7 @@ export function installTools(
   }
   // A task's tool was decided when its tools/call was admitted; a durable job running it later
   // (perhaps on another instance) has no caller request to select sets from.
-  tasks?.bindExecutor((toolName, rawArgs, ctx) =>
+  modes?.bindExecutor((toolName, rawArgs, ctx) =>
     runTool(options, resolveTool(catalog, toolName, ctx.clientCapabilities), rawArgs, ctx),
   );
   host.declareCapability('tools', { listChanged: true });
@@ -160,7 +160,7 @@ function callTool(
   options: ToolOptions,
   params: JsonObject,
   ctx: McpContext,
-  tasks: McpToolTasks | undefined,
+  modes: McpRunModes | undefined,
   /** With tool sets: the caller's tool by name (the gate's test of what exists for it applied). */
   resolve?: (name: string) => ToolRuntime,
 ): Observable<Result> | Result {
@@ -182,25 +182,26 @@ function callTool(
       `The "arguments" of tool "${name}" must be a JSON object (got ${describeType(rawArgs)}).`,
     );
   }
-  const mode = tasks?.mode(tool, params, ctx) ?? 'sync';
-  if (mode === 'sync') return host.interactive(params, name, rawArgs, ctx, () => runTool(options, tool, rawArgs, ctx));
+  // A pack may run the call its own way (tasks); else it runs in the request.
+  const taken = modes?.select(tool, params, ctx);
+  if (!taken) return host.interactive(params, name, rawArgs, ctx, () => runTool(options, tool, rawArgs, ctx));
   return host.interactive(params, name, rawArgs, ctx, () =>
-    tasks!.run(tool, mode, params, ctx, () => admitTask(options, tool, rawArgs, ctx)),
+    taken.mode.run(tool, taken.selected, params, ctx, () => admitCall(options, tool, rawArgs, ctx)),
   );
 }
 
 /**
- * Decides a task call before its task exists: invalid arguments get what tools/call gives them,
- * a valid call must meet the tool's guards (with the real request) and its rate limits (counted
- * by the creating caller), and only then may the runner reserve a task and run the handler or
- * queue its job.
+ * Decides a call a run mode takes before it creates anything (a task): invalid arguments get what
+ * tools/call gives them, a valid call must meet the tool's guards (with the real request) and its
+ * rate limits (counted by the creating caller), and only then may the mode reserve a task and run
+ * the handler or queue its job.
  */
-async function admitTask(
+async function admitCall(
   options: ToolOptions,
   tool: ToolRuntime,
   rawArgs: JsonObject,
   ctx: McpContext,
-): Promise<McpTaskAdmission> {
+): Promise<McpRunAdmission> {
   let parsed: ArgumentsOutcome;
   try {
     parsed = await tool.parseArguments(rawArgs);

@@ -41,7 +41,7 @@ export interface McpInstanceMethod extends McpProviderMethod {
  * skills, MCP Apps, exposed routes; tool sets, OAuth extras and a client/gateway land the same
  * way). A kind is one folder holding its whole slice (decorator, metadata, runtime, protocol
  * methods, options slice, Nest glue) and one Nest provider implementing this interface, listed
- * once in `MCP_FEATURE_PACKS` (mcp.module.ts). The module then drives every pack through the same
+ * once in `MCP_FEATURE_PACKS` (mcp-features.ts). The module then drives every pack through the same
  * four steps, in this order:
  *
  * 1. `install(host)`: as the dispatcher is built, the pack attaches its methods to the method

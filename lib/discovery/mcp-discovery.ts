@@ -18,7 +18,7 @@ import { capabilityAccess, completerCall, promptCall, resourceCall, templateCall
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { McpRegistry } from './mcp.registry.js';
 import { toolsetOf } from './mcp-toolset.js';
-import { MCP_FEATURES, type McpFeature, type McpInstanceMethod, type McpProviderMethod } from './mcp-feature.js';
+import { MCP_FEATURES, type McpFeature } from './mcp-feature.js';
 
 const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
 
@@ -66,15 +66,12 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
 
   private walk(): void {
     const visitors = this.features.filter((feature) => feature.visit);
-    const instanceVisitors = this.features.filter((feature) => feature.visitInstance);
-    const visited = new Set<object>();
     const scope = this.options.include ? { include: this.options.include as Function[] } : {};
     const wrappers = [...this.discovery.getProviders(scope), ...this.discovery.getControllers(scope)];
     const seen = new Set<object>();
     const completers: PendingCompleter[] = [];
     for (const wrapper of wrappers) {
       if (wrapper.isAlias) continue;
-      this.visit(wrapper, visitors, visited);
       const scoped = !wrapper.isDependencyTreeStatic();
       // A request-scoped provider has no real instance at bootstrap: read its class, and let
       // each call resolve a fresh instance.
@@ -105,9 +102,9 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
           completers,
           prefix,
         );
-        if (instanceVisitors.length === 0) continue;
-        const method = this.instanceMethod(wrapper, instance, prototype, methodName, where, prefix);
-        for (const visitor of instanceVisitors) visitor.visitInstance!(method);
+        const shown = (prototype as Record<string, unknown>)[methodName];
+        const found = { wrapper, prototype, methodName, method: shown, site: `${className}#${methodName}`, instance };
+        for (const visitor of visitors) visitor.visit!(toolset ? { ...found, toolset } : found);
       }
     }
     // Completers attach once every prompt and template is known, wherever it was declared.
@@ -128,58 +125,12 @@ export class McpDiscovery implements OnModuleInit, OnApplicationBootstrap {
     }
   }
 
-  /** One method of one instance, bound to the walk's helpers, for the packs that visit instances. */
-  private instanceMethod(
-    wrapper: InstanceWrapper,
-    instance: object | undefined,
-    prototype: object,
-    methodName: string,
-    where: string,
-    prefix: string,
-  ): McpInstanceMethod {
-    const site = `${classNameOf(wrapper, prototype)}#${methodName}${where}`;
-    return {
-      wrapper,
-      prototype,
-      methodName,
-      method: (prototype as Record<string, unknown>)[methodName],
-      site,
-      instance,
-      prefix,
-      packs: this.features,
-      invoker: () => this.invokerFor(wrapper, instance, methodName),
-      gated: (key, label, invoke) => this.gated(key, label, prototype, methodName, invoke),
-      access: (name) => this.access(wrapper, instance, prototype, methodName, name),
-      checkParams: (what) => this.checkParams(prototype, methodName, site, what),
-    };
-  }
-
   /** Whether a pack's decorator declares a capability on the method. */
   private packCapability(method: unknown): boolean {
     return (
       typeof method === 'function' &&
       this.features.some((feature) => feature.capabilityKeys?.some((key) => Reflect.hasMetadata(key, method)))
     );
-  }
-
-  /** Shows each method of a provider's class (each class once) to the packs that visit. */
-  private visit(wrapper: InstanceWrapper, visitors: readonly McpFeature[], visited: Set<object>): void {
-    if (visitors.length === 0) return;
-    const prototype = (
-      wrapper.instance ? Object.getPrototypeOf(wrapper.instance) : (wrapper.metatype as Type<unknown> | null)?.prototype
-    ) as object | undefined;
-    if (!prototype || visited.has(prototype)) return;
-    visited.add(prototype);
-    for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-      const method: McpProviderMethod = {
-        wrapper,
-        prototype,
-        methodName,
-        method: (prototype as Record<string, unknown>)[methodName],
-        site: `${prototype.constructor.name}#${methodName}`,
-      };
-      for (const visitor of visitors) visitor.visit!(method);
-    }
   }
 
   /** Registers the `@Resource()`, `@ResourceTemplate()`, `@Prompt()` and `@Complete()` of one method. */

@@ -1,7 +1,6 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import type { McpInvoker } from '../execution/mcp-handler.factory.js';
-import type { McpAccess, ToolRuntime } from '../protocol/catalog.js';
+import type { ToolRuntime } from '../protocol/catalog.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
 import type { ToolDefinition } from './tool-types.js';
 
@@ -13,27 +12,10 @@ export interface McpProviderMethod {
   method: unknown;
   /** `Class#method`, for bootstrap errors. */
   site: string;
-}
-
-/**
- * One method of one provider instance in scope, as the walk meets it, with what binds it to the
- * Nest pipeline: a pack registers a capability that runs on this instance from it.
- */
-export interface McpInstanceMethod extends McpProviderMethod {
-  /** The instance the method runs on; undefined for a request-scoped provider (one per call). */
-  instance: object | undefined;
-  /** The name prefix of the provider's `McpModule.forFeature()` toolset; '' outside one. */
-  prefix: string;
-  /** The module's packs, for what one pack amends in another's capabilities (MCP Apps in tools). */
-  packs: readonly McpFeature[];
-  /** The method through the Nest pipeline (a singleton wrapped once, else an instance per call). */
-  invoker(): McpInvoker;
-  /** An invoker under the method's policies (rate limits...), counted by `key` across instances. */
-  gated(key: string, label: string, invoke: McpInvoker): McpInvoker;
-  /** The scopes of the method and its class and a check of its guards, for the capability `name`. */
-  access(name: string): McpAccess;
-  /** Refuses a parameter decorator the call cannot fill; `what` names the kind in the message. */
-  checkParams(what: string): void;
+  /** The instance the method runs on at bootstrap; undefined for a request-scoped provider. */
+  instance?: object;
+  /** The `McpModule.forFeature()` toolset the provider belongs to: its name prefix and label. */
+  toolset?: { prefix: string; label: string };
 }
 
 /**
@@ -48,9 +30,9 @@ export interface McpInstanceMethod extends McpProviderMethod {
  *    table (`host.define(McpMethods.x, { handler, find, scopes, headers })`) and declares its
  *    capabilities or extensions. Keep the host for later steps: a pack never injects the dispatcher.
  * 2. `visit(method)`: during the one provider walk at module init, for every method of every
- *    provider and controller in scope (each class once); collect what the pack's decorator marks.
- *    Synchronous: do the work in `settle`. `visitInstance(method)` is its per-instance form, for
- *    capabilities that run on one instance and keep the walk's order (tools).
+ *    provider and controller in scope (each instance once, so a class in two toolsets is seen
+ *    twice); collect what the pack's decorator marks.
+ *    Synchronous: do the work in `settle`.
  * 3. `settle()`: once the walk is over (all packs settle concurrently): build runtimes, register
  *    them in the McpRegistry, load files.
  * 4. `ready()`: at application bootstrap, when every pack settled: cross-checks (a linked view
@@ -69,11 +51,6 @@ export interface McpFeature {
   readonly capabilityKeys?: readonly string[];
   install?(host: McpFeatureHost): void;
   visit?(method: McpProviderMethod): void;
-  /**
-   * During the walk, each method of each provider instance in scope, in walk order (a class two
-   * `forFeature()` toolsets provide is met twice, once with each prefix).
-   */
-  visitInstance?(method: McpInstanceMethod): void;
   settle?(): void | Promise<void>;
   ready?(): void | Promise<void>;
   /** Amends a `@Tool()` the walk found, before it is built (MCP Apps adds `_meta.ui`). */
@@ -90,7 +67,7 @@ export interface McpFeaturePack extends Type<McpFeature> {
   readonly providers?: readonly Provider[];
 }
 
-/** The options slice the tools, resources, prompts and completion packs share. @internal */
+/** The options slice the tools, resources, prompts and completion packs share (`McpFeatureOptions`). @internal */
 export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
 
 /** The DI token of the module's packs, in `MCP_FEATURE_PACKS` order. @internal */

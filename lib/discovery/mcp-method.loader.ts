@@ -20,6 +20,7 @@ export abstract class McpMethodLoader implements McpFeature {
   protected host?: McpFeatureHost;
   /** The methods {@link visit} kept. */
   protected readonly found: McpProviderMethod[] = [];
+  private readonly seen = new WeakMap<object, Set<string>>();
 
   constructor(
     protected readonly handlers: McpHandlerFactory,
@@ -32,7 +33,12 @@ export abstract class McpMethodLoader implements McpFeature {
   }
 
   visit(method: McpProviderMethod): void {
-    if (typeof method.method === 'function' && this.marks(method.method)) this.found.push(method);
+    if (typeof method.method !== 'function' || !this.marks(method.method)) return;
+    // The walk shows each instance; these packs serve a class's method once, whatever provides it.
+    const names = this.seen.get(method.prototype) ?? new Set<string>();
+    if (names.has(method.methodName)) return;
+    this.seen.set(method.prototype, names.add(method.methodName));
+    this.found.push(method);
   }
 
   /** Whether the pack's decorators mark this method. */

@@ -1,9 +1,17 @@
 import { Inject, Injectable, type Provider, type Type } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import * as messages from '../common/mcp.messages.js';
 import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
-import { toolCall } from '../discovery/capability-calls.js';
+import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
+import { McpHandlerFactory, type McpInvoker } from '../execution/mcp-handler.factory.js';
+import { capabilityAccess, toolCall } from '../discovery/capability-calls.js';
 import { toSnakeCase } from '../discovery/mcp-discovery.js';
-import { MCP_FEATURE_OPTIONS, type McpFeature, type McpInstanceMethod } from '../discovery/mcp-feature.js';
+import {
+  MCP_FEATURE_OPTIONS,
+  MCP_FEATURES,
+  type McpFeature,
+  type McpProviderMethod,
+} from '../discovery/mcp-feature.js';
 import { McpMetadataAccessor } from '../discovery/mcp-metadata.accessor.js';
 import { MCP_REGISTRY_SETTINGS, McpRegistry, type McpRegistrySettings } from '../discovery/mcp.registry.js';
 import { MCP_TOOL_BUILDER, type McpToolBuilder, type ToolDefinition } from '../discovery/tool-types.js';
@@ -45,6 +53,7 @@ export class McpToolsFeature implements McpFeature {
   static readonly providers = toolProviders;
   readonly kind = 'tools';
   readonly capabilityKeys = [MCP_TOOL_METADATA];
+  private packs?: readonly McpFeature[];
 
   constructor(
     private readonly registry: McpRegistry,
@@ -53,6 +62,8 @@ export class McpToolsFeature implements McpFeature {
     @Inject(MCP_TOOL_SETS_OPTIONS) private readonly toolSets: McpToolSetsOptions | null,
     @Inject(MCP_TOOL_BUILDER) private readonly factory: McpToolBuilder,
     private readonly accessor: McpMetadataAccessor,
+    private readonly handlers: McpHandlerFactory,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   install(host: McpFeatureHost): void {
@@ -61,22 +72,50 @@ export class McpToolsFeature implements McpFeature {
     installTools(host, this.registry, this.options, this.modes, gate);
   }
 
-  /** Registers a `@Tool()` method of one instance, named with its toolset's prefix. */
-  visitInstance(found: McpInstanceMethod): void {
-    const { method, prototype, methodName, site, prefix, packs } = found;
+  /**
+   * Registers a `@Tool()` method of one instance (the walk shows each), named with its toolset's
+   * prefix, in walk order.
+   */
+  visit(found: McpProviderMethod): void {
+    const { method, prototype, methodName, wrapper, instance, toolset } = found;
     const metadata =
       typeof method === 'function'
         ? (Reflect.getMetadata(MCP_TOOL_METADATA, method) as ToolMetadata | undefined)
         : undefined;
     if (!metadata) return;
-    found.checkParams('tool');
+    // Sites say which toolset, so a clash between two instances of one class names both.
+    const site = toolset ? `${found.site} in ${toolset.label}` : found.site;
+    const [foreign] = this.accessor.getForeignParams(prototype.constructor, methodName);
+    if (foreign) throw new Error(messages.FOREIGN_PARAM_DECORATOR(site, 'tool', foreign.index, foreign.type));
+    // Other packs amend tools (MCP Apps adds `_meta.ui`, hides app-only tools).
+    const packs = (this.packs ??= this.moduleRef.get<readonly McpFeature[]>(MCP_FEATURES));
     const unprefixed = withClassToolSets(this.definition(metadata, prototype, methodName, site), prototype.constructor);
     const declared = packs.reduce((amended, pack) => pack.amendTool?.(amended, method) ?? amended, {
       ...unprefixed,
-      name: prefix + unprefixed.name,
+      name: (toolset?.prefix ?? '') + unprefixed.name,
     });
-    const definition = { ...declared, ...found.access(declared.name) };
-    const invoker = found.gated(`tool:${definition.name}`, `tool "${definition.name}"`, found.invoker());
+    // Guards need no real instance: a request-scoped provider is probed through its class.
+    const probeHost = instance ?? (wrapper.instance as object | undefined) ?? Object.create(prototype);
+    const access = capabilityAccess(
+      declared.name,
+      this.handlers.createGuardCheck(probeHost, methodName),
+      requiredScopesOf(prototype.constructor, method as Function),
+    );
+    const definition = { ...declared, ...access };
+    // Singletons are wrapped once; request-scoped providers resolve an instance per call.
+    const invoke: McpInvoker = instance
+      ? this.handlers.create(instance, methodName)
+      : this.handlers.createScoped(wrapper, methodName);
+    // Policies count by the tool's key: a request-scoped provider's instances share one count.
+    const invoker = this.handlers.gated(
+      {
+        key: `tool:${definition.name}`,
+        label: `tool "${definition.name}"`,
+        owner: prototype.constructor,
+        method: method as Function,
+      },
+      invoke,
+    );
     const runtime = this.factory.build(definition, toolCall(definition.name, invoker), site);
     this.registry.register(
       packs.reduce((built, pack) => pack.amendToolRuntime?.(built, method) ?? built, runtime),

@@ -11,7 +11,7 @@ export { type McpModuleAsyncOptions, type McpModuleForRootOptions } from './mcp.
 export type { McpModuleOptions, McpOptionsFactory } from './interfaces/mcp-module-options.interface.js';
 
 // Decorators.
-export { Tool } from './decorators/tool.decorator.js';
+export { Tool } from './tools/tool.decorator.js';
 export { McpToolSets, ToolSets } from './tool-sets/index.js';
 export { Resource, ResourceTemplate } from './resources/resource.decorator.js';
 export { Prompt } from './prompts/prompt.decorator.js';

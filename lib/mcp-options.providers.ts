@@ -29,6 +29,7 @@ import type { McpServerNames } from './telemetry/observer.js';
 import { MCP_SKILLS_OPTIONS } from './skills/mcp-skills-options.interface.js';
 import { MCP_EXPOSE_OPTIONS } from './expose/expose.interfaces.js';
 import { toolRunBy } from './tool-sets/discovery-names.js';
+import { MCP_TOOL_SETS_OPTIONS } from './tools/tools-feature.js';
 
 /** One slice of the resolved options under its own token. */
 const slice = <T>(provide: symbol, cut: (options: ResolvedMcpOptions) => T): Provider => ({
@@ -59,6 +60,7 @@ export const optionSliceProviders: Provider[] = [
   slice(MCP_PAGE_SIZE, (options) => options.pageSize),
   slice(MCP_DTO_COMPILER, (options) => dtoCompilerFor(options.schemas.nullableOptionals)),
   slice(MCP_TASKS_OPTIONS, (options) => options.tasks ?? null),
+  slice(MCP_TOOL_SETS_OPTIONS, (options) => options.toolSets ?? null),
   slice(MCP_SKILLS_OPTIONS, (options) => options.skills ?? null),
   slice(MCP_EXPOSE_OPTIONS, (options) => options.expose ?? null),
   slice(MCP_TELEMETRY_OPTIONS, (options) => options.telemetry ?? null),

@@ -1,4 +1,4 @@
-import { DEFAULT_TOOL_NAME_PATTERN } from './discovery/tool-runtime.factory.js';
+import { DEFAULT_TOOL_NAME_PATTERN } from './discovery/tool-types.js';
 import { randomBytes } from 'node:crypto';
 import { isLogLevel } from './protocol/context.js';
 import {

@@ -67,7 +67,6 @@ import { McpSessionAdmin } from './admin/mcp-session-admin.js';
 import { createMcpAdminController } from './admin/mcp-admin.controller.js';
 import { McpEvents } from './telemetry/events.js';
 import { observabilityProviders } from './telemetry/observability.providers.js';
-import { taskProviders } from './tasks/mcp-tasks.js';
 import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
 import { featureProviders } from './mcp-features.js';
 import { optionSliceProviders } from './mcp-options.providers.js';
@@ -225,7 +224,6 @@ const coreProviders: Provider[] = [
   McpHealthIndicator,
   McpSessionAdmin,
   ...observabilityProviders,
-  ...taskProviders,
   ...featureProviders,
   McpToolSets,
 ];

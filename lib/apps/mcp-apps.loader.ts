@@ -20,7 +20,7 @@ import {
 } from './apps.js';
 import { resourceCall } from '../discovery/capability-calls.js';
 import { McpMethodLoader } from '../discovery/mcp-method.loader.js';
-import type { ToolDefinition } from '../discovery/tool-runtime.factory.js';
+import type { ToolDefinition } from '../tools/tool-runtime.factory.js';
 
 function appOptionsOf(method: unknown): McpAppOptions | undefined {
   return typeof method === 'function'

@@ -1,4 +1,3 @@
-export const MCP_TOOL_METADATA = 'mcp:tool';
 export const MCP_RESOURCE_METADATA = 'mcp:resource';
 export const MCP_RESOURCE_TEMPLATE_METADATA = 'mcp:resource-template';
 export const MCP_PROMPT_METADATA = 'mcp:prompt';

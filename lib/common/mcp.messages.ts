@@ -19,6 +19,9 @@ export const DUPLICATE_TOOL = (
 export const TOOL_DUPLICATE_RUNTIME = (name: string) =>
   `Tool "${name}" is already registered. Remove it first with McpRegistry.removeTool("${name}") or pick another name.`;
 
+export const TOOLS_NEED_MODULE = (name: string) =>
+  `Tool "${name}" cannot be added: this McpRegistry was made outside McpModule, which gives a registry the tools pack that builds tool runtimes.`;
+
 export const MULTIPLE_ARGS_PARAMS = (site: string) =>
   `"${site}" has more than one @Args() parameter. A tool receives one arguments object; use a single DTO.`;
 

@@ -1,8 +1,9 @@
+import { from, isObservable, of, type Observable } from 'rxjs';
 import type { Completer, McpAccess } from '../protocol/catalog.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
 import type { McpContext } from '../protocol/context.js';
 import type { McpGuardCheck, McpInvoker } from '../execution/mcp-handler.factory.js';
-import type { ToolInvoke } from './tool-runtime.factory.js';
+import type { ToolInvoke } from './tool-types.js';
 import type { ResourceInvoke, ResourceTemplateInvoke } from './resource-runtime.factory.js';
 import type { PromptInvoke } from './prompt-runtime.factory.js';
 
@@ -80,3 +81,10 @@ export const capabilityAccess = (
         check(context.viewAs(method, name, request?.rawArguments ?? NO_ARGUMENTS, request?.arguments))
     : undefined,
 });
+
+/** Normalises a plain handler result (value, Promise or Observable) into an Observable. */
+export function toObservable(result: unknown): Observable<unknown> {
+  if (isObservable(result)) return result;
+  if (result instanceof Promise) return from(result);
+  return of(result);
+}

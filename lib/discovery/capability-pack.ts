@@ -10,7 +10,8 @@ import { McpRegistry } from './mcp.registry.js';
 import { MCP_FEATURE_OPTIONS } from '../common/mcp.constants.js';
 import type { McpFeature, McpProviderMethod } from './mcp-feature.js';
 
-const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
+/** Parameter types that are no DTO: an `@Args()` of one of them names no input schema. */
+export const PRIMITIVES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt]);
 
 /**
  * What the catalog packs (resources, prompts, completion) share: the methods the provider walk

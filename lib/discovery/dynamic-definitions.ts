@@ -3,7 +3,7 @@ import type { StandardSchemaV1 } from '../schema/standard-schema.js';
 import type { McpToggleState } from '../protocol/notification-bus.js';
 import type { McpContext } from '../protocol/context.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
-import type { ToolOptions } from '../decorators/tool.decorator.js';
+import type { ToolOptions } from './tool-types.js';
 import type { ResourceOptions, ResourceTemplateOptions } from './resource-runtime.factory.js';
 import type { PromptOptions } from './prompt-runtime.factory.js';
 

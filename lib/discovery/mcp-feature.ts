@@ -1,7 +1,8 @@
+import type { Provider, Type } from '@nestjs/common';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { ToolRuntime } from '../protocol/catalog.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
-import type { ToolDefinition } from './tool-runtime.factory.js';
+import type { ToolDefinition } from './tool-types.js';
 
 /** One provider method met by the module's single provider walk (McpDiscovery). */
 export interface McpProviderMethod {
@@ -22,7 +23,7 @@ export interface McpProviderMethod {
  * skills, MCP Apps, exposed routes; tool sets, OAuth extras and a client/gateway land the same
  * way). A kind is one folder holding its whole slice (decorator, metadata, runtime, protocol
  * methods, options slice, Nest glue) and one Nest provider implementing this interface, listed
- * once in `MCP_FEATURE_PACKS` (mcp.module.ts). The module then drives every pack through the same
+ * once in `MCP_FEATURE_PACKS` (mcp-features.ts). The module then drives every pack through the same
  * four steps, in this order:
  *
  * 1. `install(host)`: as the dispatcher is built, the pack attaches its methods to the method
@@ -61,6 +62,14 @@ export interface McpFeature {
   amendTool?<T extends Pick<ToolDefinition, '_meta'>>(definition: T, method: unknown): T;
   /** Amends the built runtime of a `@Tool()` method (MCP Apps hides app-only tools). */
   amendToolRuntime?(runtime: ToolRuntime, method: unknown): ToolRuntime;
+}
+
+/**
+ * A pack's class, as `MCP_FEATURE_PACKS` lists it: the providers it brings to the module (its
+ * runner, its options slice, the ports it fills) are a static `providers` list on it.
+ */
+export interface McpFeaturePack extends Type<McpFeature> {
+  readonly providers?: readonly Provider[];
 }
 
 /** The DI token of the module's packs, in `MCP_FEATURE_PACKS` order. @internal */

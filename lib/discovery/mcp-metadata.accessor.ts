@@ -1,24 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { CUSTOM_ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { MCP_PARAM_ARGS_METADATA, MCP_TOOL_METADATA, McpParamtype } from '../common/mcp.constants.js';
-import type { ToolMetadata } from '../decorators/tool.decorator.js';
+import { MCP_PARAM_ARGS_METADATA, McpParamtype } from '../common/mcp.constants.js';
 
-// Packs add their own keys (McpFeature.capabilityKeys).
-const MCP_METHOD_KEYS = [MCP_TOOL_METADATA];
-
-/** Reads the tools' metadata and every capability method's parameters; packs read their own decorators. */
+/** Reads every capability method's parameters; each pack reads its own decorators (McpFeature.capabilityKeys). */
 @Injectable()
 export class McpMetadataAccessor {
-  getToolMetadata(target: unknown): ToolMetadata | undefined {
-    if (typeof target !== 'function') return undefined;
-    return Reflect.getMetadata(MCP_TOOL_METADATA, target) as ToolMetadata | undefined;
-  }
-
-  /** True when the method carries any of the core kinds' method decorators. */
-  hasMcpMetadata(target: unknown): boolean {
-    return typeof target === 'function' && MCP_METHOD_KEYS.some((key) => Reflect.hasMetadata(key, target));
-  }
-
   /** The method's `@Args()` parameters with their property name (undefined = the whole object). */
   getArgsParams(owner: object, methodName: string): Array<{ index: number; data: unknown }> {
     const metadata: Record<string, { index: number; data?: unknown }> | undefined = Reflect.getMetadata(

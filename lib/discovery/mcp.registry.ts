@@ -10,7 +10,7 @@ import type {
   McpRegistryChange,
 } from './dynamic-definitions.js';
 import * as messages from '../common/mcp.messages.js';
-import { DEFAULT_TOOL_NAME_PATTERN, ToolRuntimeFactory, toObservable } from './tool-runtime.factory.js';
+import { DEFAULT_TOOL_NAME_PATTERN, MCP_TOOL_BUILDER, type McpToolBuilder } from './tool-types.js';
 import type { DtoCompiler } from './dto-compiler.js';
 import { ResourceRuntimeFactory } from './resource-runtime.factory.js';
 import { PromptRuntimeFactory } from './prompt-runtime.factory.js';
@@ -22,6 +22,7 @@ import {
   promptCall,
   resourceCall,
   templateCall,
+  toObservable,
   toolCall,
 } from './capability-calls.js';
 import { describeCompletionTarget } from './completer-table.js';
@@ -51,8 +52,8 @@ export const MCP_REGISTRY_SETTINGS = Symbol.for('nestjs-model-context:McpRegistr
 export class McpRegistry extends McpCatalogStore {
   private readonly changeSubject = new Subject<McpRegistryChange>();
 
-  /** @internal Builds tool runtimes (schemas and validators compiled once). */
-  readonly toolFactory: ToolRuntimeFactory;
+  /** @internal Builds tool runtimes (schemas and validators compiled once); the tools pack's. */
+  readonly toolFactory?: McpToolBuilder;
 
   /** @internal */
   readonly resourceFactory: ResourceRuntimeFactory;
@@ -68,10 +69,11 @@ export class McpRegistry extends McpCatalogStore {
   constructor(
     @Optional() @Inject(McpHandlerFactory) private readonly handlers?: McpHandlerFactory,
     @Optional() @Inject(MCP_REGISTRY_SETTINGS) settings?: McpRegistrySettings,
+    @Optional() @Inject(MCP_TOOL_BUILDER) tools?: McpToolBuilder,
   ) {
     super(settings?.toolNamePattern ?? DEFAULT_TOOL_NAME_PATTERN);
     const dtos = settings?.dtos;
-    this.toolFactory = new ToolRuntimeFactory(dtos);
+    this.toolFactory = tools;
     this.resourceFactory = new ResourceRuntimeFactory(dtos);
     this.promptFactory = new PromptRuntimeFactory(dtos);
   }
@@ -91,6 +93,7 @@ export class McpRegistry extends McpCatalogStore {
       `tool:${rest.name}`,
       `tool "${rest.name}"`,
     );
+    if (!this.toolFactory) throw new Error(messages.TOOLS_NEED_MODULE(definition.name));
     this.register(
       this.toolFactory.build(
         { ...rest, ...capabilityAccess(rest.name, runtime.authorize, runtime.requiredScopes) },

@@ -36,7 +36,7 @@ export type {
   RouteSelector,
 } from '../expose/expose.interfaces.js';
 // Decorator options.
-export type { ToolOptions } from '../decorators/tool.decorator.js';
+export type { ToolOptions } from '../tools/tool.decorator.js';
 export type { ResourceOptions, ResourceTemplateOptions } from '../discovery/resource-runtime.factory.js';
 export type { PromptOptions } from '../discovery/prompt-runtime.factory.js';
 export type { CompleteOptions } from '../completion/complete.decorator.js';

@@ -17,7 +17,7 @@ import { ToolError } from '../protocol/errors.js';
 import type { DtoCompiler } from '../discovery/dto-compiler.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { toSnakeCase } from '../discovery/mcp-discovery.js';
-import { ToolRuntimeFactory } from '../discovery/tool-runtime.factory.js';
+import { ToolRuntimeFactory } from '../tools/tool-runtime.factory.js';
 import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import {
   MCP_EXPOSE_OPTIONS,

@@ -6,7 +6,7 @@ import { union } from '../protocol/feature-host.js';
 import type { McpCall } from '../protocol/mcp-call.js';
 import type { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import type { DtoCompiler } from '../discovery/dto-compiler.js';
-import type { ToolRuntimeFactory } from '../discovery/tool-runtime.factory.js';
+import type { ToolRuntimeFactory } from '../tools/tool-runtime.factory.js';
 import { capabilityAccess, toolCall } from '../discovery/capability-calls.js';
 import { toSnakeCase } from '../discovery/mcp-discovery.js';
 import { isStandardSchema, standardJsonSchema } from '../schema/standard-schema.js';

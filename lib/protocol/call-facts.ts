@@ -102,20 +102,23 @@ export interface InteractionSupport {
 }
 
 /**
- * How a call that runs as a task asks the client and reports its state: set by the task runner,
- * so that `elicit`, `sample`, `roots`, `progress` and `log` go through the task instead of the
- * request (which has ended, or will once the task exists).
+ * How a call that runs outside its request (a run mode: tasks) asks the client and reports its
+ * state: set by the pack that runs it, so that `elicit`, `sample`, `roots`, `progress` and `log`
+ * go through that run instead of the request (which has ended, or will once the run exists).
  */
-export interface McpTaskHooks {
-  /** False until the task exists; questions marked `beforeTask` are asked with MRTR until then. */
+export interface McpRunHooks {
+  /** False until the run exists (the task); questions marked `beforeTask` are asked with MRTR until then. */
   readonly created: boolean;
-  /** Records an input request on the task (`input_required`) and resolves with the client's answer. */
+  /** Records an input request on the run (a task's `input_required`) and resolves with the client's answer. */
   input(key: string, method: string, params: JsonObject): Promise<unknown>;
-  /** Sets the task's status message (from progress and log messages). */
+  /** Sets the run's status message (from progress and log messages). */
   status(message: string): void;
-  /** Which run of the task this is: 1, or more when a durable queue ran it again after an instance died. */
+  /** Which attempt this is: 1, or more when a durable queue ran it again after an instance died. */
   readonly attempt?: number;
 }
+
+/** The run hooks of a call that runs as a task. */
+export type McpTaskHooks = McpRunHooks;
 
 /** Options of the questions a handler asks the client (`elicit`, `sample`, `roots`). */
 export interface McpAskOptions {

@@ -2,14 +2,14 @@ import { ToolError } from './errors.js';
 import { InputRequiredSignal, type ServerRequestBroker } from './interaction.js';
 import type { JsonObject } from './mcp-types.js';
 import type { JsonRpcMessage } from './json-rpc.js';
-import type { InputState, McpRequestProbe, McpTaskHooks } from './call-facts.js';
+import type { InputState, McpRequestProbe, McpRunHooks } from './call-facts.js';
 import type { ProtocolEra } from './versions.js';
 
 /** The call a question comes from, as far as asking goes. */
 export interface QuestionSource {
   era: ProtocolEra;
   /** Set while the call runs as a task: questions go through the task. */
-  task?: McpTaskHooks;
+  task?: McpRunHooks;
   /** Modern era: answers carried by the request, and questions this round could not answer. */
   inputs: InputState;
   probe?: McpRequestProbe;

@@ -23,7 +23,7 @@ import {
   type InteractionSupport,
   type McpAskOptions,
   type McpSessionState,
-  type McpTaskHooks,
+  type McpRunHooks,
   type RequestEnvelope,
   type SessionStateHolder,
 } from './call-facts.js';
@@ -34,6 +34,7 @@ export type {
   InteractionSupport,
   McpAskOptions,
   McpSessionState,
+  McpRunHooks,
   McpTaskHooks,
   RequestEnvelope,
   SessionStateHolder,
@@ -58,8 +59,8 @@ export class McpContext implements McpCall {
   readonly inputs: InputState = { answers: {}, pending: {} };
   /** @internal The request's observers (telemetry, events), told of its round trips. */
   probe?: McpRequestProbe;
-  /** @internal Set while the call runs as a task. */
-  taskHooks?: McpTaskHooks;
+  /** @internal Set while the call runs outside its request (a run mode: as a task). */
+  runHooks?: McpRunHooks;
   /**
    * @internal Told of the app handler's own promise (guards, interceptors, the method), which
    * runs on after a cancel or disconnect ends the call: the call's in-flight slot
@@ -211,7 +212,7 @@ export class McpContext implements McpCall {
    * done part of the work before; undefined outside tasks.
    */
   get taskAttempt(): number | undefined {
-    const hooks = this.taskHooks;
+    const hooks = this.runHooks;
     return hooks ? (hooks.attempt ?? 1) : undefined;
   }
 
@@ -392,7 +393,7 @@ export class McpContext implements McpCall {
     return askClient(
       {
         era: this.era,
-        task: this.taskHooks,
+        task: this.runHooks,
         inputs: this.inputs,
         probe: this.probe,
         broker: this.facts.broker,
@@ -452,10 +453,10 @@ export class McpContext implements McpCall {
    * values that do not increase are dropped, as the spec requires progress to grow.
    */
   progress(progress: number, total?: number, message?: string): void {
-    if (this.taskHooks) {
+    if (this.runHooks) {
       if (!(progress > this.lastProgress)) return;
       this.lastProgress = progress;
-      return this.taskHooks.status(message ?? (total !== undefined ? `${progress}/${total}` : String(progress)));
+      return this.runHooks.status(message ?? (total !== undefined ? `${progress}/${total}` : String(progress)));
     }
     const token = this.progressToken;
     if (this.closed || token === undefined || !(progress > this.lastProgress)) return;
@@ -468,7 +469,7 @@ export class McpContext implements McpCall {
 
   /** Sends a log message on this call's stream, if the client asked for this level. */
   log(level: LogLevel, data: unknown, logger?: string): void {
-    if (this.taskHooks) return this.taskHooks.status(typeof data === 'string' ? data : JSON.stringify(data));
+    if (this.runHooks) return this.runHooks.status(typeof data === 'string' ? data : JSON.stringify(data));
     const threshold = this.logLevel;
     if (this.closed || threshold === undefined || LEVEL_RANK.get(level)! < LEVEL_RANK.get(threshold)!) return;
     const params: JsonObject = { level, data };

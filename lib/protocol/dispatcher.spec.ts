@@ -6,7 +6,7 @@ import { McpContext, type RequestEnvelope } from './context.js';
 import { McpError, ToolError } from './errors.js';
 import type { JsonRpcMessage } from './json-rpc.js';
 import { McpDispatcher } from './dispatcher.js';
-import { installTools } from './tools.js';
+import { installTools } from '../tools/tools.js';
 
 function tool(name: string, invoke: ToolRuntime['invoke']): ToolRuntime {
   const descriptor = { name, inputSchema: { type: 'object' } };

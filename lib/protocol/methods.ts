@@ -34,11 +34,24 @@ const BOTH: readonly ProtocolEra[] = ['legacy', 'modern'];
 const LEGACY: readonly ProtocolEra[] = ['legacy'];
 const MODERN: readonly ProtocolEra[] = ['modern'];
 
-const declare = <T extends Record<string, McpMethodDeclaration>>(table: T): { readonly [K in keyof T]: T[K] } =>
-  Object.freeze(table);
+const BY_NAME = new Map<string, McpMethodDeclaration>();
 
-/** The MCP methods this server can answer, each declared once. */
-export const McpMethods = declare({
+/**
+ * Adds methods to the table, each name once: the core's below, and a pack's own from its folder
+ * (tasks declare `tasks/*`). Whatever reads the table (wire rules, telemetry) finds them by name.
+ */
+export function declareMethods<T extends Record<string, McpMethodDeclaration>>(
+  table: T,
+): { readonly [K in keyof T]: T[K] } {
+  for (const method of Object.values(table)) {
+    if (BY_NAME.has(method.name)) throw new Error(`The MCP method "${method.name}" is declared twice.`);
+    BY_NAME.set(method.name, method);
+  }
+  return Object.freeze(table);
+}
+
+/** The MCP methods of the core and of the packs whose methods live in protocol/, each declared once. */
+export const McpMethods = declareMethods({
   ping: { name: 'ping', eras: LEGACY },
   setLogLevel: { name: 'logging/setLevel', eras: LEGACY },
   discover: { name: 'server/discover', eras: MODERN },
@@ -59,19 +72,10 @@ export const McpMethods = declare({
   promptsList: { name: 'prompts/list', eras: BOTH },
   promptsGet: { name: 'prompts/get', eras: BOTH, target: { param: 'name', kind: 'prompt' }, nameHeader: true },
   complete: { name: 'completion/complete', eras: BOTH },
-  tasksGet: { name: 'tasks/get', eras: BOTH },
-  tasksUpdate: { name: 'tasks/update', eras: MODERN },
-  tasksCancel: { name: 'tasks/cancel', eras: BOTH },
-  tasksResult: { name: 'tasks/result', eras: LEGACY },
-  tasksList: { name: 'tasks/list', eras: LEGACY },
   skillsList: { name: 'skills/list', eras: BOTH },
   skillsGet: { name: 'skills/get', eras: BOTH },
   directoryRead: { name: 'resources/directory/read', eras: BOTH },
 });
-
-const BY_NAME: ReadonlyMap<string, McpMethodDeclaration> = new Map(
-  Object.values(McpMethods).map((method) => [method.name, method]),
-);
 
 /** The declaration of a method by its wire name; undefined for a name the server never answers. */
 export function declaredMethod(name: string): McpMethodDeclaration | undefined {

@@ -16,7 +16,6 @@ import { RedisNotificationBus } from './redis-notification.bus.js';
 import { RedisRelay } from './redis-relay.js';
 import { RedisReplayGuard } from './redis-replay.guard.js';
 import { RedisSessionStore } from './redis-session.store.js';
-import { RedisTaskStore } from './redis-task.store.js';
 
 /** Injection token of the module's Redis backend (`null` without the `redis` option). */
 // A registry symbol, like the tokens in mcp.constants.ts: both builds of the package must agree.
@@ -51,8 +50,30 @@ export interface RedisBackendSettings {
   eventStoreBytesTotal?: number;
 }
 
+/**
+ * The channels (after the key prefix) of the packs' stores that {@link McpRedisBackend.attach}
+ * routes to: subscribed with the bus and the relay when the backend connects, so a store attached
+ * later has missed nothing and the connection's bounds and errors cover them.
+ */
+export const PACK_CHANNELS = ['tasks'] as const;
+
 const HEARTBEAT_MS = 5_000;
 const HEARTBEAT_TTL_MS = 15_000;
+
+/** What a pack's store in Redis is built from (see {@link McpRedisBackend.attach}). */
+export interface RedisStoreParts {
+  /** The command connection, its outages bounded and named for this store. */
+  client: McpRedisClient;
+  keys: RedisKeys;
+  shardedPubSub: boolean;
+  logger: RedisLogger;
+}
+
+/** A pack's store that hears one pub/sub channel of the backend (its changes, its signals). */
+export interface RedisChannelStore {
+  readonly channel: string;
+  dispatch(message: string): void;
+}
 
 /**
  * Everything the module keeps in Redis, on one command connection plus one pub/sub connection:
@@ -68,7 +89,6 @@ export class McpRedisBackend {
   readonly bus: RedisNotificationBus;
   readonly replayGuard: RedisReplayGuard;
   readonly relay: RedisRelay;
-  readonly tasks: RedisTaskStore;
   /** The shared requestState secret, when `sharedStateSecret` was asked for. */
   stateSecret?: Buffer;
   /** The command connection's outages: bounds commands, names failures, logs transitions. */
@@ -77,6 +97,10 @@ export class McpRedisBackend {
   private closed = false;
   private readonly scripts: RedisScripts;
   private readonly indexTtlMs: number;
+  /** The channels packs' stores hear, beside the bus and the relay. */
+  private readonly channels = new Map<string, (message: string) => void>();
+  private readonly sharded: boolean;
+  private readonly packChannels: readonly string[];
 
   private constructor(
     readonly client: McpRedisClient,
@@ -130,7 +154,25 @@ export class McpRedisBackend {
       logger,
       shardedPubSub,
     });
-    this.tasks = new RedisTaskStore(health.view('the task store'), keys, { shardedPubSub, logger });
+    this.sharded = shardedPubSub;
+    this.packChannels = PACK_CHANNELS.map((name) => `${keys.prefix}${name}`);
+  }
+
+  /**
+   * Keeps a pack's store in this Redis (tasks): builds it on the command connection, named `what`
+   * in outage messages, and routes the messages of its channel (one of {@link PACK_CHANNELS}) to it.
+   */
+  attach<T extends RedisChannelStore>(what: string, build: (parts: RedisStoreParts) => T): T {
+    const store = build({
+      client: this.health.view(what),
+      keys: this.keys,
+      shardedPubSub: this.sharded,
+      logger: this.health.logger,
+    });
+    if (!this.packChannels.includes(store.channel))
+      throw new Error(`${what}: its channel "${store.channel}" is none the Redis backend subscribes to.`);
+    this.channels.set(store.channel, (message) => store.dispatch(message));
+    return store;
   }
 
   /** Connects (or adopts `options.client`), checks Redis answers, and subscribes. */
@@ -166,7 +208,7 @@ export class McpRedisBackend {
     subscriber.on(sharded ? 'smessage' : 'message', (channel: string, message: string) => {
       if (channel === keys.relayChannel) backend.relay.dispatch(message);
       else if (channel === keys.busChannel) backend.bus.dispatch(message);
-      else if (channel === backend.tasks.channel) backend.tasks.dispatch(message);
+      else backend.channels.get(channel)?.(message);
     });
     // ioredis subscribes again after a reconnect; pokes sent meanwhile were lost, so re-read.
     subscriber.on('ready', () => backend.relay.catchUp());
@@ -177,8 +219,8 @@ export class McpRedisBackend {
           client.call('PING'),
           // Both channels carry the prefix's hash tag: one slot, so one sharded subscription.
           sharded
-            ? shardedSubscribe(subscriber, keys, backend.tasks.channel)
-            : subscriber.subscribe(keys.busChannel, keys.relayChannel, backend.tasks.channel),
+            ? shardedSubscribe(subscriber, keys.busChannel, keys.relayChannel, ...backend.packChannels)
+            : subscriber.subscribe(keys.busChannel, keys.relayChannel, ...backend.packChannels),
         ]),
         settings.connectTimeoutMs ?? 5_000,
       );
@@ -270,7 +312,7 @@ function shardedPubSubOf(options: McpRedisOptions): boolean {
   return options.shardedPubSub ?? options.cluster !== undefined;
 }
 
-function shardedSubscribe(subscriber: McpRedisClient, keys: RedisKeys, tasksChannel: string): Promise<unknown> {
+function shardedSubscribe(subscriber: McpRedisClient, ...channels: string[]): Promise<unknown> {
   if (typeof subscriber.ssubscribe !== 'function') {
     return Promise.reject(
       new Error(
@@ -278,7 +320,7 @@ function shardedSubscribe(subscriber: McpRedisClient, keys: RedisKeys, tasksChan
       ),
     );
   }
-  return subscriber.ssubscribe(keys.busChannel, keys.relayChannel, tasksChannel);
+  return subscriber.ssubscribe(...channels);
 }
 
 /** `ioredis`'s Cluster class, loaded like the Redis class: only when a cluster is configured. */

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import * as v from 'valibot';
 import { toStandardJsonSchema } from '@valibot/to-json-schema';
 import { z } from 'zod';
-import { ToolRuntimeFactory } from '../discovery/tool-runtime.factory.js';
+import { ToolRuntimeFactory } from '../tools/tool-runtime.factory.js';
 import { of } from 'rxjs';
 import { isStandardSchema, standardJsonSchema, validateStandard, withJsonSchema } from './standard-schema.js';
 

@@ -9,6 +9,10 @@ import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE, TASKS_EXTENSION } from './
 import { installLegacyTasks, installModernTasks } from './task-methods.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
 import { BullmqTaskQueue, type McpBullmqTasksOptions } from './bullmq-task.queue.js';
+import { RedisTaskStore } from './redis-task.store.js';
+import { MCP_RUN_MODES, type McpRunModes } from '../protocol/tool-calls.js';
+import type { ToolRuntime } from '../protocol/catalog.js';
+import { MCP_TOOL_BUILDER, type McpToolBuilder, type ToolDefinition } from '../discovery/tool-types.js';
 
 /** The DI token of the module's task runner. @internal */
 export const MCP_TASK_RUNNER = Symbol.for('nestjs-model-context:MCP_TASK_RUNNER');
@@ -114,12 +118,51 @@ export function resolveTaskSettings(options: McpTasksOptions | undefined, shared
   };
 }
 
+/** The runner and its lifecycle: the providers the tasks pack brings to the module. */
+const taskProviders: Provider[] = [
+  {
+    provide: MCP_TASK_RUNNER,
+    useFactory: (options: McpTasksOptions | null, redis: McpRedisBackend | null) => {
+      const logger = new Logger('McpTasks');
+      // With the module's Redis and no store of the app's, tasks live in that Redis.
+      const shared =
+        redis && !options?.store
+          ? redis.attach(
+              'the task store',
+              ({ client, keys, shardedPubSub, logger }) => new RedisTaskStore(client, keys, { shardedPubSub, logger }),
+            )
+          : undefined;
+      return new McpTaskRunner(resolveTaskSettings(options ?? undefined, shared), {
+        logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
+      });
+    },
+    inject: [MCP_TASKS_OPTIONS, MCP_REDIS],
+  },
+];
+
 /**
- * The tasks pack: installs the task methods of both eras, advertises tasks once the tools are
- * known (when a tool declares them), and stops this instance's tasks at shutdown.
+ * What `@Tool({ task })` makes of a tool as it is built: a call may (`optional`) or must
+ * (`required`) run as a task, and 2025-11-25 lists that on the tool (the 2026-07-28 extension
+ * leaves it to the server).
+ */
+function withTaskSupport(runtime: ToolRuntime, definition: ToolDefinition, site: string): ToolRuntime {
+  const task = definition.task as unknown;
+  if (task === undefined) return runtime;
+  if (task !== 'optional' && task !== 'required')
+    throw new Error(`${site}: "task" must be 'optional' or 'required', got ${JSON.stringify(task)}.`);
+  const taskSupport: 'optional' | 'required' = task;
+  const legacy = Object.freeze({ ...runtime.descriptors.legacy, execution: { taskSupport } });
+  return { ...runtime, descriptors: { ...runtime.descriptors, legacy }, taskSupport };
+}
+
+/**
+ * The tasks pack: runs `@Tool({ task })` calls as tasks (a run mode of `tools/call`), installs the
+ * task methods of both eras, advertises tasks once the tools are known (when a tool declares
+ * them), and stops this instance's tasks at shutdown.
  */
 @Injectable()
 export class McpTasksFeature implements McpFeature, OnApplicationShutdown {
+  static readonly providers = taskProviders;
   readonly kind = 'tasks';
   private host?: McpFeatureHost;
 
@@ -127,7 +170,19 @@ export class McpTasksFeature implements McpFeature, OnApplicationShutdown {
     @Inject(MCP_TASK_RUNNER) private readonly runner: McpTaskRunner,
     @Inject(MCP_TASKS_OPTIONS) private readonly options: McpTasksOptions | null,
     private readonly registry: McpRegistry,
-  ) {}
+    @Inject(MCP_RUN_MODES) modes: McpRunModes,
+    @Inject(MCP_TOOL_BUILDER) tools: McpToolBuilder,
+  ) {
+    tools.extend(withTaskSupport);
+    modes.add({
+      select: (tool, params, ctx) => {
+        const mode = runner.mode(tool, params, ctx);
+        return mode === 'sync' ? undefined : mode;
+      },
+      run: (tool, mode, params, ctx, admit) => runner.run(tool, mode as 'modern' | 'legacy', params, ctx, admit),
+    });
+    runner.bindExecutor((toolName, rawArgs, ctx) => modes.execute(toolName, rawArgs, ctx));
+  }
 
   install(host: McpFeatureHost): void {
     this.host = host;
@@ -147,17 +202,3 @@ export class McpTasksFeature implements McpFeature, OnApplicationShutdown {
     await this.options?.store?.close?.();
   }
 }
-
-/** The runner and its lifecycle, for McpModule's providers. @internal */
-export const taskProviders: Provider[] = [
-  {
-    provide: MCP_TASK_RUNNER,
-    useFactory: (options: McpTasksOptions | null, redis: McpRedisBackend | null) => {
-      const logger = new Logger('McpTasks');
-      return new McpTaskRunner(resolveTaskSettings(options ?? undefined, redis?.tasks), {
-        logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m) },
-      });
-    },
-    inject: [MCP_TASKS_OPTIONS, MCP_REDIS],
-  },
-];

@@ -34,7 +34,7 @@ export interface McpTaskQueue {
 }
 
 /** Runs a tool by name for a task job, the way tools/call runs it; throws the unknown-tool error for a name the job's caller cannot reach. */
-export type { McpTaskExecutor } from '../protocol/tools.js';
+export type { McpToolExecutor as McpTaskExecutor } from '../protocol/tool-calls.js';
 
 /** A context for a durable job: the creating request's version, capabilities and principal, no stream. */
 export function jobContext(job: McpTaskJob): McpContext {

@@ -8,12 +8,21 @@ import type { McpFeatureHost } from '../protocol/feature-host.js';
 import { isTerminal, type McpTaskRecord, type McpTaskStore } from './task-store.js';
 import { BEARER, RELATED_TASK, ownerOf, wireTask } from './task-records.js';
 import { TASKS_EXTENSION } from './task-mode.js';
-import { McpMethods } from '../protocol/methods.js';
+import { declareMethods } from '../protocol/methods.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 
 type Result = JsonObject;
 
 const LIST_PAGE_SIZE = 50;
+
+/** The task methods, declared by the tasks pack into the method table. */
+export const TaskMethods = declareMethods({
+  tasksGet: { name: 'tasks/get', eras: ['legacy', 'modern'] },
+  tasksUpdate: { name: 'tasks/update', eras: ['modern'] },
+  tasksCancel: { name: 'tasks/cancel', eras: ['legacy', 'modern'] },
+  tasksResult: { name: 'tasks/result', eras: ['legacy'] },
+  tasksList: { name: 'tasks/list', eras: ['legacy'] },
+});
 
 /**
  * The task requests of both eras, on the store (wherever the task runs): every one checked
@@ -145,15 +154,15 @@ export function installModernTasks(host: McpFeatureHost, store: McpTaskStore): v
       return handler(params, ctx);
     };
   const modern = { eras: MODERN, headers: taskNameHeaderProblem };
-  host.define(McpMethods.tasksGet, {
+  host.define(TaskMethods.tasksGet, {
     ...modern,
     handler: gated(async (params, ctx) => wireTask(await runner.find(params, ctx), true)),
   });
-  host.define(McpMethods.tasksUpdate, {
+  host.define(TaskMethods.tasksUpdate, {
     ...modern,
     handler: gated(async (params, ctx) => (await runner.update(params, ctx), {})),
   });
-  host.define(McpMethods.tasksCancel, {
+  host.define(TaskMethods.tasksCancel, {
     ...modern,
     handler: gated(async (params, ctx) => (await runner.cancel(params, ctx), {})),
   });
@@ -166,11 +175,11 @@ export function installModernTasks(host: McpFeatureHost, store: McpTaskStore): v
  */
 export function installLegacyTasks(host: McpFeatureHost, store: McpTaskStore): void {
   const runner = new TaskRequests(store);
-  host.define(McpMethods.tasksGet, {
+  host.define(TaskMethods.tasksGet, {
     eras: LEGACY,
     handler: async (params, ctx) => wireTask(await runner.find(params, ctx), false, 'legacy'),
   });
-  host.define(McpMethods.tasksResult, {
+  host.define(TaskMethods.tasksResult, {
     handler: async (params, ctx) => {
       const record = await runner.settled(await runner.find(params, ctx), ctx.signal);
       if (record.status === 'failed') {
@@ -190,7 +199,7 @@ export function installLegacyTasks(host: McpFeatureHost, store: McpTaskStore): v
       };
     },
   });
-  host.define(McpMethods.tasksList, {
+  host.define(TaskMethods.tasksList, {
     handler: async (params, ctx) => {
       const page = await runner.list(params, ctx);
       const result: JsonObject = { tasks: page.tasks.map((task) => wireTask(task, false, 'legacy')) };
@@ -198,7 +207,7 @@ export function installLegacyTasks(host: McpFeatureHost, store: McpTaskStore): v
       return result;
     },
   });
-  host.define(McpMethods.tasksCancel, {
+  host.define(TaskMethods.tasksCancel, {
     eras: LEGACY,
     handler: async (params, ctx) => {
       const record = await runner.find(params, ctx);

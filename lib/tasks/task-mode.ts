@@ -1,10 +1,12 @@
-import type { TaskMode } from '../protocol/tools.js';
 import type { ToolRuntime } from '../protocol/catalog.js';
 import type { McpContext } from '../protocol/context.js';
 import { isObject } from '../protocol/dispatcher.js';
 import { McpError } from '../protocol/errors.js';
 import { ErrorCode } from '../protocol/json-rpc.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
+
+/** How a `tools/call` runs: in the request, or as a task of one era. */
+export type TaskMode = 'sync' | 'modern' | 'legacy';
 
 /** The `tasks` capability of 2025-11-25 (initialize only: 2026-07-28 has the extension instead). */
 export const LEGACY_TASKS_CAPABILITY: JsonObject = { list: {}, cancel: {}, requests: { tools: { call: {} } } };

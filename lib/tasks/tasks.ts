@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { McpTaskAdmission, McpToolTasks, TaskMode } from '../protocol/tools.js';
+import type { McpRunAdmission } from '../protocol/tool-calls.js';
 import { lastOf } from '../protocol/last-value.js';
 import { Observable, type Subscriber } from 'rxjs';
 import type { ToolRuntime } from '../protocol/catalog.js';
@@ -38,7 +38,7 @@ export interface McpTaskSettings {
  * this process or as a queued job. The task is reached from any request, on any instance sharing
  * the store, through the store's signals, and is cancelled here when its TTL passes.
  */
-export class McpTaskRunner implements McpToolTasks {
+export class McpTaskRunner {
   private readonly running = new Map<string, TaskExecution>();
   private readonly stopListening: () => void;
 
@@ -125,7 +125,7 @@ export class McpTaskRunner implements McpToolTasks {
     // The task's body is bounded by the task limits, not by its request's in-flight slot, which the
     // request gives back once it has answered.
     ctx.holdWork = undefined;
-    ctx.taskHooks = {
+    ctx.runHooks = {
       get created() {
         return exec.revealed;
       },
@@ -260,7 +260,7 @@ export class McpTaskRunner implements McpToolTasks {
     if (!record || isTerminal(record.status)) return;
     const ctx = context(job);
     const exec = this.track(record, ctx, true, () => undefined);
-    ctx.taskHooks = {
+    ctx.runHooks = {
       created: true,
       attempt,
       input: (key, method, request) => exec.awaitInput(key, method, request),
@@ -381,4 +381,5 @@ export class McpTaskRunner implements McpToolTasks {
   }
 }
 
-export type { McpTaskAdmission, TaskMode };
+/** A task call, decided before its task exists (see McpRunAdmission). */
+export type McpTaskAdmission = McpRunAdmission;

@@ -9,7 +9,7 @@ import { ErrorCode } from '../protocol/json-rpc.js';
 import { McpMethods } from '../protocol/methods.js';
 import type { JsonObject, ToolAnnotations, ToolDescriptor } from '../protocol/mcp-types.js';
 import type { PagedList } from '../protocol/paging.js';
-import { toolErrorResult, unknownToolError, type McpToolGate } from '../protocol/tools.js';
+import { toolErrorResult, unknownToolError, type McpToolGate } from '../protocol/tool-calls.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import { Bm25Index } from './bm25.js';
 import {

@@ -5,7 +5,7 @@ import type { McpCatalog, ToolRuntime } from '../protocol/catalog.js';
 import type { RequestEnvelope } from '../protocol/context.js';
 import { McpDispatcher } from '../protocol/dispatcher.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
-import { installTools } from '../protocol/tools.js';
+import { installTools } from '../tools/tools.js';
 import { Bm25Index, tokenize } from './bm25.js';
 import { ToolSetGate } from './tool-set.gate.js';
 import { ToolSetSelector } from './tool-set.selector.js';

@@ -7,7 +7,7 @@ import { NestFactory } from '@nestjs/core';
 import { IsString } from 'class-validator';
 import { filter, firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { Args, Ctx } from '../decorators/params.decorators.js';
-import { Tool } from '../decorators/tool.decorator.js';
+import { Tool } from '../tools/tool.decorator.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { RequireScopes } from '../auth/require-scopes.decorator.js';
 import { McpModule } from '../mcp.module.js';

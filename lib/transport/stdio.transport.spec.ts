@@ -7,7 +7,7 @@ import { Injectable, Module, type INestApplicationContext } from '@nestjs/common
 import { NestFactory } from '@nestjs/core';
 import { IsString } from 'class-validator';
 import { Args, Ctx } from '../decorators/params.decorators.js';
-import { Tool } from '../decorators/tool.decorator.js';
+import { Tool } from '../tools/tool.decorator.js';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { RequireScopes } from '../auth/require-scopes.decorator.js';
 import { MCP_DISPATCHER } from '../common/mcp.constants.js';

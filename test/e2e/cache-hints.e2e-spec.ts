@@ -148,7 +148,7 @@ describe('list cache hints per list (issue 18 item 4)', () => {
   });
 
   it('refuses an invalid item hint at bootstrap, naming the method', async () => {
-    const { ToolRuntimeFactory } = await import('../../lib/discovery/tool-runtime.factory.js');
+    const { ToolRuntimeFactory } = await import('../../lib/tools/tool-runtime.factory.js');
     const { of } = await import('rxjs');
     assert.throws(
       () => new ToolRuntimeFactory().build({ name: 'x', listCache: { ttlMs: -1 } }, () => of(null), 'Tools#x'),

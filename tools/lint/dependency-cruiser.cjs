@@ -9,7 +9,7 @@
 //   3 services   auth/, oauth/, redis/, telemetry/ (what the engine and dispatcher are configured with)
 //   4 calls      decorators/, execution/ (the Nest pipeline of one call), catalog/
 //   5 discovery  discovery/ (the one provider walk, the registry, the feature contract)
-//   6 packs      resources/, prompts/, completion/, tasks/, expose/, apps/, skills/, tool-sets/
+//   6 packs      tools/, resources/, prompts/, completion/, tasks/, expose/, apps/, skills/, tool-sets/
 //                (one capability kind each; a pack may import discovery/, never the reverse)
 //   7 surfaces   admin/, health/, explorer/, transport/, client/ (what the app and its clients reach)
 //   8 module     interfaces/ (the module's options, composed of every slice), the module files,
@@ -25,6 +25,7 @@ const LAYERS = [
   ['lib/decorators/', 'lib/execution/', 'lib/catalog/'],
   ['lib/discovery/'],
   [
+    'lib/tools/',
     'lib/resources/',
     'lib/prompts/',
     'lib/completion/',

@@ -1,84 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
-import { lastOf } from './last-value.js';
-import type { ArgumentsOutcome, McpCatalog, ToolRuntime } from './catalog.js';
-import { errorResult, toCallToolResult } from './content.js';
-import type { McpContext } from './context.js';
-import { McpCancelledError, isObject, isPromiseLike, truncate } from './dispatcher.js';
-import { McpError } from './errors.js';
-import { decodeHeaderValue } from './header-value.js';
-import { ErrorCode } from './json-rpc.js';
-import type { JsonObject } from './mcp-types.js';
-import { callerMessage, meetGuards, type McpFeatureHost, type McpFeatureOptions } from './feature-host.js';
-import { META_CLIENT_CAPABILITIES, type ProtocolEra } from './versions.js';
-import { McpMethods, type McpCaller } from './methods.js';
-import type { PagedList } from './paging.js';
+import { lastOf } from '../protocol/last-value.js';
+import type { ArgumentsOutcome, McpCatalog, ToolRuntime } from '../protocol/catalog.js';
+import { errorResult, toCallToolResult } from '../protocol/content.js';
+import type { McpContext } from '../protocol/context.js';
+import { isObject, isPromiseLike } from '../protocol/dispatcher.js';
+import { McpError } from '../protocol/errors.js';
+import { decodeHeaderValue } from '../protocol/header-value.js';
+import { ErrorCode } from '../protocol/json-rpc.js';
+import type { JsonObject } from '../protocol/mcp-types.js';
+import { meetGuards, type McpFeatureHost, type McpFeatureOptions } from '../protocol/feature-host.js';
+import { META_CLIENT_CAPABILITIES } from '../protocol/versions.js';
+import { McpMethods } from '../protocol/methods.js';
+import {
+  toolErrorResult,
+  unknownToolError,
+  type McpRunAdmission,
+  type McpRunModes,
+  type McpToolGate,
+} from '../protocol/tool-calls.js';
+
+// The tools pack's protocol methods: Nest-free, installable into any McpFeatureHost.
 
 type Result = JsonObject;
 type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
-
-/**
- * A task call, decided before its task exists: the handler to run (arguments valid, guards met,
- * rate limits counted), the tool error an invalid or refused call answers with instead, or a
- * refusal by the capability's policies (a rate limit), answered in the request on both eras
- * with no task at all. Either way nothing runs before the decision, and a refused call runs
- * nothing.
- */
-export type McpTaskAdmission = { run: () => Observable<Result> } | { answer: Result } | { refuse: Result };
-
-/** How a `tools/call` runs: in the request, or as a task of one era. */
-export type TaskMode = 'sync' | 'modern' | 'legacy';
-
-/** Runs a tool by name outside a request (a durable task's job). */
-export type McpTaskExecutor = (toolName: string, rawArgs: JsonObject, ctx: McpContext) => Observable<JsonObject>;
-
-/** What `tools/call` asks of the tasks pack, when it is installed (its McpTaskRunner implements it). */
-export interface McpToolTasks {
-  /** Whether this call runs in the request or as a task of one era. */
-  mode(tool: ToolRuntime, params: JsonObject, ctx: McpContext): TaskMode;
-  /** Runs an admitted call as a task; emits what `tools/call` answers (the task, or an early result). */
-  run(
-    tool: ToolRuntime,
-    mode: 'modern' | 'legacy',
-    params: JsonObject,
-    ctx: McpContext,
-    admit: () => Promise<McpTaskAdmission>,
-  ): Observable<Result>;
-  /** How durable jobs run a tool by name. */
-  bindExecutor(executor: McpTaskExecutor): void;
-}
-
-/**
- * What stands between a caller and the catalog when tool sets are configured (the tool-sets
- * pack implements it): which tools exist for this caller on every path, and what its
- * `tools/list` shows (the catalog, or discovery tools in progressive mode).
- */
-export interface McpToolGate {
-  /** The caller's `tools/list` page. */
-  list(
-    tools: PagedList<ToolRuntime>,
-    params: JsonObject,
-    ctx: McpContext,
-    era: ProtocolEra,
-  ): JsonObject | Promise<JsonObject>;
-  /**
-   * Answers a `tools/call`: a discovery tool itself, or `run` with the params of the real call
-   * and the test of the tools that exist for this caller.
-   */
-  call(
-    params: JsonObject,
-    ctx: McpContext,
-    run: (params: JsonObject, exists: (tool: ToolRuntime) => boolean) => Observable<Result> | Result,
-  ): Observable<Result> | Result;
-  /**
-   * For the checks that cannot wait (scopes, tool headers): the tool a `tools/call` reaches and
-   * whether it exists for the caller; `exists` undefined when that is not known yet.
-   */
-  target(
-    params: JsonObject,
-    caller: McpCaller | undefined,
-  ): { name: string | undefined; viaDiscovery: boolean; exists?: boolean };
-}
 
 /**
  * Registers `tools/list` and `tools/call` (both eras), the scopes and `Mcp-Param-*` header check
@@ -89,7 +34,7 @@ export function installTools(
   host: McpFeatureHost,
   catalog: McpCatalog,
   options: ToolOptions,
-  tasks?: McpToolTasks,
+  modes?: McpRunModes,
   gate?: McpToolGate,
 ): void {
   const tools = host.pagedList(
@@ -108,7 +53,7 @@ export function installTools(
       find: (params) => (typeof params.name === 'string' ? catalog.tool(params.name) : undefined),
       scopes: (_params, tool) => (tool as ToolRuntime | undefined)?.requiredScopes,
       headers: (params, getHeader, tool) => checkToolHeaders(tool as ToolRuntime | undefined, params, getHeader),
-      handler: (params, ctx) => callTool(host, options, params, ctx, tasks),
+      handler: (params, ctx) => callTool(host, options, params, ctx, modes),
     });
   } else {
     // With tool sets, the tool a call reaches depends on its caller (a discovery tool names it one
@@ -128,7 +73,7 @@ export function installTools(
       },
       handler: (params, ctx) =>
         gate.call(params, ctx, (real, exists) =>
-          callTool(host, options, real, ctx, tasks, (name) =>
+          callTool(host, options, real, ctx, modes, (name) =>
             resolveTool(catalog, name, ctx.clientCapabilities, exists),
           ),
         ),
@@ -136,7 +81,7 @@ export function installTools(
   }
   // A task's tool was decided when its tools/call was admitted; a durable job running it later
   // (perhaps on another instance) has no caller request to select sets from.
-  tasks?.bindExecutor((toolName, rawArgs, ctx) =>
+  modes?.bindExecutor((toolName, rawArgs, ctx) =>
     runTool(options, resolveTool(catalog, toolName, ctx.clientCapabilities), rawArgs, ctx),
   );
   host.declareCapability('tools', { listChanged: true });
@@ -167,15 +112,6 @@ function knownTool(
 ): ToolRuntime {
   if (tool && tool.visibleTo?.(clientCapabilities) !== false && exists?.(tool) !== false) return tool;
   throw unknownToolError(name);
-}
-
-/** What a name no tool answers to gets, on every path. */
-export function unknownToolError(name: string): McpError {
-  return new McpError(
-    ErrorCode.InvalidParams,
-    `Unknown tool "${truncate(name)}". Call tools/list to see the tools this server offers.`,
-    { name: truncate(name) },
-  );
 }
 
 /**
@@ -224,7 +160,7 @@ function callTool(
   options: ToolOptions,
   params: JsonObject,
   ctx: McpContext,
-  tasks: McpToolTasks | undefined,
+  modes: McpRunModes | undefined,
   /** With tool sets: the caller's tool by name (the gate's test of what exists for it applied). */
   resolve?: (name: string) => ToolRuntime,
 ): Observable<Result> | Result {
@@ -246,25 +182,26 @@ function callTool(
       `The "arguments" of tool "${name}" must be a JSON object (got ${describeType(rawArgs)}).`,
     );
   }
-  const mode = tasks?.mode(tool, params, ctx) ?? 'sync';
-  if (mode === 'sync') return host.interactive(params, name, rawArgs, ctx, () => runTool(options, tool, rawArgs, ctx));
+  // A pack may run the call its own way (tasks); else it runs in the request.
+  const taken = modes?.select(tool, params, ctx);
+  if (!taken) return host.interactive(params, name, rawArgs, ctx, () => runTool(options, tool, rawArgs, ctx));
   return host.interactive(params, name, rawArgs, ctx, () =>
-    tasks!.run(tool, mode, params, ctx, () => admitTask(options, tool, rawArgs, ctx)),
+    taken.mode.run(tool, taken.selected, params, ctx, () => admitCall(options, tool, rawArgs, ctx)),
   );
 }
 
 /**
- * Decides a task call before its task exists: invalid arguments get what tools/call gives them,
- * a valid call must meet the tool's guards (with the real request) and its rate limits (counted
- * by the creating caller), and only then may the runner reserve a task and run the handler or
- * queue its job.
+ * Decides a call a run mode takes before it creates anything (a task): invalid arguments get what
+ * tools/call gives them, a valid call must meet the tool's guards (with the real request) and its
+ * rate limits (counted by the creating caller), and only then may the mode reserve a task and run
+ * the handler or queue its job.
  */
-async function admitTask(
+async function admitCall(
   options: ToolOptions,
   tool: ToolRuntime,
   rawArgs: JsonObject,
   ctx: McpContext,
-): Promise<McpTaskAdmission> {
+): Promise<McpRunAdmission> {
   let parsed: ArgumentsOutcome;
   try {
     parsed = await tool.parseArguments(rawArgs);
@@ -394,21 +331,6 @@ function toolResult(options: ToolOptions, tool: ToolRuntime, value: unknown, ctx
     }
   }
   return result as Result;
-}
-
-/** The tool result of a handler's (or a guard's) error, as a direct call answers it. */
-export function toolErrorResult(options: ToolOptions, tool: ToolRuntime, error: unknown): Result {
-  // A ToolError, or an HttpException (a guard's refusal among them): the message is for the model.
-  const meant = callerMessage(error);
-  if (meant !== undefined) return errorResult(meant, undefined) as Result;
-  if (error instanceof McpCancelledError) return errorResult('The call was cancelled.') as Result;
-  const ref = randomUUID();
-  const err = error instanceof Error ? error : new Error(String(error));
-  options.logger.error(`Tool "${tool.name}" failed (ref ${ref}): ${err.message}`, err.stack);
-  const message = options.exposeInternalErrors
-    ? `Tool "${tool.name}" failed: ${err.message} (reference ${ref}).`
-    : `Tool "${tool.name}" failed with an internal error (reference ${ref}). The server log has the details.`;
-  return errorResult(message) as Result;
 }
 
 function describeType(value: unknown): string {

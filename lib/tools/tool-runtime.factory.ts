@@ -1,12 +1,10 @@
 import type { Type } from '@nestjs/common';
-import { from, isObservable, of, type Observable } from 'rxjs';
-import type { ArgumentsOutcome, HeaderParam, McpAccess, ToolRuntime } from '../protocol/catalog.js';
-import type { McpContext } from '../protocol/context.js';
+import type { ArgumentsOutcome, HeaderParam, ToolRuntime } from '../protocol/catalog.js';
 import type { JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
 import { formatIssues } from '../schema/dto-caster.js';
-import { sharedDtoCompiler, type DtoCompiler } from './dto-compiler.js';
+import { sharedDtoCompiler, type DtoCompiler } from '../discovery/dto-compiler.js';
 import { compileJsonSchema } from '../schema/json-schema.validator.js';
-import type { ToolOptions } from '../decorators/tool.decorator.js';
+import type { McpToolBuilder, McpToolExtension, ToolDefinition, ToolInvoke } from '../discovery/tool-types.js';
 import {
   isStandardSchema,
   standardJsonSchema,
@@ -14,21 +12,9 @@ import {
   type StandardSchemaV1,
 } from '../schema/standard-schema.js';
 import * as messages from '../common/mcp.messages.js';
-import { checkListCache } from './list-cache.js';
+import { checkListCache } from '../discovery/list-cache.js';
 
-/** Tool options after the name is settled and the input type is known. */
-export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'>, McpAccess {
-  name: string;
-  input?: Type<unknown> | JsonObject | StandardSchemaV1;
-}
-
-export type ToolInvoke = ((args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>) & {
-  /** Counts a task call against the tool's rate limits before its task exists (see ToolRuntime.admit). */
-  admit?: (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Promise<void>;
-};
-
-/** Tool names as the MCP specification recommends them (`toolNamePattern`'s default). */
-export const DEFAULT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export { DEFAULT_TOOL_NAME_PATTERN, type ToolDefinition, type ToolInvoke } from '../discovery/tool-types.js';
 
 const EMPTY_INPUT_SCHEMA: JsonObject = Object.freeze({ type: 'object', additionalProperties: false }) as JsonObject;
 const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -42,7 +28,9 @@ function isClass(value: unknown): value is Type<unknown> {
  * compiled once here, so a call does no schema work. Decorated and dynamically added tools both
  * come through this one path.
  */
-export class ToolRuntimeFactory {
+export class ToolRuntimeFactory implements McpToolBuilder {
+  private readonly extensions: McpToolExtension[] = [];
+
   constructor(private readonly dtos: DtoCompiler = sharedDtoCompiler) {}
 
   build(definition: ToolDefinition, invoke: ToolInvoke, site: string): ToolRuntime {
@@ -56,11 +44,9 @@ export class ToolRuntimeFactory {
     if (definition.icons !== undefined) base.icons = definition.icons.map((icon) => ({ ...icon }));
     if (definition._meta !== undefined) base._meta = { ...definition._meta };
     const modern: ToolDescriptor = output ? { ...base, outputSchema: output.schema } : base;
-    let legacy: ToolDescriptor = output && output.schema.type === 'object' ? modern : base;
-    // 2025-11-25 lists task support on the tool; the 2026-07-28 extension leaves it to the server.
-    if (definition.task !== undefined) legacy = { ...legacy, execution: { taskSupport: definition.task } };
+    const legacy: ToolDescriptor = output && output.schema.type === 'object' ? modern : base;
     const headerParams = collectHeaderParams(input.schema, site);
-    return {
+    const runtime: ToolRuntime = {
       name,
       descriptors: { legacy: Object.freeze(legacy), modern: Object.freeze(modern) },
       hasOutputSchema: output !== undefined,
@@ -72,9 +58,14 @@ export class ToolRuntimeFactory {
       invoke,
       admit: invoke.admit,
       checkOutput: output?.check,
-      taskSupport: checkTaskSupport(definition.task, site),
       ...(definition.sets?.length ? { sets: Object.freeze([...new Set(definition.sets)]) } : {}),
     };
+    return this.extensions.reduce((built, extend) => extend(built, definition, site), runtime);
+  }
+
+  /** Adds what a pack makes of every tool from its definition (tasks: `task`), as tools are built. */
+  extend(extension: McpToolExtension): void {
+    this.extensions.push(extension);
   }
 
   private input(
@@ -163,11 +154,6 @@ export class ToolRuntimeFactory {
   }
 }
 
-function checkTaskSupport(task: unknown, site: string): 'optional' | 'required' | undefined {
-  if (task === undefined || task === 'optional' || task === 'required') return task;
-  throw new Error(`${site}: "task" must be 'optional' or 'required', got ${JSON.stringify(task)}.`);
-}
-
 /** Finds `x-mcp-header` marks on properties reachable through `properties` alone. */
 function collectHeaderParams(schema: JsonObject, site: string): HeaderParam[] {
   const found: HeaderParam[] = [];
@@ -220,11 +206,4 @@ function countHeaderMarks(node: unknown): number {
   let count = 0;
   for (const [key, value] of Object.entries(node)) count += key === 'x-mcp-header' ? 1 : countHeaderMarks(value);
   return count;
-}
-
-/** Normalises a plain handler result (value, Promise or Observable) into an Observable. */
-export function toObservable(result: unknown): Observable<unknown> {
-  if (isObservable(result)) return result;
-  if (result instanceof Promise) return from(result);
-  return of(result);
 }

@@ -1,8 +1,13 @@
-import { SetMetadata, type Type } from '@nestjs/common';
-import { MCP_TOOL_METADATA } from '../common/mcp.constants.js';
+import type { Type } from '@nestjs/common';
+import type { Observable } from 'rxjs';
+import type { ListCacheHint, McpAccess, ToolRuntime } from '../protocol/catalog.js';
+import type { McpContext } from '../protocol/context.js';
 import type { JsonObject, McpIcon, ToolAnnotations } from '../protocol/mcp-types.js';
 import type { StandardSchemaV1 } from '../schema/standard-schema.js';
-import type { ListCacheHint } from '../protocol/catalog.js';
+
+// What the registry knows of tools without the tools pack (lib/tools/), which sits above it: the
+// options a tool is declared with (by `@Tool()` or `McpRegistry.addTool`), the definition a
+// runtime is built from, and the builder the pack hands the registry at construction.
 
 /**
  * Options of `@Tool()`.
@@ -56,34 +61,29 @@ export interface ToolOptions {
   sets?: readonly string[];
 }
 
-/** @internal */
-export interface ToolMetadata extends ToolOptions {
-  methodName: string;
+/** Tool options after the name is settled and the input type is known. */
+export interface ToolDefinition extends Omit<ToolOptions, 'name' | 'input'>, McpAccess {
+  name: string;
+  input?: Type<unknown> | JsonObject | StandardSchemaV1;
 }
 
-/**
- * Marks a provider method as an MCP tool. The method receives its validated arguments through
- * `@Args()` and the call's context through `@Ctx()`, and may return a value, a Promise or an
- * Observable.
- *
- * @example
- * ```ts
- * @Injectable()
- * export class TaskTools {
- *   @Tool({ description: 'Create a task' })
- *   create(@Args() input: CreateTaskDto) { return this.tasks.create(input); }
- * }
- * ```
- * @publicApi
- */
-export function Tool(options?: ToolOptions): MethodDecorator;
-/** @publicApi */
-export function Tool(name: string, options?: Omit<ToolOptions, 'name'>): MethodDecorator;
-export function Tool(nameOrOptions?: string | ToolOptions, maybeOptions?: Omit<ToolOptions, 'name'>): MethodDecorator {
-  const options: ToolOptions =
-    typeof nameOrOptions === 'string' ? { ...maybeOptions, name: nameOrOptions } : { ...nameOrOptions };
-  return (target, propertyKey, descriptor) => {
-    const metadata: ToolMetadata = { ...options, methodName: String(propertyKey) };
-    SetMetadata(MCP_TOOL_METADATA, metadata)(target, propertyKey, descriptor);
-  };
+export type ToolInvoke = ((args: unknown, rawArgs: JsonObject, ctx: McpContext) => Observable<unknown>) & {
+  /** Counts a task call against the tool's rate limits before its task exists (see ToolRuntime.admit). */
+  admit?: (args: unknown, rawArgs: JsonObject, ctx: McpContext) => Promise<void>;
+};
+
+/** Tool names as the MCP specification recommends them (`toolNamePattern`'s default). */
+export const DEFAULT_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** What a pack makes of a tool as it is built, from its definition (tasks read `task`). */
+export type McpToolExtension = (runtime: ToolRuntime, definition: ToolDefinition, site: string) => ToolRuntime;
+
+/** Builds the runtime of a tool definition (the tools pack's ToolRuntimeFactory). */
+export interface McpToolBuilder {
+  build(definition: ToolDefinition, invoke: ToolInvoke, site: string): ToolRuntime;
+  /** Adds what a pack makes of every tool built from now on (packs extend it at construction). */
+  extend(extension: McpToolExtension): void;
 }
+
+/** The DI token of the registry's {@link McpToolBuilder}, provided by the tools pack. @internal */
+export const MCP_TOOL_BUILDER = Symbol.for('nestjs-model-context:McpToolBuilder');

@@ -8,8 +8,8 @@ import {
   type McpTaskRecord,
   type McpTaskSignal,
   type McpTaskStore,
-} from '../tasks/task-store.js';
-import { RedisScripts, type McpRedisClient, type RedisKeys, type RedisLogger } from './redis-client.js';
+} from './task-store.js';
+import { RedisScripts, type McpRedisClient, type RedisKeys, type RedisLogger } from '../redis/redis-client.js';
 
 // KEYS: task, owner index (tasks/list), all-tasks index, caller index (the per-caller bound).
 // ARGV: record JSON, ttlMs, expireAt, now, perCaller, total, id, channel, change message.

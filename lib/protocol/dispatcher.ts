@@ -8,7 +8,7 @@ import { McpLists } from './list-access.js';
 import { McpMethods } from './methods.js';
 import { McpMethodTable } from './method-table.js';
 import type { CallHold } from './call-hold.js';
-import { McpCancelledError, isObject, isPromiseLike, metaOf } from './values.js';
+import { McpCancelledError, copyOf, isObject, isPromiseLike, metaOf } from './values.js';
 import { freezeResult } from './serialize.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
 import { digestArguments, type RequestStateCodec } from './interaction.js';
@@ -304,11 +304,13 @@ export class McpDispatcher extends McpMethodTable {
     if (result.resultType !== undefined && isObject(result._meta) && META_SERVER_INFO in result._meta) {
       return result;
     }
-    return {
-      ...result,
-      resultType: result.resultType ?? 'complete',
-      _meta: isObject(result._meta) ? { ...result._meta, ...this.serverInfoMeta } : this.serverInfoMeta,
-    };
+    // Built by assignment, not by a spread: this runs on every modern answer (see copyOf).
+    const decorated = copyOf(result);
+    decorated.resultType = result.resultType ?? 'complete';
+    decorated._meta = isObject(result._meta)
+      ? Object.assign(copyOf(result._meta), this.serverInfoMeta)
+      : this.serverInfoMeta;
+    return decorated;
   }
 
   private discoverResult?: Result;

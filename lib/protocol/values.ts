@@ -29,3 +29,13 @@ export function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
 export function truncate(text: string, max = 80): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
+
+/**
+ * A shallow copy that more properties are added to. `{ ...value, more }` costs about a
+ * microsecond on Node 20 (the spread's clone takes a slow path once properties are added), a copy
+ * by Object.assign some tens of nanoseconds; an own `__proto__` key (JSON.parse makes them) would
+ * set the copy's prototype there, so such a value is spread, as before.
+ */
+export function copyOf<T extends object>(value: T): T {
+  return Object.hasOwn(value, '__proto__') ? { ...value } : Object.assign({}, value);
+}

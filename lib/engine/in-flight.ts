@@ -60,36 +60,6 @@ export class InFlightBound {
 }
 
 /**
- * A slot held by a response and by the handler it runs: given back once the response has ended
- * and the handler, when one started, has settled. A client that disconnects or cancels ends its
- * response at once while a handler that ignores the abort runs on; counting only responses would
- * let an abort loop run handlers without bound.
- */
-export function heldUntilSettled(release: () => void): { responseEnded: () => void; handlerStarted: () => () => void } {
-  let holders = 1;
-  const drop = (): void => {
-    if (--holders === 0) release();
-  };
-  let ended = false;
-  return {
-    responseEnded: () => {
-      if (ended) return;
-      ended = true;
-      drop();
-    },
-    handlerStarted: () => {
-      holders++;
-      let settled = false;
-      return () => {
-        if (settled) return;
-        settled = true;
-        drop();
-      };
-    },
-  };
-}
-
-/**
  * The in-flight slots of the engine: one bound per legacy session (per connection in `process`
  * mode), else per stateless caller (its principal, else its client address), and, across all of a
  * caller's legacy sessions, at most its session cap times the bound, as if each session were open.

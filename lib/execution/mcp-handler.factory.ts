@@ -1,18 +1,25 @@
-import { HttpException, Injectable, Logger, Optional, type Type } from '@nestjs/common';
+import { Injectable, Optional, type Type } from '@nestjs/common';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef, type ContextId } from '@nestjs/core';
 import { Injector } from '@nestjs/core/injector/injector.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { defer, mergeMap } from 'rxjs';
-import { Observable, catchError, defaultIfEmpty, filter, isObservable, of, type MonoTypeOperatorFunction } from 'rxjs';
-import { isInputRequiredSignal } from '../protocol/interaction.js';
+import { Observable, catchError, defaultIfEmpty, filter, isObservable, of } from 'rxjs';
 import { isEmission } from '../protocol/emission.js';
 import { defineCallParam } from '../decorators/params.decorators.js';
 import { MCP_PARAM_ARGS_METADATA, McpParamtype } from '../common/mcp.constants.js';
-import { McpError, ToolError, httpExceptionMessage } from '../protocol/errors.js';
-import { McpCancelledError } from '../protocol/dispatcher.js';
 import type { McpCall } from '../protocol/mcp-call.js';
 import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
-import { McpParamsFactory } from './mcp-params.factory.js';
+import { McpExceptionFilters } from './mcp-exception-filters.js';
+import {
+  Deliberate,
+  EXCEPTION_FILTERS_METADATA,
+  LIST_PROBE_METHOD,
+  asHandler,
+  isDeliberate,
+  paramsFactory,
+  toToolError,
+  untilAborted,
+} from './mcp-pipeline-parts.js';
 import { McpPolicyGate, type McpPolicyTarget } from './mcp-policy-gate.js';
 import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import * as messages from '../common/mcp.messages.js';
@@ -36,12 +43,8 @@ export interface McpRuntimeHandler {
   requiredScopes?: string[];
 }
 
-const LIST_PROBE_METHOD = '__mcpListProbe__';
 const RUNTIME_METHOD = 'handle';
 const GUARDS_METADATA = '__guards__';
-// Nest's own metadata keys (@UseFilters, @Catch), stable across Nest 11 and 12.
-const EXCEPTION_FILTERS_METADATA = '__exceptionFilters__';
-const FILTER_CATCH_EXCEPTIONS = '__filterCatchExceptions__';
 /** Enhancer metadata keys whose class entries Nest resolves through the host's module. */
 const ENHANCER_KEYS: Record<string, string> = {
   [GUARDS_METADATA]: 'guard',
@@ -50,8 +53,6 @@ const ENHANCER_KEYS: Record<string, string> = {
   __pipes__: 'pipe',
 };
 
-const paramsFactory = new McpParamsFactory();
-
 /**
  * Wraps provider methods with Nest's ExternalContextCreator (the way @nestjs/graphql wraps
  * resolvers) so that guards, interceptors, pipes and exception filters apply to every call.
@@ -59,15 +60,15 @@ const paramsFactory = new McpParamsFactory();
 @Injectable()
 export class McpHandlerFactory {
   private readonly injector = new Injector();
-  private readonly logger = new Logger('McpModule');
-  /** Filter classes already reported as HTTP-only: the warning is said once per class. */
-  private readonly warnedFilters = new Set<string>();
+  private readonly filters: McpExceptionFilters;
 
   constructor(
     private readonly externalContextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
     @Optional() private readonly policies?: McpPolicyGate,
-  ) {}
+  ) {
+    this.filters = new McpExceptionFilters(externalContextCreator);
+  }
 
   /** The invoker behind the capability's own policies (concurrency, rate limits), counted by `target.key`. */
   gated(target: McpPolicyTarget, invoke: McpInvoker): McpInvoker {
@@ -219,8 +220,8 @@ export class McpHandlerFactory {
         }),
       );
     };
-    // Filters run apart (below), so that an app filter written for HTTP only cannot turn a tool's
-    // HttpException into an internal error.
+    // Filters run apart (McpExceptionFilters), so that an app filter written for HTTP only cannot
+    // turn a tool's HttpException into an internal error.
     const target = this.externalContextCreator.create(
       instance,
       asHandler(original as (...args: unknown[]) => unknown, callback),
@@ -232,7 +233,7 @@ export class McpHandlerFactory {
       { guards: true, interceptors: true, filters: false },
       MCP_CONTEXT_TYPE,
     );
-    const runFilters = this.createFilterRunner(instance, original, contextId, inquirerId);
+    const runFilters = this.filters.runner(instance, original, contextId, inquirerId);
     return (call) =>
       new Observable<unknown>((subscriber) => {
         const work = target(call.context.request, undefined, call);
@@ -249,98 +250,6 @@ export class McpHandlerFactory {
             (error: unknown) => subscriber.error(toToolError(error)),
           );
       });
-  }
-
-  /**
-   * Runs the exception filters that apply to the method (method, class and global, chosen the way
-   * Nest chooses them) on an error of the call. A filter's return value is the call's result; a
-   * rethrown error is the call's error. A filter that fails on the MCP context itself (typically
-   * `host.switchToHttp().getResponse().status(...)`, where there is no response) is reported once
-   * per filter class, and the original exception stands, so an HttpException still reaches the
-   * model as its message.
-   */
-  private createFilterRunner(
-    instance: object,
-    original: Function,
-    contextId: ContextId | undefined,
-    inquirerId: string | undefined,
-  ): (error: unknown, call: McpCall) => Promise<unknown> {
-    const pending = new WeakMap<McpCall, unknown>();
-    const rethrow = asHandler(
-      original as (...args: unknown[]) => unknown,
-      function (_request: unknown, _response: unknown, call: McpCall): never {
-        throw pending.get(call);
-      },
-    );
-    // A method name without parameter metadata keeps pipes out, as for the list probe.
-    const run = this.externalContextCreator.create(
-      instance,
-      rethrow,
-      LIST_PROBE_METHOD,
-      MCP_PARAM_ARGS_METADATA,
-      paramsFactory,
-      contextId,
-      inquirerId,
-      { guards: false, interceptors: false, filters: true },
-      MCP_CONTEXT_TYPE,
-    );
-    const owner = Object.getPrototypeOf(instance).constructor as Function;
-    return async (error, call) => {
-      pending.set(call, error);
-      try {
-        return await run(call.context.request, undefined, call);
-      } catch (outcome) {
-        if (outcome === error || isDeliberate(outcome) || outcome instanceof HttpException) throw outcome;
-        this.warnHttpOnlyFilter(this.selectFilterName(owner, original, error), call, error, outcome);
-        throw error;
-      } finally {
-        pending.delete(call);
-      }
-    };
-  }
-
-  private warnHttpOnlyFilter(filterName: string, call: McpCall, error: unknown, failure: unknown): void {
-    if (this.warnedFilters.has(filterName)) return;
-    this.warnedFilters.add(filterName);
-    const what = error instanceof Error ? error.constructor.name : typeof error;
-    const why = failure instanceof Error ? failure.message : String(failure);
-    this.logger.warn(
-      `Exception filter ${filterName} failed while handling a ${what} from MCP ${call.method} "${call.name}" (${why}): ` +
-        `it assumes an HTTP context, and MCP calls have none (no response object). The call's own error was used instead` +
-        `${error instanceof HttpException ? " (the model gets the exception's message as an isError result)" : ''}. ` +
-        `Make ${filterName} MCP-aware: at the top of catch(), \`if (host.getType<string>() === 'mcp') throw exception;\` ` +
-        `(or return a CallToolResult there to shape the result). This warning is logged once per filter class.`,
-    );
-  }
-
-  /** The filter Nest picks for the error: method filters first, then class, then global ones (last declared first). */
-  private selectFilterName(owner: Function, method: Function, error: unknown): string {
-    const config = (
-      this.externalContextCreator as unknown as {
-        container?: {
-          applicationConfig?: { getGlobalFilters(): unknown[]; getGlobalRequestFilters?(): { metatype?: unknown }[] };
-        };
-      }
-    ).container?.applicationConfig;
-    const candidates = [
-      ...(config?.getGlobalFilters() ?? []),
-      ...(config?.getGlobalRequestFilters?.() ?? []).map((wrapper) => wrapper.metatype),
-      ...((Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, owner) as unknown[] | undefined) ?? []),
-      ...((Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, method) as unknown[] | undefined) ?? []),
-    ].reverse();
-    const chosen = candidates.find((candidate) => {
-      if (!candidate) return false;
-      const ctor = (typeof candidate === 'function' ? candidate : (candidate as object).constructor) as Function;
-      const types =
-        ((Reflect.getMetadata(FILTER_CATCH_EXCEPTIONS, ctor.prototype) ??
-          Reflect.getMetadata(FILTER_CATCH_EXCEPTIONS, ctor)) as Function[] | undefined) ?? [];
-      return types.length === 0 || types.some((type) => error instanceof type);
-    });
-    if (!chosen) return 'an exception filter';
-    return (
-      (typeof chosen === 'function' ? chosen.name : (chosen as object).constructor.name) ||
-      'an anonymous exception filter'
-    );
   }
 
   /**
@@ -401,63 +310,4 @@ export class McpHandlerFactory {
     defineCallParam(Object.getPrototypeOf(instance), methodName, index);
     return index;
   }
-}
-
-/**
- * The function Nest calls in place of the method, and what `context.getHandler()` returns to
- * guards and interceptors: a proxy of the tool's own method (its `name`, `length` and metadata,
- * so audit logs and `Reflector.get(KEY, context.getHandler())` see the tool), that runs `invoke`.
- */
-function asHandler<T extends Function>(original: T, invoke: Function): T {
-  const handler = new Proxy(original, {
-    apply: (_target, thisArg, args: unknown[]) => Reflect.apply(invoke, thisArg, args),
-  });
-  // reflect-metadata keys its storage by object identity, so the proxy gets its own copy.
-  for (const key of Reflect.getMetadataKeys(original))
-    Reflect.defineMetadata(key, Reflect.getMetadata(key, original), handler);
-  return handler;
-}
-
-/**
- * Mirrors the source until the call's signal aborts, then tears the source down and fails with
- * why (a cancellation, or the policy's ToolError on a timeout). Failing, not completing: an empty
- * completion reached Nest's lastValueFrom as EmptyError and was logged as a crash on every
- * client that dropped its stream; the reason is a deliberate outcome, which Nest does not log.
- */
-function untilAborted<T>(signal: AbortSignal): MonoTypeOperatorFunction<T> {
-  return (source) =>
-    new Observable<T>((subscriber) => {
-      const stop = (): void => subscriber.error(isDeliberate(signal.reason) ? signal.reason : new McpCancelledError());
-      if (signal.aborted) return stop();
-      signal.addEventListener('abort', stop, { once: true });
-      const inner = source.subscribe(subscriber);
-      return () => {
-        signal.removeEventListener('abort', stop);
-        inner.unsubscribe();
-      };
-    });
-}
-
-class Deliberate {
-  constructor(readonly error: unknown) {}
-}
-
-/**
- * The module's own outcomes: tool and protocol errors, input requests, and cancellation (a client
- * that disconnects is no failure, and logging each one would let any caller flood the log).
- */
-function isDeliberate(error: unknown): boolean {
-  return (
-    error instanceof ToolError ||
-    error instanceof McpError ||
-    error instanceof McpCancelledError ||
-    isInputRequiredSignal(error)
-  );
-}
-
-/** Nest HTTP exceptions are messages meant for the caller: the model sees them as tool errors. */
-function toToolError(error: unknown): unknown {
-  if (error instanceof McpError || error instanceof ToolError) return error;
-  if (error instanceof HttpException) return new ToolError(httpExceptionMessage(error)!);
-  return error;
 }

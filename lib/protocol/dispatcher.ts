@@ -5,36 +5,19 @@ import type { McpCallObserver } from './call-facts.js';
 import { listen } from './subscriptions.js';
 import { lastOf } from './last-value.js';
 import { McpLists } from './list-access.js';
-import {
-  McpMethods,
-  type McpCaller,
-  type McpMethodDeclaration,
-  type McpMethodSpec,
-  type MethodEntry,
-} from './methods.js';
+import { McpMethods } from './methods.js';
+import { McpMethodTable } from './method-table.js';
+import type { CallHold } from './call-hold.js';
+import { McpCancelledError, copyOf, isObject, isPromiseLike, metaOf } from './values.js';
 import { freezeResult } from './serialize.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
 import { digestArguments, type RequestStateCodec } from './interaction.js';
 import { McpError, McpStoreUnavailableError, storeUnavailableFailure } from './errors.js';
-import {
-  ErrorCode,
-  failure,
-  success,
-  type JsonRpcFailure,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type JsonRpcRequest,
-} from './json-rpc.js';
+import { ErrorCode, failure, success, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from './json-rpc.js';
 import type { ListsCacheOption, McpAccess, McpCatalog, McpListed } from './catalog.js';
 import type { PagedList } from './paging.js';
 import type { CacheHint, Implementation, JsonObject } from './mcp-types.js';
-import {
-  LEGACY_PROTOCOL_VERSIONS,
-  META_SERVER_INFO,
-  MODERN_PROTOCOL_VERSIONS,
-  negotiateLegacyVersion,
-  type ProtocolEra,
-} from './versions.js';
+import { META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS, negotiateLegacyVersion, type ProtocolEra } from './versions.js';
 
 export interface McpDispatcherLogger {
   error(message: string, trace?: string): void;
@@ -81,9 +64,7 @@ type Result = JsonObject;
  * features (tools, resources, prompts, completion) install their methods into it. It knows
  * nothing of HTTP or Nest; transports feed it envelopes and write what it emits.
  */
-export class McpDispatcher {
-  /** The method table: each declared method with what the features attached to it. */
-  private readonly methods = new Map<string, MethodEntry>();
+export class McpDispatcher extends McpMethodTable {
   private readonly serverInfoMeta: JsonObject;
   private readonly declaredCapabilities: JsonObject = { logging: {} };
   private readonly shutdownSubject = new Subject<void>();
@@ -94,11 +75,6 @@ export class McpDispatcher {
    * Undefined when nothing observes, so a request then pays one property check.
    */
   observer?: McpCallObserver;
-  /**
-   * Settles what depends on the caller (its tool sets) before the scope and header checks of its
-   * body (one message or a batch) read it. Set only with tool sets; never rejects.
-   */
-  prepareCaller?: (caller: McpCaller, body: unknown) => void | Promise<void>;
 
   private readonly lists: McpLists;
 
@@ -106,6 +82,7 @@ export class McpDispatcher {
     private readonly config: McpDispatcherConfig,
     catalog: Pick<McpCatalog, 'version'>,
   ) {
+    super();
     this.lists = new McpLists(config, catalog, (result, era) => this.decorate(result, era));
     this.serverInfoMeta = {
       [META_SERVER_INFO]: { name: config.serverInfo.name, version: config.serverInfo.version },
@@ -207,68 +184,6 @@ export class McpDispatcher {
     return this.lists.pageHint(key, ctx, items);
   }
 
-  /**
-   * Attaches a feature's handler (and its target look-up, scopes and header checks) to a declared
-   * method, for every era the declaration names or the `eras` given. Scope and header rules are
-   * shared by the eras; each era's handler is its own.
-   */
-  define(method: McpMethodDeclaration, spec: McpMethodSpec): void {
-    let entry = this.methods.get(method.name);
-    if (!entry) this.methods.set(method.name, (entry = { declaration: method }));
-    if (spec.handler) for (const era of spec.eras ?? method.eras) entry[era] = spec.handler;
-    if (spec.find) entry.find = spec.find;
-    if (spec.scopes) entry.scopes = spec.scopes;
-    if (spec.headers) entry.headers = spec.headers;
-  }
-
-  /**
-   * The capability a request targets, looked up in the catalog once per call: with the call
-   * object, the first asker (the scope check, the header rules or the handler) looks it up and the
-   * others read it from the call. Undefined when nothing by that name is served.
-   */
-  targetOf(method: string, params: JsonObject | undefined, ctx?: { target?: unknown }, caller?: McpCaller): unknown {
-    if (ctx?.target !== undefined) return ctx.target ?? undefined;
-    const find = this.methods.get(method)?.find;
-    const target = find ? (find(params ?? {}, caller) ?? null) : null;
-    if (ctx) ctx.target = target;
-    return target ?? undefined;
-  }
-
-  hasMethod(era: ProtocolEra, method: string): boolean {
-    return this.methods.get(method)?.[era] !== undefined;
-  }
-
-  /**
-   * Checks the `Mcp-Param-*` headers of a modern request against its params, for the method's
-   * {@link HeaderCheck}. Returns a message on mismatch.
-   */
-  checkHeaders(
-    method: string,
-    params: JsonObject,
-    getHeader: (name: string) => string | undefined,
-    ctx?: { target?: unknown },
-    caller?: McpCaller,
-  ): string | undefined {
-    const check = this.methods.get(method)?.headers;
-    return check ? check(params, getHeader, this.targetOf(method, params, ctx, caller), caller) : undefined;
-  }
-
-  /**
-   * OAuth scopes the target of a request needs, for the transport to enforce before it runs: the
-   * tool of `tools/call`, the resource or template serving the URI of `resources/read` and
-   * `resources/subscribe`, the prompt of `prompts/get`, the ref's prompt or template of
-   * `completion/complete`. The single source every entry path asks.
-   */
-  requiredScopes(
-    method: string,
-    params: JsonObject | undefined,
-    ctx?: { target?: unknown },
-    caller?: McpCaller,
-  ): readonly string[] | undefined {
-    const resolve = this.methods.get(method)?.scopes;
-    return resolve ? resolve(params ?? {}, this.targetOf(method, params, ctx, caller), caller) : undefined;
-  }
-
   /** The `initialize` result for a negotiated version (legacy era). */
   initializeResult(requestedVersion: unknown): { protocolVersion: string; result: JsonObject } {
     const protocolVersion = negotiateLegacyVersion(requestedVersion);
@@ -288,15 +203,11 @@ export class McpDispatcher {
   /**
    * Handles one request. The Observable emits zero or more notifications, then one response,
    * then completes; unsubscribing before that cancels the work and aborts `ctx.signal`.
-   * `onHandlerStart` is called when a handler starts and returns what to call once it has settled:
-   * a handler that ignores the abort keeps running after an unsubscribe, and a bound on running
-   * handlers (`limits.maxRequestsInFlight`) must count it until its promise settles.
+   * `hold`, the call's in-flight slot, is held by the handler too until it has settled: a handler
+   * that ignores the abort keeps running after an unsubscribe, and a bound on running handlers
+   * (`limits.maxRequestsInFlight`) must count it until its promise settles.
    */
-  handle(
-    request: JsonRpcRequest,
-    call: McpContext | RequestEnvelope,
-    onHandlerStart?: () => () => void,
-  ): Observable<JsonRpcMessage> {
+  handle(request: JsonRpcRequest, call: McpContext | RequestEnvelope, hold?: CallHold): Observable<JsonRpcMessage> {
     const { id, method } = request;
     const era = call.era;
     const handler = this.methods.get(method)?.[era];
@@ -320,23 +231,17 @@ export class McpDispatcher {
       const params = request.params ?? {};
       if (probe) ctx.probe = probe;
       let settled = false;
-      let handlerDone = false;
-      const handlerSettled = onHandlerStart?.();
-      // The handler itself, and every promise of app code it reported (ctx.holdWork).
-      let outstanding = 1;
-      const workEnded = (): void => {
-        if (--outstanding === 0) handlerSettled?.();
-      };
-      if (handlerSettled) {
-        ctx.holdWork = (work) => {
-          outstanding++;
-          work.then(workEnded, workEnded);
-        };
+      // The handler holds the call's in-flight slot until it settles, and so does every promise
+      // of app code it reports (ctx.holdWork): one count, the call's.
+      let handlerDone = hold === undefined;
+      if (hold) {
+        hold.take();
+        ctx.holdWork = hold.work;
       }
       const endHandler = (): void => {
         if (handlerDone) return;
         handlerDone = true;
-        workEnded();
+        hold!.drop();
       };
       /** A handler's promise still pending: its end is its settling, not the unsubscribe. */
       let pendingPromise = false;
@@ -399,11 +304,13 @@ export class McpDispatcher {
     if (result.resultType !== undefined && isObject(result._meta) && META_SERVER_INFO in result._meta) {
       return result;
     }
-    return {
-      ...result,
-      resultType: result.resultType ?? 'complete',
-      _meta: isObject(result._meta) ? { ...result._meta, ...this.serverInfoMeta } : this.serverInfoMeta,
-    };
+    // Built by assignment, not by a spread: this runs on every modern answer (see copyOf).
+    const decorated = copyOf(result);
+    decorated.resultType = result.resultType ?? 'complete';
+    decorated._meta = isObject(result._meta)
+      ? Object.assign(copyOf(result._meta), this.serverInfoMeta)
+      : this.serverInfoMeta;
+    return decorated;
   }
 
   private discoverResult?: Result;
@@ -483,44 +390,8 @@ export class McpDispatcher {
       : `Internal error (reference ${ref}).`;
     return failure(id, ErrorCode.InternalError, message);
   }
-
-  methodNotFoundResponse(id: JsonRpcId, method: string, era: ProtocolEra): JsonRpcFailure {
-    const hint =
-      this.hasMethod(era === 'modern' ? 'legacy' : 'modern', method) || method === 'initialize'
-        ? era === 'modern'
-          ? ` "${truncate(method)}" exists only in the legacy protocol (${LEGACY_PROTOCOL_VERSIONS.join(', ')}), which opens with initialize.`
-          : ` "${truncate(method)}" exists only in protocol ${MODERN_PROTOCOL_VERSIONS.join(', ')}.`
-        : '';
-    return failure(id, ErrorCode.MethodNotFound, `Method not found: "${truncate(method)}".${hint}`);
-  }
 }
 
-/** The reason a cancelled call's AbortSignal carries. */
-export class McpCancelledError extends Error {
-  constructor() {
-    super('The request was cancelled.');
-    this.name = 'McpCancelledError';
-  }
-}
-
-/** A request's `params._meta`, or an empty object. */
-export function metaOf(params: JsonObject | undefined): JsonObject {
-  const meta = params?._meta;
-  return isObject(meta) ? meta : NO_META;
-}
-
-const NO_META: JsonObject = Object.freeze({}) as JsonObject;
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<T>).then === 'function';
-}
-
-export function truncate(text: string, max = 80): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
+export { McpCancelledError, isObject, isPromiseLike, metaOf, truncate } from './values.js';
 
 export { isLogLevel };

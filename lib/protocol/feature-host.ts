@@ -9,7 +9,7 @@ import type { CacheHint, JsonObject } from './mcp-types.js';
 import type { PagedList } from './paging.js';
 import type { RepositoryLimits } from './repositories.js';
 import type { ProtocolEra } from './versions.js';
-import type { McpCaller, McpMethodDeclaration } from './methods.js';
+import type { McpMethodDeclaration } from './methods.js';
 import type { McpMethodSpec } from './dispatcher.js';
 
 // What a feature (tools, resources, prompts, completion) is installed with, and the error and
@@ -68,8 +68,6 @@ export interface McpFeatureHost {
   mayList(access: McpAccess, ctx: McpContext): boolean | Promise<boolean>;
   /** What this caller may not see among a list's restricted items; undefined when there is nothing to check. */
   hidden<T extends McpAccess>(restricted: readonly T[], ctx: McpContext, method?: string): Promise<Set<T>> | undefined;
-  /** Settles what depends on the caller (its tool sets) before its requests' scope and header checks read it. */
-  prepareCaller?: (caller: McpCaller, body: unknown) => void | Promise<void>;
   /** The modern cache hint of a page built per request, from the list's hint and its items'. */
   pageHint(key: string, ctx: McpContext, items: readonly McpListed[]): CacheHint;
   /** The capability a call targets (see {@link McpFeatureHost.setTarget}), from the call when it was looked up already. */

@@ -110,6 +110,9 @@ export type HeaderCheck = (
  */
 export type TargetFinder = (params: JsonObject, caller?: McpCaller) => unknown;
 
+/** Settles what a method's checks read of the caller (its tool sets) before they run; never rejects. */
+export type MethodPreparer = (caller: McpCaller) => void | Promise<void>;
+
 /** What a feature attaches to a declared method (see `McpDispatcher.define`). */
 export interface McpMethodSpec {
   /** The handler; a feature may attach only rules (scopes) to a method another one handles. */
@@ -122,6 +125,8 @@ export interface McpMethodSpec {
   scopes?: ScopeResolver;
   /** Checks the request's headers against its params (2026-07-28 over Streamable HTTP). */
   headers?: HeaderCheck;
+  /** Runs before the checks of a body holding a request of this method (see `McpMethodTable.prepareCaller`). */
+  prepare?: MethodPreparer;
 }
 
 /** @internal */
@@ -132,4 +137,5 @@ export interface MethodEntry {
   find?: TargetFinder;
   scopes?: ScopeResolver;
   headers?: HeaderCheck;
+  prepare?: MethodPreparer;
 }

@@ -84,9 +84,8 @@ export class ToolSetGate implements McpToolGate {
     );
   }
 
-  /** For the engine: decides the sets of a body holding a tools/call before its scope and header checks run (they cannot wait). */
-  readonly prepare = (caller: McpCaller, body: unknown): void | Promise<void> =>
-    callsTool(body) ? this.selector.prepare(caller) : undefined;
+  /** The `prepare` of tools/call: decides the caller's sets before its scope and header checks run (they cannot wait). */
+  readonly prepare = (caller: McpCaller): void | Promise<void> => this.selector.prepare(caller);
 
   /** Fails the bootstrap on a set nobody defined, or a tool named as a discovery tool. */
   checkTool(tool: ToolRuntime, site: string): void {
@@ -429,12 +428,6 @@ function structured(value: JsonObject): Result {
 }
 
 /** Whether a body (one message or a batch) holds a tools/call. */
-function callsTool(body: unknown): boolean {
-  return Array.isArray(body)
-    ? body.some((message) => isRecord(message) && message.method === McpMethods.toolsCall.name)
-    : isRecord(body) && body.method === McpMethods.toolsCall.name;
-}
-
 function isRecord(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import type { McpRegistry } from '../discovery/mcp.registry.js';
 import type { McpFeatureHost, McpFeatureOptions } from '../protocol/feature-host.js';
+import { McpMethods } from '../protocol/methods.js';
 import { ToolSetGate } from './tool-set.gate.js';
 import { resolveToolSetsOptions, type McpToolSetsOptions } from './tool-sets.options.js';
 
@@ -23,7 +24,7 @@ export function installToolSets(
   const gate = new ToolSetGate(server, registry, resolveToolSetsOptions(options), features);
   registry.toolCheck = (runtime, site) => gate.checkTool(runtime, site);
   for (const tool of registry.tools()) gate.checkTool(tool, `tool "${tool.name}"`);
-  server.prepareCaller = gate.prepare;
+  server.define(McpMethods.toolsCall, { prepare: gate.prepare });
   gates.set(server, gate);
   return gate;
 }

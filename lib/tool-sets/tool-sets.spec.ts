@@ -5,6 +5,7 @@ import type { McpCatalog, ToolRuntime } from '../protocol/catalog.js';
 import type { RequestEnvelope } from '../protocol/context.js';
 import { McpDispatcher } from '../protocol/dispatcher.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
+import { McpMethods } from '../protocol/methods.js';
 import { installTools } from '../tools/tools.js';
 import { Bm25Index, tokenize } from './bm25.js';
 import { ToolSetGate } from './tool-set.gate.js';
@@ -49,7 +50,7 @@ function gatedServer(
     features,
   );
   installTools(server, catalog, features, undefined, gate);
-  server.prepareCaller = gate.prepare;
+  server.define(McpMethods.toolsCall, { prepare: gate.prepare });
   return { server, gate };
 }
 

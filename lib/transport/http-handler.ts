@@ -17,7 +17,6 @@ import type { ResolvedMcpLimits } from '../engine/limits.js';
 import { DEFAULT_MCP_LIMITS } from '../engine/limits.js';
 import { NodeResponseSink } from './node-sink.js';
 import type { OriginPolicy } from './origin-policy.js';
-import { limitSseBuffer } from './sse.js';
 import { BodyRefusals } from './body-refusals.js';
 import { carriesRequest, refuseDraining } from './draining-refusal.js';
 import { parserErrorOutcome } from './parser-errors.js';
@@ -83,10 +82,11 @@ class NodeTransportFacts implements McpTransportFacts {
     return header(this.req, name);
   }
 
-  /** Read only by initialize: Express's req.ip honours 'trust proxy', at a cost per read. */
+  /** Express's req.ip honours 'trust proxy' at a cost per read; without X-Forwarded-For it is the socket's. */
   get clientAddress(): string {
     const req = this.req;
-    return (req as IncomingMessage & { ip?: string }).ip ?? req.socket.remoteAddress ?? 'unknown';
+    const ip = req.headers['x-forwarded-for'] === undefined ? undefined : (req as IncomingMessage & { ip?: string }).ip;
+    return ip ?? req.socket.remoteAddress ?? 'unknown';
   }
 }
 
@@ -151,8 +151,7 @@ export class McpHttpHandler {
    * `req`, or `req` itself on Express and plain node:http): the principal is read there.
    */
   async handle(req: IncomingMessage, res: ServerResponse, appRequest: object = req): Promise<void> {
-    limitSseBuffer(res, this.limits.sseBufferBytes);
-    const sink = new NodeResponseSink(res);
+    const sink = new NodeResponseSink(res, this.limits.sseBufferBytes);
     try {
       const admission = this.admit(req, res, sink, appRequest);
       const admitted = admission instanceof Promise ? await admission : admission;
@@ -167,7 +166,8 @@ export class McpHttpHandler {
           // Client answers and notifications still land: calls finishing here may await them.
           if (this.draining && outcome.ok && carriesRequest(outcome.value))
             return refuseDraining(sink, outcome.value, this.options.shutdownRetryAfterS);
-          return await this.engine.message(outcome, facts, sink);
+          const dispatched = this.engine.message(outcome, facts, sink); // most calls: synchronously
+          return dispatched ? await dispatched : undefined;
         }
         case 'GET':
           if (this.draining) return refuseDraining(sink, undefined, this.options.shutdownRetryAfterS);

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { McpAnswerHeaders, McpEventSink, McpResponseSink } from '../engine/sink.js';
 import type { JsonRpcMessage } from '../protocol/json-rpc.js';
 import { serializeMessage } from '../protocol/serialize.js';
-import { SSE_HEADERS, holdBytes, writeFlushed } from './sse.js';
+import { SSE_HEADERS, holdBytes, limitSseBuffer, writeFlushed } from './sse.js';
 
 /**
  * The engine's response sink on a Node `ServerResponse`: JSON bodies with their length, SSE
@@ -10,7 +10,11 @@ import { SSE_HEADERS, holdBytes, writeFlushed } from './sse.js';
  * client going away. Shared by every HTTP adapter (Express, Fastify's raw reply, plain node:http).
  */
 export class NodeResponseSink implements McpResponseSink {
-  constructor(private readonly res: ServerResponse) {}
+  constructor(
+    private readonly res: ServerResponse,
+    /** `limits.sseBufferBytes`, applied when the answer becomes a stream (a JSON answer needs no cap). */
+    private readonly sseBufferBytes?: number,
+  ) {}
 
   get started(): boolean {
     return this.res.headersSent;
@@ -18,11 +22,13 @@ export class NodeResponseSink implements McpResponseSink {
 
   json(status: number, body: JsonRpcMessage | readonly JsonRpcMessage[], headers?: McpAnswerHeaders): void {
     const payload = Array.isArray(body) ? JSON.stringify(body) : serializeMessage(body as JsonRpcMessage);
-    this.res.writeHead(status, {
-      ...headers,
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(payload),
-    });
+    const length = Buffer.byteLength(payload);
+    this.res.writeHead(
+      status,
+      headers === undefined
+        ? { 'Content-Type': 'application/json', 'Content-Length': length }
+        : { ...headers, 'Content-Type': 'application/json', 'Content-Length': length },
+    );
     this.res.end(payload);
   }
 
@@ -31,11 +37,13 @@ export class NodeResponseSink implements McpResponseSink {
   }
 
   stream(headers?: McpAnswerHeaders): McpEventSink {
+    if (this.sseBufferBytes !== undefined) limitSseBuffer(this.res, this.sseBufferBytes);
     return new NodeEventSink(this.res, headers);
   }
 
   onClose(listener: () => void): void {
-    this.res.once('close', listener);
+    // A response closes once: `on` spares the wrapper `once` allocates per call.
+    this.res.on('close', listener);
   }
 }
 

@@ -37,7 +37,17 @@ function forwardedHost(req: IncomingMessage): string | undefined {
   return first || undefined;
 }
 
+/**
+ * Reached on a loopback address, not through a trusted proxy. Asked only when a rule needs it:
+ * the local address is a system call per read.
+ */
+function onLoopback(req: IncomingMessage, forwarded: string | undefined): boolean {
+  return !forwarded && isLoopbackAddress(req.socket?.localAddress);
+}
+
 export type OriginVerdict = { ok: true } | { ok: false; reason: string };
+
+const ALLOWED: OriginVerdict = { ok: true };
 
 /**
  * DNS-rebinding protection. A server reached on a loopback address accepts only loopback Host and
@@ -61,14 +71,13 @@ export class OriginPolicy {
     // Through a trusted proxy, the public host is the one to check (allowedHosts, same origin):
     // the loopback socket is the proxy's hop, not where browsers reach the server.
     const forwarded = forwardedHost(req);
-    const loopback = !forwarded && isLoopbackAddress(req.socket?.localAddress);
     const host = forwarded ?? req.headers.host;
     if (!this.anyHost) {
       if (this.hosts) {
         if (!host || !(this.hosts.has(host.toLowerCase()) || this.hosts.has(hostName(host)))) {
           return { ok: false, reason: `Host "${host ?? ''}" is not in the allowedHosts list of this MCP endpoint.` };
         }
-      } else if (loopback && host && !LOOPBACK_HOSTS.has(hostName(host))) {
+      } else if (host && !LOOPBACK_HOSTS.has(hostName(host)) && onLoopback(req, forwarded)) {
         return {
           ok: false,
           reason: `Host "${host}" is not a loopback name; this endpoint listens on loopback. Add it to allowedHosts to accept it, or, behind a reverse proxy that sends X-Forwarded-Host, let the app trust the proxy (app.set('trust proxy', 'loopback')).`,
@@ -76,8 +85,8 @@ export class OriginPolicy {
       }
     }
     const origin = req.headers.origin;
-    if (origin === undefined || this.anyOrigin) return { ok: true };
-    if (this.origins?.has(origin.toLowerCase())) return { ok: true };
+    if (origin === undefined || this.anyOrigin) return ALLOWED;
+    if (this.origins?.has(origin.toLowerCase())) return ALLOWED;
     let url: URL;
     try {
       url = new URL(origin);
@@ -85,8 +94,12 @@ export class OriginPolicy {
       return { ok: false, reason: `Origin "${origin}" is not a valid origin.` };
     }
     if (!this.origins) {
-      if (loopback ? LOOPBACK_HOSTS.has(url.hostname) : host !== undefined && url.host === host.toLowerCase()) {
-        return { ok: true };
+      if (
+        onLoopback(req, forwarded)
+          ? LOOPBACK_HOSTS.has(url.hostname)
+          : host !== undefined && url.host === host.toLowerCase()
+      ) {
+        return ALLOWED;
       }
     }
     return {

@@ -17,8 +17,6 @@ export const MCP_RESOLVED_OPTIONS = Symbol.for('nestjs-model-context:MCP_RESOLVE
 export const MCP_MODULE_ID = Symbol.for('nestjs-model-context:MCP_MODULE_ID');
 /** The McpDispatcher of one McpModule, provided and logged under this one name. */
 export const MCP_DISPATCHER = Symbol.for('nestjs-model-context:McpDispatcher');
-/** @deprecated The former name of {@link MCP_DISPATCHER}: the same token. */
-export const MCP_SERVER = MCP_DISPATCHER;
 export const MCP_HTTP_HANDLER = Symbol.for('nestjs-model-context:MCP_HTTP_HANDLER');
 export const MCP_SESSION_STORE = Symbol.for('nestjs-model-context:MCP_SESSION_STORE');
 export const MCP_NOTIFICATION_BUS = Symbol.for('nestjs-model-context:MCP_NOTIFICATION_BUS');

@@ -100,10 +100,11 @@ export interface ToolRuntime extends McpAccess, McpListed {
 }
 
 /**
- * The port through which the dispatcher reads capabilities. The Nest registry implements it;
- * the protocol layer never sees Nest.
+ * The port through which the protocol layer reads the tools (the catalog report of `catalog/` is
+ * another thing: what a server offers, as data). The Nest registry implements it; the protocol
+ * layer never sees Nest.
  */
-export interface McpCatalog {
+export interface McpToolCatalog {
   /** Increases on every change, so that cached list results and cursors can expire. */
   readonly version: number;
   tools(): readonly ToolRuntime[];
@@ -190,9 +191,9 @@ export type CompletionTarget = { kind: 'prompt'; name: string } | { kind: 'resou
 
 /**
  * The resources, templates, prompts and completers one module serves. The Nest registry
- * implements it next to {@link McpCatalog}; `version` covers every list.
+ * implements it next to {@link McpToolCatalog}; `version` covers every list.
  */
-export interface McpFeatureCatalog extends McpCatalog {
+export interface McpFeatureCatalog extends McpToolCatalog {
   resources(): readonly ResourceRuntime[];
   resource(uri: string): ResourceRuntime | undefined;
   resourceTemplates(): readonly ResourceTemplateRuntime[];

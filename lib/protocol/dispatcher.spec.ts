@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Observable, of, toArray, lastValueFrom } from 'rxjs';
-import type { McpCatalog, ToolRuntime } from './catalog.js';
+import type { McpToolCatalog, ToolRuntime } from './catalog.js';
 import { McpContext, type RequestEnvelope } from './context.js';
 import { McpError, ToolError } from './errors.js';
 import type { JsonRpcMessage } from './json-rpc.js';
@@ -20,7 +20,7 @@ function tool(name: string, invoke: ToolRuntime['invoke']): ToolRuntime {
 }
 
 function serverWith(tools: ToolRuntime[], errors: string[] = []): McpDispatcher {
-  const catalog: McpCatalog = { version: 1, tools: () => tools, tool: (n) => tools.find((t) => t.name === n) };
+  const catalog: McpToolCatalog = { version: 1, tools: () => tools, tool: (n) => tools.find((t) => t.name === n) };
   const logger = { error: (m: string) => errors.push(m), warn: () => undefined };
   const server = new McpDispatcher(
     {

@@ -14,7 +14,7 @@ import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope }
 import { digestArguments, type RequestStateCodec } from './interaction.js';
 import { McpError, McpStoreUnavailableError, storeUnavailableFailure } from './errors.js';
 import { ErrorCode, failure, success, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from './json-rpc.js';
-import type { ListsCacheOption, McpAccess, McpCatalog, McpListed } from './catalog.js';
+import type { ListsCacheOption, McpAccess, McpToolCatalog, McpListed } from './catalog.js';
 import type { PagedList } from './paging.js';
 import type { CacheHint, Implementation, JsonObject } from './mcp-types.js';
 import { META_SERVER_INFO, MODERN_PROTOCOL_VERSIONS, negotiateLegacyVersion, type ProtocolEra } from './versions.js';
@@ -80,7 +80,7 @@ export class McpDispatcher extends McpMethodTable {
 
   constructor(
     private readonly config: McpDispatcherConfig,
-    catalog: Pick<McpCatalog, 'version'>,
+    catalog: Pick<McpToolCatalog, 'version'>,
   ) {
     super();
     this.lists = new McpLists(config, catalog, (result, era) => this.decorate(result, era));

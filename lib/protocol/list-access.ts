@@ -1,4 +1,4 @@
-import type { ListsCacheOption, McpAccess, McpCatalog, McpListed } from './catalog.js';
+import type { ListsCacheOption, McpAccess, McpToolCatalog, McpListed } from './catalog.js';
 import type { McpContext } from './context.js';
 import type { CacheHint, JsonObject } from './mcp-types.js';
 import { DEFAULT_PAGE_SIZE, PagedList, type PageAdjust } from './paging.js';
@@ -27,7 +27,7 @@ export interface McpListsConfig {
 export class McpLists {
   constructor(
     private readonly config: McpListsConfig,
-    private readonly catalog: Pick<McpCatalog, 'version'>,
+    private readonly catalog: Pick<McpToolCatalog, 'version'>,
     private readonly decorateResult: (result: Result, era: ProtocolEra) => Result,
   ) {}
 

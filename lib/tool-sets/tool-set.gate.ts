@@ -1,5 +1,5 @@
 import { from, isObservable, of, switchMap, type Observable } from 'rxjs';
-import type { McpAccess, McpCatalog, McpListed, ToolRuntime } from '../protocol/catalog.js';
+import type { McpAccess, McpToolCatalog, McpListed, ToolRuntime } from '../protocol/catalog.js';
 import { errorResult } from '../protocol/content.js';
 import type { McpContext } from '../protocol/context.js';
 import type { McpCaller } from '../protocol/dispatcher.js';
@@ -71,7 +71,7 @@ export class ToolSetGate implements McpToolGate {
 
   constructor(
     private readonly host: McpFeatureHost,
-    private readonly catalog: McpCatalog,
+    private readonly catalog: McpToolCatalog,
     private readonly options: ResolvedToolSetsOptions,
     private readonly features: Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>,
   ) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { lastValueFrom, of, toArray } from 'rxjs';
-import type { McpCatalog, ToolRuntime } from '../protocol/catalog.js';
+import type { McpToolCatalog, ToolRuntime } from '../protocol/catalog.js';
 import type { RequestEnvelope } from '../protocol/context.js';
 import { McpDispatcher } from '../protocol/dispatcher.js';
 import type { JsonObject } from '../protocol/mcp-types.js';
@@ -30,7 +30,11 @@ function gatedServer(
   tools: ToolRuntime[],
   options: Partial<McpToolSetsOptions>,
 ): { server: McpDispatcher; gate: ToolSetGate } {
-  const catalog: McpCatalog = { version: 1, tools: () => tools, tool: (name) => tools.find((t) => t.name === name) };
+  const catalog: McpToolCatalog = {
+    version: 1,
+    tools: () => tools,
+    tool: (name) => tools.find((t) => t.name === name),
+  };
   const logger = { error: () => undefined, warn: () => undefined };
   const server = new McpDispatcher(
     {

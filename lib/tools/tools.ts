@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
 import { lastOf } from '../protocol/last-value.js';
-import type { ArgumentsOutcome, McpCatalog, ToolRuntime } from '../protocol/catalog.js';
+import type { ArgumentsOutcome, McpToolCatalog, ToolRuntime } from '../protocol/catalog.js';
 import { errorResult, toCallToolResult } from '../protocol/content.js';
 import type { McpContext } from '../protocol/context.js';
 import { isObject, isPromiseLike } from '../protocol/dispatcher.js';
@@ -32,7 +32,7 @@ type ToolOptions = Pick<McpFeatureOptions, 'exposeInternalErrors' | 'logger'>;
  */
 export function installTools(
   host: McpFeatureHost,
-  catalog: McpCatalog,
+  catalog: McpToolCatalog,
   options: ToolOptions,
   modes?: McpRunModes,
   gate?: McpToolGate,
@@ -95,7 +95,7 @@ export function installTools(
  * looked at or a task exists.
  */
 export function resolveTool(
-  catalog: McpCatalog,
+  catalog: McpToolCatalog,
   name: string,
   clientCapabilities: JsonObject,
   exists?: (tool: ToolRuntime) => boolean,

@@ -6,7 +6,7 @@ import { McpRegistry } from 'nestjs-model-context';
 import type { McpEvent, McpRequestFinishedEvent } from 'nestjs-model-context/telemetry';
 import { McpInProcessTransport } from 'nestjs-model-context/transports';
 import { lastValueFrom, toArray } from 'rxjs';
-import { MCP_SERVER } from '../../lib/common/mcp.constants.js';
+import { MCP_DISPATCHER } from '../../lib/common/mcp.constants.js';
 import type { McpDispatcher } from '../../lib/protocol/dispatcher.js';
 import { AuditLog, ObservabilityModule, hangEvents } from '../fixtures/observability.module.js';
 import { nextEvent } from '../utils/wait.js';
@@ -60,7 +60,7 @@ describe('McpEvents: audit and integration events', () => {
   after(() => server.close());
   /** What events carry for a session: its keyed hash (events.sessionIds defaults to 'hashed'). */
   const shown = (sessionId: string | undefined): string =>
-    server.app.get<symbol, McpDispatcher>(MCP_SERVER, { strict: false }).observer!.sessionRef(sessionId!);
+    server.app.get<symbol, McpDispatcher>(MCP_DISPATCHER, { strict: false }).observer!.sessionRef(sessionId!);
 
   it('an audit subscriber sees every call of a mixed run exactly once, with the right outcome', async () => {
     const sessionId = await openSession(server.url, 'mix-init');

@@ -12,7 +12,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
-import { MCP_SERVER } from '../../lib/common/mcp.constants.js';
+import { MCP_DISPATCHER } from '../../lib/common/mcp.constants.js';
 import type { McpDispatcher } from '../../lib/protocol/dispatcher.js';
 import { AuditLog, ObservabilityModule } from '../fixtures/observability.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
@@ -232,7 +232,7 @@ describe('session ids in spans and events', () => {
   });
 
   const refOn = (app: RunningApp, sessionId: string) =>
-    app.app.get<symbol, McpDispatcher>(MCP_SERVER, { strict: false }).observer!.sessionRef(sessionId);
+    app.app.get<symbol, McpDispatcher>(MCP_DISPATCHER, { strict: false }).observer!.sessionRef(sessionId);
 
   it('carry a keyed hash by default, never the id; instances sharing requestState.secret agree on it (leftover B)', async () => {
     otel.exporter.reset();

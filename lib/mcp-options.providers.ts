@@ -11,7 +11,6 @@ import {
   MCP_SCAN_SCOPE,
   MCP_SESSION_OPTIONS,
   MCP_SHUTDOWN_OPTIONS,
-  MCP_TASKS_OPTIONS,
   MCP_TRANSPORT_SETTINGS,
   type McpScanScope,
 } from './common/mcp.constants.js';
@@ -26,10 +25,7 @@ import { MCP_TELEMETRY_OPTIONS } from './telemetry/options.js';
 import { MCP_EVENTS_OPTIONS } from './telemetry/events.js';
 import { MCP_SERVER_NAMES } from './telemetry/observability.providers.js';
 import type { McpServerNames } from './telemetry/observer.js';
-import { MCP_SKILLS_OPTIONS } from './skills/mcp-skills-options.interface.js';
-import { MCP_EXPOSE_OPTIONS } from './expose/expose.interfaces.js';
 import { toolRunBy } from './tool-sets/discovery-names.js';
-import { MCP_TOOL_SETS_OPTIONS } from './tools/tools-feature.js';
 
 /** One slice of the resolved options under its own token. */
 const slice = <T>(provide: symbol, cut: (options: ResolvedMcpOptions) => T): Provider => ({
@@ -59,10 +55,6 @@ export const optionSliceProviders: Provider[] = [
   slice(MCP_SCAN_SCOPE, (options): McpScanScope => (options.include ? { include: options.include as Function[] } : {})),
   slice(MCP_PAGE_SIZE, (options) => options.pageSize),
   slice(MCP_DTO_COMPILER, (options) => dtoCompilerFor(options.schemas.nullableOptionals)),
-  slice(MCP_TASKS_OPTIONS, (options) => options.tasks ?? null),
-  slice(MCP_TOOL_SETS_OPTIONS, (options) => options.toolSets ?? null),
-  slice(MCP_SKILLS_OPTIONS, (options) => options.skills ?? null),
-  slice(MCP_EXPOSE_OPTIONS, (options) => options.expose ?? null),
   slice(MCP_TELEMETRY_OPTIONS, (options) => options.telemetry ?? null),
   slice(MCP_EVENTS_OPTIONS, (options) => options.events ?? null),
   {

@@ -43,7 +43,6 @@ export const MCP_REQUEST_STATE_SECRET = Symbol.for('nestjs-model-context:MCP_REQ
 /** The options slice the packs share (McpFeatureOptions): cache hints, error exposure, repository bounds. */
 export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
 /** The `tasks` slice of the module options (McpTasksOptions), null without it. */
-export const MCP_TASKS_OPTIONS = Symbol.for('nestjs-model-context:MCP_TASKS_OPTIONS');
 /** Items per page of the lists (`pageSize`). */
 export const MCP_PAGE_SIZE = Symbol.for('nestjs-model-context:MCP_PAGE_SIZE');
 /** How DTOs become JSON Schemas (`schemas`), as the DtoCompiler every walk shares. */

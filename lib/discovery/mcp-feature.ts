@@ -1,4 +1,5 @@
 import type { Provider, Type } from '@nestjs/common';
+import { MCP_RESOLVED_OPTIONS } from '../common/mcp.constants.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { ToolRuntime } from '../protocol/catalog.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
@@ -74,3 +75,16 @@ export interface McpFeaturePack extends Type<McpFeature> {
 
 /** The DI token of the module's packs, in `MCP_FEATURE_PACKS` order. @internal */
 export const MCP_FEATURES = Symbol.for('nestjs-model-context:McpFeatures');
+
+/**
+ * The provider of a pack's options slice: the pack cuts its own key out of the module's resolved
+ * options (null when absent), so adding a pack's options touches no module file but the options
+ * interface that composes the slices. The pack's classes inject the slice's token, never the whole.
+ */
+export function packSlice<K extends string>(provide: symbol, key: K): Provider {
+  return {
+    provide,
+    useFactory: (options: Partial<Record<K, unknown>>) => options[key] ?? null,
+    inject: [MCP_RESOLVED_OPTIONS],
+  };
+}

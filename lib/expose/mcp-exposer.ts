@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional, type Type } from '@nestjs/common';
-import type { McpFeature } from '../discovery/mcp-feature.js';
+import { packSlice, type McpFeature } from '../discovery/mcp-feature.js';
 import {
   DiscoveryService,
   ExternalContextCreator,
@@ -48,6 +48,7 @@ const VERB_ANNOTATIONS: Partial<Record<string, ToolAnnotations>> = {
  */
 @Injectable()
 export class McpExposer implements McpFeature {
+  static readonly providers = [packSlice(MCP_EXPOSE_OPTIONS, 'expose')];
   readonly kind = 'exposed routes';
   private readonly logger = new Logger('McpModule');
 

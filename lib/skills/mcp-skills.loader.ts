@@ -1,3 +1,4 @@
+import { packSlice } from '../discovery/mcp-feature.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DEFAULT_MAX_SKILLS, MCP_SKILLS_OPTIONS, type McpSkillsOptions } from './mcp-skills-options.interface.js';
 import { MCP_SKILL_METADATA, type InlineSkill, type SkillMetadata, type SkillSource } from './skill.decorator.js';
@@ -37,6 +38,7 @@ interface PendingSkill {
  */
 @Injectable()
 export class McpSkillsLoader extends McpMethodLoader {
+  static readonly providers = [packSlice(MCP_SKILLS_OPTIONS, 'skills')];
   readonly kind = 'skills';
   // A skill's scopes gate its listing and every read of it, as a resource's do.
   readonly capabilityKeys = [MCP_SKILL_METADATA];

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { McpRegistry } from '../discovery/mcp.registry.js';
 import { MCP_REDIS, type McpRedisBackend } from '../redis/redis-backend.js';
-import { MCP_TASKS_OPTIONS } from '../common/mcp.constants.js';
-import type { McpFeature } from '../discovery/mcp-feature.js';
+import { packSlice, type McpFeature } from '../discovery/mcp-feature.js';
 import { InMemoryTaskStore, type McpTaskStore } from './task-store.js';
 import { McpTaskRunner, type McpTaskSettings } from './tasks.js';
 import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE, TASKS_EXTENSION } from './task-mode.js';
@@ -16,6 +15,9 @@ import { MCP_TOOL_BUILDER, type McpToolBuilder, type ToolDefinition } from '../d
 
 /** The DI token of the module's task runner. @internal */
 export const MCP_TASK_RUNNER = Symbol.for('nestjs-model-context:MCP_TASK_RUNNER');
+
+/** The tasks pack's options slice (`tasks`; null without it). @internal */
+export const MCP_TASKS_OPTIONS = Symbol.for('nestjs-model-context:MCP_TASKS_OPTIONS');
 
 /**
  * Options of tasks (tools declared with `@Tool({ task })`). Every bound has a safe default; see
@@ -120,6 +122,7 @@ export function resolveTaskSettings(options: McpTasksOptions | undefined, shared
 
 /** The runner and its lifecycle: the providers the tasks pack brings to the module. */
 const taskProviders: Provider[] = [
+  packSlice(MCP_TASKS_OPTIONS, 'tasks'),
   {
     provide: MCP_TASK_RUNNER,
     useFactory: (options: McpTasksOptions | null, redis: McpRedisBackend | null) => {

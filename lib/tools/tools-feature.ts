@@ -6,7 +6,7 @@ import { McpHandlerFactory } from '../execution/mcp-handler.factory.js';
 import { toolCall } from '../discovery/capability-calls.js';
 import { McpCapabilityPack, PRIMITIVES } from '../discovery/capability-pack.js';
 import { toSnakeCase } from '../discovery/mcp-discovery.js';
-import { MCP_FEATURES, type McpFeature, type McpProviderMethod } from '../discovery/mcp-feature.js';
+import { MCP_FEATURES, packSlice, type McpFeature, type McpProviderMethod } from '../discovery/mcp-feature.js';
 import { McpMetadataAccessor } from '../discovery/mcp-metadata.accessor.js';
 import { MCP_REGISTRY_SETTINGS, McpRegistry, type McpRegistrySettings } from '../discovery/mcp.registry.js';
 import { MCP_TOOL_BUILDER, type McpToolBuilder, type ToolDefinition } from '../discovery/tool-types.js';
@@ -22,8 +22,9 @@ import { installTools } from './tools.js';
 /** The tools pack's `toolSets` slice (null without it). @internal */
 export const MCP_TOOL_SETS_OPTIONS = Symbol.for('nestjs-model-context:McpToolSetsOptions');
 
-/** What the tools pack adds to the module's providers: the registry's tool builder and the run modes. */
+/** What the tools pack adds to the module's providers: its `toolSets` slice, the registry's tool builder, the run modes. */
 const toolProviders: Provider[] = [
+  packSlice(MCP_TOOL_SETS_OPTIONS, 'toolSets'),
   {
     provide: MCP_TOOL_BUILDER,
     useFactory: (settings: McpRegistrySettings | null) => new ToolRuntimeFactory(settings?.dtos),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Observable, Subject, catchError, from, isObservable, of, switchMap, type Subscription } from 'rxjs';
+import { Observable, Subject, from, isObservable, switchMap, type Subscription } from 'rxjs';
 import type { McpNotificationBus } from './notification-bus.js';
 import type { McpCallObserver } from './call-facts.js';
 import { listen } from './subscriptions.js';
@@ -346,27 +346,15 @@ export class McpDispatcher extends McpMethodTable {
     run: () => Observable<Result>,
   ): Observable<Result> {
     if (ctx.era !== 'modern') return run();
-    const codec = this.config.requestState;
-    const binding = () => ({
-      method: ctx.method,
-      name,
-      digest: digestArguments(args ?? null),
-      principal: ctx.principal,
-    });
-    const askOrFail = (error: unknown, round: number): Observable<Result> => {
-      if (!ctx.inputRequired) throw error;
-      const result: Result = { resultType: 'input_required', inputRequests: { ...ctx.inputs.pending } };
-      if (codec) result.requestState = codec.encode({ ...binding(), answers: ctx.inputs.answers, round: round + 1 });
-      return of(result);
-    };
     // Most calls carry no earlier answers: no state to verify, nothing to await first.
     if (params.requestState === undefined && params.inputResponses === undefined) {
-      return run().pipe(catchError((error: unknown) => askOrFail(error, 0)));
+      return recovering(run(), (error) => this.inputRequired(error, ctx, name, args, 0));
     }
+    const codec = this.config.requestState;
     const restore = async (): Promise<number> => {
       let round = 0;
       if (params.requestState !== undefined && codec) {
-        const state = await codec.decode(params.requestState, binding());
+        const state = await codec.decode(params.requestState, stateBinding(ctx, name, args));
         Object.assign(ctx.inputs.answers, state.answers);
         round = state.round;
       }
@@ -374,8 +362,22 @@ export class McpDispatcher extends McpMethodTable {
       return round;
     };
     return from(restore()).pipe(
-      switchMap((round) => run().pipe(catchError((error: unknown) => askOrFail(error, round)))),
+      switchMap((round) => recovering(run(), (error) => this.inputRequired(error, ctx, name, args, round))),
     );
+  }
+
+  /** A handler stopped for missing input: the `input_required` result; any other error goes on. */
+  private inputRequired(error: unknown, ctx: McpContext, name: string, args: unknown, round: number): Result {
+    if (!ctx.inputRequired) throw error;
+    const codec = this.config.requestState;
+    const result: Result = { resultType: 'input_required', inputRequests: { ...ctx.inputs.pending } };
+    if (codec)
+      result.requestState = codec.encode({
+        ...stateBinding(ctx, name, args),
+        answers: ctx.inputs.answers,
+        round: round + 1,
+      });
+    return result;
   }
 
   private errorResponse(id: JsonRpcId, error: unknown): JsonRpcMessage {
@@ -390,6 +392,35 @@ export class McpDispatcher extends McpMethodTable {
       : `Internal error (reference ${ref}).`;
     return failure(id, ErrorCode.InternalError, message);
   }
+}
+
+/** What a request state is bound to: the call it was issued for. */
+function stateBinding(ctx: McpContext, name: string, args: unknown) {
+  return { method: ctx.method, name, digest: digestArguments(args ?? null), principal: ctx.principal };
+}
+
+/**
+ * `source` with an error replaced by what `recover` returns (or throws). A `catchError` without
+ * the operator chain: every modern call is wrapped in it.
+ */
+function recovering<T>(source: Observable<T>, recover: (error: unknown) => T): Observable<T> {
+  return new Observable<T>((subscriber) =>
+    source.subscribe({
+      next: (value) => subscriber.next(value),
+      error: (error: unknown) => {
+        let recovered: T;
+        try {
+          recovered = recover(error);
+        } catch (thrown) {
+          subscriber.error(thrown);
+          return;
+        }
+        subscriber.next(recovered);
+        subscriber.complete();
+      },
+      complete: () => subscriber.complete(),
+    }),
+  );
 }
 
 export { McpCancelledError, isObject, isPromiseLike, metaOf, truncate } from './values.js';

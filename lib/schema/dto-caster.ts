@@ -128,11 +128,16 @@ function buildCaster(
       return { ok: false, issues: [{ path: '', rule: 'type', message: 'must be an object' }] };
     }
     const record = input as Record<string, unknown>;
-    const issues: ValidationIssue[] = RESERVED_KEYS.filter((key) => Object.hasOwn(record, key)).map((key) => ({
-      path: joinIssuePath('', key),
-      rule: 'whitelistValidation',
-      message: 'is not an allowed property',
-    }));
+    // A loop, not filter/map: this runs on every call, and these keys are almost never sent.
+    const issues: ValidationIssue[] = [];
+    for (const key of RESERVED_KEYS) {
+      if (Object.hasOwn(record, key))
+        issues.push({
+          path: joinIssuePath('', key),
+          rule: 'whitelistValidation',
+          message: 'is not an allowed property',
+        });
+    }
     const plain = coerce ? coerce(record) : record;
     // class-transformer and class-validator themselves trip over some shapes (a nested
     // "constructor" key): arguments the listed schema refuses are the caller's fault, and get its

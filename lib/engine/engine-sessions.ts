@@ -1,4 +1,5 @@
 import type { McpEventStore } from '../protocol/event-store.js';
+import { DEFAULT_SESSION_OPTIONS } from './session-options.js';
 import { McpStoreUnavailableError, storeUnavailableFailure } from '../protocol/errors.js';
 import { ServerRequestBroker } from '../protocol/interaction.js';
 import { ErrorCode, failure, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/json-rpc.js';
@@ -98,14 +99,15 @@ export abstract class McpEngineSessions {
     this.sessions = new LegacySessions(server, store, this.broker, this.streams, {
       mode: options.sessions,
       limits: this.limits,
-      maxSessions: options.maxSessions ?? 10_000,
+      maxSessions: options.maxSessions ?? DEFAULT_SESSION_OPTIONS.maxSessions,
       defaultLogLevel: options.defaultLogLevel,
       hooks: options.hooks,
     });
     // An answer published by the instance it reached resolves here if this instance awaits it.
     this.stopRelay = options.relay?.onResponse((response, sessionId) => this.broker.resolve(response, sessionId));
     this.stopSessionEnds = store.onSessionEnd?.(
-      (sessionId, reason, session) => void this.endSession(sessionId, reason, session),
+      // A store that fails to drop the ended session's events leaves them to expire on their own.
+      (sessionId, reason, session) => void this.endSession(sessionId, reason, session).catch(() => undefined),
     );
   }
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DEFAULT_SESSION_OPTIONS } from '../engine/session-options.js';
 import { Logger } from '@nestjs/common';
 import type { McpAuthenticator } from '../auth/mcp-authenticator.js';
 import type { McpPrincipal } from '../auth/mcp-auth.interface.js';
@@ -130,7 +131,7 @@ export class McpHttpHandler {
       this.legacySse = new LegacySseTransport(server, {
         ...options.legacySse,
         limits: this.limits,
-        maxSessions: options.maxSessions ?? 10_000,
+        maxSessions: options.maxSessions ?? DEFAULT_SESSION_OPTIONS.maxSessions,
         keepAliveMs: options.keepAliveMs,
         defaultLogLevel: options.defaultLogLevel,
         checkScopes: auth

@@ -30,3 +30,8 @@ export const featureProviders: Provider[] = [
   ...MCP_FEATURE_PACKS,
   { provide: MCP_FEATURES, useFactory: (...packs: McpFeature[]) => packs, inject: [...MCP_FEATURE_PACKS] },
 ];
+
+/** The Redis channels the packs' stores hear, subscribed when the module's Redis connects. @internal */
+export const featureRedisChannels: readonly string[] = MCP_FEATURE_PACKS.flatMap(
+  (pack: McpFeaturePack) => pack.redisChannels ?? [],
+);

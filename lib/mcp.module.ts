@@ -68,7 +68,7 @@ import { createMcpAdminController } from './admin/mcp-admin.controller.js';
 import { McpEvents } from './telemetry/events.js';
 import { observabilityProviders } from './telemetry/observability.providers.js';
 import { MCP_FEATURES, type McpFeature } from './discovery/mcp-feature.js';
-import { featureProviders } from './mcp-features.js';
+import { featureProviders, featureRedisChannels } from './mcp-features.js';
 import { optionSliceProviders } from './mcp-options.providers.js';
 import { McpToolSets } from './tool-sets/mcp-tool-sets.service.js';
 
@@ -158,6 +158,7 @@ const coreProviders: Provider[] = [
         eventStoreBytesPerStream: options.limits.eventStoreBytesPerStream,
         eventStoreBytesPerSession: options.limits.eventStoreBytesPerSession,
         eventStoreBytesTotal: options.limits.eventStoreBytesTotal,
+        channels: featureRedisChannels,
         logger: { error: (m, t) => logger.error(m, t), warn: (m) => logger.warn(m), log: (m) => logger.log(m) },
       });
     },

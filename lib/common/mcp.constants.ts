@@ -42,7 +42,6 @@ export const MCP_SCAN_SCOPE = Symbol.for('nestjs-model-context:MCP_SCAN_SCOPE');
 export const MCP_REQUEST_STATE_SECRET = Symbol.for('nestjs-model-context:MCP_REQUEST_STATE_SECRET');
 /** The options slice the packs share (McpFeatureOptions): cache hints, error exposure, repository bounds. */
 export const MCP_FEATURE_OPTIONS = Symbol.for('nestjs-model-context:McpFeatureOptions');
-/** The `tasks` slice of the module options (McpTasksOptions), null without it. */
 /** Items per page of the lists (`pageSize`). */
 export const MCP_PAGE_SIZE = Symbol.for('nestjs-model-context:MCP_PAGE_SIZE');
 /** How DTOs become JSON Schemas (`schemas`), as the DtoCompiler every walk shares. */

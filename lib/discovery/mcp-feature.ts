@@ -71,6 +71,8 @@ export interface McpFeature {
  */
 export interface McpFeaturePack extends Type<McpFeature> {
   readonly providers?: readonly Provider[];
+  /** The Redis pub/sub channels (after the key prefix) its stores attach to, subscribed at connect. */
+  readonly redisChannels?: readonly string[];
 }
 
 /** The DI token of the module's packs, in `MCP_FEATURE_PACKS` order. @internal */

@@ -10,7 +10,8 @@ import type { StandardSchemaV1 } from '../schema/standard-schema.js';
 // runtime is built from, and the builder the pack hands the registry at construction.
 
 /**
- * Options of `@Tool()`.
+ * Options of `@Tool()`. A pack adds its own option to it by augmenting this interface from its
+ * folder (tasks add `task`).
  *
  * @publicApi
  */
@@ -43,15 +44,6 @@ export interface ToolOptions {
    * computed per list request. @default the module's `cache.lists`
    */
   listCache?: ListCacheHint;
-  /**
-   * Runs calls as tasks, for long work: the client gets a task id at once and polls the task
-   * (`io.modelcontextprotocol/tasks` on 2026-07-28, the experimental tasks of 2025-11-25). The
-   * method stays as it is; its progress and log messages become the task's status message, and a
-   * question it asks (elicitation, sampling, roots) moves the task to `input_required`.
-   * `optional`: a client that does not support tasks gets the result in the call itself;
-   * `required`: such a client gets error -32021 (2026-07-28) or -32601 (2025-11-25).
-   */
-  task?: 'optional' | 'required';
   /**
    * The tool sets this tool belongs to (names defined in `McpModule.forRoot({ toolSets })`), added
    * to those of its class's `@ToolSets()`. A caller sees and calls only the tools of the sets it

@@ -22,8 +22,6 @@ export type {
 export type { McpToolsetOptions } from '../discovery/mcp-toolset.js';
 export type { ListCacheHint, ListsCacheOption } from '../protocol/catalog.js';
 export type { McpSkillsOptions } from '../skills/mcp-skills-options.interface.js';
-export type { McpTasksOptions } from '../tasks/mcp-tasks.js';
-export type { McpBullmqTasksOptions } from '../tasks/bullmq-task.queue.js';
 export type { McpExplorerOptions } from '../explorer/explorer.controller.js';
 export type { McpAdminRoutesOptions } from '../admin/mcp-admin.controller.js';
 export type { McpEventsOptions } from '../telemetry/events.js';

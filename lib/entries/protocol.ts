@@ -30,7 +30,6 @@ export type { GetPromptResult } from '../protocol/prompt-messages.js';
 export type { CompletionValues } from '../completion/completion.js';
 export type { ElicitOutcome, McpRoot, SamplingRequest, SamplingResult } from '../protocol/interaction.js';
 export type { McpAskOptions } from '../protocol/context.js';
-export { TASKS_EXTENSION } from '../tasks/task-mode.js';
 export {
   DIRECTORY_MIME_TYPE,
   SKILLS_EXTENSION,

@@ -1,8 +1,8 @@
 /**
  * `nestjs-model-context/stores`: what a custom backend implements, and the in-memory defaults
  * (one instance). Sessions, resumable event streams, change notifications across instances,
- * relays to the instance that holds a stream, tasks and rate-limit counters. `/redis` has the
- * implementations for several instances.
+ * relays to the instance that holds a stream and rate-limit counters (the task store is in `/tasks`).
+ * `/redis` has the implementations for several instances.
  */
 export {
   InMemorySessionStore,
@@ -22,13 +22,5 @@ export {
   type McpToggleTarget,
 } from '../protocol/notification-bus.js';
 export type { McpRelay, McpRelayStreamRequest } from '../engine/relay.js';
-export {
-  InMemoryTaskStore,
-  type McpTaskLimits,
-  type McpTaskRecord,
-  type McpTaskSignal,
-  type McpTaskStatus,
-  type McpTaskStore,
-} from '../tasks/task-store.js';
 export type { McpThrottlerStorage, McpThrottlerStorageRecord } from '../redis/redis-throttler.storage.js';
 export { McpStoreUnavailableError } from '../protocol/errors.js';

@@ -48,14 +48,14 @@ export interface RedisBackendSettings {
   eventStoreBytesPerSession?: number;
   /** `limits.eventStoreBytesTotal`. @default 67108864 */
   eventStoreBytesTotal?: number;
+  /**
+   * The channels (after the key prefix) of the packs' stores that {@link McpRedisBackend.attach}
+   * routes to (the packs' `redisChannels`): subscribed with the bus and the relay when the backend
+   * connects, so a store attached later has missed nothing and the connection's bounds and errors
+   * cover them. @default none
+   */
+  channels?: readonly string[];
 }
-
-/**
- * The channels (after the key prefix) of the packs' stores that {@link McpRedisBackend.attach}
- * routes to: subscribed with the bus and the relay when the backend connects, so a store attached
- * later has missed nothing and the connection's bounds and errors cover them.
- */
-export const PACK_CHANNELS = ['tasks'] as const;
 
 const HEARTBEAT_MS = 5_000;
 const HEARTBEAT_TTL_MS = 15_000;
@@ -155,12 +155,12 @@ export class McpRedisBackend {
       shardedPubSub,
     });
     this.sharded = shardedPubSub;
-    this.packChannels = PACK_CHANNELS.map((name) => `${keys.prefix}${name}`);
+    this.packChannels = (settings.channels ?? []).map((name) => `${keys.prefix}${name}`);
   }
 
   /**
    * Keeps a pack's store in this Redis (tasks): builds it on the command connection, named `what`
-   * in outage messages, and routes the messages of its channel (one of {@link PACK_CHANNELS}) to it.
+   * in outage messages, and routes the messages of its channel (one of the settings' `channels`) to it.
    */
   attach<T extends RedisChannelStore>(what: string, build: (parts: RedisStoreParts) => T): T {
     const store = build({
@@ -170,7 +170,9 @@ export class McpRedisBackend {
       logger: this.health.logger,
     });
     if (!this.packChannels.includes(store.channel))
-      throw new Error(`${what}: its channel "${store.channel}" is none the Redis backend subscribes to.`);
+      throw new Error(
+        `${what}: its channel "${store.channel}" is none the Redis backend subscribes to. Name it in its pack's \`redisChannels\`.`,
+      );
     this.channels.set(store.channel, (message) => store.dispatch(message));
     return store;
   }

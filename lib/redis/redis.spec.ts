@@ -44,7 +44,8 @@ for (const target of targets) {
     const prefix = `mcp-test:${randomBytes(6).toString('hex')}:`;
     /** The prefix as the keys carry it: wrapped in a hash tag. */
     const P = `{${prefix}}`;
-    const settings = { name: 'spec', idleTtlMs: 60_000, maxSessions: 3, sharedStateSecret: true };
+    // The channels the module's packs name (tasks), as McpModule passes them.
+    const settings = { name: 'spec', idleTtlMs: 60_000, maxSessions: 3, sharedStateSecret: true, channels: ['tasks'] };
     let a: McpRedisBackend;
     let b: McpRedisBackend;
 

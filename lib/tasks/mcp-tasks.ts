@@ -8,10 +8,26 @@ import { LEGACY_TASKS_CAPABILITY, LEGACY_TASKS_SINCE, TASKS_EXTENSION } from './
 import { installLegacyTasks, installModernTasks } from './task-methods.js';
 import type { McpFeatureHost } from '../protocol/feature-host.js';
 import { BullmqTaskQueue, type McpBullmqTasksOptions } from './bullmq-task.queue.js';
-import { RedisTaskStore } from './redis-task.store.js';
+import { RedisTaskStore, TASKS_CHANNEL } from './redis-task.store.js';
 import { MCP_RUN_MODES, type McpRunModes } from '../protocol/tool-calls.js';
 import type { ToolRuntime } from '../protocol/catalog.js';
 import { MCP_TOOL_BUILDER, type McpToolBuilder, type ToolDefinition } from '../discovery/tool-types.js';
+
+// The `task` option of `@Tool()`, declared by the pack that reads it. It sits in this file because
+// the module options import it (their `tasks` slice): whatever program sees McpModule sees it too.
+declare module '../discovery/tool-types.js' {
+  interface ToolOptions {
+    /**
+     * Runs calls as tasks, for long work: the client gets a task id at once and polls the task
+     * (`io.modelcontextprotocol/tasks` on 2026-07-28, the experimental tasks of 2025-11-25). The
+     * method stays as it is; its progress and log messages become the task's status message, and a
+     * question it asks (elicitation, sampling, roots) moves the task to `input_required`.
+     * `optional`: a client that does not support tasks gets the result in the call itself;
+     * `required`: such a client gets error -32021 (2026-07-28) or -32601 (2025-11-25).
+     */
+    task?: 'optional' | 'required';
+  }
+}
 
 /** The DI token of the module's task runner. @internal */
 export const MCP_TASK_RUNNER = Symbol.for('nestjs-model-context:MCP_TASK_RUNNER');
@@ -166,6 +182,7 @@ function withTaskSupport(runtime: ToolRuntime, definition: ToolDefinition, site:
 @Injectable()
 export class McpTasksFeature implements McpFeature, OnApplicationShutdown {
   static readonly providers = taskProviders;
+  static readonly redisChannels = [TASKS_CHANNEL];
   readonly kind = 'tasks';
   private host?: McpFeatureHost;
 

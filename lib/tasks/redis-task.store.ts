@@ -46,6 +46,9 @@ return 1
 
 const MAX_SWAP_TRIES = 20;
 
+/** The pub/sub channel (after the key prefix) of task changes and signals, subscribed when the backend connects. */
+export const TASKS_CHANNEL = 'tasks';
+
 type Message = { kind: 'change'; record: McpTaskRecord } | { kind: 'signal'; taskId: string; signal: McpTaskSignal };
 
 /**
@@ -67,7 +70,7 @@ export class RedisTaskStore implements McpTaskStore {
     private readonly options: { shardedPubSub?: boolean; logger?: RedisLogger } = {},
   ) {
     this.scripts = new RedisScripts(client, options.shardedPubSub);
-    this.channel = `${keys.prefix}tasks`;
+    this.channel = `${keys.prefix}${TASKS_CHANNEL}`;
   }
 
   private taskKey(taskId: string): string {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { McpModule } from 'nestjs-model-context';
-import { InMemoryTaskStore } from 'nestjs-model-context/stores';
+import { InMemoryTaskStore } from 'nestjs-model-context/tasks';
 import { ReportTools } from './report.tools.js';
 
 /** The sample's task store, its own so that tests can watch the tasks change. */

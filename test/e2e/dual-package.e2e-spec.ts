@@ -115,6 +115,7 @@ describe('dual package', () => {
       './redis',
       './sessions',
       './stores',
+      './tasks',
       './telemetry',
       './testing',
       './transports',

@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { McpTaskRecord, McpTaskStore } from 'nestjs-model-context/stores';
-import { TASKS_EXTENSION } from 'nestjs-model-context/protocol';
+import { type McpTaskRecord, type McpTaskStore, TASKS_EXTENSION } from 'nestjs-model-context/tasks';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { META_KEYS, modernRpc } from '../utils/clients.js';
 import { Watched } from '../utils/wait.js';

@@ -5,8 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { NestFactory } from '@nestjs/core';
 import { Redis } from 'ioredis';
 import { exportJWK, exportSPKI, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
+import { TASKS_EXTENSION } from 'nestjs-model-context/tasks';
 import type { McpAuthOptions } from 'nestjs-model-context/options';
-import { TASKS_EXTENSION } from 'nestjs-model-context/protocol';
 import { McpTestClient, McpTestError } from 'nestjs-model-context/testing';
 import {
   startAuthorizationServer,

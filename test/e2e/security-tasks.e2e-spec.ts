@@ -13,9 +13,13 @@ import { after, before, describe, it } from 'node:test';
 import type { LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Redis } from 'ioredis';
-import type { McpBullmqTasksOptions } from 'nestjs-model-context/options';
-import { TASKS_EXTENSION } from 'nestjs-model-context/protocol';
-import { InMemoryTaskStore, type McpTaskLimits, type McpTaskRecord } from 'nestjs-model-context/stores';
+import {
+  type McpBullmqTasksOptions,
+  TASKS_EXTENSION,
+  InMemoryTaskStore,
+  type McpTaskLimits,
+  type McpTaskRecord,
+} from 'nestjs-model-context/tasks';
 import { TaskGates, TASK_TOKENS, TasksTestModule, type TasksFixtureOptions } from '../fixtures/tasks.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { META_KEYS, modernRpc, rpc } from '../utils/clients.js';

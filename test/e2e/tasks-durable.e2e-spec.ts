@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { TASKS_EXTENSION } from 'nestjs-model-context/protocol';
+import { TASKS_EXTENSION } from 'nestjs-model-context/tasks';
 import { connectSdkClient, META_KEYS, modernRpc } from '../utils/clients.js';
 import { clearRedisPrefix, REDIS_URL, redisAvailable } from '../utils/redis.js';
 import { FixtureInstance } from '../utils/fixture-process.js';

@@ -6,8 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { TASKS_EXTENSION } from 'nestjs-model-context/protocol';
-import { InMemoryTaskStore, type McpTaskRecord } from 'nestjs-model-context/stores';
+import { TASKS_EXTENSION, InMemoryTaskStore, type McpTaskRecord } from 'nestjs-model-context/tasks';
 import { TaskGates, TASK_TOKENS, TasksTestModule } from '../fixtures/tasks.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { META_KEYS, modernRpc, type RpcResult } from '../utils/clients.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { TASKS_EXTENSION } from 'nestjs-model-context/protocol';
+import { TASKS_EXTENSION } from 'nestjs-model-context/tasks';
 import { TaskGates, TASK_TOKENS, TasksTestModule } from '../fixtures/tasks.module.js';
 import { startApp, type RunningApp } from '../utils/app.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';

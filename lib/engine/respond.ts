@@ -5,7 +5,7 @@ import { supportsPrimingEvents } from '../protocol/versions.js';
 import { storeUnavailableRetryAfter } from '../protocol/errors.js';
 import type { EventStream } from './event-stream.js';
 import type { McpResponseSink } from './sink.js';
-import type { StreamHub } from './streams.js';
+import type { SlowCall, StreamHub } from './streams.js';
 import { modernErrorStatus } from './wire-rules.js';
 
 /** Per-call transport state, created before dispatch so the context can close the stream. */
@@ -41,7 +41,7 @@ export interface RespondOptions {
  */
 export class CallWriter {
   /** Cancels an in-flight call (by scope and request id), ending its answer. */
-  private readonly inflight = new Map<string, () => void>();
+  private readonly inflight = new Map<string, { cancel(): void }>();
   /** Calls not answered yet, of every era (shutdown waits for them). */
   private running = 0;
   private readonly idleWaiters = new Set<() => void>();
@@ -59,13 +59,13 @@ export class CallWriter {
   /** `notifications/cancelled`: stops the named call of this scope. */
   cancel(scope: string, requestId: unknown): void {
     if (typeof requestId === 'string' || typeof requestId === 'number')
-      this.inflight.get(callKey(scope, requestId))?.();
+      this.inflight.get(callKey(scope, requestId))?.cancel();
   }
 
   /** Cancels every call of a scope (its session ended), or every call. */
   cancelAll(scope?: string): void {
     const prefix = scope === undefined ? '' : `${scope}\u0000`;
-    for (const [key, cancel] of [...this.inflight]) if (key.startsWith(prefix)) cancel();
+    for (const [key, call] of [...this.inflight]) if (key.startsWith(prefix)) call.cancel();
     if (scope === undefined) this.inflight.clear();
   }
 
@@ -85,86 +85,126 @@ export class CallWriter {
   }
 
   respond(options: RespondOptions): void {
-    const { sink, era, sessionId, requestId, acceptsStream, protocolVersion } = options;
-    const channel = options.channel ?? { detachRequested: false };
-    const streams = this.streams;
     const resumable =
-      era === 'legacy' &&
-      sessionId !== undefined &&
+      options.era === 'legacy' &&
+      options.sessionId !== undefined &&
       this.eventStore !== undefined &&
-      protocolVersion !== undefined &&
-      supportsPrimingEvents(protocolVersion);
-    let finished = false;
-    let subscription: Subscription | undefined;
+      options.protocolVersion !== undefined &&
+      supportsPrimingEvents(options.protocolVersion);
     const key =
-      options.cancelScope !== undefined && requestId !== undefined
-        ? callKey(options.cancelScope, requestId)
+      options.cancelScope !== undefined && options.requestId !== undefined
+        ? callKey(options.cancelScope, options.requestId)
         : undefined;
-    const startStream = (): EventStream => {
-      if (channel.stream) return channel.stream;
-      const stream = streams.openCallStream(sink.stream(), sessionId, resumable);
-      channel.stream = stream;
-      if (channel.detachRequested) stream.detach();
-      return stream;
-    };
-    const pulse = acceptsStream ? { since: Date.now(), beat: () => startStream().comment() } : undefined;
-    if (pulse) streams.watchSlowCall(pulse);
     this.running++;
-    /** `cancelled`: the call ends without a response (its client went away or cancelled it). */
-    const finish = (cancelled = false): void => {
-      finished = true;
-      options.onEnd?.();
-      if (--this.running === 0) for (const wake of [...this.idleWaiters]) wake();
-      if (pulse) streams.unwatchSlowCall(pulse);
-      if (key !== undefined) this.inflight.delete(key);
-      streams.closeCallStream(channel.stream, cancelled);
-    };
-    sink.onClose(() => {
-      if (!finished && !channel.stream?.detached && !channel.detachRequested) {
-        finish(true);
-        subscription?.unsubscribe();
-      }
-    });
-    subscription = options.messages.subscribe({
-      next: (message) => {
-        if (finished) return;
-        if (isResponse(message)) {
-          const stream = channel.stream;
-          finish();
-          if (stream) stream.end(message);
-          else if (channel.detachRequested && resumable) startStream().end(message);
-          else {
-            const retryAfter = storeUnavailableRetryAfter(message);
-            if (retryAfter !== undefined) sink.json(503, message, { 'Retry-After': String(retryAfter) });
-            else
-              sink.json(era === 'modern' && 'error' in message ? modernErrorStatus(message.error.code) : 200, message);
-          }
-          return;
-        }
-        if (!acceptsStream) {
-          // A plain JSON answer cannot carry a server-to-client request; the session's GET stream can.
-          if (sessionId !== undefined && 'method' in message && 'id' in message)
-            streams.sendToSession(sessionId, message);
-          return;
-        }
-        startStream().send(message);
-      },
-      error: () => {
-        if (finished) return;
-        finish();
-        if (channel.stream) channel.stream.end();
-        else sink.json(500, failure(requestId ?? null, ErrorCode.InternalError, 'Internal error.'));
-      },
-    });
-    if (!finished && key !== undefined) {
-      this.inflight.set(key, () => {
-        if (finished) return;
-        finish(true);
-        subscription?.unsubscribe();
-        if (channel.stream) channel.stream.end();
-        else if (!sink.started) sink.empty(204);
-      });
+    const answer = new CallAnswer(this, this.streams, options, resumable, key);
+    if (options.acceptsStream) {
+      answer.since = Date.now();
+      this.streams.watchSlowCall(answer);
     }
+    options.sink.onClose(() => answer.closed());
+    answer.subscription = options.messages.subscribe(answer);
+    if (!answer.finished && key !== undefined) this.inflight.set(key, answer);
+  }
+
+  /** @internal One call ended (answered, cancelled or gone): its place in the writer's counts is given back. */
+  ended(key: string | undefined): void {
+    if (--this.running === 0) for (const wake of [...this.idleWaiters]) wake();
+    if (key !== undefined) this.inflight.delete(key);
+  }
+}
+
+/**
+ * One call's answer being written: the observer of its messages, its slow-call pulse and its
+ * cancellation, as one object (this runs on every call, so no closure per role).
+ */
+class CallAnswer implements SlowCall {
+  since = 0;
+  finished = false;
+  subscription?: Subscription;
+  private readonly channel: CallChannel;
+
+  constructor(
+    private readonly writer: CallWriter,
+    private readonly streams: StreamHub,
+    private readonly options: RespondOptions,
+    private readonly resumable: boolean,
+    private readonly key: string | undefined,
+  ) {
+    this.channel = options.channel ?? { detachRequested: false };
+  }
+
+  /** The slow-call pulse: a keep-alive comment, switching the answer to a stream. */
+  beat(): void {
+    this.startStream().comment();
+  }
+
+  next(message: JsonRpcMessage): void {
+    if (this.finished) return;
+    const { sink, era, sessionId } = this.options;
+    const channel = this.channel;
+    if (isResponse(message)) {
+      const stream = channel.stream;
+      this.finish();
+      if (stream) stream.end(message);
+      else if (channel.detachRequested && this.resumable) this.startStream().end(message);
+      else {
+        const retryAfter = storeUnavailableRetryAfter(message);
+        if (retryAfter !== undefined) sink.json(503, message, { 'Retry-After': String(retryAfter) });
+        else sink.json(era === 'modern' && 'error' in message ? modernErrorStatus(message.error.code) : 200, message);
+      }
+      return;
+    }
+    if (!this.options.acceptsStream) {
+      // A plain JSON answer cannot carry a server-to-client request; the session's GET stream can.
+      if (sessionId !== undefined && 'method' in message && 'id' in message)
+        this.streams.sendToSession(sessionId, message);
+      return;
+    }
+    this.startStream().send(message);
+  }
+
+  error(): void {
+    if (this.finished) return;
+    this.finish();
+    if (this.channel.stream) this.channel.stream.end();
+    else
+      this.options.sink.json(500, failure(this.options.requestId ?? null, ErrorCode.InternalError, 'Internal error.'));
+  }
+
+  /** The client went away: the call is cancelled, unless the server itself closed a resumable stream. */
+  closed(): void {
+    const channel = this.channel;
+    if (!this.finished && !channel.stream?.detached && !channel.detachRequested) {
+      this.finish(true);
+      this.subscription?.unsubscribe();
+    }
+  }
+
+  /** `notifications/cancelled` (or the end of its session): the call ends without a response. */
+  cancel(): void {
+    if (this.finished) return;
+    this.finish(true);
+    this.subscription?.unsubscribe();
+    if (this.channel.stream) this.channel.stream.end();
+    else if (!this.options.sink.started) this.options.sink.empty(204);
+  }
+
+  /** `cancelled`: the call ends without a response (its client went away or cancelled it). */
+  private finish(cancelled = false): void {
+    this.finished = true;
+    this.options.onEnd?.();
+    this.writer.ended(this.key);
+    if (this.options.acceptsStream) this.streams.unwatchSlowCall(this);
+    this.streams.closeCallStream(this.channel.stream, cancelled);
+  }
+
+  private startStream(): EventStream {
+    const channel = this.channel;
+    if (channel.stream) return channel.stream;
+    const stream = this.streams.openCallStream(this.options.sink.stream(), this.options.sessionId, this.resumable);
+    channel.stream = stream;
+    if (channel.detachRequested) stream.detach();
+    return stream;
   }
 }
 

@@ -42,8 +42,17 @@ export type {
 export class McpContext extends McpContextBase implements McpCall {
   private lastProgress = Number.NEGATIVE_INFINITY;
   private inputCounter = 0;
-  /** @internal */
-  readonly inputs: InputState = { answers: {}, pending: {} };
+  private inputState?: InputState;
+  /**
+   * @internal A modern interactive call's way back from a stop for missing input: the
+   * `input_required` result (it rethrows any other error). Set by the dispatcher's `interactive`.
+   */
+  recoverInput?: (error: unknown) => JsonObject;
+
+  /** @internal The answers of earlier rounds and the questions pending, made on first use: most calls ask nothing. */
+  get inputs(): InputState {
+    return (this.inputState ??= { answers: {}, pending: {} });
+  }
   /** @internal Set while the call runs outside its request (a run mode: as a task). */
   runHooks?: McpRunHooks;
   /**
@@ -177,7 +186,7 @@ export class McpContext extends McpContextBase implements McpCall {
 
   /** @internal True when this round needs answers the client has not given. */
   get inputRequired(): boolean {
-    return Object.keys(this.inputs.pending).length > 0;
+    return this.inputState !== undefined && Object.keys(this.inputState.pending).length > 0;
   }
 
   private interaction(): InteractionSupport {

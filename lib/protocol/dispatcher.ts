@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { Observable, Subject, from, isObservable, switchMap, type Subscription } from 'rxjs';
+import { Observable, Subject, from, switchMap } from 'rxjs';
 import type { McpNotificationBus } from './notification-bus.js';
 import type { McpCallObserver } from './call-facts.js';
 import { listen } from './subscriptions.js';
-import { lastOf } from './last-value.js';
+import { DispatchedCall } from './dispatched-call.js';
 import { McpLists } from './list-access.js';
 import { McpMethods } from './methods.js';
 import { McpMethodTable } from './method-table.js';
 import type { CallHold } from './call-hold.js';
-import { McpCancelledError, copyOf, isObject, isPromiseLike, metaOf } from './values.js';
+import { copyOf, isObject, metaOf } from './values.js';
 import { freezeResult } from './serialize.js';
 import { McpContext, isLogLevel, type InteractionSupport, type RequestEnvelope } from './context.js';
 import { digestArguments, type RequestStateCodec } from './interaction.js';
 import { McpError, McpStoreUnavailableError, storeUnavailableFailure } from './errors.js';
-import { ErrorCode, failure, success, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from './json-rpc.js';
+import { ErrorCode, failure, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from './json-rpc.js';
 import type { ListsCacheOption, McpAccess, McpToolCatalog, McpListed } from './catalog.js';
 import type { PagedList } from './paging.js';
 import type { CacheHint, Implementation, JsonObject } from './mcp-types.js';
@@ -228,70 +228,12 @@ export class McpDispatcher extends McpMethodTable {
         subscriber.complete();
         return;
       }
-      const params = request.params ?? {};
       if (probe) ctx.probe = probe;
-      let settled = false;
-      // The handler holds the call's in-flight slot until it settles, and so does every promise
-      // of app code it reports (ctx.holdWork): one count, the call's.
-      let handlerDone = hold === undefined;
-      if (hold) {
-        hold.take();
-        ctx.holdWork = hold.work;
-      }
-      const endHandler = (): void => {
-        if (handlerDone) return;
-        handlerDone = true;
-        hold!.drop();
-      };
-      /** A handler's promise still pending: its end is its settling, not the unsubscribe. */
-      let pendingPromise = false;
-      const settle = (message: JsonRpcMessage): void => {
-        settled = true;
-        if (!pendingPromise) endHandler();
-        ctx.close();
-        probe?.end(message);
-        subscriber.next(message);
-        subscriber.complete();
-      };
-      let inner: Subscription | undefined;
-      const start = (): void => {
-        try {
-          const outcome = handler(params, ctx);
-          if (isObservable(outcome)) {
-            inner = lastOf(outcome, {
-              value: (last) => settle(success(id, this.decorate(last ?? {}, era))),
-              error: (error) => settle(this.errorResponse(id, error)),
-            });
-          } else if (isPromiseLike(outcome)) {
-            pendingPromise = true;
-            outcome.then(
-              (result) => {
-                endHandler();
-                if (!subscriber.closed) settle(success(id, this.decorate(result, era)));
-              },
-              (error: unknown) => {
-                endHandler();
-                if (!subscriber.closed) settle(this.errorResponse(id, error));
-              },
-            );
-          } else {
-            settle(success(id, this.decorate(outcome, era)));
-          }
-        } catch (error) {
-          settle(this.errorResponse(id, error));
-        }
-      };
-      if (probe?.run) probe.run(start);
-      else start();
-      return () => {
-        ctx.close();
-        if (!settled) {
-          ctx.abortCall(new McpCancelledError());
-          probe?.end(undefined);
-        }
-        inner?.unsubscribe();
-        if (!pendingPromise) endHandler();
-      };
+      const dispatched = new DispatchedCall(this, id, ctx, probe, subscriber, hold);
+      const params = request.params ?? {};
+      if (probe?.run) probe.run(() => dispatched.start(handler, params));
+      else dispatched.start(handler, params);
+      return dispatched;
     });
   }
 
@@ -346,9 +288,12 @@ export class McpDispatcher extends McpMethodTable {
     run: () => Observable<Result>,
   ): Observable<Result> {
     if (ctx.era !== 'modern') return run();
-    // Most calls carry no earlier answers: no state to verify, nothing to await first.
+    // Most calls carry no earlier answers: no state to verify, nothing to await first. The stop
+    // for missing input is turned into its result where the call's error arrives (the
+    // DispatchedCall), not by another Observable around the handler's.
     if (params.requestState === undefined && params.inputResponses === undefined) {
-      return recovering(run(), (error) => this.inputRequired(error, ctx, name, args, 0));
+      ctx.recoverInput = (error) => this.inputRequired(error, ctx, name, args, 0);
+      return run();
     }
     const codec = this.config.requestState;
     const restore = async (): Promise<number> => {
@@ -362,7 +307,10 @@ export class McpDispatcher extends McpMethodTable {
       return round;
     };
     return from(restore()).pipe(
-      switchMap((round) => recovering(run(), (error) => this.inputRequired(error, ctx, name, args, round))),
+      switchMap((round) => {
+        ctx.recoverInput = (error) => this.inputRequired(error, ctx, name, args, round);
+        return run();
+      }),
     );
   }
 
@@ -380,7 +328,8 @@ export class McpDispatcher extends McpMethodTable {
     return result;
   }
 
-  private errorResponse(id: JsonRpcId, error: unknown): JsonRpcMessage {
+  /** @internal The error response of a failed call: its McpError, or an internal error logged with a reference. */
+  errorResponse(id: JsonRpcId, error: unknown): JsonRpcMessage {
     if (error instanceof McpError) return failure(id, error.code, error.message, error.data);
     // A method's store (tasks on Redis) is away: the same answer as every other store-down path.
     if (error instanceof McpStoreUnavailableError) return storeUnavailableFailure(id, error);
@@ -397,30 +346,6 @@ export class McpDispatcher extends McpMethodTable {
 /** What a request state is bound to: the call it was issued for. */
 function stateBinding(ctx: McpContext, name: string, args: unknown) {
   return { method: ctx.method, name, digest: digestArguments(args ?? null), principal: ctx.principal };
-}
-
-/**
- * `source` with an error replaced by what `recover` returns (or throws). A `catchError` without
- * the operator chain: every modern call is wrapped in it.
- */
-function recovering<T>(source: Observable<T>, recover: (error: unknown) => T): Observable<T> {
-  return new Observable<T>((subscriber) =>
-    source.subscribe({
-      next: (value) => subscriber.next(value),
-      error: (error: unknown) => {
-        let recovered: T;
-        try {
-          recovered = recover(error);
-        } catch (thrown) {
-          subscriber.error(thrown);
-          return;
-        }
-        subscriber.next(recovered);
-        subscriber.complete();
-      },
-      complete: () => subscriber.complete(),
-    }),
-  );
 }
 
 export { McpCancelledError, isObject, isPromiseLike, metaOf, truncate } from './values.js';

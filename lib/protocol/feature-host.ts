@@ -38,7 +38,9 @@ export interface McpFeatureHost {
   decorate(result: JsonObject, era: ProtocolEra): JsonObject;
   /**
    * Runs a handler that may ask the client for input (elicitation, sampling, roots): on the
-   * modern era a missing answer ends the request with an `input_required` result.
+   * modern era a missing answer ends the request with an `input_required` result. That result is
+   * made where the call's error reaches the dispatcher, so a method returns this Observable as its
+   * outcome (operators that pass errors through may sit between, none that catch them).
    */
   interactive(
     params: JsonObject,

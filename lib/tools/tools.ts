@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Observable, type Subscriber, type Subscription } from 'rxjs';
-import { lastOf } from '../protocol/last-value.js';
+import { lastOf, type LastValueObserver } from '../protocol/last-value.js';
 import type { ArgumentsOutcome, McpToolCatalog, ToolRuntime } from '../protocol/catalog.js';
 import { errorResult, toCallToolResult } from '../protocol/content.js';
 import type { McpContext } from '../protocol/context.js';
@@ -248,34 +248,7 @@ function invalidArguments(
 
 /** Parses the arguments, then runs the handler on them: the answer of a call that runs now. Unsubscribing cancels it. */
 function runTool(options: ToolOptions, tool: ToolRuntime, rawArgs: JsonObject, ctx: McpContext): Observable<Result> {
-  return new Observable<Result>((subscriber) => {
-    let inner: Subscription | undefined;
-    let cancelled = false;
-    const run = (parsed: ArgumentsOutcome): void => {
-      if (cancelled) return;
-      if (!parsed.ok) {
-        invalidArguments(options, tool, rawArgs, ctx, parsed.message).then(
-          (result) => !cancelled && (subscriber.next(result), subscriber.complete()),
-          (error: unknown) => !cancelled && subscriber.error(error),
-        );
-        return;
-      }
-      inner = invokeInto(subscriber, options, tool, parsed.value, rawArgs, ctx);
-    };
-    const parsed = tool.parseArguments(rawArgs);
-    if (isPromiseLike(parsed)) {
-      parsed.then(run, (error: unknown) => {
-        if (!cancelled) {
-          subscriber.next(toolErrorResult(options, tool, error));
-          subscriber.complete();
-        }
-      });
-    } else run(parsed);
-    return () => {
-      cancelled = true;
-      inner?.unsubscribe();
-    };
-  });
+  return new Observable<Result>((subscriber) => new ToolRun(subscriber, options, tool, rawArgs, ctx).parse());
 }
 
 /** Runs the handler on validated arguments; its last value is the result. Unsubscribing cancels it. */
@@ -286,30 +259,75 @@ function invokeTool(
   rawArgs: JsonObject,
   ctx: McpContext,
 ): Observable<Result> {
-  return new Observable<Result>((subscriber) => invokeInto(subscriber, options, tool, args, rawArgs, ctx));
+  return new Observable<Result>((subscriber) => new ToolRun(subscriber, options, tool, rawArgs, ctx).invoke(args));
 }
 
-function invokeInto(
-  subscriber: Subscriber<Result>,
-  options: ToolOptions,
-  tool: ToolRuntime,
-  args: unknown,
-  rawArgs: JsonObject,
-  ctx: McpContext,
-): Subscription {
-  return lastOf(tool.invoke(args, rawArgs, ctx), {
-    value: (last, emitted) => {
-      subscriber.next(toolResult(options, tool, emitted ? last : undefined, ctx));
-      subscriber.complete();
-    },
-    error: (error: unknown) => {
-      if (ctx.inputRequired || error instanceof McpError) subscriber.error(error);
-      else {
-        subscriber.next(toolErrorResult(options, tool, error));
-        subscriber.complete();
-      }
-    },
-  });
+/**
+ * One tool call running in its request: its arguments parsed, its handler's last value made the
+ * result. An object, not a nest of closures: this runs on every call. It is its Observable's
+ * teardown: unsubscribing cancels it.
+ */
+class ToolRun implements LastValueObserver<unknown> {
+  private inner?: Subscription;
+  private cancelled = false;
+
+  constructor(
+    private readonly subscriber: Subscriber<Result>,
+    private readonly options: ToolOptions,
+    private readonly tool: ToolRuntime,
+    private readonly rawArgs: JsonObject,
+    private readonly ctx: McpContext,
+  ) {}
+
+  parse(): this {
+    const parsed = this.tool.parseArguments(this.rawArgs);
+    if (isPromiseLike(parsed)) {
+      parsed.then(
+        (outcome) => this.parsed(outcome),
+        (error: unknown) => {
+          if (this.cancelled) return;
+          this.subscriber.next(toolErrorResult(this.options, this.tool, error));
+          this.subscriber.complete();
+        },
+      );
+    } else this.parsed(parsed);
+    return this;
+  }
+
+  invoke(args: unknown): this {
+    this.inner = lastOf(this.tool.invoke(args, this.rawArgs, this.ctx), this);
+    return this;
+  }
+
+  value(last: unknown, emitted: boolean): void {
+    this.subscriber.next(toolResult(this.options, this.tool, emitted ? last : undefined, this.ctx));
+    this.subscriber.complete();
+  }
+
+  error(error: unknown): void {
+    if (this.ctx.inputRequired || error instanceof McpError) this.subscriber.error(error);
+    else {
+      this.subscriber.next(toolErrorResult(this.options, this.tool, error));
+      this.subscriber.complete();
+    }
+  }
+
+  unsubscribe(): void {
+    this.cancelled = true;
+    this.inner?.unsubscribe();
+  }
+
+  private parsed(parsed: ArgumentsOutcome): void {
+    if (this.cancelled) return;
+    if (parsed.ok) {
+      this.invoke(parsed.value);
+      return;
+    }
+    invalidArguments(this.options, this.tool, this.rawArgs, this.ctx, parsed.message).then(
+      (result) => !this.cancelled && (this.subscriber.next(result), this.subscriber.complete()),
+      (error: unknown) => !this.cancelled && this.subscriber.error(error),
+    );
+  }
 }
 
 function toolResult(options: ToolOptions, tool: ToolRuntime, value: unknown, ctx: McpContext): Result {

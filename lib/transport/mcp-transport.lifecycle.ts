@@ -161,10 +161,16 @@ export class McpTransportLifecycle
   /**
    * A signal (`app.enableShutdownHooks()`) drains the endpoint while the HTTP server still
    * listens: new work is refused with 503, running calls get `shutdown.graceMs`, streams resume
-   * elsewhere. `app.close()` without a signal ends everything at once, as before.
+   * elsewhere. `app.close()` without a signal ends everything at once, here: Nest closes the HTTP
+   * server before `onApplicationShutdown`, and the server waits for every open response, so a
+   * stream still open then (a GET stream, `subscriptions/listen`) would hold `app.close()` forever.
    */
   async beforeApplicationShutdown(signal?: string): Promise<void> {
-    if (signal === undefined) return;
+    if (signal === undefined) {
+      this.server.shutdown();
+      this.handler.close();
+      return;
+    }
     this.logger.log(`${signal}: draining the MCP endpoint (up to ${this.shutdown.graceMs} ms for running calls)`);
     await this.handler.drain(this.shutdown.graceMs);
   }

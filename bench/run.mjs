@@ -19,6 +19,8 @@
 //   BENCH_ONLY         comma-separated row ids to run (bare rows are always kept)
 //   BENCH_SCENARIOS    comma-separated subset of call,list5,list50,init,memory,sse
 //   BENCH_DIST         compiled output holding bench/*.js           (default <repo>/dist)
+//   BENCH_BEFORE_DIST  another build's output (an earlier commit): its three rows of ours run in
+//                      the same rounds, ids before-stateless, before-stateful, before-modern
 //   BENCH_PORT         first port to use                            (default 4100)
 //   BENCH_MAX_FOREIGN  "busy machine" threshold, in CPU cores used by other processes: before
 //                      each window the bench waits (up to BENCH_MAX_WAIT_MS, within a total
@@ -182,6 +184,23 @@ const ROWS = [
     env: {},
     wire: 'modern',
   },
+  // BENCH_BEFORE_DIST: the same three rows from another build (an earlier commit's dist), in the
+  // same rounds, so a change's before and after are paired against the same bare controller.
+  ...(process.env.BENCH_BEFORE_DIST
+    ? [
+        ['before-stateless', 'legacy stateless', 'stateless', 'legacy-stateless'],
+        ['before-stateful', 'legacy stateful', 'stateful', 'legacy-stateful'],
+        ['before-modern', '2026-07-28', 'stateful', 'modern'],
+      ].map(([id, what, sessions, wire]) => ({
+        id,
+        label: `before (BENCH_BEFORE_DIST) · ${what}`,
+        family: 'before',
+        script: join(process.env.BENCH_BEFORE_DIST, 'bench/echo-server.js'),
+        env: { MCP_SESSIONS: sessions },
+        wire,
+        ...(wire === 'legacy-stateful' && { sessions: true }),
+      }))
+    : []),
 ].map((row) => ({ ...row, baseline: row.wire === 'modern' ? 'bare-modern' : 'bare' }));
 const rows = previous
   ? ROWS.filter((row) => previous.rows.some((saved) => saved.id === row.id))

@@ -120,7 +120,7 @@ export class CallWriter {
 class CallAnswer implements SlowCall {
   since = 0;
   finished = false;
-  subscription?: Subscription;
+  subscription?: Subscription = undefined;
   private readonly channel: CallChannel;
 
   constructor(

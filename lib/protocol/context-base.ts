@@ -20,26 +20,28 @@ import {
  * not this class.
  */
 export abstract class McpContextBase {
-  private controller?: AbortController;
-  private abortReason?: unknown;
+  // Every field is set when the object is built (undefined until known), so every call object
+  // has one shape and the code reading it stays monomorphic: this object is made on every call.
+  private controller?: AbortController = undefined;
+  private abortReason?: unknown = undefined;
   private aborted = false;
   protected closed = false;
   protected emit: (message: JsonRpcMessage) => void;
-  protected support?: InteractionSupport;
+  protected support?: InteractionSupport = undefined;
   /** @internal The request's observers (telemetry, events), told of its round trips. */
-  probe?: McpRequestProbe;
+  probe?: McpRequestProbe = undefined;
   /**
    * @internal Told of the app handler's own promise (guards, interceptors, the method), which
    * runs on after a cancel or disconnect ends the call: the call's in-flight slot
    * (`limits.maxRequestsInFlight`) is held until it settles.
    */
-  holdWork?: (work: PromiseLike<unknown>) => void;
+  holdWork?: (work: PromiseLike<unknown>) => void = undefined;
   /**
    * @internal The capability the request targets (the tool of `tools/call`...), looked up once
    * per call through the method table and shared by the scope check, the header rules, the
    * handler and telemetry. `null` once looked up and not found.
    */
-  target?: unknown;
+  target?: unknown = undefined;
 
   /** The protocol era of the request: `modern` (2026-07-28, stateless) or `legacy` (initialize-based). */
   readonly era: ProtocolEra;

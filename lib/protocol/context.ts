@@ -42,24 +42,24 @@ export type {
 export class McpContext extends McpContextBase implements McpCall {
   private lastProgress = Number.NEGATIVE_INFINITY;
   private inputCounter = 0;
-  private inputState?: InputState;
+  private inputState?: InputState = undefined;
   /**
    * @internal A modern interactive call's way back from a stop for missing input: the
    * `input_required` result (it rethrows any other error). Set by the dispatcher's `interactive`.
    */
-  recoverInput?: (error: unknown) => JsonObject;
+  recoverInput?: (error: unknown) => JsonObject = undefined;
 
   /** @internal The answers of earlier rounds and the questions pending, made on first use: most calls ask nothing. */
   get inputs(): InputState {
     return (this.inputState ??= { answers: {}, pending: {} });
   }
   /** @internal Set while the call runs outside its request (a run mode: as a task). */
-  runHooks?: McpRunHooks;
+  runHooks?: McpRunHooks = undefined;
   /**
    * @internal The call's rate limits were counted when its task was admitted (before the task
    * existed, on the instance that took the request): running it counts them no more.
    */
-  policiesAdmitted?: boolean;
+  policiesAdmitted?: boolean = undefined;
 
   /** The call itself, for code written against {@link McpCall} (`call.context`). */
   get context(): McpContext {

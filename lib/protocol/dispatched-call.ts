@@ -29,7 +29,7 @@ export class DispatchedCall implements LastValueObserver<unknown> {
   private handlerDone: boolean;
   /** A handler's promise still pending: its end is its settling, not the unsubscribe. */
   private pendingPromise = false;
-  private inner?: Subscription;
+  private inner?: Subscription = undefined;
 
   constructor(
     private readonly answers: DispatchAnswers,

@@ -268,7 +268,7 @@ function invokeTool(
  * teardown: unsubscribing cancels it.
  */
 class ToolRun implements LastValueObserver<unknown> {
-  private inner?: Subscription;
+  private inner?: Subscription = undefined;
   private cancelled = false;
 
   constructor(

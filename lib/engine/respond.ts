@@ -47,7 +47,8 @@ export class CallWriter {
   private readonly idleWaiters = new Set<() => void>();
 
   constructor(
-    private readonly streams: StreamHub,
+    /** @internal */
+    readonly streams: StreamHub,
     private readonly eventStore: McpEventStore | undefined,
   ) {}
 
@@ -96,7 +97,7 @@ export class CallWriter {
         ? callKey(options.cancelScope, options.requestId)
         : undefined;
     this.running++;
-    const answer = new CallAnswer(this, this.streams, options, resumable, key);
+    const answer = new CallAnswer(this, options, resumable, key);
     if (options.acceptsStream) {
       answer.since = Date.now();
       this.streams.watchSlowCall(answer);
@@ -122,15 +123,16 @@ class CallAnswer implements SlowCall {
   finished = false;
   subscription?: Subscription = undefined;
   private readonly channel: CallChannel;
+  private readonly streams: StreamHub;
 
   constructor(
     private readonly writer: CallWriter,
-    private readonly streams: StreamHub,
     private readonly options: RespondOptions,
     private readonly resumable: boolean,
     private readonly key: string | undefined,
   ) {
     this.channel = options.channel ?? { detachRequested: false };
+    this.streams = writer.streams;
   }
 
   /** The slow-call pulse: a keep-alive comment, switching the answer to a stream. */

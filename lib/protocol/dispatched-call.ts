@@ -79,20 +79,16 @@ export class DispatchedCall implements LastValueObserver<unknown> {
   }
 
   error(error: unknown): void {
-    const recover = this.ctx.recoverInput;
-    if (recover) {
-      // A modern interactive call that stopped for missing input answers `input_required`.
-      let result: JsonObject;
-      try {
-        result = recover(error);
-      } catch (thrown) {
-        this.settle(this.answers.errorResponse(this.id, thrown));
-        return;
-      }
-      this.answer(result);
-      return;
+    // A modern interactive call that stopped for missing input answers `input_required`; the
+    // recovery rethrows any other error, which is answered as one.
+    let result: JsonObject | undefined;
+    try {
+      result = this.ctx.recoverInput?.(error);
+    } catch (thrown) {
+      error = thrown;
     }
-    this.settle(this.answers.errorResponse(this.id, error));
+    if (result) this.answer(result);
+    else this.settle(this.answers.errorResponse(this.id, error));
   }
 
   /** The teardown of the call's Observable: a call not answered yet is cancelled. */

@@ -291,10 +291,11 @@ export class McpDispatcher extends McpMethodTable {
     // Most calls carry no earlier answers: no state to verify, nothing to await first. The stop
     // for missing input is turned into its result where the call's error arrives (the
     // DispatchedCall), not by another Observable around the handler's.
-    if (params.requestState === undefined && params.inputResponses === undefined) {
-      ctx.recoverInput = (error) => this.inputRequired(error, ctx, name, args, 0);
+    const runFrom = (round: number): Observable<Result> => {
+      ctx.recoverInput = (error) => this.inputRequired(error, ctx, name, args, round);
       return run();
-    }
+    };
+    if (params.requestState === undefined && params.inputResponses === undefined) return runFrom(0);
     const codec = this.config.requestState;
     const restore = async (): Promise<number> => {
       let round = 0;
@@ -306,12 +307,7 @@ export class McpDispatcher extends McpMethodTable {
       if (isObject(params.inputResponses)) Object.assign(ctx.inputs.answers, params.inputResponses);
       return round;
     };
-    return from(restore()).pipe(
-      switchMap((round) => {
-        ctx.recoverInput = (error) => this.inputRequired(error, ctx, name, args, round);
-        return run();
-      }),
-    );
+    return from(restore()).pipe(switchMap(runFrom));
   }
 
   /** A handler stopped for missing input: the `input_required` result; any other error goes on. */

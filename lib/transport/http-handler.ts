@@ -103,7 +103,6 @@ export class McpHttpHandler {
   private readonly legacySse?: LegacySseTransport;
   /** Set once shutdown began: new sessions, calls and streams go to another instance. */
   private draining = false;
-  private closed = false;
 
   constructor(
     server: McpDispatcher,
@@ -314,8 +313,6 @@ export class McpHttpHandler {
 
   /** Ends every open stream; called on application shutdown. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
     // A client that reconnects its stream meanwhile is refused, so nothing holds the server open.
     this.draining = true;
     this.engine.close();

@@ -46,6 +46,7 @@ export class McpTransportLifecycle
   implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   private readonly logger = new Logger('McpModule');
+  private streamsEnded = false;
   private changes?: Subscription;
   private stopDelivery?: () => void;
 
@@ -166,20 +167,23 @@ export class McpTransportLifecycle
    * stream still open then (a GET stream, `subscriptions/listen`) would hold `app.close()` forever.
    */
   async beforeApplicationShutdown(signal?: string): Promise<void> {
-    if (signal === undefined) {
-      this.server.shutdown();
-      this.handler.close();
-      return;
-    }
+    if (signal === undefined) return this.endStreams();
     this.logger.log(`${signal}: draining the MCP endpoint (up to ${this.shutdown.graceMs} ms for running calls)`);
     await this.handler.drain(this.shutdown.graceMs);
+  }
+
+  /** Ends every stream and call, once: before the HTTP server closes without a signal, after draining with one. */
+  private endStreams(): void {
+    if (this.streamsEnded) return;
+    this.streamsEnded = true;
+    this.server.shutdown();
+    this.handler.close();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.changes?.unsubscribe();
     this.stopDelivery?.();
-    this.server.shutdown();
-    this.handler.close();
+    this.endStreams();
     await this.bus.close?.();
     await this.store.close?.();
   }

@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { JsonObject } from '../protocol/mcp-types.js';
-import { DtoCaster, type ClassConstructor, type CompiledCaster, type DtoCasterOptions } from '../schema/dto-caster.js';
+import { DtoCaster, type Caster, type ClassConstructor, type DtoCasterOptions } from '../schema/dto-caster.js';
 import { JsonSchemaFactory } from '../schema/json-schema.factory.js';
 import * as messages from '../common/mcp.messages.js';
 
@@ -17,15 +17,11 @@ export class DtoCompiler {
     this.caster = new DtoCaster(this.schemas);
   }
 
-  compile(
-    dto: Type<unknown>,
-    site: string,
-    options?: DtoCasterOptions,
-  ): { schema: JsonObject; cast: CompiledCaster<object> } {
+  compile(dto: Type<unknown>, site: string, options?: DtoCasterOptions): { schema: JsonObject; cast: Caster<object> } {
     try {
       return {
         schema: this.schemas.create(dto) as JsonObject,
-        cast: this.caster.compile(dto as ClassConstructor<object>, options),
+        cast: this.caster.caster(dto as ClassConstructor<object>, options),
       };
     } catch (error) {
       throw new Error(messages.SCHEMA_FAILED(site, (error as Error).message));

@@ -4,6 +4,7 @@ import { JsonSchemaFactory } from './json-schema.factory.js';
 import { getEffectiveValidationMetadata, isBuiltInRule, validationRuleName } from './validation-rules.js';
 import { joinIssuePath, type JsonSchema, type ValidationIssue } from './json-schema.types.js';
 import { compileJsonSchema, type JsonSchemaCheck } from './json-schema.validator.js';
+import { planSchemaDecidedCast } from './schema-decided.js';
 
 type ValidationMetadata = ReturnType<typeof getEffectiveValidationMetadata>[number];
 
@@ -27,6 +28,19 @@ export type CastResult<T> = { ok: true; value: T } | { ok: false; issues: Valida
  * @publicApi
  */
 export type CompiledCaster<T> = (args: unknown) => Promise<CastResult<T>>;
+
+/**
+ * A caster that answers at once when it can (no class-transformer or class-validator work was
+ * needed), else with a promise.
+ *
+ * @internal
+ */
+export type Caster<T> = (args: unknown) => CastResult<T> | Promise<CastResult<T>>;
+
+interface Casters {
+  cast: Caster<object>;
+  compiled: CompiledCaster<object>;
+}
 
 /**
  * @publicApi
@@ -65,8 +79,8 @@ const NUMBER = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
  * @publicApi
  */
 export class DtoCaster {
-  private readonly plain = new WeakMap<Function, CompiledCaster<object>>();
-  private readonly coercing = new WeakMap<Function, CompiledCaster<object>>();
+  private readonly plain = new WeakMap<Function, Casters>();
+  private readonly coercing = new WeakMap<Function, Casters>();
 
   constructor(private readonly schemaFactory: JsonSchemaFactory = new JsonSchemaFactory()) {}
 
@@ -78,19 +92,34 @@ export class DtoCaster {
    * @throws SchemaGenerationError when the DTO cannot be described as a JSON Schema.
    */
   compile<T extends object>(type: ClassConstructor<T>, options: DtoCasterOptions = {}): CompiledCaster<T> {
+    return this.casters(type, options).compiled as CompiledCaster<T>;
+  }
+
+  /**
+   * The same caster, answering without a promise when the DTO's schema decides the arguments
+   * (see schema-decided.ts): the call path's.
+   *
+   * @internal
+   */
+  caster<T extends object>(type: ClassConstructor<T>, options: DtoCasterOptions = {}): Caster<T> {
+    return this.casters(type, options).cast as Caster<T>;
+  }
+
+  private casters(type: ClassConstructor<object>, options: DtoCasterOptions): Casters {
     const cache = options.coerceStrings ? this.coercing : this.plain;
-    let caster = cache.get(type);
-    if (!caster) {
+    let casters = cache.get(type);
+    if (!casters) {
       const schema = this.schemaFactory.create(type);
-      caster = buildCaster(
+      const cast = buildCaster(
         type,
         schema,
         compileJsonSchema(schema),
         options.coerceStrings ? buildCoercion(schema) : undefined,
       );
-      cache.set(type, caster);
+      casters = { cast, compiled: async (args) => cast(args) };
+      cache.set(type, casters);
     }
-    return caster as CompiledCaster<T>;
+    return casters;
   }
 }
 
@@ -115,30 +144,19 @@ function buildCaster(
   schema: JsonSchema,
   matchesSchema: JsonSchemaCheck,
   coerce: ((input: Record<string, unknown>) => Record<string, unknown>) | undefined,
-): CompiledCaster<object> {
+): Caster<object> {
   // class-validator refuses an instance of a class it has no rules for (forbidUnknownValues),
   // even when nothing was sent: such a class (argument-less, or described by @ApiProperty alone)
   // is checked by its schema only.
   const hasRules = getEffectiveValidationMetadata(type).length > 0;
+  const decided = hasRules ? planSchemaDecidedCast(type, schema, matchesSchema) : undefined;
   const listed = Object.keys((schema.properties ?? {}) as object);
   const messages = new MessageRenderer();
-  return async (args) => {
-    const input = args === undefined ? {} : args;
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      return { ok: false, issues: [{ path: '', rule: 'type', message: 'must be an object' }] };
-    }
-    const record = input as Record<string, unknown>;
-    // A loop, not filter/map: this runs on every call, and these keys are almost never sent.
-    const issues: ValidationIssue[] = [];
-    for (const key of RESERVED_KEYS) {
-      if (Object.hasOwn(record, key))
-        issues.push({
-          path: joinIssuePath('', key),
-          rule: 'whitelistValidation',
-          message: 'is not an allowed property',
-        });
-    }
-    const plain = coerce ? coerce(record) : record;
+  const validated = async (
+    record: Record<string, unknown>,
+    plain: Record<string, unknown>,
+    issues: ValidationIssue[],
+  ): Promise<CastResult<object>> => {
     // class-transformer and class-validator themselves trip over some shapes (a nested
     // "constructor" key): arguments the listed schema refuses are the caller's fault, and get its
     // issues. Arguments it accepts met the application's own code (a @Transform or a custom
@@ -180,6 +198,26 @@ function buildCaster(
     // class-validator so that its (field-named) messages stay the ones clients usually see.
     const schemaIssues = matchesSchema(plain);
     return schemaIssues ? { ok: false, issues: schemaIssues } : { ok: true, value: instance };
+  };
+  return (args) => {
+    const input = args === undefined ? {} : args;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      return { ok: false, issues: [{ path: '', rule: 'type', message: 'must be an object' }] };
+    }
+    const record = input as Record<string, unknown>;
+    // A loop, not filter/map: this runs on every call, and these keys are almost never sent.
+    const issues: ValidationIssue[] = [];
+    for (const key of RESERVED_KEYS) {
+      if (Object.hasOwn(record, key))
+        issues.push({
+          path: joinIssuePath('', key),
+          rule: 'whitelistValidation',
+          message: 'is not an allowed property',
+        });
+    }
+    const plain = coerce ? coerce(record) : record;
+    const value = decided && issues.length === 0 ? decided(plain) : undefined;
+    return value ? { ok: true, value } : validated(record, plain, issues);
   };
 }
 

@@ -14,6 +14,7 @@ interface TransformerStorage {
     propertyName: string,
   ): { typeFunction?: (options?: unknown) => Function; options?: { discriminator?: unknown } } | undefined;
   findExposeMetadata(target: Function, propertyName: string): { options?: { name?: string } } | undefined;
+  findTransformMetadatas(target: Function, propertyName: string, transformationType: TransformationType): unknown[];
   getExposedProperties(target: Function, transformationType: TransformationType): string[];
   getExcludedProperties(target: Function, transformationType: TransformationType): string[];
   getStrategy(target: Function): 'excludeAll' | 'exposeAll' | 'none';

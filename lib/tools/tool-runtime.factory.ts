@@ -1,7 +1,8 @@
 import type { Type } from '@nestjs/common';
 import type { ArgumentsOutcome, HeaderParam, ToolRuntime } from '../protocol/catalog.js';
 import type { JsonObject, ToolDescriptor } from '../protocol/mcp-types.js';
-import { formatIssues } from '../schema/dto-caster.js';
+import { formatIssues, type CastResult } from '../schema/dto-caster.js';
+import { isPromiseLike } from '../protocol/values.js';
 import { sharedDtoCompiler, type DtoCompiler } from '../discovery/dto-compiler.js';
 import { compileJsonSchema } from '../schema/json-schema.validator.js';
 import type { McpToolBuilder, McpToolExtension, ToolDefinition, ToolInvoke } from '../discovery/tool-types.js';
@@ -108,13 +109,16 @@ export class ToolRuntimeFactory implements McpToolBuilder {
     }
     if (isClass(input)) {
       const { schema, cast } = this.dtos.compile(input, site);
+      const outcomeOf = (outcome: CastResult<object>): ArgumentsOutcome =>
+        outcome.ok
+          ? { ok: true, value: outcome.value }
+          : { ok: false, message: formatIssues(outcome.issues, `tool "${name}"`) };
       return {
         schema,
-        parse: async (args) => {
-          const outcome = await cast(args);
-          return outcome.ok
-            ? { ok: true, value: outcome.value }
-            : { ok: false, message: formatIssues(outcome.issues, `tool "${name}"`) };
+        // Most calls' arguments are decided without a promise (see DtoCaster.caster).
+        parse: (args) => {
+          const outcome = cast(args);
+          return isPromiseLike(outcome) ? outcome.then(outcomeOf) : outcomeOf(outcome);
         },
       };
     }

@@ -2,6 +2,7 @@ import { HttpException, Logger } from '@nestjs/common';
 import type { ContextId, ExternalContextCreator } from '@nestjs/core';
 import { MCP_PARAM_ARGS_METADATA } from '../common/mcp.constants.js';
 import type { McpCall } from '../protocol/mcp-call.js';
+import { globalEnhancersOf } from './mcp-empty-pipeline.js';
 import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
 import {
   EXCEPTION_FILTERS_METADATA,
@@ -87,13 +88,7 @@ export class McpExceptionFilters {
 
   /** The filter Nest picks for the error: method filters first, then class, then global ones (last declared first). */
   private selectFilterName(owner: Function, method: Function, error: unknown): string {
-    const config = (
-      this.externalContextCreator as unknown as {
-        container?: {
-          applicationConfig?: { getGlobalFilters(): unknown[]; getGlobalRequestFilters?(): { metatype?: unknown }[] };
-        };
-      }
-    ).container?.applicationConfig;
+    const config = globalEnhancersOf(this.externalContextCreator);
     const candidates = [
       ...(config?.getGlobalFilters() ?? []),
       ...(config?.getGlobalRequestFilters?.() ?? []).map((wrapper) => wrapper.metatype),

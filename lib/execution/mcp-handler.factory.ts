@@ -21,6 +21,7 @@ import {
   untilAborted,
 } from './mcp-pipeline-parts.js';
 import { McpPolicyGate, type McpPolicyTarget } from './mcp-policy-gate.js';
+import { emptyPipeline, globalEnhancersOf, type PipelineTarget } from './mcp-empty-pipeline.js';
 import { requiredScopesOf } from '../auth/require-scopes.decorator.js';
 import * as messages from '../common/mcp.messages.js';
 
@@ -222,33 +223,32 @@ export class McpHandlerFactory {
     };
     // Filters run apart (McpExceptionFilters), so that an app filter written for HTTP only cannot
     // turn a tool's HttpException into an internal error.
-    const target = this.externalContextCreator.create(
-      instance,
-      asHandler(original as (...args: unknown[]) => unknown, callback),
-      methodName,
-      MCP_PARAM_ARGS_METADATA,
-      paramsFactory,
-      contextId,
-      inquirerId,
-      { guards: true, interceptors: true, filters: false },
-      MCP_CONTEXT_TYPE,
-    );
+    const target: PipelineTarget =
+      emptyPipeline(this.externalContextCreator, instance, instance.constructor, original, methodName, callback) ??
+      this.externalContextCreator.create(
+        instance,
+        asHandler(original as (...args: unknown[]) => unknown, callback),
+        methodName,
+        MCP_PARAM_ARGS_METADATA,
+        paramsFactory,
+        contextId,
+        inquirerId,
+        { guards: true, interceptors: true, filters: false },
+        MCP_CONTEXT_TYPE,
+      );
     const runFilters = this.filters.runner(instance, original, contextId, inquirerId);
     return (call) =>
       new Observable<unknown>((subscriber) => {
         const work = target(call.context.request, undefined, call);
         // Nothing stops the app's method once started: its call's in-flight slot waits for it.
         call.context.holdWork?.(work);
-        work
-          .catch((error: unknown) => runFilters(error, call))
-          .then(
-            (value: unknown) => {
-              if (value instanceof Deliberate) return subscriber.error(value.error);
-              subscriber.next(value);
-              subscriber.complete();
-            },
-            (error: unknown) => subscriber.error(toToolError(error)),
-          );
+        const settle = (value: unknown): void => {
+          if (value instanceof Deliberate) return subscriber.error(value.error);
+          subscriber.next(value);
+          subscriber.complete();
+        };
+        const fail = (error: unknown): void => subscriber.error(toToolError(error));
+        work.then(settle, (error: unknown) => runFilters(error, call).then(settle, fail));
       });
   }
 
@@ -284,11 +284,7 @@ export class McpHandlerFactory {
       (Reflect.getMetadata(GUARDS_METADATA, method)?.length ?? 0) +
       (Reflect.getMetadata(GUARDS_METADATA, owner)?.length ?? 0);
     if (local > 0) return true;
-    const config = (
-      this.externalContextCreator as unknown as {
-        container?: { applicationConfig?: { getGlobalGuards(): unknown[]; getGlobalRequestGuards?(): unknown[] } };
-      }
-    ).container?.applicationConfig;
+    const config = globalEnhancersOf(this.externalContextCreator);
     if (!config) return true;
     return config.getGlobalGuards().length + (config.getGlobalRequestGuards?.().length ?? 0) > 0;
   }

@@ -19,6 +19,7 @@ import { McpRedisThrottlerStorage, type McpThrottlerStorage } from '../redis/red
 import { InMemoryLeases, RedisLeases, type McpLeaseBackend } from '../redis/redis-leases.js';
 import type { McpCall } from '../protocol/mcp-call.js';
 import type { McpInvoker } from './mcp-handler.factory.js';
+import { globalEnhancersOf } from './mcp-empty-pipeline.js';
 import { MCP_CONTEXT_TYPE } from './mcp-execution-context.js';
 import { CONCURRENCY_METADATA } from './mcp-policies.js';
 
@@ -148,9 +149,7 @@ export class McpPolicyGate implements OnApplicationBootstrap, OnApplicationShutd
       return;
     }
     const { ThrottlerGuard } = await loadThrottler('ThrottlerModule');
-    const config = (
-      this.externalContextCreator as unknown as { container?: { applicationConfig?: { getGlobalGuards(): unknown[] } } }
-    ).container?.applicationConfig;
+    const config = globalEnhancersOf(this.externalContextCreator);
     for (const guard of config?.getGlobalGuards() ?? []) {
       if (!(guard instanceof ThrottlerGuard) || (guard as Record<symbol, unknown>)[PATCHED]) continue;
       const original = (guard as { canActivate(context: ExecutionContext): Promise<boolean> }).canActivate;

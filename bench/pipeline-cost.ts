@@ -18,7 +18,10 @@ const app = await NestFactory.createApplicationContext(CostModule, { logger: fal
 const tool = app.get(McpRegistry, { strict: false }).tool('echo')!;
 const tools = app.get(EchoTools);
 const dto = Object.assign(new EchoDto(), { text: 'hi' });
-const ctx = { signal: new AbortController().signal, request: undefined } as never;
+// The call object stands for itself (McpCall.context), as McpContext does.
+const call: Record<string, unknown> = { signal: new AbortController().signal, request: undefined };
+call.context = call;
+const ctx = call as never;
 const N = 200_000;
 
 async function time(label: string, run: () => Promise<unknown>): Promise<number> {

@@ -149,54 +149,77 @@ export class McpHttpHandler {
 
   /**
    * Serves one request. `appRequest` is the request the app's guards saw (Fastify's request over
-   * `req`, or `req` itself on Express and plain node:http): the principal is read there.
+   * `req`, or `req` itself on Express and plain node:http): the principal is read there. Returns
+   * a promise only when something had to be awaited (a token, a body to stream, a session store):
+   * most POSTs are answered without one. A failure after the answer began rejects it.
    */
-  async handle(req: IncomingMessage, res: ServerResponse, appRequest: object = req): Promise<void> {
+  handle(req: IncomingMessage, res: ServerResponse, appRequest: object = req): void | Promise<void> {
     const sink = new NodeResponseSink(res, this.limits.sseBufferBytes);
+    let served: void | Promise<void>;
     try {
       const admission = this.admit(req, res, sink, appRequest);
-      const admitted = admission instanceof Promise ? await admission : admission;
-      if (!admitted.ok) return;
-      const principal = admitted.principal;
-      const facts = this.facts(req, appRequest, principal);
-      switch (req.method) {
-        case 'POST': {
-          // A body the framework already parsed needs no await: most calls answer synchronously.
-          const body = this.post(req);
-          const outcome = body instanceof Promise ? await body : body;
-          // Client answers and notifications still land: calls finishing here may await them.
-          if (this.draining && outcome.ok && carriesRequest(outcome.value))
-            return refuseDraining(sink, outcome.value, this.options.shutdownRetryAfterS);
-          const dispatched = this.engine.message(outcome, facts, sink); // most calls: synchronously
-          return dispatched ? await dispatched : undefined;
-        }
-        case 'GET':
-          if (this.draining) return refuseDraining(sink, undefined, this.options.shutdownRetryAfterS);
-          return await this.engine.stream(facts, sink);
-        case 'DELETE':
-          return await this.engine.end(facts, sink);
-        default:
-          return sink.json(
-            405,
-            failure(null, ErrorCode.InvalidRequest, `Method ${req.method} is not allowed on the MCP endpoint.`),
-            {
-              Allow: allowedMethods(this.options.sessions),
-            },
-          );
-      }
+      served =
+        admission instanceof Promise
+          ? admission.then((admitted) => this.serve(admitted, req, appRequest, sink))
+          : this.serve(admission, req, appRequest, sink);
     } catch (error) {
-      // The engine answers these itself; this covers a path that reached a store before it.
-      if (error instanceof McpStoreUnavailableError) {
-        if (!res.headersSent)
-          sink.json(503, storeUnavailableFailure(null, error), { 'Retry-After': String(error.retryAfterS) });
-        else res.end();
-        return;
-      }
-      if (!res.headersSent)
-        sink.json(500, failure(null, ErrorCode.InternalError, 'Internal error while handling the MCP request.'));
-      else res.end();
-      throw error;
+      return this.failed(error, res, sink);
     }
+    return served instanceof Promise ? served.catch((error: unknown) => this.failed(error, res, sink)) : served;
+  }
+
+  private serve(
+    admitted: Admission,
+    req: IncomingMessage,
+    appRequest: object,
+    sink: NodeResponseSink,
+  ): void | Promise<void> {
+    if (!admitted.ok) return;
+    const facts = this.facts(req, appRequest, admitted.principal);
+    switch (req.method) {
+      case 'POST': {
+        // A body the framework already parsed needs no await.
+        const body = this.post(req);
+        return body instanceof Promise
+          ? body.then((outcome) => this.dispatch(outcome, facts, sink))
+          : this.dispatch(body, facts, sink);
+      }
+      case 'GET':
+        if (this.draining) return refuseDraining(sink, undefined, this.options.shutdownRetryAfterS);
+        return this.engine.stream(facts, sink);
+      case 'DELETE':
+        return this.engine.end(facts, sink);
+      default:
+        return sink.json(
+          405,
+          failure(null, ErrorCode.InvalidRequest, `Method ${req.method} is not allowed on the MCP endpoint.`),
+          {
+            Allow: allowedMethods(this.options.sessions),
+          },
+        );
+    }
+  }
+
+  private dispatch(outcome: McpBodyOutcome, facts: McpTransportFacts, sink: NodeResponseSink): void | Promise<void> {
+    // Client answers and notifications still land: calls finishing here may await them.
+    if (this.draining && outcome.ok && carriesRequest(outcome.value))
+      return refuseDraining(sink, outcome.value, this.options.shutdownRetryAfterS);
+    return this.engine.message(outcome, facts, sink); // most calls: synchronously
+  }
+
+  /** What a request that failed inside the handler answers; rejects with the error unless a store was down. */
+  private failed(error: unknown, res: ServerResponse, sink: NodeResponseSink): void | Promise<never> {
+    // The engine answers these itself; this covers a path that reached a store before it.
+    if (error instanceof McpStoreUnavailableError) {
+      if (!res.headersSent)
+        sink.json(503, storeUnavailableFailure(null, error), { 'Retry-After': String(error.retryAfterS) });
+      else res.end();
+      return;
+    }
+    if (!res.headersSent)
+      sink.json(500, failure(null, ErrorCode.InternalError, 'Internal error while handling the MCP request.'));
+    else res.end();
+    return Promise.reject(error);
   }
 
   /**

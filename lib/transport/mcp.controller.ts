@@ -66,7 +66,7 @@ export class McpController {
 
   private run(request: IncomingMessage, response: ServerResponse): void {
     const { req, res, request: appRequest } = nodeHttpOf(request, response);
-    this.handler.handle(req, res, appRequest).catch((error: unknown) => {
+    this.handler.handle(req, res, appRequest)?.catch((error: unknown) => {
       const err = error instanceof Error ? error : new Error(String(error));
       this.logger.error(`Unexpected failure while serving ${req.method} ${req.url}: ${err.message}`, err.stack);
     });

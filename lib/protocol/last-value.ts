@@ -12,16 +12,28 @@ export interface LastValueObserver<T> {
  * subscription; unsubscribing cancels the handler.
  */
 export function lastOf<T>(source: Observable<T>, observer: LastValueObserver<T>): Subscription {
-  let last: T | undefined;
-  let emitted = false;
-  return source.subscribe({
-    next: (value) => {
-      last = value;
-      emitted = true;
-    },
-    error: (error: unknown) => observer.error(error),
-    complete: () => observer.value(last, emitted),
-  });
+  return source.subscribe(new LastValueTap(observer));
+}
+
+/** The subscriber side of {@link lastOf}: one object, not three closures, since every call goes through it. */
+class LastValueTap<T> {
+  private last: T | undefined = undefined;
+  private emitted = false;
+
+  constructor(private readonly observer: LastValueObserver<T>) {}
+
+  next(value: T): void {
+    this.last = value;
+    this.emitted = true;
+  }
+
+  error(error: unknown): void {
+    this.observer.error(error);
+  }
+
+  complete(): void {
+    this.observer.value(this.last, this.emitted);
+  }
 }
 
 /** The last value as a Promise (undefined when none came); rejects with the Observable's error. */
